@@ -1,0 +1,39 @@
+# Every target sets itself up: a fresh clone needs only `make demo` or `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test check demo bench lint types format clean
+
+$(STAMP): requirements.lock pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.lock
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check bridge mappings state tests bench
+	$(BIN)/ruff format --check bridge mappings state tests bench
+
+types: $(STAMP)
+	$(BIN)/mypy
+
+format: $(STAMP)
+	$(BIN)/ruff format bridge mappings state tests bench
+	$(BIN)/ruff check --fix bridge mappings state tests bench
+
+check: lint types
+
+test: check
+	$(BIN)/pytest -n 2 -q
+
+demo: $(STAMP)
+	$(BIN)/bridge demo
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

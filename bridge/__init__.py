@@ -1,0 +1,1 @@
+"""The workspace migration bridge: legacy key surface -> v1 token surface."""

@@ -1,0 +1,268 @@
+"""Every guess this project makes about a part the service's documents do not show.
+
+The two seed documents are authoritative where they speak. Where they say "not shown", we follow the real
+service's published descriptions (see ``shared/research/service-shapes.md``); where even those are silent
+("NOT FOUND" there), we guess, and the guess is written down here, once, with an id.
+
+Both the emulator and the bridge follow these entries: the emulator cites the id in a comment where it
+implements the guess, the bridge lists the ids a run depends on (``bridge plan`` prints them, the README
+renders this table). Add an entry before relying on a new guess; never delete one that code still cites.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Assumption:
+    """One guess: a stable id, what we assume, where the documents leave it open, who relies on it."""
+
+    id: str
+    topic: str
+    text: str
+    basis: str
+    used_by: tuple[str, ...]
+
+
+REGISTRY: tuple[Assumption, ...] = (
+    Assumption(
+        "A01",
+        "legacy error body",
+        "Legacy errors carry a JSON body {error, code?, details?}; clients read only the status and `code`.",
+        "legacy seed: 'Error body shape and codes: not shown'; real service L-SPEC shape.",
+        ("emulator.legacy_api", "clients.legacy"),
+    ),
+    Assumption(
+        "A02",
+        "legacy rate limit",
+        "The legacy surface answers 429 with a Retry-After header in delta-seconds; no numeric limit is "
+        "published, so the emulator's token bucket is configurable and off by default.",
+        "legacy seed names 429 but no limits; L-SPEC has no 429 body.",
+        ("emulator.faults", "clients.http"),
+    ),
+    Assumption(
+        "A03",
+        "legacy paging",
+        "Legacy lists (spaces, projects, contacts, phases, fringes, globals, tags, accounts, budget) return "
+        "everything in one response; only actuals are windowed, by the inclusive startDate/endDate filters.",
+        "legacy seed: 'other paging rules ... not shown'.",
+        ("emulator.legacy_api", "clients.legacy"),
+    ),
+    Assumption(
+        "A04",
+        "v1 ids",
+        "v1 ids are opaque strings with a kind prefix (prj_, spc_, phs_, lin_, frg_, gbl_, cur_, tag_, unt_, "
+        "con_, txn_, whk_); the bridge never parses them.",
+        "v1 seed: 'Identifiers are opaque strings'; V-SPEC examples use these prefixes.",
+        ("emulator.store", "clients.v1"),
+    ),
+    Assumption(
+        "A05",
+        "v1 spaces",
+        "POST /spaces {name, slug?, image?, parentId?} (Idempotency-Key) -> 201 Space {id, slug, name, image, "
+        "parentId, archived, createdAt, updatedAt}; `archived` only through PATCH /spaces/{id}; GET /spaces "
+        "is a cursor-paged list; there is no GET /spaces/{id}.",
+        "v1 seed: spaces paths 'not shown'; V-SPEC Space/SpaceCreate/SpaceUpdate.",
+        ("emulator.v1_api", "clients.v1", "mappings.spaces"),
+    ),
+    Assumption(
+        "A06",
+        "v1 projects",
+        "POST /projects {name, slug?, emoji?, image?, summary?, spaceId?, projectType?, tagIds?} -> 201 "
+        "Project plus defaultBudget {budgetId, estimatePhaseId}; the new project has one visible estimate "
+        "phase named 'Estimate'; status (active|archived) only through PATCH. Legacy labels travel as "
+        "project tags (tagIds).",
+        "v1 seed: bodies 'not shown'; V-SPEC ProjectCreate/ProjectCreated.",
+        ("emulator.v1_api", "clients.v1", "mappings.spaces", "engine.run"),
+    ),
+    Assumption(
+        "A07",
+        "v1 contacts",
+        "POST /contacts {name, displayName?, company?, title?, email?, type: contractor|employee|company|"
+        "vendor, rate?: Money} -> 201 Contact; legacy types Contractor|Employee|Company map to lower case.",
+        "v1 seed: contact fields 'not shown'; V-SPEC Contact.",
+        ("emulator.v1_api", "mappings.contacts"),
+    ),
+    Assumption(
+        "A08",
+        "v1 phases",
+        "POST /projects/{p}/budget/phases {name, type: estimate|actual|committed|rollup, alias?, color?, "
+        "isHidden?, baseCurrencyId?, rollupFormula?} (Idempotency-Key) -> 201 BudgetPhase; GET lists "
+        "visible and hidden phases; rollupFormula is arithmetic over @phaseId references.",
+        "v1 seed: 'create body: phase fields'; V-SPEC BudgetPhase.",
+        ("emulator.v1_api", "mappings.phases"),
+    ),
+    Assumption(
+        "A09",
+        "phase currency and exchange rate",
+        "A legacy phase currency {code, symbol, exchangeRate} means one unit of the phase currency is worth "
+        "exchangeRate units of the workspace currency (USD). In v1 it becomes a project currency copy with "
+        "rateToUSD = exchangeRate, referenced by the phase's baseCurrencyId. v1 totals are in the workspace "
+        "currency: phase total x rate, rounded half-even to the workspace currency's minor unit.",
+        "v1 seed: totals in minor units; V-SPEC: totals 'in the workspace currency'; rounding NOT FOUND.",
+        ("emulator.calc", "mappings.phases", "mappings.money", "verify.totals"),
+    ),
+    Assumption(
+        "A10",
+        "phase data numbers",
+        "v1 phase-data rate, quantity and multiplier are decimal numbers in major units (or '='-formula "
+        "strings), exactly as legacy sends them; only totals and Money fields are integer minor units.",
+        "V-SPEC: 'units of v1 phase-data rate (major vs minor): NOT FOUND'; its examples look major.",
+        ("emulator.calc", "mappings.budget"),
+    ),
+    Assumption(
+        "A11",
+        "line amount",
+        "A line's base per phase = quantity x multiplier x rate (missing quantity or multiplier = 1, missing "
+        "rate = 0), formulas over globals evaluated first; amount = base + fringe. Rounding happens only when "
+        "a total is shown in minor units.",
+        "service-shapes 'How totals are computed'; overtime formula NOT FOUND (not emulated).",
+        ("emulator.calc",),
+    ),
+    Assumption(
+        "A12",
+        "fringe units",
+        "Fringe units: percent = rate% of min(line base, cutoff); flat = rate x line quantity; total = rate "
+        "once per line. A null cutoff means no cap. Cutoffs apply per line.",
+        "service-shapes: 'Semantics of total units and cutoff scope NOT FOUND'.",
+        ("emulator.calc", "mappings.library"),
+    ),
+    Assumption(
+        "A13",
+        "subtotals and markups",
+        "A subtotal shows the sum of the siblings above it and adds nothing to its parent. A markup adds to its "
+        "parent: percent -> amount% of the included siblings' amount (base only when excludeFringes), flat -> "
+        "amount. In v1 a markup's value is phase data {rate: amount, unit: 'percent'|'flat', "
+        "excludeFringes?: bool} and its account selection is markupAccountFilter, a comma-separated list of "
+        "account codes (null = every sibling account).",
+        "service-shapes: 'how a markup's percent/flat value is written in [V] is NOT FOUND'.",
+        ("emulator.calc", "emulator.v1_api", "mappings.budget"),
+    ),
+    Assumption(
+        "A14",
+        "tag assignment on v1 lines",
+        "v1 budget lines accept `tagIds` on create, bulk create and PATCH, and return them on read. The bridge "
+        "checks every assignment by reading the line back and reports each one the target did not keep.",
+        "V-SPEC: lines expose tagIds but create/update bodies do not show it.",
+        ("emulator.v1_api", "engine.run", "mappings.library"),
+    ),
+    Assumption(
+        "A15",
+        "tag colours",
+        "Legacy #RRGGBB tag colours map to the nearest v1 TagColor name (Tailwind 500 shades) by RGB distance; "
+        "across projects the first project (by legacy id order) that defines a tag wins, and every differing "
+        "colour or description is reported.",
+        "V-SPEC TagColor is a named enum; no conversion rule is published.",
+        ("mappings.library",),
+    ),
+    Assumption(
+        "A16",
+        "actuals as transactions",
+        "A legacy actual becomes a manual v1 transaction: POST /transactions/bulk {transactions: [...]} "
+        "(<= 500, all-or-nothing, Idempotency-Key) with {type, amount: Money, timestamp, status, description, "
+        "projectId, contactId?, budgetLineId?, number?, ref?, notes?, actualized: true}; a split actual's parts "
+        "become items through POST /transactions/{id}/items {description?, budgetLineId?, amount: Money} "
+        "(Idempotency-Key). The actual phase of a project totals its actualized transactions by budget line.",
+        "v1 seed: transaction bodies 'not shown'; V-SPEC TransactionManualCreate and items.",
+        ("emulator.v1_api", "emulator.calc", "mappings.actuals", "engine.run"),
+    ),
+    Assumption(
+        "A17",
+        "actual statuses and types",
+        "Legacy status Paid -> posted, Unpaid/Pending/NeedsReview -> posted (lossy, reported), Refund -> posted "
+        "with a negative amount kept as is; legacy type SaturationACH/SaturationWire/SaturationPCard -> ACH/"
+        "Wire/CreditCard (lossy, reported), other types unchanged.",
+        "V-SPEC: manual transactions reach only posted|void|projected.",
+        ("mappings.actuals",),
+    ),
+    Assumption(
+        "A18",
+        "library items",
+        "Workspace library writes: POST /library/currencies {code, name?, symbol?, rateToUSD?}, /library/"
+        "fringes {name, description?, calculationType, rate, cutoff?}, /library/globals {symbol, description?, "
+        "formula, unit?}, /library/tags {name, color?, description?}, /library/units {label, pluralLabel?, "
+        "category?}; each with Idempotency-Key -> 201. A project copy is POST /projects/{p}/library/<kind> "
+        "{sourceId} -> 201 (or 200 when already added, keeping project edits) and is edited by PATCH.",
+        "V-SPEC library flow; project adds need no key.",
+        ("emulator.v1_api", "clients.v1", "mappings.library", "engine.run"),
+    ),
+    Assumption(
+        "A19",
+        "v1 budget-line writes",
+        "POST /budget/lines/bulk {lines: [BudgetLineCreate]} -> 201 {data: [BudgetLine]} in request order; "
+        "BudgetLineCreate {description (<= 255), type, accountId?, parentId?, contactId?, lineColor?, "
+        "markupAccountFilter?, subtotalSumAllAbove?, tagIds?, phaseData?: {phaseId: {rate, quantity, "
+        "multiplier, unit, fringeIds, ...}}}; a missing parentId places the line at the root. Phase-data bulk "
+        "is {items: [{lineId, phaseId, phaseData}]} -> 200 {data: [...]}. fringeIds name project fringe copies.",
+        "v1 seed shapes; V-SPEC BudgetLineCreate; 'fringeIds project-copy or workspace ids' NOT FOUND.",
+        ("emulator.v1_api", "clients.v1", "mappings.budget"),
+    ),
+    Assumption(
+        "A20",
+        "idempotency retention",
+        "The target keeps idempotency keys for 24 hours (Stripe's published floor). A journalled intent older "
+        "than that is looked up on the target before it is replayed.",
+        "V-SPEC: 'Retention window of idempotency keys: NOT FOUND'.",
+        ("emulator.idempotency", "engine.run"),
+    ),
+    Assumption(
+        "A21",
+        "v1 rate limit",
+        "429 carries code rate_limited, a Retry-After header (delta-seconds; HTTP-date also honoured) and body "
+        "retryAfter; no numeric limit is published, so the bridge adapts its concurrency (AIMD).",
+        "V-SPEC 429; numeric limits NOT FOUND.",
+        ("emulator.faults", "clients.http"),
+    ),
+    Assumption(
+        "A22",
+        "v1 cursors",
+        "Cursors are opaque, bound to the filters and sort of the request that produced them; a cursor reused "
+        "with other filters gets 400 cursor_invalid.",
+        "v1 seed pagination rules.",
+        ("emulator.v1_api", "clients.pages"),
+    ),
+    Assumption(
+        "A23",
+        "webhook retry schedule",
+        "Deliveries are retried up to five attempts in all, waiting 30 s x 2^(attempt-1) between them; the time "
+        "scale is configurable for tests. A 2xx is success; after five failures the outcome is failed; an "
+        "unsafe URL is blocked; an inactive subscription's deliveries are dropped.",
+        "v1 seed 'up to five attempts, exponential backoff starting at 30 seconds'.",
+        ("emulator.webhooks",),
+    ),
+    Assumption(
+        "A24",
+        "globals",
+        "A global's formula is a number or an arithmetic expression over other globals' symbols (with or "
+        "without a leading '='); cycles are an error. Phase-data cells starting with '=' are formulas over "
+        "globals.",
+        "HELP globals article; neither API exposes evaluated values.",
+        ("emulator.formula", "mappings.library"),
+    ),
+    Assumption(
+        "A25",
+        "committed phases",
+        "Purchase orders are not migrated; a committed-type phase's values come from its phase data like an "
+        "estimate phase's.",
+        "mission scope: purchase orders not listed; committed totals from POs on the real service.",
+        ("emulator.calc", "mappings.phases"),
+    ),
+)
+
+
+def by_id(assumption_id: str) -> Assumption:
+    """The registry entry with this id; a KeyError names the unknown id."""
+    for entry in REGISTRY:
+        if entry.id == assumption_id:
+            return entry
+    raise KeyError(f"no assumption {assumption_id!r} in bridge.assumptions.REGISTRY")
+
+
+def used_by(component_prefix: str) -> tuple[Assumption, ...]:
+    """The entries a component (for example 'mappings' or 'engine.run') depends on."""
+    return tuple(
+        entry
+        for entry in REGISTRY
+        if any(user == component_prefix or user.startswith(component_prefix + ".") for user in entry.used_by)
+    )

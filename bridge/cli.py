@@ -1,0 +1,16 @@
+"""The `bridge` command: the only place where errors become exit codes."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group()
+@click.version_option(package_name="workspace-bridge")
+def cli() -> None:
+    """Move a workspace's finance data from the legacy key surface to the v1 token surface."""
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli()
