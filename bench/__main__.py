@@ -1,0 +1,44 @@
+"""Run every benchmark module and write their figures, measured in this one run, to bench-results.json.
+
+A benchmark module is `bench/bench_<area>.py` exposing `run() -> dict[str, object]`; its figures are
+stored under its area name, and the engine's headline figures are also copied to the top level.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> int:
+    results: dict[str, object] = {"measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    only = set(sys.argv[1:])
+    for module in sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])):
+        if not module.startswith("bench_"):
+            continue
+        area = module.removeprefix("bench_")
+        if only and area not in only:
+            continue
+        print(f"== {area}", flush=True)
+        figures = importlib.import_module(f"bench.{module}").run()
+        results[area] = figures
+        for key, value in figures.items():
+            print(f"   {key}: {value}", flush=True)
+    engine = results.get("engine")
+    if isinstance(engine, dict):
+        results.update({k: v for k, v in engine.items() if k in HEADLINE})
+    (ROOT / "bench-results.json").write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    print(f"wrote {ROOT / 'bench-results.json'}")
+    return 0
+
+
+HEADLINE = ("requests", "minimum_requests", "wall_s", "naive_wall_s", "critical_path_s", "peak_rss_mb")
+
+if __name__ == "__main__":
+    raise SystemExit(main())
