@@ -115,8 +115,9 @@ REGISTRY: tuple[Assumption, ...] = (
         "A11",
         "line amount",
         "A line's base per phase = quantity x multiplier x rate (missing quantity or multiplier = 1, missing "
-        "rate = 0), formulas over globals evaluated first; amount = base + fringe. Rounding happens only when "
-        "a total is shown in minor units.",
+        "rate = 0), formulas over globals evaluated first; amount = base + fringe. Each line's base and fringe "
+        "are rounded half-even to the phase currency's minor unit (so a zero-decimal currency never shows a "
+        "fraction); accounts and phases sum the rounded line amounts.",
         "service-shapes 'How totals are computed'; overtime formula NOT FOUND (not emulated).",
         ("emulator.calc",),
     ),
