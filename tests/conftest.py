@@ -17,3 +17,6 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 def anyio_backend() -> str:
     """Async tests run on asyncio, the loop the bridge itself uses."""
     return "asyncio"
+
+# Emulator fixtures (in-process app, uvicorn on a loopback port, credentials) are shared by every area.
+pytest_plugins = ("tests.fixtures_emulator",)

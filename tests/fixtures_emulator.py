@@ -1,0 +1,1 @@
+"""Emulator fixtures shared by every test area (owned by the emulator engineers)."""
