@@ -14,3 +14,6 @@ def cli() -> None:
 def main() -> None:
     """Console-script entry point."""
     cli()
+
+
+# Subcommands are defined in their own modules and registered here, one line each.
