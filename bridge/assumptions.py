@@ -267,3 +267,10 @@ def used_by(component_prefix: str) -> tuple[Assumption, ...]:
         for entry in REGISTRY
         if any(user == component_prefix or user.startswith(component_prefix + ".") for user in entry.used_by)
     )
+
+
+def as_markdown() -> str:
+    """The registry as the README's table: generated, so the README cannot drift from the code."""
+    rows = ["| id | topic | what we assume | why it is a guess |", "|---|---|---|---|"]
+    rows += [f"| {e.id} | {e.topic} | {e.text} | {e.basis} |" for e in REGISTRY]
+    return "\n".join(rows) + "\n"

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import click
 
+from bridge import assumptions
+
 
 @click.group()
 @click.version_option(package_name="workspace-bridge")
 def cli() -> None:
     """Move a workspace's finance data from the legacy key surface to the v1 token surface."""
+
+
+@cli.command("assumptions")
+def assumptions_command() -> None:
+    """Print every guess about the parts the service's documents do not show (the README embeds this)."""
+    click.echo(assumptions.as_markdown(), nl=False)
 
 
 def main() -> None:
