@@ -1,0 +1,289 @@
+"""Fault injection: the failures a real network and a real service produce, seeded and chosen per route.
+
+A ``FaultPlan`` is a seed, a latency (fixed plus jitter), an optional token-bucket rate limit and a list of
+rules ``{kind, rate, route}``. ``route`` is an fnmatch pattern on the request path; rules apply to the v1
+surface unless the pattern names the legacy one (``/api/v1``); the control API is never faulted. Kinds:
+
+- ``rate_limit``: 429 ``rate_limited`` with ``Retry-After`` as delta-seconds or an HTTP-date (A21, A02);
+- ``error_500`` / ``error_502`` / ``error_503`` / ``error_504``: that status before the handler runs (a 504
+  on a budget read is ``budget_compute_timeout``, the real service's code for it);
+- ``reset``: the connection drops before the request is handled;
+- ``commit_then_drop``: the request is handled (the write is applied, its idempotency key stored), then the
+  connection drops before the client reads the response;
+- ``stall``: the request is held ``stall_s`` seconds (longer than a client's timeout) before it is handled;
+- ``revoke_token``: the bearer token is revoked after its ``after``-th matching request.
+
+A dropped connection is a started response (with a Content-Length it never fulfils) followed by an exception
+that subclasses ``httpx.RemoteProtocolError``: under uvicorn the server closes the socket mid-response, and in
+process ``httpx.ASGITransport`` re-raises it, so a client sees a transport error either way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import fnmatch
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from bridge.emulator.auth import TokenRegistry
+from bridge.emulator.v1_errors import (
+    REQUEST_ID_HEADER,
+    BadGatewayError,
+    BudgetComputeTimeoutError,
+    GatewayTimeoutError,
+    InternalError,
+    RateLimitedError,
+    TemporarilyUnavailableError,
+    V1Error,
+    new_request_id,
+)
+
+FaultKind = Literal[
+    "rate_limit",
+    "error_500",
+    "error_502",
+    "error_503",
+    "error_504",
+    "reset",
+    "commit_then_drop",
+    "stall",
+    "revoke_token",
+]
+FAULT_KINDS: tuple[str, ...] = FaultKind.__args__  # type: ignore[attr-defined]
+LEGACY_PREFIX = "/api/v1"
+V1_PREFIX = "/v1"
+
+
+class FaultRule(BaseModel):
+    """One kind of fault, fired with probability ``rate`` on requests whose path matches ``route``."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    kind: FaultKind
+    rate: float = Field(default=1.0, ge=0.0, le=1.0)
+    route: str = "*"
+    methods: list[str] | None = None
+    retry_after_s: int = Field(default=1, alias="retryAfterS", ge=0)
+    retry_after_format: Literal["seconds", "http-date"] = Field(default="seconds", alias="retryAfterFormat")
+    stall_s: float = Field(default=30.0, alias="stallS", ge=0)
+    after: int = Field(default=1, ge=0)
+
+    def applies_to(self, method: str, path: str) -> bool:
+        """Whether this rule covers the request (surface, route pattern, method)."""
+        legacy_rule = LEGACY_PREFIX in self.route
+        if path.startswith(LEGACY_PREFIX) != legacy_rule:
+            return False
+        if not path.startswith((LEGACY_PREFIX, V1_PREFIX)):
+            return False
+        if self.methods is not None and method.upper() not in {m.upper() for m in self.methods}:
+            return False
+        return fnmatch.fnmatchcase(path, self.route)
+
+
+class RateLimitPlan(BaseModel):
+    """A token bucket: ``capacity`` requests at once, refilled at ``refill_per_s``, on matching routes."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    capacity: int = Field(ge=1)
+    refill_per_s: float = Field(alias="refillPerS", gt=0)
+    route: str = "*"
+    retry_after_format: Literal["seconds", "http-date"] = Field(default="seconds", alias="retryAfterFormat")
+
+
+class FaultPlan(BaseModel):
+    """The faults in force; the control API and `bridge emulate` both build one."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    seed: int = 0
+    latency_ms: float = Field(default=0.0, alias="latencyMs", ge=0)
+    jitter_ms: float = Field(default=0.0, alias="jitterMs", ge=0)
+    rules: list[FaultRule] = Field(default_factory=list)
+    rate_limit: RateLimitPlan | None = Field(default=None, alias="rateLimit")
+
+
+def parse_fault_option(option: str) -> FaultRule:
+    """A rule from the command line's ``KIND:RATE[:ROUTE]``; ValueError says what is wrong."""
+    kind, _, rest = option.partition(":")
+    rate_text, _, route = rest.partition(":")
+    if kind not in FAULT_KINDS:
+        raise ValueError(f"unknown fault kind {kind!r} in {option!r}; use one of {', '.join(FAULT_KINDS)}")
+    try:
+        rate = float(rate_text) if rate_text else 1.0
+    except ValueError:
+        raise ValueError(f"fault rate {rate_text!r} in {option!r} is not a number from 0 to 1") from None
+    return FaultRule.model_validate({"kind": kind, "rate": rate, "route": route or "*"})
+
+
+class DroppedConnectionError(httpx.RemoteProtocolError):
+    """Raised inside the app after a response has started: the client sees the connection drop."""
+
+
+@dataclass(slots=True)
+class _Bucket:
+    tokens: float
+    stamp: float
+
+
+@dataclass(slots=True)
+class FaultInjector:
+    """The plan in force plus its seeded random state, bucket and per-token counters."""
+
+    tokens: TokenRegistry
+    plan: FaultPlan = field(default_factory=FaultPlan)
+    clock: Callable[[], float] = time.monotonic
+    injected: dict[str, int] = field(default_factory=dict)
+    _rng: random.Random = field(default_factory=lambda: random.Random(0))
+    _bucket: _Bucket | None = None
+    _token_uses: dict[str, int] = field(default_factory=dict)
+
+    def set_plan(self, plan: FaultPlan) -> None:
+        """Put a plan in force, restarting its random sequence, bucket and counters."""
+        self.plan = plan
+        self._rng = random.Random(plan.seed)
+        self._bucket = None if plan.rate_limit is None else _Bucket(float(plan.rate_limit.capacity), self.clock())
+        self._token_uses.clear()
+        self.injected.clear()
+
+    def _count(self, kind: str) -> None:
+        self.injected[kind] = self.injected.get(kind, 0) + 1
+
+    def _retry_after(self, seconds: int, style: str) -> str:
+        if style == "http-date":
+            return email.utils.formatdate(time.time() + seconds, usegmt=True)
+        return str(seconds)
+
+    def _bucket_refuses(self, path: str) -> RateLimitedError | None:
+        limit = self.plan.rate_limit
+        if limit is None or self._bucket is None or not fnmatch.fnmatchcase(path, limit.route):
+            return None
+        now = self.clock()
+        self._bucket.tokens = min(limit.capacity, self._bucket.tokens + (now - self._bucket.stamp) * limit.refill_per_s)
+        self._bucket.stamp = now
+        if self._bucket.tokens >= 1:
+            self._bucket.tokens -= 1
+            return None
+        wait = max(1, round((1 - self._bucket.tokens) / limit.refill_per_s + 0.499))
+        return RateLimitedError(
+            f"Too many requests; wait {wait} s (Retry-After) and retry.",
+            retry_after_header=self._retry_after(wait, limit.retry_after_format),
+            retry_after_s=wait,
+        )
+
+    def _error_for(self, rule: FaultRule, path: str) -> V1Error:
+        if rule.kind == "rate_limit":
+            return RateLimitedError(
+                f"Too many requests; wait {rule.retry_after_s} s (Retry-After) and retry.",
+                retry_after_header=self._retry_after(rule.retry_after_s, rule.retry_after_format),
+                retry_after_s=rule.retry_after_s,
+            )
+        if rule.kind == "error_504" and path.endswith(("/budget", "/budget/totals")):
+            return BudgetComputeTimeoutError("Computing the budget took too long; retry the read shortly.")
+        errors: dict[str, V1Error] = {
+            "error_500": InternalError("The service failed unexpectedly (injected); retry with the same key."),
+            "error_502": BadGatewayError("An upstream gateway failed (injected); retry with the same key."),
+            "error_503": TemporarilyUnavailableError("The service is temporarily unavailable (injected); retry."),
+            "error_504": GatewayTimeoutError("The gateway timed out (injected); retry with the same key."),
+        }
+        return errors[rule.kind]
+
+    async def __call__(self, app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
+        """Run one request through the plan: delay, refuse, drop or pass it to ``app``."""
+        method: str = scope["method"]
+        path: str = scope["path"]
+        plan = self.plan
+        if not path.startswith((LEGACY_PREFIX, V1_PREFIX)):
+            await app(scope, receive, send)
+            return
+        if path.startswith(V1_PREFIX) and (plan.latency_ms or plan.jitter_ms):
+            await asyncio.sleep((plan.latency_ms + self._rng.uniform(0, plan.jitter_ms)) / 1000)
+        refusal = self._bucket_refuses(path)
+        if refusal is not None:
+            self._count("rate_limit")
+            await _send_error(refusal, scope, send)
+            return
+        after_response: str | None = None
+        for rule in plan.rules:
+            if not rule.applies_to(method, path) or self._rng.random() >= rule.rate:
+                continue
+            if rule.kind == "revoke_token":
+                self._note_token_use(scope, rule.after)
+                continue
+            self._count(rule.kind)
+            if rule.kind == "stall":
+                await asyncio.sleep(rule.stall_s)
+            elif rule.kind == "reset":
+                await _drop(send)
+            elif rule.kind == "commit_then_drop":
+                after_response = rule.kind
+            else:
+                await _send_error(self._error_for(rule, path), scope, send)
+                return
+        if after_response is None:
+            await app(scope, receive, send)
+            return
+        await app(scope, receive, _swallow)
+        await _drop(send)
+
+    def _note_token_use(self, scope: Scope, after: int) -> None:
+        header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+        token = header.partition(" ")[2].strip()
+        if not token:
+            return
+        uses = self._token_uses.get(token, 0) + 1
+        self._token_uses[token] = uses
+        if uses == after and self.tokens.revoke(token):
+            self._count("revoke_token")
+
+
+async def _swallow(message: Message) -> None:
+    """The response a commit-then-drop request produced: applied, never delivered."""
+
+
+async def _drop(send: Send) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"1024")]})
+    await send({"type": "http.response.body", "body": b"{", "more_body": True})
+    raise DroppedConnectionError("connection dropped by the emulator's fault plan")
+
+
+async def _send_error(error: V1Error, scope: Scope, send: Send) -> None:
+    state = scope.setdefault("state", {})
+    request_id = state.get("request_id") or new_request_id()
+    if scope["path"].startswith(LEGACY_PREFIX):
+        # Legacy errors follow A01: {error, code}; clients read only the status and the code.
+        payload: dict[str, object] = {"error": error.message, "code": error.code}
+    else:
+        payload = error.body(request_id)
+    body = json.dumps(payload).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (REQUEST_ID_HEADER.lower().encode(), request_id.encode()),
+        *((k.lower().encode(), v.encode()) for k, v in error.headers().items()),
+    ]
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class FaultMiddleware:
+    """ASGI middleware putting a ``FaultInjector`` in front of the app."""
+
+    def __init__(self, app: ASGIApp, injector: FaultInjector) -> None:
+        self.app = app
+        self.injector = injector
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        await self.injector(self.app, scope, receive, send)

@@ -1,0 +1,170 @@
+"""The v1 surface's errors: one class per code, each rendered as the documented envelope.
+
+Every error body is ``{success: false, code, message, requestId}`` (plus ``requiredAbility`` on
+``permission_revoked`` and ``retryAfter`` on ``rate_limited``). The request id is unique per request and is
+also sent as the ``X-Request-Id`` header, so a client can quote it either way.
+
+Tree (status -> code):
+
+    V1Error
+    ├── 400 ValidationError (validation), CursorInvalidError (cursor_invalid)
+    ├── 401 UnauthenticatedError, MissingAuthorizationError, InvalidTokenError, TokenRevokedError
+    ├── 403 PermissionRevokedError (requiredAbility)
+    ├── 404 NotFoundError (absent and not visible alike)
+    ├── 409 AccountCodeAmbiguousError, AccountPathAmbiguousError, IdempotencyConflictError
+    ├── 413 BulkTooLargeError, BudgetTooLargeError
+    ├── 422 UnprocessableError (reference_invalid)
+    ├── 429 RateLimitedError
+    └── 5xx InternalError, BadGatewayError, TemporarilyUnavailableError, GatewayTimeoutError, BudgetComputeTimeoutError
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from starlette.responses import JSONResponse
+
+REQUEST_ID_HEADER = "X-Request-Id"
+
+
+def new_request_id() -> str:
+    """A fresh, unique id for one request (quoted in every error body and header)."""
+    return "req_" + secrets.token_hex(12)
+
+
+class V1Error(Exception):
+    """An error the v1 surface answers with: a status, a documented code and an actionable message."""
+
+    status = 500
+    code = "internal_error"
+
+    def __init__(self, message: str, **extra: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.extra = extra
+
+    def body(self, request_id: str) -> dict[str, object]:
+        """The documented error envelope."""
+        return {"success": False, "code": self.code, "message": self.message, "requestId": request_id, **self.extra}
+
+    def headers(self) -> dict[str, str]:
+        """Extra response headers this error carries (Retry-After on 429)."""
+        return {}
+
+    def response(self, request_id: str) -> JSONResponse:
+        """The HTTP response for this error."""
+        return JSONResponse(
+            self.body(request_id), status_code=self.status, headers={REQUEST_ID_HEADER: request_id, **self.headers()}
+        )
+
+
+class ValidationError(V1Error):
+    status = 400
+    code = "validation"
+
+
+class CursorInvalidError(V1Error):
+    status = 400
+    code = "cursor_invalid"
+
+
+class UnauthenticatedError(V1Error):
+    status = 401
+    code = "unauthenticated"
+
+
+class MissingAuthorizationError(V1Error):
+    status = 401
+    code = "missing_authorization"
+
+
+class InvalidTokenError(V1Error):
+    status = 401
+    code = "invalid_token"
+
+
+class TokenRevokedError(V1Error):
+    status = 401
+    code = "token_revoked"
+
+
+class PermissionRevokedError(V1Error):
+    status = 403
+    code = "permission_revoked"
+
+    def __init__(self, message: str, *, required_ability: str) -> None:
+        super().__init__(message, requiredAbility=required_ability)
+
+
+class NotFoundError(V1Error):
+    status = 404
+    code = "not_found"
+
+
+class AccountCodeAmbiguousError(V1Error):
+    status = 409
+    code = "account_code_ambiguous"
+
+
+class AccountPathAmbiguousError(V1Error):
+    status = 409
+    code = "account_path_ambiguous"
+
+
+class IdempotencyConflictError(V1Error):
+    status = 409
+    code = "idempotency_conflict"
+
+
+class BulkTooLargeError(V1Error):
+    status = 413
+    code = "bulk_too_large"
+
+
+class BudgetTooLargeError(V1Error):
+    status = 413
+    code = "budget_too_large"
+
+
+class UnprocessableError(V1Error):
+    """A well-formed write naming something that does not exist in the project (A26)."""
+
+    status = 422
+    code = "reference_invalid"
+
+
+class RateLimitedError(V1Error):
+    status = 429
+    code = "rate_limited"
+
+    def __init__(self, message: str, *, retry_after_header: str, retry_after_s: int) -> None:
+        super().__init__(message, retryAfter=retry_after_s)
+        self.retry_after_header = retry_after_header
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": self.retry_after_header}
+
+
+class InternalError(V1Error):
+    status = 500
+    code = "internal_error"
+
+
+class BadGatewayError(V1Error):
+    status = 502
+    code = "bad_gateway"
+
+
+class TemporarilyUnavailableError(V1Error):
+    status = 503
+    code = "temporarily_unavailable"
+
+
+class GatewayTimeoutError(V1Error):
+    status = 504
+    code = "gateway_timeout"
+
+
+class BudgetComputeTimeoutError(V1Error):
+    status = 504
+    code = "budget_compute_timeout"
