@@ -1,0 +1,191 @@
+"""The budget tree: validation, parents-before-children order and deterministic bulk groups.
+
+Input is the flat list of legacy budget nodes (system idMode: ``parent_id`` links, ``position`` among
+siblings). A node that cannot stand (duplicate id, unknown type, self-parent, cycle, missing parent, parent
+that is not an account, or a field error found by the line mapper) is quarantined together with its whole
+subtree, since children cannot be placed without their parent; every other node is kept. The good nodes
+are ordered breadth-first (depth, then the parent's order, then position, then id) and cut into groups of
+at most ``LINES_PER_BULK`` per depth level: the same source always yields the same groups, and every
+group's parents sit in earlier groups, so a group is sent only once its parents have v1 ids.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final, TypeVar
+
+from mappings.enums import LINE_TYPES
+from mappings.errors import ErrorCode, MappingError
+from mappings.records import BudgetLine
+from mappings.refs import LINE, RecordRef
+
+T = TypeVar("T")
+
+LINES_PER_BULK: Final = 100
+"""v1 POST budget/lines/bulk takes at most 100 lines (v1 seed, Limits)."""
+PHASE_DATA_PER_BULK: Final = 500
+"""v1 POST budget/lines/phase-data/bulk takes at most 500 entries (v1 seed, Limits)."""
+
+
+def line_ref(project_id: str, line_id: str) -> RecordRef:
+    return RecordRef(LINE, line_id, project_id)
+
+
+@dataclass(frozen=True, slots=True)
+class LineGroup:
+    """One bulk-create request's worth of lines: all at the same depth, parents already in earlier groups."""
+
+    depth: int
+    lines: tuple[BudgetLine, ...]
+
+    @property
+    def legacy_ids(self) -> tuple[str, ...]:
+        return tuple(line.id for line in self.lines)
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetTree:
+    """A validated budget: the good nodes in order, their depths and children, and what was quarantined."""
+
+    project_id: str
+    ordered: tuple[BudgetLine, ...]
+    depth: Mapping[str, int]
+    children: Mapping[str, tuple[str, ...]]
+    quarantined: tuple[MappingError, ...] = field(default=())
+
+    def groups(self, limit: int = LINES_PER_BULK) -> tuple[LineGroup, ...]:
+        """Bulk groups of at most ``limit`` lines, one depth level at a time, in tree order."""
+        if limit < 1:
+            raise ValueError(f"a bulk group holds at least one line, not {limit}")
+        by_depth: dict[int, list[BudgetLine]] = defaultdict(list)
+        for line in self.ordered:
+            by_depth[self.depth[line.id]].append(line)
+        return tuple(
+            LineGroup(depth, tuple(lines[start : start + limit]))
+            for depth, lines in sorted(by_depth.items())
+            for start in range(0, len(lines), limit)
+        )
+
+    def subtree(self, legacy_id: str) -> tuple[str, ...]:
+        """The node and every descendant, parents first: what the engine quarantines if the node is rejected."""
+        found: list[str] = []
+        pending = [legacy_id]
+        while pending:
+            current = pending.pop(0)
+            found.append(current)
+            pending.extend(self.children.get(current, ()))
+        return tuple(found)
+
+
+def build_tree(
+    project_id: str, lines: Iterable[BudgetLine], rejected: Mapping[str, MappingError] | None = None
+) -> BudgetTree:
+    """Validate and order a project's budget nodes; ``rejected`` holds field errors found on single nodes."""
+    nodes = tuple(lines)
+    errors: dict[str, MappingError] = {}
+    counts = Counter(node.id for node in nodes)
+    quarantined = [
+        MappingError(ErrorCode.DUPLICATE_ID, line_ref(project_id, node.id), "id", node.id)
+        for node in nodes
+        if counts[node.id] > 1
+    ]
+    by_id = {node.id: node for node in nodes if counts[node.id] == 1}
+    for node_id, node in by_id.items():
+        problem = (rejected or {}).get(node_id) or _node_problem(project_id, node, by_id, counts)
+        if problem is not None:
+            errors[node_id] = problem
+
+    children: dict[str | None, list[BudgetLine]] = defaultdict(list)
+    for node in by_id.values():
+        if node.id not in errors:
+            children[node.parent_id].append(node)
+    for siblings in children.values():
+        siblings.sort(key=lambda n: (n.position, n.id))
+
+    ordered: list[BudgetLine] = []
+    depth: dict[str, int] = {}
+    level = list(children.get(None, ()))
+    current = 0
+    while level:
+        next_level: list[BudgetLine] = []
+        for node in level:
+            depth[node.id] = current
+            ordered.append(node)
+            next_level.extend(children.get(node.id, ()))
+        level = next_level
+        current += 1
+
+    errors.update(_unreachable(project_id, by_id, errors, depth))
+    quarantined.extend(errors[node_id] for node_id in sorted(errors))
+    kept_children = {
+        parent: tuple(n.id for n in siblings) for parent, siblings in children.items() if parent is not None
+    }
+    return BudgetTree(project_id, tuple(ordered), depth, kept_children, tuple(quarantined))
+
+
+def _node_problem(
+    project_id: str, node: BudgetLine, by_id: Mapping[str, BudgetLine], counts: Counter[str]
+) -> MappingError | None:
+    """What is wrong with the node itself or its link to its parent, if anything."""
+    ref = line_ref(project_id, node.id)
+    if node.type not in LINE_TYPES:
+        return MappingError(ErrorCode.LINE_TYPE_UNKNOWN, ref, "type", node.type)
+    parent_id = node.parent_id
+    if parent_id is None:
+        return None
+    if parent_id == node.id:
+        return MappingError(ErrorCode.TREE_SELF_PARENT, ref, "parentId", parent_id)
+    if counts[parent_id] > 1:
+        return MappingError(
+            ErrorCode.TREE_ANCESTOR_QUARANTINED, ref, "parentId", parent_id, "the parent's id is duplicated"
+        )
+    parent = by_id.get(parent_id)
+    if parent is None:
+        return MappingError(ErrorCode.TREE_MISSING_PARENT, ref, "parentId", parent_id)
+    if parent.type != "account":
+        return MappingError(
+            ErrorCode.TREE_PARENT_NOT_ACCOUNT, ref, "parentId", parent_id, f"the parent is a {parent.type}"
+        )
+    return None
+
+
+def _unreachable(
+    project_id: str, by_id: Mapping[str, BudgetLine], errors: Mapping[str, MappingError], placed: Mapping[str, int]
+) -> dict[str, MappingError]:
+    """Errors for nodes not placed under a root: members of a parent cycle, or below a quarantined node."""
+    found: dict[str, MappingError] = {}
+    for start in sorted(by_id):
+        if start in placed or start in errors or start in found:
+            continue
+        path: list[str] = []
+        on_path: set[str] = set()
+        current: str | None = start
+        while current is not None and current not in on_path and current not in errors and current not in found:
+            path.append(current)
+            on_path.add(current)
+            current = by_id[current].parent_id
+        cycle: Sequence[str] = path[path.index(current) :] if current is not None and current in on_path else ()
+        for node_id in cycle:
+            found[node_id] = MappingError(
+                ErrorCode.TREE_CYCLE,
+                line_ref(project_id, node_id),
+                "parentId",
+                by_id[node_id].parent_id,
+                "cycle " + " -> ".join([*cycle, cycle[0]]),
+            )
+        for node_id in path:
+            if node_id not in found:
+                parent_id = by_id[node_id].parent_id
+                found[node_id] = MappingError(
+                    ErrorCode.TREE_ANCESTOR_QUARANTINED, line_ref(project_id, node_id), "parentId", parent_id
+                )
+    return found
+
+
+def chunks(items: Sequence[T], limit: int) -> tuple[tuple[T, ...], ...]:
+    """Consecutive runs of at most ``limit`` items, in order: how bulk requests are cut deterministically."""
+    if limit < 1:
+        raise ValueError(f"a bulk holds at least one entry, not {limit}")
+    return tuple(tuple(items[start : start + limit]) for start in range(0, len(items), limit))

@@ -1,0 +1,54 @@
+"""Record references and the crosswalk lookup: how a mapping names a legacy record and finds its v1 id.
+
+A ``RecordRef`` is what every error and note carries so an operator can find the record in the legacy
+workspace. The crosswalk is passed in as a plain function, which keeps the mappings pure: the engine binds
+it to its SQLite crosswalk, tests bind it to a dict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Final
+
+Lookup = Callable[[str, str, str], str | None]
+"""``(kind, scope, legacy_id) -> v1 id`` or None when the record has not been created on the target yet."""
+
+WORKSPACE: Final = "workspace"
+"""Scope of records that live once per workspace (spaces, contacts, library items)."""
+
+# Crosswalk kinds: the same strings the engine stores, so a lookup and a crosswalk row agree.
+SPACE: Final = "space"
+PROJECT: Final = "project"
+CONTACT: Final = "contact"
+PHASE: Final = "phase"
+CURRENCY: Final = "currency"
+FRINGE: Final = "fringe"
+GLOBAL: Final = "global"
+TAG: Final = "tag"
+UNIT: Final = "unit"
+LINE: Final = "line"
+ACTUAL: Final = "actual"
+SPLIT: Final = "split"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class RecordRef:
+    """One legacy record: its kind, its legacy id and the scope it lives in (a project id or 'workspace')."""
+
+    kind: str
+    legacy_id: str
+    scope: str = WORKSPACE
+
+    def __str__(self) -> str:
+        where = "the workspace" if self.scope == WORKSPACE else f"project {self.scope!r}"
+        return f"{self.kind} {self.legacy_id!r} in {where}"
+
+
+def lookup_from(table: Mapping[tuple[str, str, str], str]) -> Lookup:
+    """A lookup over an in-memory table: what the dry run and the tests bind the mappings to."""
+
+    def lookup(kind: str, scope: str, legacy_id: str) -> str | None:
+        return table.get((kind, scope, legacy_id))
+
+    return lookup
