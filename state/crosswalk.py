@@ -1,0 +1,175 @@
+"""The crosswalk: which v1 object each legacy record became, per kind and project scope.
+
+A record is identified by ``(kind, scope, legacy_id)``; ``scope`` is the legacy project id for records that
+live inside a project (phases, lines, project library copies...) and "" for workspace-wide ones (spaces,
+contacts, projects, workspace library items). Each entry keeps the hash of the source record as last
+written, so a re-run can tell unchanged records from changed ones without reading the target.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from state.db import Database
+from state.errors import CrosswalkConflictError
+from state.models import CrosswalkRow, QuarantineRow, utc_now
+
+# SQLite allows 32766 bound parameters; lookups stay far below it per statement.
+LOOKUP_CHUNK = 500
+EXPORT_FIELDS = ("kind", "scope", "legacy_id", "v1_id", "source_hash", "run_id", "created_at", "updated_at")
+ExportFormat = Literal["csv", "json"]
+
+
+@dataclass(frozen=True, slots=True)
+class CrosswalkEntry:
+    """One mapping to write: the legacy record, the v1 id it became, and the hash of the source as written."""
+
+    kind: str
+    legacy_id: str
+    v1_id: str
+    scope: str = ""
+    source_hash: str = ""
+
+
+def upsert_entries(session: Session, entries: Iterable[CrosswalkEntry], run_id: int | None) -> None:
+    """Write entries inside the caller's transaction; a record already mapped to another v1 id is refused.
+
+    A second v1 id for one legacy record would mean the target holds a duplicate, so that is an error for a
+    person to look at, never an overwrite. Writing the same v1 id again refreshes the source hash.
+    Quarantine entries of the same records are marked resolved: the record has now been migrated.
+    """
+    now = utc_now()
+    for entry in entries:
+        row = session.exec(
+            select(CrosswalkRow).where(
+                CrosswalkRow.kind == entry.kind,
+                CrosswalkRow.scope == entry.scope,
+                CrosswalkRow.legacy_id == entry.legacy_id,
+            )
+        ).first()
+        if row is None:
+            session.add(
+                CrosswalkRow(
+                    kind=entry.kind,
+                    scope=entry.scope,
+                    legacy_id=entry.legacy_id,
+                    v1_id=entry.v1_id,
+                    source_hash=entry.source_hash,
+                    run_id=run_id,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+        elif row.v1_id != entry.v1_id:
+            raise CrosswalkConflictError(
+                f"legacy {entry.kind} {entry.legacy_id!r} (scope {entry.scope!r}) is already mapped to v1 "
+                f"{row.v1_id!r}; refusing to map it to {entry.v1_id!r} as well. The target may now hold a "
+                "duplicate: compare both v1 objects, delete the extra one, and report this"
+            )
+        else:
+            row.source_hash = entry.source_hash
+            row.run_id = run_id
+            row.updated_at = now
+        for quarantined in session.exec(
+            select(QuarantineRow).where(
+                QuarantineRow.kind == entry.kind,
+                QuarantineRow.scope == entry.scope,
+                QuarantineRow.legacy_id == entry.legacy_id,
+                col(QuarantineRow.resolved_at).is_(None),
+            )
+        ):
+            quarantined.resolved_at = now
+
+
+class Crosswalk:
+    """Lookups, writes, counts and exports of the legacy -> v1 id map."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def put(self, entries: Sequence[CrosswalkEntry], *, run_id: int | None = None) -> None:
+        """Write entries in one transaction (see ``upsert_entries`` for the rules)."""
+        with self._db.write() as session:
+            upsert_entries(session, entries, run_id)
+
+    def get(self, kind: str, legacy_id: str, scope: str = "") -> CrosswalkRow | None:
+        """The whole entry for one legacy record, or None when it has not been migrated."""
+        with self._db.read() as session:
+            return session.exec(
+                select(CrosswalkRow).where(
+                    CrosswalkRow.kind == kind, CrosswalkRow.scope == scope, CrosswalkRow.legacy_id == legacy_id
+                )
+            ).first()
+
+    def lookup(self, kind: str, legacy_id: str, scope: str = "") -> str | None:
+        """The v1 id of one legacy record, or None."""
+        row = self.get(kind, legacy_id, scope)
+        return row.v1_id if row else None
+
+    def lookup_many(self, kind: str, legacy_ids: Iterable[str], scope: str = "") -> dict[str, str]:
+        """v1 ids by legacy id for those of ``legacy_ids`` that are mapped (missing ones are left out)."""
+        wanted = list(dict.fromkeys(legacy_ids))
+        found: dict[str, str] = {}
+        with self._db.read() as session:
+            for start in range(0, len(wanted), LOOKUP_CHUNK):
+                chunk = wanted[start : start + LOOKUP_CHUNK]
+                rows = session.exec(
+                    select(CrosswalkRow.legacy_id, CrosswalkRow.v1_id).where(
+                        CrosswalkRow.kind == kind, CrosswalkRow.scope == scope, col(CrosswalkRow.legacy_id).in_(chunk)
+                    )
+                )
+                found.update(dict(rows.all()))
+        return found
+
+    def entries(self, kind: str | None = None, scope: str | None = None) -> list[CrosswalkRow]:
+        """Every entry (optionally of one kind and/or scope), ordered by kind, scope and legacy id."""
+        return list(self._iter_rows(kind, scope))
+
+    def find_legacy(self, v1_id: str) -> list[CrosswalkRow]:
+        """Which legacy record(s) became this v1 object (more than one means a bulk mapped many to one)."""
+        with self._db.read() as session:
+            return list(session.exec(select(CrosswalkRow).where(CrosswalkRow.v1_id == v1_id)))
+
+    def counts(self) -> dict[str, int]:
+        """Number of mapped records per kind."""
+        with self._db.read() as session:
+            rows = session.exec(select(CrosswalkRow.kind, func.count()).group_by(CrosswalkRow.kind))
+            return {kind: int(count) for kind, count in rows}
+
+    def export(self, fmt: ExportFormat, kind: str | None = None) -> str:
+        """The crosswalk as CSV (header row, one line per entry) or a JSON array of objects."""
+        records = [
+            {name: _export_value(getattr(row, name)) for name in EXPORT_FIELDS} for row in self._iter_rows(kind, None)
+        ]
+        if fmt == "json":
+            return json.dumps(records, indent=2, sort_keys=False) + "\n"
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=EXPORT_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(records)
+        return buffer.getvalue()
+
+    def _iter_rows(self, kind: str | None, scope: str | None) -> Iterator[CrosswalkRow]:
+        statement = select(CrosswalkRow)
+        if kind is not None:
+            statement = statement.where(CrosswalkRow.kind == kind)
+        if scope is not None:
+            statement = statement.where(CrosswalkRow.scope == scope)
+        statement = statement.order_by(col(CrosswalkRow.kind), col(CrosswalkRow.scope), col(CrosswalkRow.legacy_id))
+        with self._db.read() as session:
+            yield from session.exec(statement).all()
+
+
+def _export_value(value: datetime | int | str | None) -> int | str | None:
+    if isinstance(value, datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    return value

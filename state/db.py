@@ -1,0 +1,322 @@
+"""Opening a state file: location, durability pragmas, schema version and the clean-close check.
+
+Schema versioning uses alembic (the well-kept tool for SQLAlchemy schemas): the revisions live in
+``state/migrations/versions`` and the file's ``alembic_version`` table records the schema version. Opening
+a file from an older bridge upgrades it one revision at a time, each in its own transaction, after a
+``PRAGMA integrity_check`` and a backup copy next to it; a file whose version this bridge does not know (a
+newer bridge wrote it) is refused with ``SchemaTooNewError`` before anything is written.
+
+Durability: WAL journal with ``synchronous=FULL`` (a committed step survives an OS crash or power loss, not
+only a process crash), a busy timeout so a concurrent reader or a second writer waits instead of failing,
+and every write transaction starts with ``BEGIN IMMEDIATE`` so two writers never deadlock on a lock
+upgrade. A new file is created with mode 0600; SQLite gives its -wal and -shm files the same mode.
+
+Clean close: each writer adds a row to ``sessions`` and stamps ``closed_at`` when it closes. A row left
+open by a process that is gone means the previous session stopped uncleanly, and the next writer runs
+``PRAGMA integrity_check`` before it trusts the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, delete, event, text
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
+from sqlmodel import Session, col, select
+
+from state.errors import (
+    SchemaTooNewError,
+    StateCorruptError,
+    StateError,
+    StateLocationError,
+    StateLockedError,
+    StateStorageError,
+)
+from state.models import SessionRow, utc_now
+
+DEFAULT_STATE = "bridge-state.db"
+BUSY_TIMEOUT_MS = 10_000
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a state lives: a SQLAlchemy URL and, for a SQLite file, its path (None for memory or a server)."""
+
+    url: URL
+    path: Path | None
+
+    def describe(self) -> str:
+        """The location for messages: the file path, or the URL with any password masked."""
+        return str(self.path) if self.path else self.url.render_as_string(hide_password=True)
+
+
+def resolve_location(url_or_path: str | os.PathLike[str] | None) -> Location:
+    """A file path or a SQLAlchemy URL (anything containing '://'); None means ./bridge-state.db."""
+    raw = os.fspath(url_or_path) if url_or_path is not None else DEFAULT_STATE
+    if "://" not in raw:
+        path = Path(raw).expanduser().resolve()
+        return Location(URL.create("sqlite", database=str(path)), path)
+    try:
+        url = make_url(raw)
+    except Exception as exc:
+        raise StateLocationError(f"--state {raw!r} is neither a file path nor a SQLAlchemy URL: {exc}") from exc
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        return Location(url, Path(url.database).expanduser().resolve())
+    return Location(url, None)
+
+
+def storage_error(exc: DBAPIError, where: Location) -> StateError:
+    """Translate a driver error into the state error an operator can act on."""
+    detail = str(exc.orig) if exc.orig is not None else str(exc)
+    lowered = detail.lower()
+    if "locked" in lowered or "busy" in lowered:
+        return StateLockedError(
+            f"the state file {where.describe()} is locked by another bridge process ({detail}); "
+            "wait for it to finish or stop it, then rerun the same command to resume"
+        )
+    if "malformed" in lowered or "not a database" in lowered or "corrupt" in lowered:
+        return StateCorruptError(
+            f"the state file {where.describe()} is damaged ({detail}); restore the newest *.bak copy next to it "
+            "or a backup, and report this"
+        )
+    return StateStorageError(
+        f"could not write the state file {where.describe()} ({detail}); the step being written was not saved. "
+        "Free disk space or fix the storage, then rerun the same command to resume"
+    )
+
+
+def _prepare_file(path: Path) -> None:
+    """Create a missing state file with mode 0600; tighten an existing one that others could read."""
+    if not path.parent.is_dir():
+        raise StateLocationError(f"cannot create the state file {path}: the directory {path.parent} does not exist")
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+        return
+    except OSError as exc:
+        raise StateLocationError(f"cannot create the state file {path}: {exc.strerror}") from exc
+    os.close(fd)
+
+
+def _make_engine(where: Location) -> Engine:
+    if where.url.get_backend_name() != "sqlite":
+        return create_engine(where.url)
+    if where.path is None:
+        engine = create_engine(where.url, poolclass=StaticPool, connect_args={"check_same_thread": False})
+    else:
+        engine = create_engine(where.url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
+        # SQLAlchemy emits BEGIN itself (below), so the driver's legacy implicit transactions are off.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        immediate = connection.get_execution_options().get("immediate", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
+
+
+def _alembic_config(connection: Connection) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    return config
+
+
+def integrity_problems(engine: Engine) -> list[str]:
+    """The rows of PRAGMA integrity_check other than 'ok' (empty when the file is sound)."""
+    with engine.connect() as connection:
+        rows = connection.exec_driver_sql("PRAGMA integrity_check").fetchall()
+    return [str(row[0]) for row in rows if str(row[0]) != "ok"]
+
+
+class Database:
+    """An opened state: the engine, its location, and sessions for reading or writing in one transaction."""
+
+    def __init__(self, engine: Engine, where: Location) -> None:
+        self.engine = engine
+        self.where = where
+        self._writer = engine.execution_options(immediate=True)
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[Session]:
+        """One write transaction (BEGIN IMMEDIATE ... COMMIT); any failure rolls all of it back."""
+        try:
+            with Session(self._writer, expire_on_commit=False) as session, session.begin():
+                yield session
+        except DBAPIError as exc:
+            raise storage_error(exc, self.where) from exc
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[Session]:
+        """One read transaction: a consistent snapshot, never blocked by a writer (WAL)."""
+        try:
+            with Session(self.engine, expire_on_commit=False) as session, session.begin():
+                yield session
+        except DBAPIError as exc:
+            raise storage_error(exc, self.where) from exc
+
+
+def schema_version(engine: Engine) -> str | None:
+    """The alembic revision the file records, or None for an empty file."""
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def known_revisions() -> list[str]:
+    """Every schema revision this bridge ships, oldest first."""
+    script = ScriptDirectory(str(MIGRATIONS))
+    return [rev.revision for rev in reversed(list(script.walk_revisions()))]
+
+
+def _upgrade(database: Database) -> None:
+    revisions = known_revisions()
+    current = schema_version(database.engine)
+    if current is not None and current not in revisions:
+        raise SchemaTooNewError(
+            f"the state file {database.where.describe()} has schema version {current}, written by a newer "
+            f"workspace-bridge; this one knows versions up to {revisions[-1]}. Upgrade workspace-bridge "
+            "(never edit the file by hand)"
+        )
+    if current == revisions[-1]:
+        return
+    if current is not None:
+        problems = integrity_problems(database.engine)
+        if problems:
+            raise _corrupt(database.where, problems)
+        _backup(database, current)
+    pending = revisions if current is None else revisions[revisions.index(current) + 1 :]
+    for revision in pending:
+        with database.engine.connect() as connection:
+            command.upgrade(_alembic_config(connection), revision)
+            connection.commit()
+
+
+def _backup(database: Database, version: str) -> None:
+    """Copy an older file before upgrading it, with SQLite's online backup (consistent even under WAL)."""
+    if database.where.path is None:
+        return
+    target = database.where.path.with_name(f"{database.where.path.name}.v{version}.bak")
+    fd = os.open(target, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+    os.close(fd)
+    source = sqlite3.connect(database.where.path)
+    destination = sqlite3.connect(target)
+    try:
+        source.backup(destination)
+    finally:
+        destination.close()
+        source.close()
+
+
+def _corrupt(where: Location, problems: list[str]) -> StateCorruptError:
+    shown = "; ".join(problems[:5])
+    return StateCorruptError(
+        f"the state file {where.describe()} fails PRAGMA integrity_check ({shown}); do not resume on it: "
+        "restore the newest *.bak copy next to it or a backup, and report this"
+    )
+
+
+def _process_alive(host: str, pid: int) -> bool:
+    if host != socket.gethostname():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _check_after_unclean_stop(database: Database) -> None:
+    """Run integrity_check when a previous writer left without closing; remember that it was checked."""
+    with database.read() as session:
+        stale = [
+            row
+            for row in session.exec(
+                select(SessionRow).where(col(SessionRow.closed_at).is_(None), col(SessionRow.checked_at).is_(None))
+            )
+            if not (row.host == socket.gethostname() and row.pid == os.getpid())
+            and not _process_alive(row.host, row.pid)
+        ]
+    if not stale:
+        return
+    problems = integrity_problems(database.engine)
+    if problems:
+        raise _corrupt(database.where, problems)
+    with database.write() as session:
+        for row in stale:
+            stored = session.get(SessionRow, row.id)
+            if stored is not None:
+                stored.checked_at = utc_now()
+
+
+def open_database(url_or_path: str | os.PathLike[str] | None, *, register_session: bool) -> tuple[Database, int | None]:
+    """Open (creating or upgrading) a state; returns it and this writer's session id when registered."""
+    where = resolve_location(url_or_path)
+    if where.path is not None:
+        _prepare_file(where.path)
+    engine = _make_engine(where)
+    database = Database(engine, where)
+    try:
+        _upgrade(database)
+        if not register_session:
+            return database, None
+        _check_after_unclean_stop(database)
+        with database.write() as session:
+            # Finished sessions carry no information any more; only open ones matter to the next writer.
+            session.execute(
+                delete(SessionRow).where(
+                    col(SessionRow.closed_at).is_not(None) | col(SessionRow.checked_at).is_not(None)
+                )
+            )
+            row = SessionRow(host=socket.gethostname(), pid=os.getpid(), opened_at=utc_now())
+            session.add(row)
+            session.flush()
+            session_id = row.id
+    except DBAPIError as exc:
+        engine.dispose()
+        raise storage_error(exc, where) from exc
+    except BaseException:
+        engine.dispose()
+        raise
+    return database, session_id
+
+
+def close_database(database: Database, session_id: int | None) -> None:
+    """Stamp this writer's clean close, fold the WAL back into the file, and release the connections."""
+    try:
+        if session_id is not None:
+            with database.write() as session:
+                row = session.get(SessionRow, session_id)
+                if row is not None:
+                    row.closed_at = utc_now()
+            if database.where.path is not None:
+                with contextlib.suppress(OperationalError), database.engine.connect() as connection:
+                    connection.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
+    finally:
+        database.engine.dispose()

@@ -1,0 +1,71 @@
+"""Errors raised by the state store, each with a message that says what happened and what to do next.
+
+::
+
+    StateError                      (exit_code 4 unless a subclass says otherwise)
+    ├── StateLocationError          the path or URL cannot hold a state file (2: fix --state / BRIDGE_STATE)
+    ├── SchemaTooNewError           the file was written by a newer bridge (2: upgrade the bridge)
+    ├── StateBindingError           the file belongs to another source/target pair (2: use another --state)
+    ├── SecretInStateError          a caller tried to store something that looks like a secret (4: a bug)
+    ├── StateStorageError           the disk refused a write (disk full, I/O error); nothing half-written (3)
+    ├── StateLockedError            another process holds the write lock past the busy timeout (3)
+    ├── StateCorruptError           PRAGMA integrity_check failed (4: restore the backup, report it)
+    ├── IntentConflictError         the same step key recorded with a different request (4: a bug)
+    ├── IntentTransitionError       a journal transition the state machine does not allow (4: a bug)
+    ├── UnknownIntentError          no intent under that step key (4: a bug)
+    └── CrosswalkConflictError      a legacy record would map to a second v1 object (4: a duplicate)
+
+Exit codes follow the CLI's scheme: 2 usage/config, 3 stopped and resumable, 4 fatal/bug.
+"""
+
+from __future__ import annotations
+
+
+class StateError(Exception):
+    """Base of every state-store error."""
+
+    exit_code = 4
+
+
+class StateLocationError(StateError):
+    exit_code = 2
+
+
+class SchemaTooNewError(StateError):
+    exit_code = 2
+
+
+class StateBindingError(StateError):
+    exit_code = 2
+
+
+class SecretInStateError(StateError):
+    pass
+
+
+class StateStorageError(StateError):
+    exit_code = 3
+
+
+class StateLockedError(StateError):
+    exit_code = 3
+
+
+class StateCorruptError(StateError):
+    pass
+
+
+class IntentConflictError(StateError):
+    pass
+
+
+class IntentTransitionError(StateError):
+    pass
+
+
+class UnknownIntentError(StateError):
+    pass
+
+
+class CrosswalkConflictError(StateError):
+    pass

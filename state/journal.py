@@ -1,0 +1,229 @@
+"""The journal of intents: every write the engine sends, recorded before it is sent (a state machine).
+
+::
+
+    record ──> pending ──mark_sent──> sent ──complete──> done
+                  │                    │ ├──fail──────> failed ──mark_sent──> sent (retry)
+                  │                    │ └──quarantine─> quarantined
+                  └──complete (found on the target by lookup) / fail / quarantine
+
+An intent is keyed by a deterministic step key and carries the exact request (method, path, JSON body text)
+and Idempotency-Key, so a resumed run replays what was in flight byte for byte. ``complete`` writes the v1
+ids into the crosswalk and the intent's completion in one transaction: after a crash either both are in
+the file or neither is, and the replay (same key, same body) gets the first response back from the target.
+``done`` and ``quarantined`` are final; repeating the same final transition is a no-op, so a step that
+crashed right after its commit can be re-applied safely.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from state.crosswalk import CrosswalkEntry, upsert_entries
+from state.db import Database
+from state.errors import IntentConflictError, IntentTransitionError, UnknownIntentError
+from state.models import IN_FLIGHT, INTENT_STATUSES, IntentRow, utc_now
+from state.quarantine import QuarantineEntry, add_entries
+
+
+@dataclass(frozen=True, slots=True)
+class IntentSpec:
+    """A write the engine is about to send. ``body`` is the exact JSON text that goes on the wire."""
+
+    step_key: str
+    kind: str
+    method: str
+    path: str
+    idempotency_key: str
+    body: str
+    members: tuple[str, ...] = ()
+    scope: str = ""
+    run_id: int | None = None
+
+
+def members_of(intent: IntentRow) -> tuple[str, ...]:
+    """The legacy ids an intent writes, in request order (index i of a bulk body is member i)."""
+    members: list[str] = json.loads(intent.members_json)
+    return tuple(members)
+
+
+class Journal:
+    """Records intents and moves them through their states; every transition is one transaction."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def record(self, spec: IntentSpec) -> IntentRow:
+        """Journal an intent as pending; the same step key again returns the stored intent unchanged.
+
+        Raises IntentConflictError when the step key is known with another request: the key derivation or
+        the plan changed under a journalled step, and sending either would risk a duplicate.
+        """
+        with self._db.write() as session:
+            existing = session.get(IntentRow, spec.step_key)
+            if existing is not None:
+                _same_request_or_raise(existing, spec)
+                return existing
+            clash = session.exec(select(IntentRow).where(IntentRow.idempotency_key == spec.idempotency_key)).first()
+            if clash is not None:
+                raise IntentConflictError(
+                    f"step {spec.step_key!r} uses Idempotency-Key {spec.idempotency_key!r}, already used by step "
+                    f"{clash.step_key!r}; two different requests must never share a key. This is a bug in key "
+                    "derivation: report it with both step keys"
+                )
+            now = utc_now()
+            row = IntentRow(
+                step_key=spec.step_key,
+                run_id=spec.run_id,
+                kind=spec.kind,
+                scope=spec.scope,
+                method=spec.method,
+                path=spec.path,
+                idempotency_key=spec.idempotency_key,
+                body=spec.body,
+                members_json=json.dumps(list(spec.members)),
+                status="pending",
+                created_at=now,
+                updated_at=now,
+            )
+            session.add(row)
+            return row
+
+    def get(self, step_key: str) -> IntentRow | None:
+        """The intent under this step key, or None."""
+        with self._db.read() as session:
+            return session.get(IntentRow, step_key)
+
+    def mark_sent(self, step_key: str) -> IntentRow:
+        """Note that the request is about to go out (or out again): status sent, attempts + 1."""
+        with self._db.write() as session:
+            row = _load(session, step_key)
+            _require(row, ("pending", "sent", "failed"), "mark_sent")
+            row.status = "sent"
+            row.attempts += 1
+            row.updated_at = utc_now()
+            return row
+
+    def complete(
+        self,
+        step_key: str,
+        entries: Sequence[CrosswalkEntry],
+        response_summary: str | None = None,
+        *,
+        request_id: str | None = None,
+    ) -> IntentRow:
+        """Write the v1 ids and mark the intent done, in ONE transaction.
+
+        Completing a done intent again with the same entries changes nothing (the crosswalk refuses a
+        different v1 id for a mapped record, so a mismatch raises CrosswalkConflictError).
+        """
+        with self._db.write() as session:
+            row = _load(session, step_key)
+            if row.status == "done":
+                upsert_entries(session, entries, row.run_id)
+                return row
+            _require(row, ("pending", "sent"), "complete")
+            upsert_entries(session, entries, row.run_id)
+            row.status = "done"
+            row.response_summary = response_summary
+            if request_id is not None:
+                row.last_request_id = request_id
+            row.updated_at = utc_now()
+            return row
+
+    def fail(self, step_key: str, code: str, request_id: str | None = None) -> IntentRow:
+        """The request failed (for now): keep the error code and request id; a later mark_sent retries it."""
+        with self._db.write() as session:
+            row = _load(session, step_key)
+            _require(row, ("pending", "sent", "failed"), "fail")
+            row.status = "failed"
+            row.last_error_code = code
+            row.last_request_id = request_id
+            row.updated_at = utc_now()
+            return row
+
+    def quarantine(self, step_key: str, entries: Sequence[QuarantineEntry], request_id: str | None = None) -> IntentRow:
+        """The request was refused for its records: mark it quarantined and file the records, in one transaction."""
+        with self._db.write() as session:
+            row = _load(session, step_key)
+            if row.status == "quarantined":
+                return row
+            _require(row, ("pending", "sent", "failed"), "quarantine")
+            add_entries(session, entries, run_id=row.run_id, step_key=step_key)
+            row.status = "quarantined"
+            row.last_error_code = entries[0].code if entries else row.last_error_code
+            if request_id is not None:
+                row.last_request_id = request_id
+            row.updated_at = utc_now()
+            return row
+
+    def in_flight(self) -> list[IntentRow]:
+        """Pending or sent intents, oldest first: what a resumed run replays before planning new work."""
+        with self._db.read() as session:
+            statement = (
+                select(IntentRow)
+                .where(col(IntentRow.status).in_(IN_FLIGHT))
+                .order_by(col(IntentRow.created_at), col(IntentRow.step_key))
+            )
+            return list(session.exec(statement))
+
+    def by_status(self, status: str, kind: str | None = None) -> list[IntentRow]:
+        """Intents in one status (optionally of one kind), oldest first."""
+        with self._db.read() as session:
+            statement = select(IntentRow).where(IntentRow.status == status)
+            if kind is not None:
+                statement = statement.where(IntentRow.kind == kind)
+            return list(session.exec(statement.order_by(col(IntentRow.created_at), col(IntentRow.step_key))))
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Per kind, the number of intents in each status (every status present, zero when none)."""
+        with self._db.read() as session:
+            rows = session.exec(
+                select(IntentRow.kind, IntentRow.status, func.count()).group_by(IntentRow.kind, IntentRow.status)
+            )
+            counts: dict[str, dict[str, int]] = {}
+            for kind, status, count in rows:
+                counts.setdefault(kind, dict.fromkeys(INTENT_STATUSES, 0))[status] = int(count)
+            return counts
+
+
+def _load(session: Session, step_key: str) -> IntentRow:
+    row = session.get(IntentRow, step_key)
+    if row is None:
+        raise UnknownIntentError(f"no journalled intent with step key {step_key!r}; record it before sending it")
+    return row
+
+
+def _require(row: IntentRow, allowed: tuple[str, ...], transition: str) -> None:
+    if row.status not in allowed:
+        raise IntentTransitionError(
+            f"cannot {transition} intent {row.step_key!r}: it is {row.status}, and {transition} applies only to "
+            f"{' or '.join(allowed)} intents. This is a bug in the engine: report it with the step key"
+        )
+
+
+def _same_request_or_raise(existing: IntentRow, spec: IntentSpec) -> None:
+    differences = [
+        name
+        for name, stored, wanted in (
+            ("kind", existing.kind, spec.kind),
+            ("scope", existing.scope, spec.scope),
+            ("method", existing.method, spec.method),
+            ("path", existing.path, spec.path),
+            ("idempotency key", existing.idempotency_key, spec.idempotency_key),
+            ("body", existing.body, spec.body),
+            ("members", members_of(existing), spec.members),
+        )
+        if stored != wanted
+    ]
+    if differences:
+        raise IntentConflictError(
+            f"step {spec.step_key!r} is already journalled with a different {', '.join(differences)}; the source "
+            "or the mapping changed while this step was in flight. Let the journalled request finish first (rerun "
+            "the same bridge version), or report this if the source did not change"
+        )

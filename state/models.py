@@ -1,0 +1,139 @@
+"""The state tables (schema revision 0002): runs, crosswalk, intents, quarantine and open sessions.
+
+These sqlmodel classes are what queries use; the schema itself is created and upgraded only by the alembic
+revisions in ``state/migrations/versions`` (see ``state.db``), so a change here needs a new revision there.
+Rows handed to callers are detached snapshots: changing their attributes writes nothing.
+
+Timestamps are stored as ISO-8601 UTC text and read back as aware datetimes, so ordering by text is
+ordering by time and no reader has to guess a zone.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Literal
+
+from sqlalchemy import String, TypeDecorator, UniqueConstraint
+from sqlalchemy.engine import Dialect
+from sqlmodel import Field, SQLModel
+
+IntentStatus = Literal["pending", "sent", "done", "failed", "quarantined"]
+INTENT_STATUSES: tuple[IntentStatus, ...] = ("pending", "sent", "done", "failed", "quarantined")
+IN_FLIGHT: tuple[IntentStatus, ...] = ("pending", "sent")
+
+RunStatus = Literal["running", "completed", "completed_with_quarantine", "stopped", "failed"]
+RUN_STATUSES: tuple[RunStatus, ...] = ("running", "completed", "completed_with_quarantine", "stopped", "failed")
+
+
+def utc_now() -> datetime:
+    """The current time in UTC, to the microsecond (the journal orders intents by it)."""
+    return datetime.now(UTC)
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """An aware datetime stored as fixed-width ISO-8601 UTC text, so text order is time order."""
+
+    impl = String(32)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> str | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("state timestamps must be timezone-aware (use state.models.utc_now())")
+        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    def process_result_value(self, value: str | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+class RunRow(SQLModel, table=True):
+    """One invocation of a migration against one source and one target workspace."""
+
+    __tablename__ = "runs"
+
+    id: int | None = Field(default=None, primary_key=True)
+    migration: str = Field(max_length=200)
+    source_identity: str = Field(max_length=500)
+    target_identity: str = Field(max_length=500)
+    started_at: datetime = Field(sa_type=UtcDateTime)
+    finished_at: datetime | None = Field(default=None, sa_type=UtcDateTime)
+    status: str = Field(default="running", max_length=40)
+    options_json: str = Field(default="{}")
+    plan_fingerprint: str = Field(default="", max_length=128)
+
+
+class CrosswalkRow(SQLModel, table=True):
+    """Which v1 object a legacy record became. ``scope`` is the legacy project id, or "" workspace-wide."""
+
+    __tablename__ = "crosswalk"
+    __table_args__ = (UniqueConstraint("kind", "scope", "legacy_id", name="uq_crosswalk_record"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=64, index=True)
+    scope: str = Field(default="", max_length=200)
+    legacy_id: str = Field(max_length=200)
+    v1_id: str = Field(max_length=200, index=True)
+    source_hash: str = Field(default="", max_length=128)
+    run_id: int | None = Field(default=None, foreign_key="runs.id")
+    created_at: datetime = Field(sa_type=UtcDateTime)
+    updated_at: datetime = Field(sa_type=UtcDateTime)
+
+
+class IntentRow(SQLModel, table=True):
+    """One write the engine means to send, journalled before it is sent (a state machine, see journal.py)."""
+
+    __tablename__ = "intents"
+
+    step_key: str = Field(primary_key=True, max_length=300)
+    run_id: int | None = Field(default=None, foreign_key="runs.id")
+    kind: str = Field(max_length=64, index=True)
+    scope: str = Field(default="", max_length=200)
+    method: str = Field(max_length=10)
+    path: str = Field(max_length=500)
+    idempotency_key: str = Field(max_length=255, unique=True)
+    body: str
+    members_json: str = Field(default="[]")
+    status: str = Field(default="pending", max_length=16, index=True)
+    attempts: int = 0
+    last_error_code: str | None = Field(default=None, max_length=100)
+    last_request_id: str | None = Field(default=None, max_length=200)
+    response_summary: str | None = None
+    created_at: datetime = Field(sa_type=UtcDateTime, index=True)
+    updated_at: datetime = Field(sa_type=UtcDateTime)
+
+
+class QuarantineRow(SQLModel, table=True):
+    """A legacy record that was not migrated, with a stable code and the field at fault."""
+
+    __tablename__ = "quarantine"
+    __table_args__ = (UniqueConstraint("kind", "scope", "legacy_id", "code", name="uq_quarantine_record_code"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=64)
+    scope: str = Field(default="", max_length=200)
+    legacy_id: str = Field(max_length=200)
+    code: str = Field(max_length=100, index=True)
+    message: str
+    field: str | None = Field(default=None, max_length=200)
+    # Added in revision 0002: the offending value as text (never a secret) and when a later run migrated it.
+    value: str | None = None
+    step_key: str | None = Field(default=None, max_length=300)
+    run_id: int | None = Field(default=None, foreign_key="runs.id")
+    created_at: datetime = Field(sa_type=UtcDateTime)
+    resolved_at: datetime | None = Field(default=None, sa_type=UtcDateTime)
+
+
+class SessionRow(SQLModel, table=True):
+    """A writer that opened the file (revision 0002). ``closed_at`` NULL after it is gone = an unclean stop."""
+
+    __tablename__ = "sessions"
+
+    id: int | None = Field(default=None, primary_key=True)
+    host: str = Field(max_length=255)
+    pid: int
+    opened_at: datetime = Field(sa_type=UtcDateTime)
+    closed_at: datetime | None = Field(default=None, sa_type=UtcDateTime)
+    checked_at: datetime | None = Field(default=None, sa_type=UtcDateTime)

@@ -1,0 +1,76 @@
+"""The state store: one object the engine, the verifier and the CLI open and share.
+
+::
+
+    store = open_state("bridge-state.db")           # path or SQLAlchemy URL; None -> ./bridge-state.db
+    run = store.runs.start(migration, source, target, options, plan_fingerprint)
+    intent = store.journal.record(IntentSpec(step_key, kind, "POST", path, key, body, members, scope, run.id))
+    store.journal.mark_sent(step_key)
+    store.journal.complete(step_key, [CrosswalkEntry(kind, legacy_id, v1_id, scope, source_hash)], summary)
+    store.journal.fail(step_key, code, request_id) / store.journal.quarantine(step_key, [QuarantineEntry(...)])
+    store.crosswalk.lookup(kind, legacy_id, scope) / lookup_many / export("csv" | "json")
+    store.journal.in_flight()                        # replay first on resume (oldest first, with created_at)
+    store.runs.finish(run.id, "completed")
+    store.close()                                    # or use the store as a context manager
+
+Every call is synchronous and is one SQLite transaction (milliseconds with synchronous=FULL); async callers
+may call it directly or through ``anyio.to_thread``. The store is safe to share between threads.
+"""
+
+from __future__ import annotations
+
+import os
+from types import TracebackType
+
+from state.crosswalk import Crosswalk
+from state.db import Database, close_database, open_database, schema_version
+from state.journal import Journal
+from state.quarantine import Quarantine
+from state.runs import Runs
+
+
+class StateStore:
+    """An open state file: runs, crosswalk, journal and quarantine over one database."""
+
+    def __init__(self, database: Database, session_id: int | None) -> None:
+        self.database = database
+        self.runs = Runs(database)
+        self.crosswalk = Crosswalk(database)
+        self.journal = Journal(database)
+        self.quarantine = Quarantine(database)
+        self._session_id = session_id
+        self._closed = False
+
+    @property
+    def location(self) -> str:
+        """Where the state lives, for messages (a path, or a URL with its password masked)."""
+        return self.database.where.describe()
+
+    def schema_version(self) -> str | None:
+        """The schema revision the file records."""
+        return schema_version(self.database.engine)
+
+    def close(self) -> None:
+        """Mark a clean close (so the next open skips the integrity check) and release the file."""
+        if not self._closed:
+            self._closed = True
+            close_database(self.database, self._session_id)
+
+    def __enter__(self) -> StateStore:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def open_state(url_or_path: str | os.PathLike[str] | None = None, *, read_only: bool = False) -> StateStore:
+    """Open a state file (creating it with mode 0600, or upgrading an older schema one step at a time).
+
+    ``read_only`` is for commands that only look (status, export, lookup): they do not register as a
+    writer, so they neither trigger nor suppress the integrity check after an unclean stop.
+    Raises SchemaTooNewError, StateCorruptError, StateLocationError, StateStorageError or StateLockedError.
+    """
+    database, session_id = open_database(url_or_path, register_session=not read_only)
+    return StateStore(database, session_id)
