@@ -1,0 +1,286 @@
+"""Budget lines to v1 bulk-create bodies, with phase data keyed by v1 phase id (A10, A13, A14, A19).
+
+Two steps, so a plan can be made before anything exists on the target:
+
+1. ``plan_budget`` checks every node's own fields (description, phase-data numbers and formulas, markup
+   values) and builds the validated, ordered tree (``mappings.budget``); a bad node is quarantined with
+   its subtree and never reaches a request.
+2. ``bulk_request`` turns one ``LineGroup`` into the body of POST budget/lines/bulk once the group's
+   parents have v1 ids (the crosswalk ``Lookup``). References that cannot be resolved and are optional
+   (contact, tags, fringes, a phase that was itself quarantined) are reported as notes, never guessed.
+
+Phase-data numbers are carried unchanged (A10): the same number the legacy surface sent, or its formula.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Required, TypedDict
+
+from mappings.budget import PHASE_DATA_PER_BULK, BudgetTree, LineGroup, build_tree, chunks, line_ref
+from mappings.enums import MARKUP_TYPES
+from mappings.errors import ErrorCode, MappingError
+from mappings.formulas import check_formula
+from mappings.keys import child_key, idempotency_key
+from mappings.money import parse_decimal
+from mappings.notes import Note, unassigned
+from mappings.records import BudgetLine, PhaseData, ProjectBudget, RawNumber
+from mappings.refs import CONTACT, FRINGE, LINE, PHASE, TAG, WORKSPACE, Lookup, RecordRef
+from mappings.results import Mapped
+from mappings.text import NAME_LIMIT, TAG_NAME_LIMIT, check_text
+
+PhaseNumber = float | int | str | None
+"""A phase-data cell as sent to v1: the legacy number unchanged, or an '='-formula string (A10)."""
+
+
+class PhaseDataWrite(TypedDict, total=False):
+    """v1 BudgetLinePhaseDataWrite (A19); markups use rate + unit percent|flat + excludeFringes (A13)."""
+
+    rate: PhaseNumber
+    quantity: PhaseNumber
+    multiplier: PhaseNumber
+    unit: str | None
+    fringeIds: list[str]
+    excludeFringes: bool
+
+
+class LineCreate(TypedDict, total=False):
+    """v1 BudgetLineCreate (A19)."""
+
+    description: Required[str]
+    type: Required[str]
+    accountId: str
+    parentId: str
+    contactId: str
+    lineColor: str
+    markupAccountFilter: str | None
+    tagIds: list[str]
+    phaseData: dict[str, PhaseDataWrite]
+
+
+class BulkLines(TypedDict):
+    lines: list[LineCreate]
+
+
+class PhaseDataItem(TypedDict):
+    lineId: str
+    phaseId: str
+    phaseData: PhaseDataWrite
+
+
+class PhaseDataBulk(TypedDict):
+    items: list[PhaseDataItem]
+
+
+BULK_KIND = "line.bulk"
+PHASE_DATA_KIND = "line.phase_data.bulk"
+
+
+@dataclass(frozen=True, slots=True)
+class BulkRequest:
+    """One bulk request: its body, the legacy ids it carries (in body order), notes and failed lines."""
+
+    kind: str
+    scope: str
+    legacy_ids: tuple[str, ...]
+    body: BulkLines | PhaseDataBulk
+    notes: tuple[Note, ...] = ()
+    failed: tuple[MappingError, ...] = ()
+
+    def key(self, namespace: str) -> str:
+        return idempotency_key(namespace, self.kind, self.scope, self.legacy_ids, self.body)
+
+    def child_key(self, parent_key: str, legacy_ids: Iterable[str]) -> str:
+        """Key of a part of this request after bisection: same parent key and ids give the same child key."""
+        ids = tuple(legacy_ids)
+        return child_key(parent_key, ids, _part_of(self.body, self.legacy_ids, ids))
+
+
+def _part_of(body: BulkLines | PhaseDataBulk, all_ids: Sequence[str], ids: Sequence[str]) -> object:
+    wanted = set(ids)
+    entries: Sequence[object] = body["lines"] if "lines" in body else body["items"]  # type: ignore[typeddict-item]
+    return [entry for legacy_id, entry in zip(all_ids, entries, strict=True) if legacy_id in wanted]
+
+
+def plan_budget(budget: ProjectBudget, symbols: Collection[str]) -> BudgetTree:
+    """Validate every node's fields, then the tree; ``symbols`` are the project's global symbols."""
+    rejected: dict[str, MappingError] = {}
+    for line in budget.lines:
+        try:
+            check_line(budget.project_id, line, symbols)
+        except MappingError as error:
+            rejected.setdefault(line.id, error)
+    return build_tree(budget.project_id, budget.lines, rejected)
+
+
+def check_line(project_id: str, line: BudgetLine, symbols: Collection[str]) -> None:
+    """Raise the first catalogue error in the node's own fields."""
+    ref = line_ref(project_id, line.id)
+    check_text(line.description, ref, "description", limit=NAME_LIMIT)
+    for tag in line.tags:
+        check_text(tag, ref, "tags", limit=TAG_NAME_LIMIT, required=True)
+    for phase_key, data in sorted(line.phase_data.items()):
+        where = f"phaseData.{phase_key}"
+        if line.type == "markup":
+            if data.type not in MARKUP_TYPES:
+                raise MappingError(ErrorCode.MARKUP_TYPE_UNKNOWN, ref, f"{where}.type", data.type)
+            phase_number(data.amount, symbols, ref, f"{where}.amount")
+            continue
+        for name in ("rate", "quantity", "multiplier"):
+            phase_number(getattr(data, name), symbols, ref, f"{where}.{name}")
+
+
+def phase_number(value: RawNumber, symbols: Collection[str], ref: RecordRef, field: str) -> PhaseNumber:
+    """The cell as v1 gets it: a finite number unchanged, a formula over known globals, or None (absent)."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().startswith("="):
+        check_formula(value.strip(), symbols, ref, field)
+        return value.strip()
+    if isinstance(value, float) and math.isfinite(value) and abs(value) <= 2**53:
+        return value
+    number = parse_decimal(value, ref, field)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    # A plain decimal sent as text: the number it denotes, with no arithmetic on the way.
+    return float(number) if "." in str(value) else int(number)
+
+
+def bulk_request(tree: BudgetTree, group: LineGroup, lookup: Lookup, symbols: Collection[str]) -> BulkRequest:
+    """The body of one bulk create; a line whose parent has no v1 id is left out and listed in ``failed``."""
+    mapped: list[Mapped[LineCreate]] = []
+    failed: list[MappingError] = []
+    for line in group.lines:
+        try:
+            mapped.append(line_body(tree.project_id, line, lookup, symbols))
+        except MappingError as error:
+            failed.append(error)
+    return BulkRequest(
+        BULK_KIND,
+        tree.project_id,
+        tuple(item.ref.legacy_id for item in mapped),
+        BulkLines(lines=[item.body for item in mapped]),
+        tuple(note for item in mapped for note in item.notes),
+        tuple(failed),
+    )
+
+
+def line_body(project_id: str, line: BudgetLine, lookup: Lookup, symbols: Collection[str]) -> Mapped[LineCreate]:
+    """One line's create body with every reference resolved through the crosswalk."""
+    ref = line_ref(project_id, line.id)
+    notes: list[Note] = []
+    body = LineCreate(description=line.description or "", type=line.type)
+    if line.account_id is not None:
+        body["accountId"] = line.account_id
+    if line.parent_id is not None:
+        parent = lookup(LINE, project_id, line.parent_id)
+        if parent is None:
+            raise MappingError(ErrorCode.UNRESOLVED_REFERENCE, ref, "parentId", line.parent_id, "parent not created")
+        body["parentId"] = parent
+    if line.contact_id is not None:
+        contact = lookup(CONTACT, WORKSPACE, line.contact_id)
+        if contact is None:
+            notes.append(unassigned(ref, "contactId", line.contact_id, "contact has no v1 id"))
+        else:
+            body["contactId"] = contact
+    if line.type == "subtotal" and line.color is not None:
+        body["lineColor"] = line.color
+    if line.type == "markup":
+        # A13: the account selection becomes a comma-separated list of codes; None means every sibling.
+        body["markupAccountFilter"] = ",".join(line.include_accounts) if line.include_accounts else None
+    if line.tags:
+        body["tagIds"] = _tag_ids(ref, line.tags, lookup, notes)
+    phase_data = {}
+    for phase_key, data in sorted(line.phase_data.items()):
+        phase_id = lookup(PHASE, project_id, phase_key)
+        if phase_id is None:
+            notes.append(unassigned(ref, f"phaseData.{phase_key}", phase_key, "phase has no v1 id"))
+            continue
+        phase_data[phase_id] = phase_write(
+            project_id, line, phase_key, data, lookup=lookup, symbols=symbols, notes=notes
+        )
+    if phase_data:
+        body["phaseData"] = phase_data
+    return Mapped(ref, body, tuple(notes))
+
+
+def _tag_ids(ref: RecordRef, tags: Sequence[str], lookup: Lookup, notes: list[Note]) -> list[str]:
+    ids: list[str] = []
+    for name in tags:
+        tag_id = lookup(TAG, WORKSPACE, name)
+        if tag_id is None:
+            notes.append(unassigned(ref, "tags", name, "tag has no v1 id", assumption="A14"))
+        elif tag_id not in ids:
+            ids.append(tag_id)
+    return ids
+
+
+def phase_write(
+    project_id: str,
+    line: BudgetLine,
+    phase_key: str,
+    data: PhaseData,
+    *,
+    lookup: Lookup,
+    symbols: Collection[str],
+    notes: list[Note],
+) -> PhaseDataWrite:
+    """One phase's cells for one line; markup values follow A13."""
+    ref = line_ref(project_id, line.id)
+    where = f"phaseData.{phase_key}"
+    if line.type == "markup":
+        markup = PhaseDataWrite(rate=phase_number(data.amount, symbols, ref, f"{where}.amount"), unit=data.type)
+        if data.exclude_fringes is not None:
+            markup["excludeFringes"] = data.exclude_fringes
+        return markup
+    write = PhaseDataWrite()
+    for name in ("rate", "quantity", "multiplier"):
+        cell = phase_number(getattr(data, name), symbols, ref, f"{where}.{name}")
+        if cell is not None:
+            write[name] = cell
+    if data.unit is not None:
+        write["unit"] = data.unit
+    if data.fringes:
+        fringe_ids: list[str] = []
+        for fringe in data.fringes:
+            fringe_id = lookup(FRINGE, project_id, fringe)
+            if fringe_id is None:
+                notes.append(unassigned(ref, f"{where}.fringes", fringe, "fringe has no v1 project copy", "A19"))
+            else:
+                fringe_ids.append(fringe_id)
+        write["fringeIds"] = fringe_ids
+    return write
+
+
+def phase_data_items(
+    project_id: str, line: BudgetLine, v1_line_id: str, lookup: Lookup, symbols: Collection[str]
+) -> tuple[list[PhaseDataItem], tuple[Note, ...]]:
+    """A line's phase data as phase-data bulk items: how a re-run updates lines that already exist."""
+    notes: list[Note] = []
+    items: list[PhaseDataItem] = []
+    ref = line_ref(project_id, line.id)
+    for phase_key, data in sorted(line.phase_data.items()):
+        phase_id = lookup(PHASE, project_id, phase_key)
+        if phase_id is None:
+            notes.append(unassigned(ref, f"phaseData.{phase_key}", phase_key, "phase has no v1 id"))
+            continue
+        write = phase_write(project_id, line, phase_key, data, lookup=lookup, symbols=symbols, notes=notes)
+        items.append(PhaseDataItem(lineId=v1_line_id, phaseId=phase_id, phaseData=write))
+    return items, tuple(notes)
+
+
+def phase_data_bulks(
+    project_id: str, entries: Sequence[tuple[str, PhaseDataItem]], limit: int = PHASE_DATA_PER_BULK
+) -> tuple[BulkRequest, ...]:
+    """Phase-data bulk requests of at most ``limit`` (legacy line id, item) entries, in the order given."""
+    return tuple(
+        BulkRequest(
+            PHASE_DATA_KIND,
+            project_id,
+            tuple(f"{legacy_id}@{item['phaseId']}" for legacy_id, item in part),
+            PhaseDataBulk(items=[item for _, item in part]),
+        )
+        for part in chunks(entries, limit)
+    )
