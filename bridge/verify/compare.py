@@ -1,0 +1,75 @@
+"""Classifying one compared total: exact, explained by rounding, explained by quarantine, or a mismatch.
+
+Pure functions over plain numbers. Every figure here is already an integer in the workspace currency's
+minor units: the legacy side converted (see ``convert.py``), the v1 side as the service reports it. Only
+a mismatch fails verification by default; ``--fail-on rounding`` makes every unexplained-to-the-cent
+difference fail too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+
+
+class Verdict(StrEnum):
+    """How a difference is explained, least to most severe (the order ``--fail-on`` relies on)."""
+
+    EXACT = "exact"
+    ROUNDING = "rounding"
+    QUARANTINE = "quarantine"
+    MISMATCH = "mismatch"
+
+    @property
+    def severity(self) -> int:
+        return _SEVERITY[self]
+
+
+_SEVERITY = {Verdict.EXACT: 0, Verdict.ROUNDING: 1, Verdict.QUARANTINE: 2, Verdict.MISMATCH: 3}
+
+
+class FailOn(StrEnum):
+    """The least severe verdict that fails verification."""
+
+    ROUNDING = "rounding"
+    MISMATCH = "mismatch"
+
+    def fails(self, verdict: Verdict) -> bool:
+        return verdict.severity >= Verdict(self.value).severity
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """What may legitimately separate the two sides of one total, in workspace minor units.
+
+    ``rounding_bound`` is how far rounding may move the total (the mappings' reported rounding for the
+    records inside it plus the currency conversion's half unit per side); ``quarantined`` is what the
+    quarantined source records inside it contribute on the legacy side and therefore lack on v1.
+    """
+
+    rounding_bound: Decimal = Decimal(0)
+    quarantined: int = 0
+
+
+NOTHING = Explanation()
+
+
+def classify(legacy: int | None, v1: int | None, explanation: Explanation = NOTHING) -> Verdict:
+    """The verdict for one total; a side that is missing entirely (None) is a mismatch unless both are."""
+    if legacy is None or v1 is None:
+        return Verdict.EXACT if legacy is v1 else Verdict.MISMATCH
+    difference = v1 - legacy
+    if difference == 0:
+        return Verdict.EXACT
+    if abs(difference) <= explanation.rounding_bound:
+        return Verdict.ROUNDING
+    # v1 lacks exactly what the quarantined records add on the legacy side, give or take the rounding bound.
+    if explanation.quarantined and abs(difference + explanation.quarantined) <= explanation.rounding_bound:
+        return Verdict.QUARANTINE
+    return Verdict.MISMATCH
+
+
+def worst(verdicts: list[Verdict]) -> Verdict:
+    """The most severe verdict of several (exact when there are none)."""
+    return max(verdicts, key=lambda v: v.severity, default=Verdict.EXACT)

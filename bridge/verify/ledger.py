@@ -1,0 +1,120 @@
+"""The closed ledger: every source record of a kind in exactly one bucket, and a set check on the target.
+
+Buckets come from three independent records: the crosswalk (migrated by the latest run, or unchanged
+since an earlier one), the quarantine (with its codes), and the source itself (pending = neither). Each
+count is taken from its own record, so ``unaccounted`` is non-zero exactly when they disagree: a crosswalk
+or quarantine entry for a record the source no longer holds, or a record both migrated and quarantined.
+
+The set check is Jepsen's set test for one kind, on the target as it is now: ``ok`` (the crosswalked v1
+object exists), ``missing`` (a source record that is not quarantined but has no live v1 object),
+``unexpected`` (a v1 object the crosswalk does not know) and ``duplicated`` (an unexpected v1 object with
+the same natural key as a crosswalked one: two target objects for one source record).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from bridge.verify.schema import Duplicate, KindLedger
+
+SourceKey = tuple[str, str]
+"""(scope, legacy id) of one source record; scope is a legacy project id or the workspace scope."""
+
+
+@dataclass(frozen=True, slots=True)
+class CrosswalkEntry:
+    v1_id: str
+    run_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class TargetObject:
+    """One object listed on the target, with a natural key that a duplicate of it would share."""
+
+    v1_id: str
+    scope: str
+    natural_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class KindInput:
+    """Everything the ledger of one kind is computed from (plain data, read by ``totals.py``)."""
+
+    kind: str
+    source: frozenset[SourceKey]
+    crosswalk: Mapping[SourceKey, CrosswalkEntry]
+    quarantine: Mapping[SourceKey, str]
+    target: tuple[TargetObject, ...] | None
+    """None when the target could not be listed for this kind: the set check is then skipped, not passed."""
+
+
+def ledger(data: KindInput, latest_run: str | None) -> KindLedger:
+    """The ledger of one kind; ``latest_run`` decides migrated (written by it) versus unchanged."""
+    migrated = sum(1 for entry in data.crosswalk.values() if entry.run_id == latest_run)
+    unchanged = len(data.crosswalk) - migrated
+    quarantined = Counter(data.quarantine.values())
+    pending = sum(1 for key in data.source if key not in data.crosswalk and key not in data.quarantine)
+    unaccounted = len(data.source) - (migrated + unchanged + sum(quarantined.values()) + pending)
+    ok, missing, unexpected, duplicated = _set_check(data)
+    return KindLedger(
+        kind=data.kind,
+        source=len(data.source),
+        migrated=migrated,
+        unchanged=unchanged,
+        quarantined=dict(sorted(quarantined.items())),
+        pending=pending,
+        unaccounted=unaccounted,
+        closed=unaccounted == 0,
+        ok=ok,
+        missing=missing,
+        unexpected=unexpected,
+        duplicated=duplicated,
+        checked_on_target=data.target is not None,
+    )
+
+
+def _set_check(data: KindInput) -> tuple[int, list[str], list[str], list[Duplicate]]:
+    expected = sorted(key for key in data.source if key not in data.quarantine)
+    if data.target is None:
+        return 0, [], [], []
+    live = {obj.v1_id: obj for obj in data.target}
+    ok = 0
+    missing: list[str] = []
+    for key in expected:
+        entry = data.crosswalk.get(key)
+        if entry is not None and entry.v1_id in live:
+            ok += 1
+        else:
+            missing.append(_label(key))
+    known = {entry.v1_id: key for key, entry in data.crosswalk.items()}
+    by_natural_key: dict[tuple[str, str], SourceKey] = {}
+    for v1_id, key in known.items():
+        if v1_id in live:
+            by_natural_key.setdefault((live[v1_id].scope, live[v1_id].natural_key), key)
+    strays: dict[SourceKey, list[str]] = defaultdict(list)
+    unexpected: list[str] = []
+    for obj in data.target:
+        if obj.v1_id in known:
+            continue
+        twin = by_natural_key.get((obj.scope, obj.natural_key))
+        if twin is None:
+            unexpected.append(obj.v1_id)
+        else:
+            strays[twin].append(obj.v1_id)
+    duplicated = [
+        Duplicate(legacy_id=key[1], scope=key[0], v1_ids=[data.crosswalk[key].v1_id, *sorted(ids)])
+        for key, ids in sorted(strays.items())
+    ]
+    return ok, missing, sorted(unexpected), duplicated
+
+
+def _label(key: SourceKey) -> str:
+    scope, legacy_id = key
+    return legacy_id if not scope or scope == "workspace" else f"{scope}/{legacy_id}"
+
+
+def is_clean(entries: Iterable[KindLedger]) -> bool:
+    """True when every ledger is closed, nothing is pending, and the set check found no stray or gap."""
+    return all(e.closed and e.pending == 0 and not e.missing and not e.unexpected and not e.duplicated for e in entries)

@@ -1,0 +1,203 @@
+"""The reconciliation report's schema: ``reconciliation.json``, versioned, one model for every writer.
+
+The pydantic models below are the schema: ``json_schema()`` renders them as JSON Schema (draft 2020-12),
+and ``docs/reconciliation-schema.md`` is generated from the same models, so the document cannot drift.
+
+Versioning: ``SCHEMA_VERSION`` is semantic. A new optional field bumps the minor version; renaming or
+removing a field, or changing a unit, bumps the major version. Readers should refuse a major version they
+do not know.
+
+Units: every ``*_minor`` field is an integer in the minor units of the workspace currency (``currency``).
+``legacy_amount`` is the figure exactly as the legacy surface computed it (major units of the phase's own
+currency, as a decimal string); ``rate`` is the exchange rate used to convert it (workspace units per one
+unit of the phase currency, assumption A09). Decimal values travel as strings so no reader loses a digit.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bridge.verify.compare import FailOn, Verdict
+from bridge.verify.drill import Presence
+
+SCHEMA_VERSION: Final = "1.0.0"
+
+
+class ReportModel(BaseModel):
+    """Base: immutable and closed (an unknown field in a report is an error for readers of this version)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Figure(ReportModel):
+    """One total on both sides, converted to the workspace currency, with its verdict."""
+
+    legacy_amount: str | None = Field(description="legacy figure as computed by the legacy surface, phase currency")
+    legacy_currency: str = Field(description="ISO-4217 code of the phase currency the legacy figure is in")
+    rate: str = Field(description="workspace units per phase-currency unit used for the conversion (A09)")
+    legacy_minor: int | None = Field(description="legacy figure converted, workspace minor units; null = absent")
+    v1_minor: int | None = Field(description="v1 figure as /v1 computed it, workspace minor units; null = absent")
+    currency: str = Field(description="ISO-4217 code of the workspace currency")
+    difference_minor: int | None = Field(description="v1_minor - legacy_minor")
+    verdict: Verdict
+    rounding_bound_minor: str = Field(description="how far rounding may move this total, minor units")
+    quarantined_minor: int = Field(description="what quarantined source records add to the legacy figure")
+
+
+class PhaseSummary(ReportModel):
+    """One budget phase of one project: its identity on both sides and its totals."""
+
+    legacy_phase_id: str
+    v1_phase_id: str | None
+    name: str
+    type: str
+    total: Figure
+    fringe: Figure | None = Field(default=None, description="fringe part of the total, when both sides give it")
+
+
+class Location(ReportModel):
+    """Where a difference sits: project, phase, account code and path, and the line on both sides."""
+
+    project_id: str
+    project_name: str
+    phase_id: str
+    phase_name: str
+    kind: str = Field(description="project, account, line, subtotal, markup, tag or actuals")
+    account_code: str | None = None
+    path: str | None = None
+    line_id: str | None = Field(default=None, description="legacy line id")
+    v1_line_id: str | None = None
+    description: str | None = None
+    presence: Presence = Presence.BOTH
+
+
+class Difference(ReportModel):
+    """One total that is not exact, located as deep as the drill-down could pin it."""
+
+    location: Location
+    figure: Figure
+    summary: str = Field(description="one sentence for a person: what differs, where, by how much")
+
+
+class AccountSummary(ReportModel):
+    """A top-level account (the topsheet) with its totals per phase by v1 phase id."""
+
+    account_code: str | None
+    path: str | None
+    description: str | None
+    line_id: str
+    totals: dict[str, Figure]
+
+
+class TreeNode(ReportModel):
+    """A node of the differing-accounts tree: only nodes with a non-exact total appear."""
+
+    label: str
+    kind: str
+    account_code: str | None
+    path: str | None
+    line_id: str
+    presence: Presence
+    verdicts: dict[str, Verdict] = Field(description="by phase name, only the phases that are not exact")
+    children: list[TreeNode] = Field(default_factory=list)
+
+
+class TagSummary(ReportModel):
+    """A tag's totals per phase by v1 phase id (legacy tag totals against v1 lines carrying the tag)."""
+
+    name: str
+    totals: dict[str, Figure]
+
+
+class ActualsSum(ReportModel):
+    """Sums of actuals for one project and currency on both sides."""
+
+    currency: str
+    legacy_count: int
+    v1_count: int
+    legacy_amount: str
+    legacy_minor: int
+    v1_minor: int
+    verdict: Verdict
+
+
+class ProjectReport(ReportModel):
+    project_id: str
+    v1_project_id: str | None
+    name: str
+    verdict: Verdict
+    phases: list[PhaseSummary]
+    accounts: list[AccountSummary]
+    tags: list[TagSummary]
+    actuals: list[ActualsSum]
+    differences: list[Difference]
+    tree: list[TreeNode]
+    notes: list[str] = Field(default_factory=list, description="what could not be compared, and why")
+
+
+class Duplicate(ReportModel):
+    legacy_id: str
+    scope: str
+    v1_ids: list[str]
+
+
+class QuarantinedRecord(ReportModel):
+    kind: str
+    scope: str
+    legacy_id: str
+    code: str
+    message: str
+
+
+class KindLedger(ReportModel):
+    """The closed ledger of one kind: every source record in exactly one bucket, and the set check."""
+
+    kind: str
+    source: int
+    migrated: int
+    unchanged: int
+    quarantined: dict[str, int] = Field(description="by error code")
+    pending: int
+    unaccounted: int = Field(description="source - (migrated + unchanged + quarantined + pending); 0 when closed")
+    closed: bool
+    ok: int
+    missing: list[str] = Field(description="legacy ids in the source with no object on the target")
+    unexpected: list[str] = Field(description="v1 ids on the target the crosswalk does not know")
+    duplicated: list[Duplicate]
+    checked_on_target: bool = Field(description="false when the target could not be listed for this kind")
+
+
+class Totals(ReportModel):
+    exact: int
+    rounding: int
+    quarantine: int
+    mismatch: int
+
+
+class Reconciliation(ReportModel):
+    """The whole report: ``reconciled`` is the answer; the rest says why."""
+
+    schema_version: Literal["1.0.0"] = SCHEMA_VERSION
+    reconciled: bool
+    fail_on: FailOn
+    generated_at: str
+    migration: str
+    source_workspace: str
+    target_workspace: str
+    currency: str
+    verdicts: Totals
+    projects: list[ProjectReport]
+    ledger: list[KindLedger]
+    quarantine: list[QuarantinedRecord]
+    requests: dict[str, int] = Field(description="requests verification sent, by surface")
+    notes: list[str] = Field(default_factory=list)
+
+
+def json_schema() -> str:
+    """The JSON Schema of ``reconciliation.json`` at this version, as indented text."""
+    schema = Reconciliation.model_json_schema()
+    schema["$id"] = f"https://workspace-bridge.invalid/schemas/reconciliation/{SCHEMA_VERSION}"
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
