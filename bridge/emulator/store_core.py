@@ -1,0 +1,110 @@
+"""What every part of the store shares: deterministic ids, the clock, workspaces, keys and change tracking."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from bridge.emulator.calc import ProjectTotals
+from bridge.emulator.errors import AccessRestricted, NotFound, Unauthenticated
+from bridge.emulator.model import ApiKey, Project, Workspace
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """The real clock, at millisecond precision (what the service's timestamps carry)."""
+    now = datetime.now(UTC)
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
+@dataclass(slots=True)
+class IdFactory:
+    """Opaque ids with a kind prefix (A04), reproducible from a seed and the order of creation."""
+
+    seed: int
+    counter: int = 0
+
+    def new(self, prefix: str) -> str:
+        self.counter += 1
+        digest = hashlib.blake2b(f"{self.seed}:{self.counter}".encode(), digest_size=6).hexdigest()
+        return f"{prefix}_{digest}"
+
+
+def slugify(text: str) -> str:
+    """A URL-friendly alias for a name: ascii, lower case, dash-separated (empty names give 'item')."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug or "item"
+
+
+def unique_alias(wanted: str, taken: set[str]) -> str:
+    """``wanted`` if free, else ``wanted-2``, ``wanted-3``...: aliases stay unique within their scope."""
+    if wanted not in taken:
+        return wanted
+    n = 2
+    while f"{wanted}-{n}" in taken:
+        n += 1
+    return f"{wanted}-{n}"
+
+
+@dataclass
+class StoreCore:
+    """State shared by the store's domain mixins. Nothing here knows about HTTP."""
+
+    seed: int = 42
+    clock: Clock = utc_now
+    ids: IdFactory = field(init=False)
+    workspaces: dict[str, Workspace] = field(default_factory=dict)
+    api_keys: dict[str, ApiKey] = field(default_factory=dict)
+    _totals_cache: dict[str, ProjectTotals] = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.ids = IdFactory(self.seed)
+
+    # -- workspaces and keys ------------------------------------------------------------------------------
+
+    def create_workspace(self, name: str, currency: str = "USD") -> Workspace:
+        """A new empty workspace; its id is ``wsp_<name>`` so the control API can name it plainly."""
+        workspace = Workspace(id=f"wsp_{name}", name=name, currency=currency)
+        self.workspaces[workspace.id] = workspace
+        return workspace
+
+    def workspace(self, ref: str) -> Workspace:
+        """A workspace by id (``wsp_source``) or name (``source``)."""
+        found = self.workspaces.get(ref) or self.workspaces.get(f"wsp_{ref}")
+        if found is None:
+            raise NotFound("workspace", ref)
+        return found
+
+    def add_api_key(self, workspace_ref: str, key: str, *, restricted: bool = False) -> ApiKey:
+        """Register a legacy API key for a workspace; a restricted key is refused with 403 on every call."""
+        api_key = ApiKey(key=key, workspace_id=self.workspace(workspace_ref).id, restricted=restricted)
+        self.api_keys[key] = api_key
+        return api_key
+
+    def restrict_api_key(self, key: str, *, restricted: bool = True) -> None:
+        """Close (or reopen) the workspace to a key, as an admin restricting API access would."""
+        if key not in self.api_keys:
+            raise NotFound("api key", "<redacted>")
+        self.api_keys[key].restricted = restricted
+
+    def workspace_for_key(self, key: str | None) -> Workspace:
+        """The workspace a legacy key opens; unknown -> Unauthenticated, restricted -> AccessRestricted."""
+        api_key = self.api_keys.get(key) if key else None
+        if api_key is None:
+            raise Unauthenticated("missing or invalid X-API-Key; send the key from Settings > API Keys")
+        if api_key.restricted:
+            raise AccessRestricted("workspace access is restricted for this API key; ask a workspace admin")
+        return self.workspace(api_key.workspace_id)
+
+    # -- change tracking ----------------------------------------------------------------------------------
+
+    def touch(self, project: Project) -> None:
+        """Record a change to a project: bumps its version (totals cache, ETags) and its updatedAt."""
+        project.version += 1
+        project.updated_at = self.clock()
