@@ -249,6 +249,44 @@ REGISTRY: tuple[Assumption, ...] = (
         "mission scope: purchase orders not listed; committed totals from POs on the real service.",
         ("emulator.calc", "mappings.phases"),
     ),
+    Assumption(
+        "A26",
+        "subtotal scope",
+        "A subtotal with subtotalSumAllAbove sums every sibling above it; without it, the siblings since the "
+        "previous subtotal. Either way it adds nothing to its parent (A13).",
+        "service-shapes: 'subtotal default scope NOT FOUND'.",
+        ("emulator.calc",),
+    ),
+    Assumption(
+        "A27",
+        "unreadable cells",
+        "A stored number the service cannot read (malformed text, NaN, Infinity, a formula that fails) counts "
+        "as empty in every total: missing quantity/multiplier = 1, rate = 0, actual amount = 0. The legacy "
+        "surface still returns the raw value, so the bridge can quarantine the record.",
+        "neither document says how the service totals bad stored values.",
+        ("emulator.calc", "mappings.money"),
+    ),
+    Assumption(
+        "A28",
+        "legacy user-mode ids",
+        "idMode=user: projects and spaces by alias, phases by alias (name also accepted on input), accounts by "
+        "code, fringes by code, globals by symbol, tags by name; budget lines, actuals and contacts keep their "
+        "system id (they have no human-readable one). An actual's accountId is the coded line's account code "
+        "in user mode and the line's id in system mode. Totals and phaseData keys follow the phase rule.",
+        "legacy seed rule 1 names user-mode ids only for line/account/phase/project/space.",
+        ("emulator.legacy_api", "clients.legacy"),
+    ),
+    Assumption(
+        "A29",
+        "legacy budget tree shape",
+        "GET /budget returns `account` (the requested account, or a synthetic root {id: 'root', path: '/'}) "
+        "whose `lines` are its direct children in order (child accounts appear as type 'account' entries), and "
+        "`subAccounts` mapping every account beneath it (by id) to an Account {id, accountId, description, "
+        "path, parentId, lines, totals}; accounts whose parent is missing or sits in a cycle are listed too, "
+        "so a client can rebuild the tree and quarantine what does not fit.",
+        "legacy seed: subAccounts is a map; L-SPEC Account shape; how orphans appear is not shown.",
+        ("emulator.legacy_api", "clients.legacy"),
+    ),
 )
 
 
