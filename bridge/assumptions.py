@@ -287,6 +287,15 @@ REGISTRY: tuple[Assumption, ...] = (
         "legacy seed: subAccounts is a map; L-SPEC Account shape; how orphans appear is not shown.",
         ("emulator.legacy_api", "clients.legacy"),
     ),
+    Assumption(
+        "A30",
+        "request ids and replays on success",
+        "Every v1 response, success or error, carries its request id in an `X-Request-Id` header (errors also in "
+        "the body's requestId); a replayed write carries `Idempotency-Replayed: true`. Legacy responses may carry "
+        "the same header; the bridge quotes whichever it has.",
+        "v1 seed: requestId only in the error body; V-SPEC: Idempotency-Replayed const 'true'.",
+        ("emulator.v1_errors", "clients.http"),
+    ),
 )
 
 
