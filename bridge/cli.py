@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from bridge import assumptions
+from bridge.errors import BridgeError
+from bridge.logging import redact_text
 
 
 @click.group()
@@ -20,8 +24,13 @@ def assumptions_command() -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
-    cli()
+    """Console-script entry point: a BridgeError becomes its message and exit code, never a traceback."""
+    # Click handles its own usage errors and exits; a BridgeError passes through it to here.
+    try:
+        cli()
+    except BridgeError as exc:
+        click.echo(f"error: {redact_text(str(exc))}", err=True)
+        sys.exit(exc.exit_code)
 
 
 # Subcommands are defined in their own modules and registered here, one line each.
