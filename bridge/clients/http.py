@@ -1,0 +1,331 @@
+"""The one HTTP seam: an AsyncClient factory, status + code -> error class, and sending under the retry policy.
+
+Both surfaces' clients send every request through ``HttpSession.send``; nothing else in the bridge touches
+httpx. Tests hand the factory an ``httpx.ASGITransport`` over the emulator, or respx pins the wire.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Literal, Self, TypeVar
+
+import httpx
+import structlog
+from pydantic import BaseModel, ValidationError
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
+
+from bridge.clients.limiter import AimdLimiter
+from bridge.clients.retry import RetryBudget, RetryPolicy, Timing, may_repeat, parse_retry_after, stop_error
+from bridge.config import Secret
+from bridge.errors import (
+    AmbiguousAccount,
+    AuthenticationLost,
+    BridgeError,
+    CursorInvalid,
+    FatalError,
+    IdempotencyConflict,
+    NetworkError,
+    NotFound,
+    PayloadTooLarge,
+    PermissionRevoked,
+    RateLimited,
+    RecordConflict,
+    RetriableError,
+    ServerError,
+    ServiceUnavailable,
+    UnexpectedResponse,
+    ValidationFailed,
+)
+
+Surface = Literal["legacy", "v1"]
+Json = dict[str, object] | list[object] | str | int | float | bool | None
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+log = structlog.get_logger("bridge.http")
+
+USER_AGENT = "workspace-bridge/0.1"
+# A30: every response carries its request id in this header; an error also in the body's requestId.
+REQUEST_ID_HEADER = "X-Request-Id"
+AUTH_CODES = frozenset({"unauthenticated", "missing_authorization", "invalid_token", "token_revoked"})
+RETRIABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
+_MESSAGE_LIMIT = 300
+
+
+def make_async_client(
+    base_url: str,
+    headers: Mapping[str, str],
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    timeout: float = 30.0,
+) -> httpx.AsyncClient:
+    """The AsyncClient every surface uses: base URL, auth headers, one timeout, no redirects followed."""
+    return httpx.AsyncClient(
+        base_url=base_url,
+        headers={"User-Agent": USER_AGENT, "Accept": "application/json", **headers},
+        transport=transport,
+        timeout=httpx.Timeout(timeout),
+        follow_redirects=False,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """What one failed response said, already scrubbed of secrets."""
+
+    status: int
+    code: str | None = None
+    message: str = ""
+    request_id: str | None = None
+    required_ability: str | None = None
+    retry_after: float | None = None
+
+
+def error_for_status(surface: Surface, what: str, failure: Failure) -> BridgeError:
+    """The exception class for a status and the body's code, with a message naming the call and the cause."""
+    status, code = failure.status, failure.code
+    said = f": {failure.message}" if failure.message else ""
+    text = f"{surface} {what} answered {status}{' ' + code if code else ''}{said}"
+    rid = failure.request_id
+    if code == "idempotency_conflict":
+        return IdempotencyConflict(text, request_id=rid)
+    if code == "cursor_invalid":
+        return CursorInvalid(text, request_id=rid)
+    if code in {"account_code_ambiguous", "account_path_ambiguous"}:
+        return AmbiguousAccount(text, request_id=rid)
+    if code == "expand_invalid":
+        return UnexpectedResponse(text, request_id=rid)
+    if status == 401 or code in AUTH_CODES:
+        credential = "API key" if surface == "legacy" else "token"
+        return AuthenticationLost(f"the {credential} was rejected: {text}", request_id=rid)
+    if status in {402, 403} or code == "permission_revoked":
+        ability = f" (needs {failure.required_ability})" if failure.required_ability else ""
+        return PermissionRevoked(
+            f"access refused{ability}: {text}", request_id=rid, required_ability=failure.required_ability
+        )
+    if status == 429:
+        return RateLimited(text, request_id=rid, retry_after=failure.retry_after)
+    if status in {500, 502, 503, 504}:
+        return ServerError(text, request_id=rid)
+    if status == 413:
+        return PayloadTooLarge(text, request_id=rid)
+    if status == 423:
+        return ServiceUnavailable(f"the workspace is locked: {text}", request_id=rid)
+    if status in {400, 422}:
+        return ValidationFailed(text, request_id=rid)
+    if status == 404:
+        return NotFound(text, request_id=rid)
+    if status == 409:
+        return RecordConflict(text, request_id=rid)
+    return UnexpectedResponse(text, request_id=rid)
+
+
+def _scrub(text: str, secrets: Sequence[Secret]) -> str:
+    for secret in secrets:
+        text = text.replace(secret.reveal(), secret.masked)
+    return text[:_MESSAGE_LIMIT]
+
+
+def read_failure(response: httpx.Response, surface: Surface, timing: Timing, secrets: Sequence[Secret]) -> Failure:
+    """Status, code, message, requestId, requiredAbility and Retry-After from an error response (A01, A21)."""
+    try:
+        body = response.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        body = None
+    fields: Mapping[str, object] = body if isinstance(body, dict) else {}
+    code = fields.get("code")
+    raw_message = fields.get("message") if surface == "v1" else fields.get("error", fields.get("message"))
+    request_id = fields.get("requestId") or response.headers.get(REQUEST_ID_HEADER)
+    ability = fields.get("requiredAbility")
+    retry_after = parse_retry_after(response.headers.get("Retry-After"), timing.wall())
+    body_retry = fields.get("retryAfter")
+    if isinstance(body_retry, int | float) and not isinstance(body_retry, bool):
+        # Both forms may be present; honour the longer one so we never come back early.
+        retry_after = max(float(body_retry), retry_after or 0.0)
+    return Failure(
+        status=response.status_code,
+        code=code if isinstance(code, str) else None,
+        message=_scrub(raw_message, secrets) if isinstance(raw_message, str) else "",
+        request_id=str(request_id) if request_id else None,
+        required_ability=ability if isinstance(ability, str) else None,
+        retry_after=retry_after,
+    )
+
+
+def error_for_transport(exc: httpx.TransportError, what: str) -> NetworkError:
+    """A timeout, reset or dropped connection, marked by whether the request can have reached the service."""
+    never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+    return NetworkError(f"{what} failed in transit: {type(exc).__name__}", reached_server=not never_sent)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One request as the clients describe it; ``replay_safe`` says whether repeating it can duplicate a write."""
+
+    method: str
+    path: str
+    params: Sequence[tuple[str, str]] = ()
+    body: Json = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    replay_safe: bool = True
+    ok: frozenset[int] = frozenset({200, 201, 204})
+
+    @property
+    def what(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+@dataclass(slots=True)
+class RunControls:
+    """What every session of one run shares: the retry policy, the retry budget, the limiter and the clocks."""
+
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    budget: RetryBudget = field(default_factory=RetryBudget)
+    timing: Timing = field(default_factory=Timing)
+    limiter: AimdLimiter | None = None
+
+    def __post_init__(self) -> None:
+        if self.limiter is None:
+            self.limiter = AimdLimiter(8, timing=self.timing)
+
+    @property
+    def gate(self) -> AimdLimiter:
+        assert self.limiter is not None  # set in __post_init__
+        return self.limiter
+
+
+class HttpSession:
+    """One surface's connection: sends Calls under the shared retry policy and maps failures to errors."""
+
+    def __init__(
+        self, client: httpx.AsyncClient, surface: Surface, controls: RunControls, secrets: Sequence[Secret] = ()
+    ) -> None:
+        self.client = client
+        self.surface = surface
+        self.controls = controls
+        self._secrets = tuple(secrets)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    async def _send_once(self, call: Call) -> httpx.Response:
+        controls = self.controls
+        controls.budget.record_request()
+        async with controls.gate.slot() as slot:
+            try:
+                response = await self.client.request(
+                    call.method,
+                    call.path,
+                    params=list(call.params),
+                    json=call.body,
+                    headers=dict(call.headers),
+                )
+            except httpx.TransportError as exc:
+                raise error_for_transport(exc, f"{self.surface} {call.what}") from exc
+            if response.status_code in call.ok:
+                controls.gate.on_success()
+                log.debug(
+                    "bridge.http.response",
+                    surface=self.surface,
+                    method=call.method,
+                    path=call.path,
+                    status=response.status_code,
+                    request_id=response.headers.get(REQUEST_ID_HEADER),
+                )
+                return response
+            error = error_for_status(
+                self.surface, call.what, read_failure(response, self.surface, controls.timing, self._secrets)
+            )
+            if isinstance(error, RateLimited):
+                controls.gate.on_rate_limited(slot, error.retry_after)
+            raise error
+
+    async def send(self, call: Call) -> httpx.Response:
+        """Send ``call``, retrying what the policy allows; raises a BridgeError subclass on failure."""
+        controls, policy = self.controls, self.controls.policy
+        started = controls.timing.monotonic()
+        stop_reason: list[str] = []
+
+        def wait(state: RetryCallState) -> float:
+            error = state.outcome.exception() if state.outcome else None
+            assert isinstance(error, RetriableError)  # the retry predicate admits nothing else
+            return policy.wait_for(error, state.attempt_number)
+
+        def stop(state: RetryCallState) -> bool:
+            elapsed = controls.timing.monotonic() - started
+            if state.attempt_number >= policy.max_attempts:
+                stop_reason.append(f"{state.attempt_number} attempts")
+            elif elapsed + state.upcoming_sleep > policy.deadline:
+                stop_reason.append(f"the {policy.deadline:.0f}s deadline")
+            elif state.upcoming_sleep > policy.max_retry_after:
+                stop_reason.append(f"a requested wait of {state.upcoming_sleep:.0f}s")
+            elif not controls.budget.try_spend():
+                stop_reason.append("budget")
+            else:
+                log.warning(
+                    "bridge.http.retry",
+                    surface=self.surface,
+                    method=call.method,
+                    path=call.path,
+                    attempt=state.attempt_number,
+                    wait=round(state.upcoming_sleep, 3),
+                    error=type(state.outcome.exception()).__name__ if state.outcome else None,
+                )
+                return False
+            return True
+
+        retrying = AsyncRetrying(
+            sleep=controls.timing.sleep,
+            retry=retry_if_exception(
+                lambda exc: isinstance(exc, BridgeError) and may_repeat(exc, replay_safe=call.replay_safe)
+            ),
+            wait=wait,
+            stop=stop,
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    return await self._send_once(call)
+        except RetriableError as exc:
+            if not stop_reason:
+                raise ServiceUnavailable(
+                    f"{self.surface} {call.what}: outcome unknown and not repeated, since a repeat could "
+                    f"duplicate the write (last failure: {exc.message})",
+                    request_id=exc.request_id,
+                ) from None
+            raise stop_error(stop_reason[0], exc, f"{self.surface} {call.what}") from None
+        raise FatalError(f"{self.surface} {call.what}: the retry loop ended without an outcome")
+
+
+def json_body(response: httpx.Response, what: str) -> object:
+    """The decoded JSON of a success; UnexpectedResponse when the service sent something else."""
+    try:
+        return response.json()
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UnexpectedResponse(
+            f"{what} answered {response.status_code} with a body that is not JSON",
+            request_id=response.headers.get(REQUEST_ID_HEADER),
+        ) from exc
+
+
+def parse_model(model: type[ModelT], data: object, what: str, request_id: str | None = None) -> ModelT:
+    """Validate ``data`` as ``model``; a shape the contract does not allow is an UnexpectedResponse naming the field."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(body)"
+        raise UnexpectedResponse(
+            f"{what}: {model.__name__} field {where!r} {first['msg'].lower()}", request_id=request_id
+        ) from None

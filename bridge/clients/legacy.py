@@ -1,0 +1,164 @@
+"""The legacy client (``X-API-Key``): typed reads of everything the migration and the verifier need.
+
+Every call sends ``idMode=system`` so ids are database ids, stable across renames (records.py). Lists come
+whole in one response (A03); only actuals are read in date windows (legacy_actuals.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from datetime import date
+from types import TracebackType
+from typing import Self, TypeVar
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field
+
+from bridge.clients.http import (
+    REQUEST_ID_HEADER,
+    Call,
+    HttpSession,
+    RunControls,
+    json_body,
+    make_async_client,
+    parse_model,
+)
+from bridge.clients.legacy_actuals import ActualsReader
+from bridge.clients.legacy_budget import flatten_budget
+from bridge.config import Secret
+from bridge.errors import UnexpectedResponse
+from bridge.logging import register_secret
+from mappings.records import Actual, Contact, Fringe, Global, Phase, Project, ProjectBudget, Space, Tag
+
+RecordT = TypeVar("RecordT", bound=BaseModel)
+
+SYSTEM_IDS = ("idMode", "system")
+BUDGET_EXPANDS = ("phases", "fringes", "globals", "lines.phaseData", "lines.contact")
+
+
+class AccountSummary(BaseModel):
+    """One entry of ``budget/accounts`` (parents before children)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
+
+    id: str
+    account_id: str | None = Field(default=None, alias="accountId")
+    path: str | None = None
+    description: str | None = None
+
+
+class TagTotals(BaseModel):
+    """A tag's totals as legacy computes them, keyed by phase id (floats, major units; the verifier's input)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
+
+    phase_totals: dict[str, float | int | None] = Field(default_factory=dict, alias="phaseTotals")
+    fringe_totals: dict[str, float | int | None] = Field(default_factory=dict, alias="fringeTotals")
+    actual_total: float | int | None = Field(default=None, alias="actualTotal")
+
+
+def _items(body: object, key: str, what: str, request_id: str | None) -> list[object]:
+    rows = body.get(key) if isinstance(body, dict) else None
+    if not isinstance(rows, list):
+        raise UnexpectedResponse(f"legacy {what} answered without a {key!r} array", request_id=request_id)
+    return rows
+
+
+class LegacyClient:
+    """Typed reads on the legacy surface; ``session`` carries the key, retries and the limiter."""
+
+    def __init__(self, session: HttpSession) -> None:
+        self.session = session
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.session.aclose()
+
+    async def get_json(self, path: str, params: Sequence[tuple[str, str]] = ()) -> tuple[object, str | None]:
+        """GET ``path`` in system idMode; the decoded body and its request id."""
+        call = Call("GET", path, params=[*params, SYSTEM_IDS])
+        response = await self.session.send(call)
+        return json_body(response, f"legacy {call.what}"), response.headers.get(REQUEST_ID_HEADER)
+
+    async def _list(
+        self, path: str, key: str, model: type[RecordT], params: Sequence[tuple[str, str]] = ()
+    ) -> list[RecordT]:
+        body, rid = await self.get_json(path, params)
+        what = f"GET {path}"
+        return [parse_model(model, row, f"legacy {what}", rid) for row in _items(body, key, what, rid)]
+
+    async def spaces(self) -> list[Space]:
+        """Every space, archived ones too: the list hides archived spaces unless asked, so ask both ways."""
+        merged: dict[str, Space] = {}
+        for archived in ("false", "true"):
+            for space in await self._list("/spaces", "spaces", Space, [("archived", archived)]):
+                merged.setdefault(space.id, space)
+        return list(merged.values())
+
+    async def projects(self) -> list[Project]:
+        """Every project, active and archived (asked separately so neither depends on the list's default)."""
+        merged: dict[str, Project] = {}
+        for status in ("active", "archived"):
+            for project in await self._list("/projects", "projects", Project, [("status", status)]):
+                merged.setdefault(project.id, project)
+        return list(merged.values())
+
+    async def contacts(self) -> list[Contact]:
+        return await self._list("/contacts", "contacts", Contact)
+
+    async def phases(self, project_id: str) -> list[Phase]:
+        """Every phase, hidden ones included."""
+        params = [("includeHiddenPhases", "true")]
+        return await self._list(f"/projects/{project_id}/budget/phases", "phases", Phase, params)
+
+    async def fringes(self, project_id: str) -> list[Fringe]:
+        return await self._list(f"/projects/{project_id}/budget/fringes", "fringes", Fringe)
+
+    async def globals(self, project_id: str) -> list[Global]:
+        return await self._list(f"/projects/{project_id}/budget/globals", "globals", Global)
+
+    async def accounts(self, project_id: str) -> list[AccountSummary]:
+        return await self._list(f"/projects/{project_id}/budget/accounts", "accounts", AccountSummary)
+
+    async def tags(self, project_id: str) -> list[Tag]:
+        """The project's tags; each record keeps its ``totals`` as an extra field (see ``tag_totals``)."""
+        return await self._list(f"/projects/{project_id}/tags", "tags", Tag)
+
+    async def tag_totals(self, project_id: str) -> dict[str, TagTotals]:
+        """Each tag's totals by tag id, as the legacy surface computes them."""
+        totals: dict[str, TagTotals] = {}
+        for tag in await self.tags(project_id):
+            raw = (tag.model_extra or {}).get("totals") or {}
+            totals[tag.id] = parse_model(TagTotals, raw, f"legacy tag {tag.id} totals")
+        return totals
+
+    async def budget(self, project_id: str) -> ProjectBudget:
+        """The whole budget tree, flattened: lines with parent, position, phase data and totals by phase id."""
+        params = [("includeHiddenPhases", "true"), *(("expands[]", value) for value in BUDGET_EXPANDS)]
+        body, rid = await self.get_json(f"/projects/{project_id}/budget", params)
+        return flatten_budget(project_id, body, rid)
+
+    def actuals(
+        self, project_id: str, start: date, end: date, *, max_rows: int = 5000, recheck: bool = False
+    ) -> tuple[ActualsReader, AsyncIterator[Actual]]:
+        """A windowed read of the project's actuals; the reader's ``summary`` holds windows, counts, totalAmount."""
+        reader = ActualsReader(self.get_json, project_id, max_rows=max_rows)
+        return reader, reader.read(start, end, recheck=recheck)
+
+
+def open_legacy(
+    base_url: str,
+    key: Secret,
+    controls: RunControls,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    timeout: float = 30.0,
+) -> LegacyClient:
+    """A LegacyClient over its own AsyncClient (close it with ``async with``)."""
+    register_secret(key)
+    client = make_async_client(base_url, {"X-API-Key": key.reveal()}, transport=transport, timeout=timeout)
+    return LegacyClient(HttpSession(client, "legacy", controls, secrets=(key,)))

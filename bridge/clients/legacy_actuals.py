@@ -1,0 +1,124 @@
+"""Read a project's legacy actuals (with splits) in date windows, in bounded memory, without loss or duplicates.
+
+How rows are neither dropped nor duplicated while the source changes during the read:
+
+* Windows are disjoint and cover the range in whole days: ``[startDate, endDate]`` inclusive, the next window
+  starting the day after, so every dated row falls in exactly one window.
+* A window is answered in one response (A03: legacy lists are not paged), so within a window the read is one
+  consistent snapshot: there is no page boundary for a row to slip across.
+* Rows are deduplicated by id across the whole read: an actual whose date is edited from an unread window into
+  a read one, or vice versa, is yielded once.
+* With ``recheck=True`` every window is read a second time at the end and rows not seen yet are yielded: an
+  actual moved into an already-read window, or created there during the read, is not lost. Ids are all that
+  the read keeps (a set of strings), never the rows.
+
+A window that answers more than ``max_rows`` rows is thrown away and read again as two halves (down to a single
+day, which is kept whatever its size); a window far under the target grows the next one, so sparse years cost
+few requests and dense months never hold more than about ``max_rows`` rows in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from decimal import Decimal
+
+from bridge.clients.http import parse_model
+from bridge.errors import UnexpectedResponse
+from mappings.records import Actual
+
+Fetch = Callable[[str, Sequence[tuple[str, str]]], Awaitable[tuple[object, str | None]]]
+
+ACTUAL_EXPANDS = ("contact", "subactual")
+FIRST_WINDOW_DAYS = 31
+MAX_WINDOW_DAYS = 4 * 366
+
+
+@dataclass(slots=True)
+class ActualsRead:
+    """What one windowed read saw: windows read, rows yielded, and the sum of each window's ``totalAmount``."""
+
+    windows: list[tuple[date, date, int]] = field(default_factory=list)
+    rows: int = 0
+    total_amount: Decimal = Decimal(0)
+    ids: set[str] = field(default_factory=set)
+
+
+def _normalise(raw: dict[str, object]) -> dict[str, object]:
+    """Expanded contact -> contactId; a single-element accountId list -> that id (split actuals list several)."""
+    fields = dict(raw)
+    contact = fields.get("contact")
+    if "contactId" not in fields and isinstance(contact, dict) and isinstance(contact.get("id"), str):
+        fields["contactId"] = contact["id"]
+    account = fields.get("accountId")
+    if isinstance(account, list):
+        fields["accountIds"] = account
+        fields["accountId"] = account[0] if len(account) == 1 else None
+    return fields
+
+
+class ActualsReader:
+    """One windowed read of one project's actuals between ``start`` and ``end`` (inclusive days)."""
+
+    def __init__(self, fetch: Fetch, project_id: str, *, max_rows: int = 5000) -> None:
+        self._fetch = fetch
+        self.project_id = project_id
+        self.max_rows = max_rows
+        self.summary = ActualsRead()
+
+    @property
+    def path(self) -> str:
+        return f"/projects/{self.project_id}/actuals"
+
+    async def _window(self, first: date, last: date) -> tuple[list[object], Decimal, str | None]:
+        params = [("startDate", first.isoformat()), ("endDate", last.isoformat())]
+        params += [("expands[]", value) for value in ACTUAL_EXPANDS]
+        body, rid = await self._fetch(self.path, params)
+        rows = body.get("actuals") if isinstance(body, dict) else None
+        if not isinstance(rows, list):
+            raise UnexpectedResponse(f"legacy GET {self.path} answered without an 'actuals' array", request_id=rid)
+        total = body.get("totalAmount") if isinstance(body, dict) else None
+        return rows, Decimal(str(total)) if isinstance(total, int | float) else Decimal(0), rid
+
+    def _fresh(self, rows: list[object], rid: str | None) -> list[Actual]:
+        fresh: list[Actual] = []
+        for row in rows:
+            if not isinstance(row, dict):
+                raise UnexpectedResponse(f"legacy GET {self.path} answered a non-object actual", request_id=rid)
+            actual = parse_model(Actual, _normalise(row), f"legacy GET {self.path}", rid)
+            if actual.id not in self.summary.ids:
+                self.summary.ids.add(actual.id)
+                fresh.append(actual)
+        self.summary.rows += len(fresh)
+        return fresh
+
+    async def read(self, start: date, end: date, *, recheck: bool = False) -> AsyncIterator[Actual]:
+        """Every actual dated ``start`` .. ``end`` once; see the module docstring for the guarantees."""
+        pending: list[tuple[date, date]] = []
+        span = FIRST_WINDOW_DAYS
+        cursor = start
+        while cursor <= end or pending:
+            if pending:
+                first, last = pending.pop()
+            else:
+                first, last = cursor, min(end, cursor + timedelta(days=span - 1))
+                cursor = last + timedelta(days=1)
+            rows, total, rid = await self._window(first, last)
+            days = (last - first).days + 1
+            if len(rows) > self.max_rows and days > 1:
+                middle = first + timedelta(days=days // 2 - 1)
+                pending += [(middle + timedelta(days=1), last), (first, middle)]  # popped earliest first
+                span = max(1, days // 2)
+                continue
+            self.summary.windows.append((first, last, len(rows)))
+            self.summary.total_amount += total
+            for actual in self._fresh(rows, rid):
+                yield actual
+            if not pending and len(rows) < self.max_rows // 4:
+                span = min(MAX_WINDOW_DAYS, span * 2)
+        if recheck:
+            for first, last, _count in list(self.summary.windows):
+                rows, _total, rid = await self._window(first, last)
+                for actual in self._fresh(rows, rid):
+                    yield actual

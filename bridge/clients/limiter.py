@@ -1,0 +1,81 @@
+"""A shared limit on requests in flight that adapts to a rate limit nobody published (A21).
+
+Additive increase, multiplicative decrease (TCP's rule): each success grows the window by ``1/window`` (about
+one slot per window of successes); a 429 halves it, once per generation, so a burst of 429s from requests
+that all started under the old window counts as one signal. A 429's Retry-After also pauses every new
+request until it has passed: no request leaves before the service said it may.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from bridge.clients.retry import Timing
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One admitted request: the window generation it started under."""
+
+    generation: int
+
+
+class AimdLimiter:
+    """Requests in flight, bounded by a window between ``minimum`` and ``maximum`` that follows 429s."""
+
+    def __init__(self, maximum: int = 8, *, minimum: int = 1, timing: Timing | None = None) -> None:
+        if not 1 <= minimum <= maximum:
+            raise ValueError(f"limiter needs 1 <= minimum ({minimum}) <= maximum ({maximum})")
+        self.minimum = minimum
+        self.maximum = maximum
+        self._window = float(maximum)
+        self._in_flight = 0
+        self._generation = 0
+        self._paused_until = 0.0
+        self._timing = timing or Timing()
+        self._changed = asyncio.Condition()
+
+    @property
+    def window(self) -> int:
+        """How many requests may be in flight right now."""
+        return max(self.minimum, int(self._window))
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    def pause_for(self, seconds: float) -> None:
+        """Hold every new request until ``seconds`` from now (never shortens an earlier pause)."""
+        self._paused_until = max(self._paused_until, self._timing.monotonic() + seconds)
+
+    async def _wait_for_pause(self) -> None:
+        while (remaining := self._paused_until - self._timing.monotonic()) > 0:
+            await self._timing.sleep(remaining)
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[Slot]:
+        """Wait for a free slot (and for any Retry-After pause), hold it for one request."""
+        async with self._changed:
+            await self._changed.wait_for(lambda: self._in_flight < self.window)
+            self._in_flight += 1
+        try:
+            await self._wait_for_pause()
+            yield Slot(self._generation)
+        finally:
+            async with self._changed:
+                self._in_flight -= 1
+                self._changed.notify_all()
+
+    def on_success(self) -> None:
+        self._window = min(float(self.maximum), self._window + 1.0 / self._window)
+
+    def on_rate_limited(self, slot: Slot, retry_after: float | None) -> None:
+        """A 429: halve the window once per generation and pause for Retry-After."""
+        if retry_after is not None:
+            self.pause_for(retry_after)
+        if slot.generation == self._generation:
+            self._window = max(float(self.minimum), self._window / 2)
+            self._generation += 1

@@ -1,0 +1,91 @@
+"""What every group of v1 calls shares: the session, the Idempotency-Key rule, and reading a write's outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
+from typing import Self, TypeVar
+
+import httpx
+from pydantic import BaseModel
+
+from bridge.clients.http import REQUEST_ID_HEADER, Call, HttpSession, Json, json_body, parse_model
+from bridge.clients.models import Written
+from bridge.errors import FatalError, UnexpectedResponse
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+T = TypeVar("T")
+
+KEY_MIN, KEY_MAX = 16, 255
+REPLAYED_HEADER = "Idempotency-Replayed"
+
+
+def key_header(key: str) -> dict[str, str]:
+    """The Idempotency-Key header; a key outside 16..255 characters is a bug in key derivation, never sent."""
+    if not KEY_MIN <= len(key) <= KEY_MAX:
+        raise FatalError(f"an Idempotency-Key of {len(key)} characters was derived; v1 accepts {KEY_MIN} to {KEY_MAX}")
+    return {"Idempotency-Key": key}
+
+
+def written(response: httpx.Response, value: T) -> Written[T]:
+    """Wrap a write's value with the replay flag (``Idempotency-Replayed: true``), requestId and status."""
+    replayed = response.headers.get(REPLAYED_HEADER, "").strip().lower() == "true"
+    return Written(value, replayed, response.headers.get(REQUEST_ID_HEADER), response.status_code)
+
+
+class V1Calls:
+    """Base of the v1 call groups; holds the session and the helpers that turn responses into models."""
+
+    def __init__(self, session: HttpSession) -> None:
+        self.session = session
+        # ETag and body of the last answer per conditional GET (path + query), for If-None-Match reuse.
+        self._etags: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[str, BaseModel]] = {}
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.session.aclose()
+
+    async def _get(self, path: str, model: type[ModelT], params: Sequence[tuple[str, str]] = ()) -> ModelT:
+        call = Call("GET", path, params=params)
+        response = await self.session.send(call)
+        return parse_model(model, json_body(response, call.what), call.what, response.headers.get(REQUEST_ID_HEADER))
+
+    async def _send_parsed(self, call: Call, parse: Callable[[object, str, str | None], T]) -> Written[T]:
+        response = await self.session.send(call)
+        request_id = response.headers.get(REQUEST_ID_HEADER)
+        body: object = None if response.status_code == 204 else json_body(response, call.what)
+        return written(response, parse(body, call.what, request_id))
+
+    async def _create(self, path: str, body: Mapping[str, object], key: str, model: type[ModelT]) -> Written[ModelT]:
+        """POST a create with its Idempotency-Key; 201 (or a 200 replay) parsed as ``model``."""
+        call = Call("POST", path, body=_json(body), headers=key_header(key))
+        return await self._send_parsed(call, lambda data, what, rid: parse_model(model, data, what, rid))
+
+    async def _create_many(
+        self, path: str, body: Mapping[str, object], key: str, model: type[ModelT]
+    ) -> Written[list[ModelT]]:
+        """POST a bulk write with its key; the answer's ``data`` array parsed item by item, in request order."""
+        call = Call("POST", path, body=_json(body), headers=key_header(key))
+        return await self._send_parsed(call, lambda data, what, rid: data_items(model, data, what, rid))
+
+    async def _patch(self, path: str, body: Mapping[str, object], model: type[ModelT]) -> ModelT:
+        call = Call("PATCH", path, body=_json(body))
+        response = await self.session.send(call)
+        return parse_model(model, json_body(response, call.what), call.what, response.headers.get(REQUEST_ID_HEADER))
+
+
+def data_items(model: type[ModelT], data: object, what: str, request_id: str | None) -> list[ModelT]:
+    """The ``data`` array of a collection answer, each item parsed as ``model``."""
+    rows = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(rows, list):
+        raise UnexpectedResponse(f"{what} answered without a data array", request_id=request_id)
+    return [parse_model(model, row, what, request_id) for row in rows]
+
+
+def _json(body: Mapping[str, object]) -> Json:
+    # The body is the mappings layer's JSON-ready dict; httpx serialises it, so only the outer type changes.
+    return dict(body)

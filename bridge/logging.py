@@ -1,0 +1,158 @@
+"""Logging, configured once: structlog events with stable dotted names, JSON lines to a file, a readable console.
+
+Every record, structlog's and the standard library's (httpx, httpcore, uvicorn), passes one redaction step
+before it is rendered: the run's secrets (raw, base64, hex and URL-encoded), values of credential-named keys
+and any ``Bearer ...`` / ``X-API-Key: ...`` text are masked. ``SecretFilter`` applies the same rule to
+third-party records, so the legacy key and the bearer token never print, even at DEBUG.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TextIO
+from urllib.parse import quote, quote_plus
+
+import structlog
+from structlog.typing import EventDict, Processor, WrappedLogger
+
+from bridge.config import Secret
+
+MASK = "****"
+_CREDENTIAL_KEYS = frozenset(
+    {"authorization", "x-api-key", "api_key", "apikey", "token", "secret", "password", "legacy_key", "idempotency-key"}
+)
+_CREDENTIAL_TEXT = re.compile(r"(?i)(bearer\s+|x-api-key[\"']?\s*[:=]\s*[\"']?)[^\s'\",)]+")
+_THIRD_PARTY = ("httpx", "httpcore", "uvicorn", "hpack")
+_known: set[str] = set()
+
+
+def _forms(value: str) -> set[str]:
+    raw = value.encode()
+    return {
+        value,
+        base64.b64encode(raw).decode(),
+        base64.urlsafe_b64encode(raw).decode(),
+        base64.b64encode(raw).decode().rstrip("="),
+        raw.hex(),
+        quote(value, safe=""),
+        quote_plus(value),
+    } - {""}
+
+
+def register_secret(secret: Secret) -> None:
+    """Mask this secret (and its encoded forms) in every log record from now on."""
+    _known.update(_forms(secret.reveal()))
+
+
+def redact_text(text: str) -> str:
+    """``text`` with every known secret form and every credential-looking header value masked."""
+    # Longest first, so a secret's base64 form is not half-masked by a shorter secret inside it.
+    for form in sorted(_known, key=len, reverse=True):
+        if form in text:
+            text = text.replace(form, MASK)
+    return _CREDENTIAL_TEXT.sub(lambda match: match.group(1) + MASK, text)
+
+
+def _redact_value(key: str, value: object) -> object:
+    if key.lower() in _CREDENTIAL_KEYS and value is not None:
+        return MASK
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        return {k: _redact_value(str(k), v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redact_value(key, item) for item in value]
+    if isinstance(value, bytes):
+        return redact_text(value.decode("utf-8", "replace"))
+    if isinstance(value, int | float | bool) or value is None:
+        return value
+    return redact_text(str(value))
+
+
+def redact(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> EventDict:
+    """The structlog processor: every value of the event, nested ones too, passed through the redaction rule."""
+    return {key: _redact_value(key, value) for key, value in event_dict.items()}
+
+
+class SecretFilter(logging.Filter):
+    """Rewrites a standard-library record's message (with its arguments merged in) through the redaction rule."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):
+            message = str(record.msg)
+        record.msg = redact_text(message)
+        record.args = None
+        if record.exc_info and record.exc_info[1] is not None:
+            record.exc_text = redact_text(logging.Formatter().formatException(record.exc_info))
+            record.exc_info = None
+        return True
+
+
+def _drop_color_message(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> EventDict:
+    # uvicorn duplicates its message with ANSI colour codes under this key.
+    event_dict.pop("color_message", None)
+    return event_dict
+
+
+_SHARED: list[Processor] = [
+    structlog.contextvars.merge_contextvars,
+    structlog.stdlib.add_log_level,
+    structlog.stdlib.add_logger_name,
+    structlog.processors.TimeStamper(fmt="iso", utc=True),
+    structlog.processors.format_exc_info,
+]
+_FOREIGN: list[Processor] = [*_SHARED, structlog.stdlib.ExtraAdder(), _drop_color_message, redact]
+
+
+def _handler(stream: logging.Handler, renderer: Processor) -> logging.Handler:
+    stream.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=_FOREIGN,
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, redact, renderer],
+        )
+    )
+    stream.addFilter(SecretFilter())
+    return stream
+
+
+def configure_logging(
+    level: str = "INFO",
+    *,
+    log_file: Path | None = None,
+    secrets: Iterable[Secret] = (),
+    console: TextIO | None = None,
+) -> None:
+    """Route every logger through redaction to a console (stderr) and, if given, a JSON-lines file (mode 0600).
+
+    Calling it again replaces the handlers, so tests and the CLI may reconfigure; secrets accumulate.
+    """
+    for secret in secrets:
+        register_secret(secret)
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+        old.close()
+    root.addHandler(_handler(logging.StreamHandler(console or sys.stderr), structlog.dev.ConsoleRenderer(colors=False)))
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        log_file.touch(mode=0o600, exist_ok=True)
+        log_file.chmod(0o600)
+        root.addHandler(_handler(logging.FileHandler(log_file, encoding="utf-8"), structlog.processors.JSONRenderer()))
+    root.setLevel(level.upper())
+    for name in _THIRD_PARTY:
+        third_party = logging.getLogger(name)
+        if not any(isinstance(f, SecretFilter) for f in third_party.filters):
+            third_party.addFilter(SecretFilter())
+    structlog.configure(
+        processors=[*_SHARED, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=False,
+    )
