@@ -3,6 +3,8 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The HTML report's test opens it in a headless browser; installed once (the machine runs as root).
+BROWSER_STAMP := $(VENV)/.chromium
 
 .PHONY: test check demo bench lint types format clean
 
@@ -12,6 +14,10 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/pip install --quiet -r requirements.lock
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+$(BROWSER_STAMP): | $(STAMP)
+	command -v chromium || (apt-get update && apt-get install -y chromium)
+	touch $(BROWSER_STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check bridge mappings state tests bench
@@ -26,7 +32,7 @@ format: $(STAMP)
 
 check: lint types
 
-test: check
+test: check $(BROWSER_STAMP)
 	$(BIN)/pytest -n 2 -q
 
 demo: $(STAMP)

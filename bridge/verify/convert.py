@@ -56,3 +56,11 @@ def conversion_bound(rate: PhaseRate, converted: Converted) -> Decimal:
     no rounding may not differ at all.
     """
     return Decimal(0) if rate.is_identity and converted.rounding == 0 else ONE
+
+
+def format_minor(minor: int | None, currency: str) -> str:
+    """Minor units as a major-unit amount for people, e.g. ``1,234.56``; an absent figure prints as a dash."""
+    if minor is None:
+        return "—"
+    places = exponent(currency)
+    return f"{Decimal(minor).scaleb(-places):,.{places}f}"

@@ -1,0 +1,150 @@
+"""Writing the reconciliation: ``reconciliation.json`` (the schema in ``schema.py``) and ``reconciliation.md``.
+
+The Markdown is for a person signing off: the answer first, then per project the phase totals with the
+rate used beside each converted figure, every difference with its location, and the ledger per kind.
+Amounts print in major units of the workspace currency, computed from the integer minor units exactly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bridge.verify.convert import format_minor
+from bridge.verify.html import render_html
+from bridge.verify.schema import Figure, KindLedger, ProjectReport, Reconciliation
+
+JSON_NAME = "reconciliation.json"
+MD_NAME = "reconciliation.md"
+HTML_NAME = "reconciliation.html"
+
+
+def write_reports(report: Reconciliation, directory: Path) -> list[Path]:
+    """Write the three reports into ``directory`` (created if needed); returns their paths."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in (
+        (JSON_NAME, report.model_dump_json(indent=2) + "\n"),
+        (MD_NAME, render_markdown(report)),
+        (HTML_NAME, render_html(report)),
+    ):
+        path = directory / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def money(minor: int | None, currency: str) -> str:
+    """Minor units with the currency code, e.g. ``1,234.56 USD``; an absent figure prints as a dash."""
+    return "—" if minor is None else f"{format_minor(minor, currency)} {currency}"
+
+
+def signed(minor: int | None, currency: str) -> str:
+    if minor is None:
+        return "—"
+    return ("+" if minor > 0 else "") + money(minor, currency)
+
+
+def render_markdown(report: Reconciliation) -> str:
+    v = report.verdicts
+    answer = "RECONCILED" if report.reconciled else "NOT RECONCILED"
+    lines = [
+        f"# Reconciliation: {answer}",
+        "",
+        f"- migration `{report.migration}`: `{report.source_workspace}` -> `{report.target_workspace}`",
+        f"- generated {report.generated_at}; schema {report.schema_version}; fails on `{report.fail_on}` and worse",
+        f"- totals compared: {v.exact} exact, {v.rounding} explained by rounding, "
+        f"{v.quarantine} explained by quarantine, {v.mismatch} mismatch",
+        f"- amounts in {report.currency}; each legacy figure converted at the rate shown beside it",
+        f"- requests sent: {', '.join(f'{k} {n}' for k, n in sorted(report.requests.items())) or 'none'}",
+        "",
+    ]
+    lines += [f"> {note}" for note in report.notes]
+    for project in report.projects:
+        lines += _project_md(project, report.currency)
+    lines += ["## Ledger", "", *_ledger_md(report.ledger)]
+    if report.quarantine:
+        lines += [
+            "",
+            "## Quarantined source records",
+            "",
+            "| kind | scope | id | code | message |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {q.kind} | {_cell(q.scope)} | {_cell(q.legacy_id)} | {q.code} | {_cell(q.message)} |"
+            for q in report.quarantine
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _project_md(project: ProjectReport, currency: str) -> list[str]:
+    out = [
+        f"## {_cell(project.name)} (`{project.project_id}` -> `{project.v1_project_id or '—'}`): {project.verdict}",
+        "",
+        "| phase | type | legacy (as computed) | rate | legacy converted | v1 | difference | verdict |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    out += [_figure_row(phase.name, phase.type, phase.total, currency) for phase in project.phases]
+    out.append("")
+    if project.actuals:
+        out += ["| actuals currency | legacy count | v1 count | legacy | v1 | verdict |", "|---|---|---|---|---|---|"]
+        out += [
+            f"| {a.currency} | {a.legacy_count} | {a.v1_count} | {money(a.legacy_minor, a.currency)} | "
+            f"{money(a.v1_minor, a.currency)} | {a.verdict} |"
+            for a in project.actuals
+        ]
+        out.append("")
+    if project.differences:
+        out += ["### Differences", "", "| phase | account | path | line | legacy | v1 | verdict | what |"]
+        out.append("|---|---|---|---|---|---|---|---|")
+        for diff in project.differences:
+            loc = diff.location
+            line = loc.line_id if loc.kind != "account" else ""
+            out.append(
+                f"| {_cell(loc.phase_name)} | {_cell(loc.account_code or '')} | {_cell(loc.path or '')} | "
+                f"{_cell(line or '')} | {money(diff.figure.legacy_minor, currency)} | "
+                f"{money(diff.figure.v1_minor, currency)} | {diff.figure.verdict} | {_cell(diff.summary)} |"
+            )
+        out.append("")
+    out += [f"> {note}" for note in project.notes]
+    return out
+
+
+def _figure_row(label: str, kind: str, figure: Figure, currency: str) -> str:
+    legacy = f"{figure.legacy_amount} {figure.legacy_currency}" if figure.legacy_amount is not None else "—"
+    return (
+        f"| {_cell(label)} | {kind} | {legacy} | {figure.rate} | {money(figure.legacy_minor, currency)} | "
+        f"{money(figure.v1_minor, currency)} | {signed(figure.difference_minor, currency)} | {figure.verdict} |"
+    )
+
+
+def _ledger_md(entries: list[KindLedger]) -> list[str]:
+    out = [
+        "| kind | source | migrated | unchanged | quarantined | pending | closed | ok | missing | unexpected | dup |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for e in entries:
+        quarantined = ", ".join(f"{code} {n}" for code, n in e.quarantined.items()) or "0"
+        checked = "" if e.checked_on_target else " (target not listed)"
+        out.append(
+            f"| {e.kind} | {e.source} | {e.migrated} | {e.unchanged} | {quarantined} | {e.pending} | "
+            f"{'yes' if e.closed else f'NO ({e.unaccounted:+d})'} | {e.ok}{checked} | {len(e.missing)} | "
+            f"{len(e.unexpected)} | {len(e.duplicated)} |"
+        )
+    for e in entries:
+        for label, ids in (("missing", e.missing), ("unexpected", e.unexpected)):
+            if ids:
+                out.append(f"\n- {e.kind} {label}: {', '.join(f'`{i}`' for i in ids[:50])}{_more(ids)}")
+        out.extend(
+            f"\n- {e.kind} `{d.legacy_id}` duplicated on the target as {', '.join(d.v1_ids)}" for d in e.duplicated
+        )
+    return out
+
+
+def _more(ids: list[str]) -> str:
+    return f" and {len(ids) - 50} more (see reconciliation.json)" if len(ids) > 50 else ""
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")

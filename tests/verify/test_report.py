@@ -1,0 +1,86 @@
+"""The report writers: versioned JSON that round-trips, Markdown a person can read, self-contained HTML."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bridge.verify.report import HTML_NAME, JSON_NAME, MD_NAME, render_markdown, write_reports
+from bridge.verify.schema import SCHEMA_VERSION, Reconciliation, json_schema
+
+
+def test_the_json_report_round_trips_through_its_schema(report: Reconciliation, tmp_path: Path) -> None:
+    """reconciliation.json carries its schema version and reads back into the same model."""
+    write_reports(report, tmp_path)
+    raw = (tmp_path / JSON_NAME).read_text()
+    assert json.loads(raw)["schema_version"] == SCHEMA_VERSION
+    assert Reconciliation.model_validate_json(raw) == report
+
+
+def test_the_json_schema_documents_units_and_the_version() -> None:
+    """The published JSON Schema names its version and says which unit each amount is in."""
+    schema = json.loads(json_schema())
+    assert schema["$id"].endswith(SCHEMA_VERSION)
+    figure = schema["$defs"]["Figure"]["properties"]
+    assert "minor units" in figure["legacy_minor"]["description"]
+    assert "A09" in figure["rate"]["description"]
+
+
+def test_markdown_names_the_answer_the_rate_and_the_exact_place(report: Reconciliation) -> None:
+    """The Markdown says NOT RECONCILED first, shows the rate beside the figures, and locates the line."""
+    text = render_markdown(report)
+    assert text.startswith("# Reconciliation: NOT RECONCILED")
+    assert "| Working | estimate | 1700.0 USD | 1 | 1,700.00 USD | 1,730.00 USD | +30.00 USD | mismatch |" in text
+    assert "| Working | 1110 | /1000/1100/1110 | l1 |" in text
+
+
+def test_html_is_self_contained_and_escapes_workspace_text(report: Reconciliation, tmp_path: Path) -> None:
+    """The page loads nothing from the network and renders a hostile project name as text."""
+    write_reports(report, tmp_path)
+    page = (tmp_path / HTML_NAME).read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?https?:""", page)
+    assert "<script>" not in page
+    assert "&lt;script&gt;" in page
+    assert (tmp_path / MD_NAME).exists()
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is installed by `make test`; run that target")
+def test_html_opens_in_a_headless_browser_with_its_chart_and_table(report: Reconciliation, tmp_path: Path) -> None:
+    """Chromium, offline, parses the page into a DOM holding the chart's bars, the totals table and the tree."""
+    write_reports(report, tmp_path)
+    profile = tmp_path / "profile"
+    result = subprocess.run(
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            "--dump-dom",
+            (tmp_path / HTML_NAME).as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=True,
+    )
+    dom = result.stdout
+    assert '<svg class="chart" id="chart-0"' in dom
+    assert dom.count('class="bar legacy"') == 3
+    assert dom.count('class="bar v1"') == 3
+    assert '<table class="totals">' in dom
+    assert "Camera package" in dom
+    assert '<ul class="tree">' in dom
+    assert "Not reconciled" in dom
