@@ -296,6 +296,25 @@ REGISTRY: tuple[Assumption, ...] = (
         "v1 seed: requestId only in the error body; V-SPEC: Idempotency-Replayed const 'true'.",
         ("emulator.v1_errors", "clients.http"),
     ),
+    Assumption(
+        "A31",
+        "actual defaults and unmapped actual fields",
+        "A legacy actual without a type is sent as Invoice and without a status as posted (v1 requires both); "
+        "the first is reported as lossy. Legacy payId and actual-level tags have no field on a manual v1 "
+        "transaction: each is reported as not carried. A legacy actual's amounts are in the currency of the "
+        "project's first phase.",
+        "V-SPEC TransactionManualCreate has no payId or tags; HELP currency: actuals use the first phase's.",
+        ("mappings.actuals",),
+    ),
+    Assumption(
+        "A32",
+        "names the bridge never rewrites",
+        "Tag names, fringe codes, global symbols and unit labels are matched exactly; two names equal but for "
+        "letter case or Unicode normalisation are refused (catalogue), never merged. A budget line without a "
+        "description is sent with an empty description; a contact without a name takes its company or email.",
+        "V-SPEC: names unique per workspace, case rule not stated; description required but min length NOT FOUND.",
+        ("mappings.tags", "mappings.lines", "mappings.contacts"),
+    ),
 )
 
 
