@@ -24,7 +24,7 @@ ACTUAL_TYPES: Final[dict[str, tuple[str, bool]]] = {
     "SaturationPCard": ("CreditCard", True),
 }
 DEFAULT_ACTUAL_TYPE: Final = "Invoice"
-"""v1 requires a type; a legacy actual without one is sent as Invoice and reported as lossy (A26)."""
+"""v1 requires a type; a legacy actual without one is sent as Invoice and reported as lossy (A31)."""
 
 # Legacy ActualStatus -> v1 manual TransactionStatus (A17): manual transactions reach only posted|void|projected.
 ACTUAL_STATUSES: Final[dict[str, tuple[str, bool]]] = {

@@ -1,0 +1,209 @@
+"""Actuals (A16, A17): each legacy actual becomes a manual v1 transaction; a split's parts become items.
+
+Amounts are Money fields, so they are converted exactly (``exact=True``): an actual of 10.5 in JPY is
+refused, never rounded. A split whose parts do not add up to the actual is refused too: the accountant
+must decide which figure is right. Contacts and budget lines resolve through the crosswalk; a reference
+that cannot be resolved leaves the transaction uncoded and is reported, so no money is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Final, Required, TypedDict
+
+from mappings.budget import chunks
+from mappings.enums import ACTUAL_STATUSES, ACTUAL_TYPES, DEFAULT_ACTUAL_STATUS, DEFAULT_ACTUAL_TYPE
+from mappings.errors import ErrorCode, MappingError
+from mappings.keys import idempotency_key
+from mappings.money import Money, to_money, total
+from mappings.notes import Note, lossy, unassigned
+from mappings.records import Actual
+from mappings.refs import ACTUAL, CONTACT, LINE, SPLIT, WORKSPACE, Lookup, RecordRef
+from mappings.results import Mapped
+from mappings.text import check_text
+
+TRANSACTIONS_PER_BULK: Final = 500
+"""POST /transactions/bulk takes at most 500 transactions (V-SPEC; A16)."""
+FREE_TEXT_LIMIT: Final = 2000
+"""Descriptions and notes: no limit is published; this bound only keeps runaway text out of requests."""
+BULK_KIND: Final = "transaction.bulk"
+
+
+class TransactionCreate(TypedDict, total=False):
+    """TransactionManualCreate (A16)."""
+
+    type: Required[str]
+    amount: Required[Money]
+    timestamp: Required[str]
+    status: str
+    description: str
+    projectId: str
+    contactId: str
+    budgetLineId: str
+    number: str
+    ref: str
+    notes: str
+    actualized: bool
+
+
+class TransactionItem(TypedDict, total=False):
+    """POST /transactions/{id}/items (A16)."""
+
+    description: str
+    budgetLineId: str
+    amount: Required[Money]
+
+
+class TransactionBulk(TypedDict):
+    transactions: list[TransactionCreate]
+
+
+@dataclass(frozen=True, slots=True)
+class MappedActual:
+    """One actual: its transaction and, when split, its items (crosswalk: split, project, '<actual>#<n>')."""
+
+    transaction: Mapped[TransactionCreate]
+    items: tuple[Mapped[TransactionItem], ...] = ()
+
+
+def actual_ref(project_id: str, actual_id: str) -> RecordRef:
+    return RecordRef(ACTUAL, actual_id, project_id)
+
+
+def map_actual(project_id: str, v1_project_id: str, actual: Actual, currency: str, lookup: Lookup) -> MappedActual:
+    """One actual; ``currency`` is the validated currency its amounts are in (the first phase's, per HELP)."""
+    ref = actual_ref(project_id, actual.id)
+    notes: list[Note] = []
+    amount = to_money(actual.amount, currency, ref, "amount", exact=True)
+    kind, kind_lossy = ACTUAL_TYPES.get(actual.type or DEFAULT_ACTUAL_TYPE, ("", False))
+    if not kind:
+        raise MappingError(ErrorCode.ACTUAL_TYPE_UNKNOWN, ref, "type", actual.type)
+    if kind_lossy or actual.type is None:
+        notes.append(lossy(ref, "type", str(actual.type), kind, "A17" if actual.type else "A31"))
+    status = DEFAULT_ACTUAL_STATUS
+    if actual.status is not None:
+        status, status_lossy = ACTUAL_STATUSES.get(actual.status, ("", False))
+        if not status:
+            raise MappingError(ErrorCode.ACTUAL_STATUS_UNKNOWN, ref, "status", actual.status)
+        if status_lossy:
+            notes.append(lossy(ref, "status", actual.status, status, "A17"))
+    body = TransactionCreate(
+        type=kind,
+        amount=amount.money,
+        timestamp=_timestamp(actual.date, ref),
+        status=status,
+        projectId=v1_project_id,
+        actualized=True,
+    )
+    for field, value in (("description", actual.description), ("number", actual.number), ("ref", actual.ref)):
+        text = check_text(value, ref, field, limit=FREE_TEXT_LIMIT)
+        if text:
+            body[field] = text  # type: ignore[literal-required]
+    text_notes = check_text(actual.notes, ref, "notes", limit=FREE_TEXT_LIMIT)
+    if text_notes:
+        body["notes"] = text_notes
+    if actual.pay_id:
+        notes.append(unassigned(ref, "payId", actual.pay_id, "v1 manual transactions have no payId"))
+    notes.extend(unassigned(ref, "tags", tag, "v1 transactions take tags on items only", "A16") for tag in actual.tags)
+    if actual.contact_id is not None:
+        contact = lookup(CONTACT, WORKSPACE, actual.contact_id)
+        if contact is None:
+            notes.append(unassigned(ref, "contactId", actual.contact_id, "contact has no v1 id"))
+        else:
+            body["contactId"] = contact
+    items: tuple[Mapped[TransactionItem], ...] = ()
+    if actual.subactuals:
+        items = _items(project_id, actual, currency, amount.money, lookup)
+    elif actual.account_id is not None:
+        line = lookup(LINE, project_id, actual.account_id)
+        if line is None:
+            notes.append(unassigned(ref, "accountId", actual.account_id, "budget line has no v1 id; left uncoded"))
+        else:
+            body["budgetLineId"] = line
+    return MappedActual(Mapped(ref, body, tuple(notes)), items)
+
+
+def _timestamp(value: str | None, ref: RecordRef) -> str:
+    if value is None:
+        raise MappingError(ErrorCode.DATE_INVALID, ref, "date", value)
+    try:
+        datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise MappingError(ErrorCode.DATE_INVALID, ref, "date", value) from exc
+    return value
+
+
+def _items(
+    project_id: str, actual: Actual, currency: str, whole: Money, lookup: Lookup
+) -> tuple[Mapped[TransactionItem], ...]:
+    ref = actual_ref(project_id, actual.id)
+    items: list[Mapped[TransactionItem]] = []
+    conversions = []
+    for index, part in enumerate(actual.subactuals):
+        part_ref = RecordRef(SPLIT, f"{actual.id}#{index}", project_id)
+        conversion = to_money(part.amount, currency, part_ref, "amount", exact=True)
+        conversions.append(conversion)
+        body = TransactionItem(amount=conversion.money)
+        description = check_text(part.description, part_ref, "description", limit=FREE_TEXT_LIMIT)
+        if description:
+            body["description"] = description
+        notes: list[Note] = []
+        line_id = part.line_id or part.account_id
+        if line_id is not None:
+            line = lookup(LINE, project_id, line_id)
+            if line is None:
+                notes.append(unassigned(part_ref, "lineId", line_id, "budget line has no v1 id; left uncoded"))
+            else:
+                body["budgetLineId"] = line
+        items.append(Mapped(part_ref, body, tuple(notes)))
+    parts = total(conversions, currency)
+    if parts.money["amount"] != whole["amount"]:
+        raise MappingError(
+            ErrorCode.SPLIT_SUM_MISMATCH,
+            ref,
+            "amount",
+            actual.amount,
+            f"parts add up to {parts.exact} {currency}",
+        )
+    return tuple(items)
+
+
+@dataclass(frozen=True, slots=True)
+class ActualsBatch:
+    """A project's actuals: bulk requests of at most 500 transactions, and the actuals quarantined."""
+
+    mapped: tuple[MappedActual, ...]
+    bulks: tuple[tuple[tuple[str, ...], TransactionBulk], ...]
+    quarantined: tuple[MappingError, ...]
+
+    def key(self, namespace: str, scope: str, index: int) -> str:
+        ids, body = self.bulks[index]
+        return idempotency_key(namespace, BULK_KIND, scope, ids, body)
+
+
+def map_actuals(
+    project_id: str, v1_project_id: str, actuals: Sequence[Actual], currency: str, lookup: Lookup
+) -> ActualsBatch:
+    """Every actual of a project, in legacy order; duplicates of one legacy id are all quarantined."""
+    counts: dict[str, int] = {}
+    for actual in actuals:
+        counts[actual.id] = counts.get(actual.id, 0) + 1
+    mapped: list[MappedActual] = []
+    errors: list[MappingError] = []
+    for actual in actuals:
+        try:
+            if counts[actual.id] > 1:
+                raise MappingError(ErrorCode.DUPLICATE_ID, actual_ref(project_id, actual.id), "id", actual.id)
+            mapped.append(map_actual(project_id, v1_project_id, actual, currency, lookup))
+        except MappingError as error:
+            errors.append(error)
+    bulks = tuple(
+        (
+            tuple(m.transaction.ref.legacy_id for m in part),
+            TransactionBulk(transactions=[m.transaction.body for m in part]),
+        )
+        for part in chunks(mapped, TRANSACTIONS_PER_BULK)
+    )
+    return ActualsBatch(tuple(mapped), bulks, tuple(errors))

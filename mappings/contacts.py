@@ -1,0 +1,55 @@
+"""Workspace-wide contacts (A07): migrated once, referenced by lines and actuals through the crosswalk."""
+
+from __future__ import annotations
+
+from typing import Required, TypedDict
+
+from mappings.enums import CONTACT_TYPES
+from mappings.errors import ErrorCode, MappingError
+from mappings.money import Money, to_money
+from mappings.notes import Note, rounding
+from mappings.records import Contact
+from mappings.refs import CONTACT, WORKSPACE, RecordRef
+from mappings.results import Mapped
+from mappings.text import NAME_LIMIT, check_text, required_text
+
+
+class ContactCreate(TypedDict, total=False):
+    name: Required[str]
+    displayName: str
+    company: str
+    title: str
+    email: str
+    type: str
+    rate: Money
+
+
+def map_contact(contact: Contact, currency: str) -> Mapped[ContactCreate]:
+    """A contact's create body; ``currency`` is the workspace currency its legacy rate is expressed in."""
+    ref = RecordRef(CONTACT, contact.id, WORKSPACE)
+    notes: list[Note] = []
+    # A contact known only by company or email keeps that as its name rather than being dropped.
+    name = required_text(contact.name or contact.company or contact.email, ref, "name", limit=NAME_LIMIT)
+    body = ContactCreate(name=name)
+    for field, value, key in (
+        ("contactTitle", contact.contact_title, "displayName"),
+        ("company", contact.company, "company"),
+        ("jobTitle", contact.job_title, "title"),
+        ("email", contact.email, "email"),
+    ):
+        checked = check_text(value, ref, field, limit=NAME_LIMIT)
+        if checked:
+            body[key] = checked  # type: ignore[literal-required]
+    if contact.type is not None:
+        kind = CONTACT_TYPES.get(contact.type)
+        if kind is None:
+            raise MappingError(ErrorCode.CONTACT_TYPE_UNKNOWN, ref, "type", contact.type)
+        body["type"] = kind
+    if contact.rate is not None:
+        conversion = to_money(contact.rate, currency, ref, "rate")
+        body["rate"] = conversion.money
+        if conversion.rounding:
+            notes.append(
+                rounding(ref, "rate", conversion.exact, conversion.exact + conversion.rounding, conversion.rounding)
+            )
+    return Mapped(ref, body, tuple(notes))

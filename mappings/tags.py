@@ -1,0 +1,103 @@
+"""Tags (A14, A15): legacy per-project tags (id = name) become workspace tags, one per name.
+
+Winner rule: the first project (legacy project id order) that defines a tag sets its colour and
+description; every later project whose tag differs is reported with both values. A name that differs from
+another only in letter case is a catalogue case (TAG_CASE_DUPLICATE): v1 holds one tag per name, and
+merging "VFX" into "vfx" silently would move money between categories. Names used on lines or as project
+labels without a tag record are created bare. Legacy #RRGGBB colours map to the nearest v1 TagColor; an
+inexact match is reported as lossy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Required, TypedDict
+
+from mappings.enums import exact_tag_color, hex_rgb, nearest_tag_color
+from mappings.errors import ErrorCode, MappingError
+from mappings.notes import Note, conflict, lossy
+from mappings.records import Project, ProjectBudget, Tag
+from mappings.refs import TAG, WORKSPACE, RecordRef
+from mappings.text import DESCRIPTION_LIMIT, TAG_NAME_LIMIT, check_text, required_text
+
+WINNER_RULE = "the first project (by legacy id) that defines the tag sets it (A15)"
+
+
+class TagWrite(TypedDict, total=False):
+    """POST /library/tags (A18)."""
+
+    name: Required[str]
+    color: str | None
+    description: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TagPlan:
+    """Workspace tags to create (crosswalk: tag, workspace, name), with quarantine and notes."""
+
+    tags: tuple[tuple[RecordRef, TagWrite], ...]
+    quarantined: tuple[MappingError, ...]
+    notes: tuple[Note, ...]
+
+
+def tag_body(project_id: str, tag: Tag, notes: list[Note]) -> TagWrite:
+    """One legacy tag as a workspace tag body; a lossy colour is noted."""
+    ref = RecordRef(TAG, tag.id, project_id)
+    name = required_text(tag.name, ref, "name", limit=TAG_NAME_LIMIT)
+    check_text(tag.description, ref, "description", limit=DESCRIPTION_LIMIT)
+    body = TagWrite(name=name, description=tag.description)
+    if tag.color is not None:
+        rgb = hex_rgb(tag.color)
+        if rgb is None:
+            raise MappingError(ErrorCode.TAG_COLOR_INVALID, ref, "color", tag.color)
+        color = nearest_tag_color(rgb)
+        body["color"] = color
+        if not exact_tag_color(rgb):
+            notes.append(lossy(ref, "color", tag.color, color, "A15"))
+    return body
+
+
+def plan_tags(
+    tags: Mapping[str, Sequence[Tag]], budgets: Sequence[ProjectBudget] = (), projects: Sequence[Project] = ()
+) -> TagPlan:
+    """Deduplicate tags across projects; ``tags`` maps legacy project id -> its tag records."""
+    notes: list[Note] = []
+    errors: list[MappingError] = []
+    chosen: dict[str, tuple[RecordRef, TagWrite]] = {}
+    by_fold: dict[str, str] = {}
+    candidates: list[tuple[str, Tag]] = [(p, t) for p in sorted(tags) for t in tags[p]]
+    candidates += [
+        (b.project_id, Tag(id=name, name=name))
+        for b in sorted(budgets, key=lambda b: b.project_id)
+        for line in b.lines
+        for name in line.tags
+    ]
+    candidates += [
+        (p.id, Tag(id=label, name=label)) for p in sorted(projects, key=lambda p: p.id) for label in p.labels
+    ]
+    declared = {(p, t.name) for p in tags for t in tags[p]}
+    for project_id, tag in candidates:
+        ref = RecordRef(TAG, tag.id, project_id)
+        bare = (project_id, tag.name) not in declared or (tag.color is None and tag.description is None)
+        try:
+            body = tag_body(project_id, tag, notes)
+            winner_name = by_fold.setdefault(body["name"].casefold(), body["name"])
+            if winner_name != body["name"]:
+                raise MappingError(
+                    ErrorCode.TAG_CASE_DUPLICATE, ref, "name", tag.name, f"{winner_name!r} exists in another project"
+                )
+        except MappingError as error:
+            if not any(e.ref == error.ref and e.code == error.code for e in errors):
+                errors.append(error)
+            continue
+        first = chosen.get(body["name"])
+        if first is None:
+            chosen[body["name"]] = (RecordRef(TAG, body["name"], WORKSPACE), body)
+        elif not bare:
+            notes.extend(
+                conflict(ref, field, str(body.get(field)), str(first[1].get(field)), WINNER_RULE)
+                for field in ("color", "description")
+                if body.get(field) != first[1].get(field)
+            )
+    return TagPlan(tuple(chosen.values()), tuple(errors), tuple(notes))
