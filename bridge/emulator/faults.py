@@ -223,6 +223,7 @@ class FaultInjector:
             if rule.kind == "stall":
                 await asyncio.sleep(rule.stall_s)
             elif rule.kind == "reset":
+                scope.setdefault("state", {})["dropped"] = True
                 await _drop(send)
             elif rule.kind == "commit_then_drop":
                 after_response = rule.kind
@@ -233,6 +234,7 @@ class FaultInjector:
             await app(scope, receive, send)
             return
         await app(scope, receive, _swallow)
+        scope.setdefault("state", {})["dropped"] = True
         await _drop(send)
 
     def _note_token_use(self, scope: Scope, after: int) -> None:

@@ -1,0 +1,161 @@
+"""The control API (``/_emulator/*``): counters, fault plan, reset, tokens and test settings.
+
+It sits apart from both product surfaces and needs no credentials: it is the test harness's handle.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException
+from pydantic import ValidationError as PydanticValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from bridge.emulator.errors import NotFound
+from bridge.emulator.faults import FaultPlan
+from bridge.emulator.v1_context import V1Context, context_of
+
+# -- the control API ----------------------------------------------------------------------------------------
+
+router = APIRouter(prefix="/_emulator")
+
+
+def _objects(context: V1Context) -> dict[str, dict[str, int]]:
+    """Live object counts per workspace (by name: ``source``, ``target``) and kind."""
+    counts: dict[str, dict[str, int]] = {}
+    for workspace in context.service.workspaces.values():
+        projects = [p for p in workspace.projects.values() if not p.deleted]
+        library = workspace.library
+        counts[workspace.name] = {
+            "spaces": sum(not s.deleted for s in workspace.spaces.values()),
+            "projects": len(projects),
+            "contacts": len(workspace.contacts),
+            "phases": sum(len(p.phases) for p in projects),
+            "budgetLines": sum(len(p.nodes) for p in projects),
+            "transactions": sum(len(p.actuals) for p in projects),
+            "transactionItems": sum(len(a.subactuals) for p in projects for a in p.actuals.values()),
+            "projectFringes": sum(len(p.fringes) for p in projects),
+            "projectGlobals": sum(len(p.globals) for p in projects),
+            "projectCurrencies": sum(len(p.currencies) for p in projects),
+            "currencies": sum(not i.deleted for i in library.currencies.values()),
+            "fringes": sum(not i.deleted for i in library.fringes.values()),
+            "fringeGroups": sum(not i.deleted for i in library.fringe_groups.values()),
+            "globals": sum(not i.deleted for i in library.globals.values()),
+            "tags": sum(not i.deleted for i in library.tags.values()),
+            "units": sum(not i.deleted for i in library.units.values()),
+            "webhooks": sum(s.workspace == workspace.id for s in context.webhooks.subscriptions.values()),
+        }
+    return counts
+
+
+async def _body(request: Request) -> dict[str, object]:
+    try:
+        body = await request.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        raise HTTPException(400, "send a JSON object")
+    return body
+
+
+@router.get("/stats")
+async def stats(request: Request) -> JSONResponse:
+    context = context_of(request)
+    return JSONResponse(
+        {
+            **context.stats.as_json(),
+            "replays": context.idempotency.replays,
+            "faultsInjected": dict(context.faults.injected),
+            "objects": _objects(context),
+        }
+    )
+
+
+@router.get("/faults")
+async def get_faults(request: Request) -> JSONResponse:
+    return JSONResponse(context_of(request).faults.plan.model_dump(by_alias=True))
+
+
+@router.post("/faults")
+async def set_faults(request: Request) -> JSONResponse:
+    try:
+        plan = FaultPlan.model_validate(await _body(request))
+    except PydanticValidationError as exc:
+        raise HTTPException(400, f"invalid fault plan: {exc.errors(include_url=False)}") from exc
+    context_of(request).faults.set_plan(plan)
+    return JSONResponse(plan.model_dump(by_alias=True))
+
+
+@router.post("/reset")
+async def reset(request: Request) -> JSONResponse:
+    context_of(request).reset()
+    return JSONResponse({"reset": True})
+
+
+@router.post("/tokens", status_code=201)
+async def issue_token(request: Request) -> JSONResponse:
+    body = await _body(request)
+    context = context_of(request)
+    try:
+        workspace = context.service.workspace(str(body.get("workspace", "target"))).id
+        grant = context.tokens.issue(workspace, str(body.get("role", "admin")))
+    except (NotFound, ValueError) as exc:
+        raise HTTPException(400, str(exc)) from exc
+    return JSONResponse({"token": grant.token, "workspace": workspace, "role": grant.role}, status_code=201)
+
+
+@router.delete("/tokens/{token}", status_code=204)
+async def revoke_token(request: Request, token: str) -> Response:
+    if not context_of(request).tokens.revoke(token):
+        raise HTTPException(404, "no such token")
+    return Response(status_code=204)
+
+
+@router.patch("/tokens/{token}")
+async def set_token_role(request: Request, token: str) -> JSONResponse:
+    body = await _body(request)
+    try:
+        found = context_of(request).tokens.set_role(token, str(body.get("role")))
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from exc
+    if not found:
+        raise HTTPException(404, "no such token")
+    return JSONResponse({"role": body.get("role")})
+
+
+@router.get("/settings")
+async def get_settings(request: Request) -> JSONResponse:
+    context = context_of(request)
+    return JSONResponse(
+        {
+            "idempotencyRetentionS": context.idempotency.retention_s,
+            "webhookTimeScale": context.webhooks.time_scale,
+            "allowLoopbackWebhooks": context.webhooks.allow_loopback,
+            "budgetLineLimit": context.budget_line_limit,
+        }
+    )
+
+
+@router.post("/settings")
+async def set_settings(request: Request) -> JSONResponse:
+    """Test knobs: key retention (s), webhook backoff time scale, loopback webhooks (A33), budget size limit."""
+    body = await _body(request)
+    context = context_of(request)
+    try:
+        if "idempotencyRetentionS" in body:
+            context.idempotency.retention_s = float(str(body["idempotencyRetentionS"]))
+        if "webhookTimeScale" in body:
+            context.webhooks.time_scale = float(str(body["webhookTimeScale"]))
+        if "allowLoopbackWebhooks" in body:
+            context.webhooks.allow_loopback = body["allowLoopbackWebhooks"] is True
+        if "budgetLineLimit" in body:
+            context.budget_line_limit = int(str(body["budgetLineLimit"]))
+    except ValueError as exc:
+        raise HTTPException(400, f"invalid setting: {exc}") from exc
+    return await get_settings(request)
+
+
+@router.post("/webhooks/drain")
+async def drain_webhooks(request: Request) -> JSONResponse:
+    """Wait for every queued webhook delivery to finish (tests read the outcomes afterwards)."""
+    await context_of(request).webhooks.drain()
+    return JSONResponse({"drained": True})

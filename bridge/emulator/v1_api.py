@@ -1,0 +1,52 @@
+"""The v1 surface assembled: its routers under ``/v1``, ``GET /me``, the error envelope, the fault layer.
+
+``mount_v1(app, context)`` is all ``create_app`` needs to call: it mounts every v1 router and the control
+API, renders every ``V1Error`` as the documented envelope, and puts the fault injector and the request
+counters in front of the whole app (the counters outermost, so injected failures are counted too).
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, FastAPI
+from starlette.requests import Request
+from starlette.responses import Response
+
+from bridge.emulator import admin, v1_budget, v1_lines, v1_projects
+from bridge.emulator.faults import FaultMiddleware
+from bridge.emulator.v1_context import V1Context
+from bridge.emulator.v1_errors import V1Error, new_request_id
+from bridge.emulator.v1_routing import Auth, ok
+from bridge.emulator.v1_stats import StatsMiddleware
+
+PREFIX = "/v1"
+meta = APIRouter()
+
+
+@meta.get("/me")
+async def me(grant: Auth) -> Response:
+    return ok(
+        {
+            "id": grant.user_id,
+            "type": "user",
+            "email": grant.email,
+            "name": grant.name,
+            "workspaces": [{"workspaceId": grant.workspace, "workspaceRole": grant.role}],
+        }
+    )
+
+
+async def _render(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, V1Error)
+    request_id = request.scope.get("state", {}).get("request_id") or new_request_id()
+    return exc.response(request_id)
+
+
+def mount_v1(app: FastAPI, context: V1Context) -> None:
+    """Mount the v1 surface and the control API on ``app`` and keep ``context`` on ``app.state.v1``."""
+    app.state.v1 = context
+    for router in (meta, v1_projects.router, v1_budget.router, v1_lines.router):
+        app.include_router(router, prefix=PREFIX)
+    app.include_router(admin.router)
+    app.add_exception_handler(V1Error, _render)
+    app.add_middleware(FaultMiddleware, injector=context.faults)
+    app.add_middleware(StatsMiddleware, stats=context.stats)

@@ -1,0 +1,65 @@
+"""Everything the v1 surface and the control API share for one emulator instance, kept on ``app.state.v1``.
+
+The core ``Service`` holds the workspaces; this context adds what only the v1 surface has (tokens, the
+idempotency store, cursor signing, webhook subscriptions) plus the fault plan
+and counters. ``reset`` puts it all back to the seeded state without restarting the server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from starlette.requests import Request
+
+from bridge.emulator.auth import Grant, TokenRegistry
+from bridge.emulator.cursors import CursorCodec
+from bridge.emulator.faults import FaultInjector, FaultPlan
+from bridge.emulator.idempotency import IdempotencyStore
+from bridge.emulator.model import Workspace
+from bridge.emulator.store import Service
+from bridge.emulator.v1_stats import RequestStats
+from bridge.emulator.webhooks import WebhookHub
+
+TARGET = "target"
+
+
+@dataclass
+class V1Context:
+    """One emulator's v1-side state; ``rebuild`` makes a fresh seeded ``Service`` for ``reset``."""
+
+    service: Service
+    rebuild: Callable[[], Service]
+    tokens: TokenRegistry = field(default_factory=TokenRegistry)
+    idempotency: IdempotencyStore = field(default_factory=IdempotencyStore)
+    cursors: CursorCodec = field(default_factory=CursorCodec)
+    webhooks: WebhookHub = field(default_factory=WebhookHub)
+    stats: RequestStats = field(default_factory=RequestStats)
+    faults: FaultInjector = field(init=False)
+    budget_line_limit: int = 25_000
+    on_reset: list[Callable[[Service], None]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.faults = FaultInjector(self.tokens)
+
+    def workspace(self, grant: Grant) -> Workspace:
+        """The one workspace a token is bound to."""
+        return self.service.workspace(grant.workspace)
+
+    def reset(self) -> None:
+        """Back to the seeded state: fresh workspaces, no keys, faults, webhooks or counters; tokens stay valid."""
+        self.service = self.rebuild()
+        self.idempotency.clear()
+        self.webhooks.clear()
+        self.stats.clear()
+        self.faults.set_plan(FaultPlan())
+        for grant in self.tokens.grants.values():
+            grant.revoked = False
+        for hook in self.on_reset:
+            hook(self.service)
+
+
+def context_of(request: Request) -> V1Context:
+    """The context of the app serving ``request``."""
+    context: V1Context = request.app.state.v1
+    return context

@@ -1,0 +1,134 @@
+"""What every v1 route does the same way: authenticate, parse the body, map store refusals, replay keys, page.
+
+Routes parse bodies themselves (no pydantic request models), so every malformed input becomes the v1 error
+envelope with code ``validation`` rather than a framework-shaped 422.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Annotated, TypeVar
+
+from fastapi import Depends
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from bridge.emulator import errors as domain
+from bridge.emulator.auth import Grant, require
+from bridge.emulator.cursors import CursorCodec, parse_limit
+from bridge.emulator.idempotency import KEY_HEADER, fingerprint
+from bridge.emulator.v1_context import context_of
+from bridge.emulator.v1_errors import (
+    NotFoundError,
+    UnprocessableError,
+    ValidationError,
+)
+
+T = TypeVar("T")
+Json = dict[str, object]
+
+
+def authenticated(request: Request) -> Grant:
+    """The token's grant; every v1 route depends on it, so an unauthenticated call never reaches a handler."""
+    return context_of(request).tokens.authenticate(request.headers.get("authorization"))
+
+
+Auth = Annotated[Grant, Depends(authenticated)]
+
+
+def can(grant: Grant, action: str, resource_type: str) -> None:
+    """Refuse a write the token's role does not permit (403 permission_revoked)."""
+    require(grant, action, resource_type)
+
+
+async def json_body(request: Request) -> Json:
+    """The request body as a JSON object, else 400 validation."""
+    raw = await request.body()
+    if not raw:
+        return {}
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        raise ValidationError("The request body is not valid JSON; send a JSON object.") from None
+    if not isinstance(body, dict):
+        raise ValidationError("The request body must be a JSON object.")
+    return body
+
+
+@contextmanager
+def domain_errors(*, body_refs: bool = False) -> Iterator[None]:
+    """Turn the store's refusals into v1 errors. With ``body_refs`` a missing referenced record (named in the
+    request body, not the path) is a 422: the request is well formed but names something that is not there."""
+    try:
+        yield
+    except domain.NotFound as exc:
+        if body_refs:
+            raise UnprocessableError(
+                f"{exc.kind} {exc.ref!r} named in the body does not exist; fix the reference."
+            ) from exc
+        raise NotFoundError(f"{exc.kind.capitalize()} {exc.ref!r} was not found.") from exc
+    except domain.InvalidInput as exc:
+        if body_refs and "does not exist" in exc.message:
+            raise UnprocessableError(f"{exc.message}; fix the reference and retry.") from exc
+        raise ValidationError(exc.message, fieldErrors={exc.field: [exc.message]}) from exc
+    except domain.Conflict as exc:
+        raise ValidationError(exc.message) from exc
+    except domain.EmulatorError as exc:
+        raise ValidationError(exc.message) from exc
+
+
+async def idempotent(request: Request, grant: Grant, produce: Callable[[], Awaitable[Response]]) -> Response:
+    """Run a create under its Idempotency-Key (required), replaying the first response on a repeat."""
+    body = await request.body()
+    key = request.headers.get(KEY_HEADER)
+    context = context_of(request)
+    return await context.idempotency.run(
+        grant.workspace, key, fingerprint(request.method, request.url.path, body), produce
+    )
+
+
+def created(body: object) -> JSONResponse:
+    return JSONResponse(body, status_code=201)
+
+
+def ok(body: object) -> JSONResponse:
+    return JSONResponse(body)
+
+
+def page_response(
+    request: Request,
+    items: Sequence[T],
+    shape: Callable[[T], Json],
+    *,
+    filters: Mapping[str, str | None],
+    with_count: bool = False,
+    extra: Mapping[str, object] | None = None,
+) -> JSONResponse:
+    """A cursor-paged list page ``{data, nextCursor, count?}`` bound to ``filters``."""
+    codec: CursorCodec = context_of(request).cursors
+    limit = parse_limit(request.query_params.get("limit"))
+    binding = codec.binding(request.url.path, filters)
+    page = codec.page(items, cursor=request.query_params.get("cursor"), limit=limit, binding=binding)
+    body: Json = {"data": [shape(item) for item in page.items], "nextCursor": page.next_cursor}
+    if with_count:
+        body["count"] = len(items)
+    if extra:
+        body.update(extra)
+    return JSONResponse(body)
+
+
+def flag(request: Request, name: str) -> bool:
+    """A boolean query parameter (``true``/``false``), else 400 validation."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return False
+    if raw.lower() not in ("true", "false", "1", "0"):
+        raise ValidationError(f"Query parameter {name} must be true or false; got {raw!r}.")
+    return raw.lower() in ("true", "1")
+
+
+def listed(value: str | None) -> list[str]:
+    """A comma-separated query parameter as a list."""
+    return [part.strip() for part in (value or "").split(",") if part.strip()]

@@ -1,0 +1,282 @@
+"""Webhook subscriptions and signed, retried deliveries of the v1 surface.
+
+A subscription names an HTTPS URL on a public host; unsafe URLs (not HTTPS, localhost, private, loopback or
+link-local addresses) are refused at registration. Tests receive deliveries on a loopback server, so the
+control API can allow loopback hosts, over plain HTTP too (A28). Each event becomes one delivery per matching
+active subscription with a thin body ``{id, event, workspaceId, projectId?, occurredAt, data: {kind, id}}``,
+signed as the v1 document says: ``X-Service-Signature: sha256=<lowercase hex HMAC-SHA256 of
+"<X-Service-Timestamp>.<raw body>">``, re-signed with a fresh timestamp on every attempt.
+
+Deliveries run on background tasks, never inside the request that caused them. Up to five attempts with
+exponential backoff 30 s x 2^(attempt-1), scaled by ``time_scale`` for tests (A23). Outcomes: ``pending``
+while attempts remain, ``success`` on a 2xx, ``failed`` after the fifth failure, ``blocked`` when the URL is
+unsafe at send time, ``dropped`` when the subscription stopped (its owner's token lost access).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import ipaddress
+import json
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Literal
+from urllib.parse import urlsplit
+
+import httpx
+
+from bridge.emulator.auth import Grant
+from bridge.emulator.v1_errors import NotFoundError, ValidationError
+
+EVENTS = (
+    "transaction.created",
+    "transaction.updated",
+    "budget.changed",
+    "purchaseOrder.created",
+    "purchaseOrder.pending",
+    "purchaseOrder.approved",
+    "purchaseOrder.rejected",
+    "purchaseOrder.actualizing",
+    "purchaseOrder.paid",
+    "purchaseOrder.void",
+    "document.created",
+    "document.linked",
+    "document.unlinked",
+    "document.deleted",
+    "incentive.added",
+    "pack.installed",
+    "pack.uninstalled",
+)
+TEST_EVENT = "ping"
+MAX_ATTEMPTS = 5
+FIRST_BACKOFF_S = 30.0
+Outcome = Literal["pending", "success", "failed", "blocked", "dropped"]
+
+
+def sign(secret: str, timestamp: str, body: bytes) -> str:
+    """The documented signature header value for one attempt."""
+    digest = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    return f"sha256={digest}"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(slots=True)
+class Subscription:
+    id: str
+    workspace: str
+    url: str
+    events: list[str]
+    secret: str
+    owner: Grant
+    created_at: str
+    is_active: bool = True
+
+
+@dataclass(slots=True)
+class Delivery:
+    id: str
+    subscription_id: str
+    event: str
+    body: bytes
+    entity_kind: str
+    entity_id: str
+    created_at: str
+    outcome: Outcome = "pending"
+    attempts: int = 0
+    last_status: int | None = None
+    next_retry_at: str | None = None
+
+
+@dataclass(slots=True)
+class WebhookHub:
+    """Subscriptions, the delivery log and the background senders."""
+
+    allow_loopback: bool = False
+    time_scale: float = 1.0
+    timeout_s: float = 5.0
+    subscriptions: dict[str, Subscription] = field(default_factory=dict)
+    deliveries: dict[str, Delivery] = field(default_factory=dict)
+    _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+
+    def clear(self) -> None:
+        """Forget every subscription and delivery (the control API's reset); running senders are cancelled."""
+        for task in self._tasks:
+            task.cancel()
+        self._tasks.clear()
+        self.subscriptions.clear()
+        self.deliveries.clear()
+
+    def unsafe_reason(self, url: str) -> str | None:
+        """Why a URL may not receive deliveries, or None when it may."""
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        if not host:
+            return "it has no host"
+        loopback = host == "localhost" or host.endswith(".localhost")
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            address = None
+        if address is not None:
+            loopback = address.is_loopback
+            if not loopback and (address.is_private or address.is_link_local or address.is_unspecified):
+                return f"its host {host} is a private, link-local or unspecified address"
+        if loopback:
+            if not self.allow_loopback:
+                return f"its host {host} is a loopback address"
+            return None if parts.scheme in ("http", "https") else "it is not an http(s) URL"
+        if parts.scheme != "https":
+            return "it is not HTTPS"
+        return None
+
+    def subscribe(self, owner: Grant, url: object, events: object, secret: object) -> tuple[Subscription, bool]:
+        """A new subscription; the bool says whether the secret was generated (and is shown this once)."""
+        if not isinstance(url, str) or not url:
+            raise ValidationError("url is required: an HTTPS URL on a public host.")
+        reason = self.unsafe_reason(url)
+        if reason is not None:
+            raise ValidationError(f"url {url!r} is refused because {reason}; use an HTTPS URL on a public host.")
+        if not isinstance(events, list) or not events or not all(isinstance(e, str) for e in events):
+            raise ValidationError("events must be a non-empty list of event names.")
+        unknown = sorted(set(events) - set(EVENTS))
+        if unknown:
+            raise ValidationError(f"events {unknown} are not in the event catalogue; use names from {EVENTS}.")
+        generated = secret is None
+        if generated:
+            secret = "whsec_" + secrets.token_hex(24)
+        if not isinstance(secret, str) or not 16 <= len(secret) <= 256:
+            raise ValidationError("secret must be a string of 16 to 256 characters (or omitted to generate one).")
+        subscription = Subscription(
+            "whk_" + secrets.token_hex(6), owner.workspace, url, list(events), secret, owner, _now()
+        )
+        self.subscriptions[subscription.id] = subscription
+        return subscription, generated
+
+    def get(self, workspace: str, subscription_id: str) -> Subscription:
+        """A subscription of this workspace, else 404 (other workspaces' subscriptions are not visible)."""
+        subscription = self.subscriptions.get(subscription_id)
+        if subscription is None or subscription.workspace != workspace:
+            raise NotFoundError(f"Webhook subscription {subscription_id!r} was not found in this workspace.")
+        return subscription
+
+    def deliveries_of(self, subscription_id: str) -> list[Delivery]:
+        """Recent deliveries of a subscription, newest first."""
+        found = [d for d in self.deliveries.values() if d.subscription_id == subscription_id]
+        return found[::-1]
+
+    def emit(self, workspace: str, event: str, kind: str, entity_id: str, project_id: str | None = None) -> None:
+        """Queue one delivery of ``event`` to every active subscription of the workspace that listens to it."""
+        for subscription in list(self.subscriptions.values()):
+            if subscription.workspace == workspace and event in subscription.events:
+                self._queue(subscription, event, kind, entity_id, project_id)
+
+    def test_delivery(self, subscription: Subscription) -> Delivery:
+        """Queue a ``ping`` delivery to one subscription."""
+        return self._queue(subscription, TEST_EVENT, "webhook", subscription.id, None)
+
+    def _queue(
+        self, subscription: Subscription, event: str, kind: str, entity_id: str, project_id: str | None
+    ) -> Delivery:
+        body: dict[str, object] = {
+            "id": "evt_" + secrets.token_hex(8),
+            "event": event,
+            "workspaceId": subscription.workspace,
+            "occurredAt": _now(),
+            "data": {"kind": kind, "id": entity_id},
+        }
+        if project_id is not None:
+            body["projectId"] = project_id
+        delivery = Delivery(
+            "dlv_" + secrets.token_hex(8),
+            subscription.id,
+            event,
+            json.dumps(body, separators=(",", ":")).encode(),
+            kind,
+            entity_id,
+            _now(),
+        )
+        self.deliveries[delivery.id] = delivery
+        task = asyncio.get_running_loop().create_task(self._deliver(subscription, delivery))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return delivery
+
+    async def _deliver(self, subscription: Subscription, delivery: Delivery) -> None:
+        async with httpx.AsyncClient(timeout=self.timeout_s) as client:
+            while True:
+                if subscription.owner.revoked or not subscription.is_active:
+                    subscription.is_active = False
+                    delivery.outcome = "dropped"
+                    return
+                if self.unsafe_reason(subscription.url) is not None:
+                    delivery.outcome = "blocked"
+                    return
+                delivery.attempts += 1
+                timestamp = _now()
+                headers = {
+                    "Content-Type": "application/json",
+                    "X-Service-Signature": sign(subscription.secret, timestamp, delivery.body),
+                    "X-Service-Timestamp": timestamp,
+                    "X-Service-Delivery-Id": delivery.id,
+                    "X-Service-Event": delivery.event,
+                }
+                try:
+                    response = await client.post(subscription.url, content=delivery.body, headers=headers)
+                    delivery.last_status = response.status_code
+                    if response.is_success:
+                        delivery.outcome = "success"
+                        delivery.next_retry_at = None
+                        return
+                except httpx.HTTPError:
+                    delivery.last_status = None
+                if delivery.attempts >= MAX_ATTEMPTS:
+                    delivery.outcome = "failed"
+                    delivery.next_retry_at = None
+                    return
+                wait = FIRST_BACKOFF_S * 2 ** (delivery.attempts - 1) * self.time_scale
+                delivery.next_retry_at = datetime.fromtimestamp(datetime.now(UTC).timestamp() + wait, UTC).isoformat(
+                    timespec="milliseconds"
+                )
+                await asyncio.sleep(wait)
+
+    async def drain(self, timeout_s: float = 10.0) -> None:
+        """Wait until every queued delivery has finished (tests and the control API's flush)."""
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=timeout_s)
+
+
+def delivery_view(delivery: Delivery) -> dict[str, object]:
+    """A delivery as the deliveries list shows it."""
+    return {
+        "id": delivery.id,
+        "event": delivery.event,
+        "outcome": delivery.outcome,
+        "status": delivery.outcome,
+        "attempts": delivery.attempts,
+        "lastStatus": delivery.last_status,
+        "nextRetryAt": delivery.next_retry_at,
+        "entityKind": delivery.entity_kind,
+        "entityId": delivery.entity_id,
+        "createdAt": delivery.created_at,
+    }
+
+
+def subscription_view(subscription: Subscription, *, secret_shown: bool) -> dict[str, object]:
+    """A subscription; the secret appears only in the creation response when the service generated it."""
+    view: dict[str, object] = {
+        "id": subscription.id,
+        "url": subscription.url,
+        "events": subscription.events,
+        "isActive": subscription.is_active and not subscription.owner.revoked,
+        "workspaceId": subscription.workspace,
+        "createdAt": subscription.created_at,
+    }
+    if secret_shown:
+        view["secret"] = subscription.secret
+    return view
