@@ -331,3 +331,12 @@ class Workspace:
     contacts: dict[str, Contact] = field(default_factory=dict)
     library: Library = field(default_factory=Library)
     version: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DirtyRecord:
+    """Where a deliberately bad seed value sits: record kind (actual, line, phase, contact, tag), id, field."""
+
+    kind: str
+    record_id: str
+    field: str

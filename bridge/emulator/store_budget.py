@@ -7,7 +7,7 @@ and ETags follow.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from bridge.emulator import formula, validate
 from bridge.emulator.errors import Conflict, InvalidInput, NotFound
@@ -380,7 +380,12 @@ class BudgetStore(StoreCore):
         return "/" + "/".join(reversed(parts))
 
     def create_nodes(
-        self, project: Project, parent_id: str | None, specs: list[Mapping[str, object]], *, position: int | None = None
+        self,
+        project: Project,
+        parent_id: str | None,
+        specs: Sequence[Mapping[str, object]],
+        *,
+        position: int | None = None,
     ) -> list[Node]:
         """Add nodes under an account (or the top level), at ``position`` among its children (default: end).
 

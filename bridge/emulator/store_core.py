@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from bridge.emulator.calc import ProjectTotals
 from bridge.emulator.errors import AccessRestricted, NotFound, Unauthenticated
-from bridge.emulator.model import ApiKey, Project, Workspace
+from bridge.emulator.model import ApiKey, DirtyRecord, Project, Workspace
 
 Clock = Callable[[], datetime]
 
@@ -61,6 +61,7 @@ class StoreCore:
     ids: IdFactory = field(init=False)
     workspaces: dict[str, Workspace] = field(default_factory=dict)
     api_keys: dict[str, ApiKey] = field(default_factory=dict)
+    dirty_catalogue: dict[str, DirtyRecord] = field(default_factory=dict)
     _totals_cache: dict[str, ProjectTotals] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
