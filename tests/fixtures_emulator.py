@@ -3,15 +3,15 @@
 
 # -- v1 surface (the v1 engineer's part) ------------------------------------------------------------------
 
-from collections.abc import AsyncIterator, Callable  # noqa: E402
+from collections.abc import AsyncIterator, Callable
 
-import httpx  # noqa: E402
-import pytest  # noqa: E402
-from fastapi import FastAPI  # noqa: E402
+import httpx
+import pytest
+from fastapi import FastAPI
 
-from bridge.emulator.store import Service  # noqa: E402
-from bridge.emulator.v1_api import mount_v1  # noqa: E402
-from bridge.emulator.v1_context import V1Context  # noqa: E402
+from bridge.emulator.store import Service
+from bridge.emulator.v1_api import mount_v1
+from bridge.emulator.v1_context import V1Context
 
 
 def _empty_service() -> Service:

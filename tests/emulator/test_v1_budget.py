@@ -75,7 +75,9 @@ async def test_bulk_over_one_hundred_lines_is_413(v1_client: httpx.AsyncClient) 
     """More than 100 lines in one bulk is refused as too large."""
     project = await new_project(v1_client)
     lines = [{"description": f"L{n}"} for n in range(101)]
-    response = await v1_client.post(f"/projects/{project['id']}/budget/lines/bulk", json={"lines": lines}, headers=key())
+    response = await v1_client.post(
+        f"/projects/{project['id']}/budget/lines/bulk", json={"lines": lines}, headers=key()
+    )
     assert response.status_code == 413
     assert response.json()["code"] == "bulk_too_large"
 
