@@ -213,11 +213,12 @@ class FaultInjector:
             await _send_error(refusal, scope, send)
             return
         after_response: str | None = None
+        revoke_after: str | None = None
         for rule in plan.rules:
             if not rule.applies_to(method, path) or self._rng.random() >= rule.rate:
                 continue
             if rule.kind == "revoke_token":
-                self._note_token_use(scope, rule.after)
+                revoke_after = self._note_token_use(scope, rule.after) or revoke_after
                 continue
             self._count(rule.kind)
             if rule.kind == "stall":
@@ -230,22 +231,26 @@ class FaultInjector:
             else:
                 await _send_error(self._error_for(rule, path), scope, send)
                 return
-        if after_response is None:
-            await app(scope, receive, send)
-            return
-        await app(scope, receive, _swallow)
+        try:
+            if after_response is None:
+                await app(scope, receive, send)
+                return
+            await app(scope, receive, _swallow)
+        finally:
+            if revoke_after is not None and self.tokens.revoke(revoke_after):
+                self._count("revoke_token")
         scope.setdefault("state", {})["dropped"] = True
         await _drop(send)
 
-    def _note_token_use(self, scope: Scope, after: int) -> None:
+    def _note_token_use(self, scope: Scope, after: int) -> str | None:
+        """Count a use of the request's token; the token to revoke once this request is answered, if any."""
         header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
         token = header.partition(" ")[2].strip()
         if not token:
-            return
+            return None
         uses = self._token_uses.get(token, 0) + 1
         self._token_uses[token] = uses
-        if uses == after and self.tokens.revoke(token):
-            self._count("revoke_token")
+        return token if uses == after else None
 
 
 async def _swallow(message: Message) -> None:

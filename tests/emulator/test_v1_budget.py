@@ -7,6 +7,8 @@ import itertools
 import httpx
 import pytest
 
+from tests.emulator.documented_codes import produced
+
 pytestmark = pytest.mark.anyio
 _keys = itertools.count()
 
@@ -80,6 +82,7 @@ async def test_bulk_over_one_hundred_lines_is_413(v1_client: httpx.AsyncClient) 
     )
     assert response.status_code == 413
     assert response.json()["code"] == "bulk_too_large"
+    produced(413, None)
 
 
 async def test_phase_data_bulk_is_all_or_nothing(v1_client: httpx.AsyncClient) -> None:
@@ -93,6 +96,7 @@ async def test_phase_data_bulk_is_all_or_nothing(v1_client: httpx.AsyncClient) -
     ]
     url = f"/projects/{pid}/budget/lines/phase-data/bulk"
     assert (await v1_client.post(url, json={"items": items}, headers=key())).status_code == 422
+    produced(422, None)
     read = (await v1_client.get(f"/projects/{pid}/budget/lines/{line}", params={"expand": "phaseData"})).json()
     assert phase not in read["phaseData"]
     done = await v1_client.post(url, json={"items": items[:1]}, headers=key())
@@ -109,6 +113,7 @@ async def test_budget_etag_gives_304_until_the_budget_changes(v1_client: httpx.A
     assert first.headers["Cache-Control"]
     etag = first.headers["ETag"]
     assert (await v1_client.get(f"/projects/{pid}/budget", headers={"If-None-Match": etag})).status_code == 304
+    produced(304, None)
     await account(v1_client, pid, "4000")
     assert (await v1_client.get(f"/projects/{pid}/budget", headers={"If-None-Match": etag})).status_code == 200
 
@@ -138,6 +143,8 @@ async def test_repeated_account_code_and_path_are_409(v1_client: httpx.AsyncClie
     assert (by_code.status_code, by_code.json()["code"]) == (409, "account_code_ambiguous")
     by_path = await v1_client.get(f"/projects/{pid}/budget/lines", params={"path": "5000"})
     assert (by_path.status_code, by_path.json()["code"]) == (409, "account_path_ambiguous")
+    produced(409, "account_code_ambiguous")
+    produced(409, "account_path_ambiguous")
 
 
 async def test_patch_keeps_omitted_fields_and_delete_removes(v1_client: httpx.AsyncClient) -> None:
@@ -166,4 +173,5 @@ async def test_lines_page_with_cursor_and_rejects_cursor_with_other_filters(v1_c
     assert second["nextCursor"] is None
     other = await v1_client.get(url, params={"limit": 2, "type": "line", "cursor": first["nextCursor"]})
     assert (other.status_code, other.json()["code"]) == (400, "cursor_invalid")
+    produced(400, "cursor_invalid")
     assert (await v1_client.get(url, params={"limit": 101})).status_code == 400

@@ -1,0 +1,130 @@
+"""Fault injection over HTTP: rate limits, server errors, dropped connections, stalls, revocation."""
+
+from __future__ import annotations
+
+import email.utils
+
+import httpx
+import pytest
+
+from bridge.emulator.faults import parse_fault_option
+from tests.emulator.documented_codes import produced
+
+pytestmark = pytest.mark.anyio
+KEY = {"Idempotency-Key": "fault-key-0000000001"}
+
+
+async def plan(control: httpx.AsyncClient, body: dict[str, object]) -> None:
+    response = await control.post("/faults", json=body)
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("style", ["seconds", "http-date"])
+async def test_rate_limit_sends_retry_after_in_the_chosen_form(
+    v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient, style: str
+) -> None:
+    """A rate_limit fault is 429 rate_limited with Retry-After as delta-seconds or an HTTP-date."""
+    rule = {"kind": "rate_limit", "rate": 1.0, "route": "/v1/me", "retryAfterS": 7, "retryAfterFormat": style}
+    await plan(control_client, {"rules": [rule]})
+    response = await v1_client.get("/me")
+    assert (response.status_code, response.json()["code"], response.json()["retryAfter"]) == (429, "rate_limited", 7)
+    header = response.headers["Retry-After"]
+    if style == "seconds":
+        assert header == "7"
+    else:
+        assert email.utils.parsedate_to_datetime(header) is not None
+    produced(429, None)
+
+
+async def test_token_bucket_refuses_beyond_its_capacity(
+    v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient
+) -> None:
+    """A bucket of 3 with a slow refill lets 3 requests through, then answers 429."""
+    await plan(control_client, {"rateLimit": {"capacity": 3, "refillPerS": 0.001}})
+    statuses = [(await v1_client.get("/me")).status_code for _ in range(5)]
+    assert statuses == [200, 200, 200, 429, 429]
+
+
+@pytest.mark.parametrize(("kind", "status"), [("error_500", 500), ("error_502", 502), ("error_503", 503)])
+async def test_server_errors_carry_the_envelope(
+    v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient, kind: str, status: int
+) -> None:
+    """Injected 5xx answers keep the error envelope and touch nothing."""
+    await plan(control_client, {"rules": [{"kind": kind, "route": "/v1/projects"}]})
+    response = await v1_client.post("/projects", json={"name": "x"}, headers=KEY)
+    assert response.status_code == status
+    assert response.json()["success"] is False
+    await plan(control_client, {})
+    assert (await v1_client.get("/projects")).json()["data"] == []
+
+
+async def test_compute_timeout_on_budget_read_is_504(
+    v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient
+) -> None:
+    """error_504 on a budget read answers 504 budget_compute_timeout."""
+    project = (await v1_client.post("/projects", json={"name": "x"}, headers=KEY)).json()
+    await plan(control_client, {"rules": [{"kind": "error_504", "route": "*/budget"}]})
+    response = await v1_client.get(f"/projects/{project['id']}/budget")
+    assert (response.status_code, response.json()["code"]) == (504, "budget_compute_timeout")
+    produced(504, None)
+
+
+async def test_commit_then_drop_applies_the_write_and_replay_returns_it(
+    v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient
+) -> None:
+    """The client sees a transport error, the project exists, and a replay returns it without a second one."""
+    await plan(control_client, {"rules": [{"kind": "commit_then_drop", "route": "/v1/projects"}]})
+    with pytest.raises(httpx.TransportError):
+        await v1_client.post("/projects", json={"name": "Dropped"}, headers=KEY)
+    await plan(control_client, {})
+    replay = await v1_client.post("/projects", json={"name": "Dropped"}, headers=KEY)
+    assert replay.status_code == 201
+    assert replay.headers["Idempotency-Replayed"] == "true"
+    projects = (await v1_client.get("/projects")).json()["data"]
+    assert [p["id"] for p in projects] == [replay.json()["id"]]
+    stats = (await control_client.get("/stats")).json()
+    assert stats["objects"]["target"]["projects"] == 1
+    assert stats["errors"]["dropped"] == 1
+
+
+async def test_reset_drops_before_handling(v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient) -> None:
+    """A reset fault drops the connection and nothing is created."""
+    await plan(control_client, {"rules": [{"kind": "reset", "route": "/v1/projects"}]})
+    with pytest.raises(httpx.TransportError):
+        await v1_client.post("/projects", json={"name": "Never"}, headers=KEY)
+    await plan(control_client, {})
+    assert (await v1_client.get("/projects")).json()["data"] == []
+
+
+async def test_token_is_revoked_after_the_kth_request(
+    v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient
+) -> None:
+    """revoke_token after 2: two calls succeed, the third is token_revoked."""
+    await plan(control_client, {"rules": [{"kind": "revoke_token", "after": 2}]})
+    codes = [(await v1_client.get("/me")).status_code for _ in range(3)]
+    assert codes == [200, 200, 401]
+
+
+async def test_stall_outlasts_a_client_timeout(v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient) -> None:
+    """A stalled request is held longer than the client waits."""
+    import anyio
+
+    await plan(control_client, {"rules": [{"kind": "stall", "route": "/v1/me", "stallS": 5}]})
+    with anyio.move_on_after(0.2) as scope:
+        await v1_client.get("/me")
+    assert scope.cancelled_caught
+
+
+async def test_faults_skip_the_other_surface(v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient) -> None:
+    """A legacy-route rule does not touch v1, and the plan in force reads back."""
+    await plan(control_client, {"seed": 3, "rules": [{"kind": "error_500", "route": "/api/v1/*"}]})
+    assert (await v1_client.get("/me")).status_code == 200
+    assert (await control_client.get("/faults")).json()["rules"][0]["route"] == "/api/v1/*"
+
+
+def test_command_line_fault_option_parses() -> None:
+    """KIND:RATE[:ROUTE] becomes a rule; an unknown kind says which kinds exist."""
+    rule = parse_fault_option("commit_then_drop:0.5:*/budget/lines/bulk")
+    assert (rule.kind, rule.rate, rule.route) == ("commit_then_drop", 0.5, "*/budget/lines/bulk")
+    with pytest.raises(ValueError, match="rate_limit"):
+        parse_fault_option("explode:1")
