@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Context, Decimal, Inexact, InvalidOperation, localcontext
 from typing import Final, TypedDict
 
 from babel.numbers import get_currency_precision, is_currency
@@ -27,6 +27,11 @@ ROUNDING: Final = ROUND_HALF_EVEN
 MAX_MAGNITUDE: Final = Decimal(2**53)
 """Beyond 2^53 a legacy float no longer holds every integer, so the value cannot be trusted to the unit."""
 
+EXACT: Final = Context(prec=1000, rounding=ROUND_HALF_EVEN, traps=[Inexact, InvalidOperation])
+"""Sums and differences of legacy values are exact: 1000 digits hold any float's decimal expansion (the
+smallest subnormal needs ~770) plus the integer part, and Inexact traps rather than drops a digit."""
+
+_ROUNDING_CONTEXT: Final = Context(prec=1000, rounding=ROUND_HALF_EVEN)
 _PLAIN_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
 _EXPONENT = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)[eE][+-]?\d+")
 _NAN_WORDS = frozenset({"nan", "+nan", "-nan"})
@@ -122,13 +127,16 @@ def to_money(value: RawNumber, currency: str, ref: RecordRef, field: str, *, exa
     """
     number = parse_decimal(value, ref, field)
     places = exponent(currency)
-    minor = (number.scaleb(places)).quantize(Decimal(1), rounding=ROUNDING)
-    sent = minor.scaleb(-places)
+    with localcontext(EXACT):
+        # The one deliberate rounding: outside the Inexact trap, everything else stays exact.
+        minor = number.scaleb(places).quantize(Decimal(1), rounding=ROUNDING, context=_ROUNDING_CONTEXT)
+        sent = minor.scaleb(-places)
+        delta = sent - number
     if exact and sent != number:
         raise MappingError(
             ErrorCode.MONEY_TOO_PRECISE, ref, field, value, f"{currency} allows {places} decimal place(s)"
         )
-    return Conversion(Money(amount=int(minor), currency=currency), number, sent - number)
+    return Conversion(Money(amount=int(minor), currency=currency), number, delta)
 
 
 def to_major(money: Money) -> Decimal:
@@ -138,19 +146,20 @@ def to_major(money: Money) -> Decimal:
 
 def round_major(number: Decimal, currency: str) -> Decimal:
     """A major-unit Decimal rounded to the currency's minor unit with the one rounding rule."""
-    return number.quantize(Decimal(1).scaleb(-exponent(currency)), rounding=ROUNDING)
+    return number.quantize(Decimal(1).scaleb(-exponent(currency)), rounding=ROUNDING, context=_ROUNDING_CONTEXT)
 
 
 def total(conversions: Iterable[Conversion], currency: str) -> MoneyTotal:
     """The sum of conversions in one currency: what was sent, what was exact and their exact difference."""
     amount = 0
     exact_sum = Decimal(0)
-    for conversion in conversions:
-        if conversion.money["currency"] != currency:
-            raise ValueError(
-                f"cannot total {conversion.money['currency']} into {currency}: convert with an exchange rate first"
-            )
-        amount += conversion.money["amount"]
-        exact_sum += conversion.exact
-    sent = Money(amount=amount, currency=currency)
-    return MoneyTotal(sent, exact_sum, to_major(sent) - exact_sum)
+    with localcontext(EXACT):
+        for conversion in conversions:
+            if conversion.money["currency"] != currency:
+                raise ValueError(
+                    f"cannot total {conversion.money['currency']} into {currency}: convert with an exchange rate first"
+                )
+            amount += conversion.money["amount"]
+            exact_sum += conversion.exact
+        sent = Money(amount=amount, currency=currency)
+        return MoneyTotal(sent, exact_sum, to_major(sent) - exact_sum)

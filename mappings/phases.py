@@ -82,7 +82,7 @@ def _check_phase(project_id: str, phase: Phase, known: dict[str, int]) -> None:
     ref = phase_ref(project_id, phase.id)
     if phase.type not in PHASE_TYPES:
         raise MappingError(ErrorCode.PHASE_TYPE_UNKNOWN, ref, "type", phase.type)
-    required_text(phase.name or phase.alias, ref, "name", limit=NAME_LIMIT)
+    required_text(phase.name or phase.alias or phase.name, ref, "name", limit=NAME_LIMIT)
     check_text(phase.alias, ref, "alias", limit=ALIAS_LIMIT)
     if phase.currency is not None and phase.currency.code is not None:
         currency_code(phase.currency.code, ref, "currency.code")
