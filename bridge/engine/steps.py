@@ -148,3 +148,16 @@ def stages() -> tuple[tuple[Kind, ...], ...]:
 
 
 ORDER: tuple[Kind, ...] = tuple(kind for wave in stages() for kind in wave)
+
+# A project's copy of a library item is keyed in the crosswalk under the item's kind with the project as
+# scope (how the mappings look it up); only the journal and the plan tell the copy step apart.
+_CROSSWALK_KIND = {
+    Kind.PROJECT_CURRENCY: Kind.CURRENCY.value,
+    Kind.PROJECT_FRINGE: Kind.FRINGE.value,
+    Kind.PROJECT_GLOBAL: Kind.GLOBAL.value,
+}
+
+
+def crosswalk_kind(kind: Kind) -> str:
+    """The crosswalk kind a step's records are stored under."""
+    return _CROSSWALK_KIND.get(kind, kind.value)

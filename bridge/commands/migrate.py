@@ -1,0 +1,175 @@
+"""`bridge plan` and `bridge run`: the migration's commands, their options and their exit codes.
+
+Secrets are never options: the legacy key and the v1 token come from ``BRIDGE_LEGACY_KEY`` /
+``BRIDGE_V1_TOKEN`` or from a file (``--legacy-key-file`` / ``--token-file``, or ``legacy_key_file`` /
+``token_file`` in the ``--config`` TOML), so they never reach shell history, the process list or the resume
+command this module prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from bridge.config import Settings, load_settings
+from bridge.engine.plan import Plan
+from bridge.engine.progress import Progress, RichProgress
+from bridge.engine.run import Interrupted, Outcome, migrate
+from bridge.errors import BridgeError, FatalError, ResumableStop
+
+EXIT_CODES = """\b
+Exit codes:
+  0  everything migrated (or, for plan, the plan was made)
+  1  finished, but some records are quarantined (they are listed)
+  2  usage or configuration error
+  3  stopped and resumable (credentials revoked, retry budget exhausted, SIGINT/SIGTERM):
+     run the printed command to resume
+  4  fatal: a bug-class error such as idempotency_conflict; report it with the log file"""
+
+F = TypeVar("F", bound=Callable[..., object])
+
+_OPTIONS: tuple[Callable[[F], F], ...] = (
+    click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="TOML settings."),
+    click.option("--legacy-url", help="Legacy base URL ending in /api/v1 [env BRIDGE_LEGACY_URL]."),
+    click.option(
+        "--legacy-key-file",
+        type=click.Path(path_type=Path, dir_okay=False),
+        help="File holding the legacy API key [or env BRIDGE_LEGACY_KEY; never an option value].",
+    ),
+    click.option("--v1-url", help="v1 base URL ending in /v1 [env BRIDGE_V1_URL]."),
+    click.option(
+        "--token-file",
+        type=click.Path(path_type=Path, dir_okay=False),
+        help="File holding the v1 token [or env BRIDGE_V1_TOKEN; never an option value].",
+    ),
+    click.option("--state", help="State file or SQLAlchemy URL [env BRIDGE_STATE]."),
+    click.option("--migration", help="Idempotency-key namespace [default: derived from both workspaces]."),
+    click.option("--project", "projects", multiple=True, help="Legacy project id to migrate (repeatable).[all]"),
+    click.option("--concurrency", type=click.IntRange(1, 64), help="Requests in flight at once [8]."),
+    click.option("--log-file", type=click.Path(path_type=Path, dir_okay=False), help="JSON-lines log file."),
+)
+
+
+def connection_options(command: F) -> F:
+    """The options every command that talks to both surfaces takes (also used by `bridge verify`)."""
+    for option in reversed(_OPTIONS):
+        command = option(command)
+    return command
+
+
+def settings_from(options: dict[str, object]) -> Settings:
+    """Settings from the command's options, the environment and the --config file."""
+    config_file = options.pop("config_file", None)
+    overrides = dict(options)
+    for name in ("legacy_key_file", "token_file"):
+        if overrides.get(name) is not None:
+            overrides[name] = str(overrides[name])
+    if not overrides.get("projects"):
+        overrides.pop("projects", None)
+    return load_settings(config_file if isinstance(config_file, Path) else None, overrides)
+
+
+def render_plan(plan: Plan, title: str) -> Table:
+    """The plan (or a run's ledger) as a terminal table, one row per kind in run order."""
+    table = Table(title=title, title_justify="left")
+    for header in ("kind", "to create", "to update", "unchanged", "quarantined (codes)", "requests"):
+        table.add_column(header, justify="left" if header.startswith(("kind", "quar")) else "right")
+    for row in plan.ordered():
+        codes = ", ".join(f"{code} x{count}" for code, count in sorted(row.quarantined.items()))
+        table.add_row(
+            row.kind.value,
+            str(row.to_create),
+            str(row.to_update),
+            str(row.unchanged),
+            f"{sum(row.quarantined.values())} {f'({codes})' if codes else ''}".strip(),
+            str(row.requests),
+        )
+    table.caption = (
+        f"{plan.requests} requests, about {plan.estimate_s:.1f} s at {plan.latency_s * 1000:.0f} ms latency "
+        f"and concurrency {plan.concurrency}"
+    )
+    return table
+
+
+def resume_command() -> str:
+    """The exact command line to resume (secrets are never on it: they come from the environment or files)."""
+    return shlex.join(["bridge", *sys.argv[1:]])
+
+
+def _progress(console: Console) -> Progress:
+    return RichProgress(console) if console.is_terminal else Progress()
+
+
+def _run_guarded(coroutine_factory: Callable[[], object], console: Console) -> Outcome:
+    """Run the engine, turning SIGINT/SIGTERM into a resumable stop and errors into exit codes."""
+
+    async def main() -> Outcome:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, task.cancel)
+        try:
+            result = coroutine_factory()
+            assert asyncio.iscoroutine(result)
+            return await result  # type: ignore[no-any-return]
+        except asyncio.CancelledError:
+            raise Interrupted("the run was interrupted by a signal") from None
+
+    try:
+        return asyncio.run(main())
+    except ResumableStop as exc:
+        console.print(f"[yellow]stopped:[/] {exc}")
+        console.print(f"resume with:  {resume_command()}")
+        raise SystemExit(exc.exit_code) from None
+    except FatalError as exc:
+        console.print(f"[red]fatal:[/] {exc}")
+        console.print("report this with the log file and the state file; do not delete the state file")
+        raise SystemExit(exc.exit_code) from None
+    except BridgeError as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise SystemExit(exc.exit_code) from None
+
+
+@click.command("plan", epilog=EXIT_CODES)
+@connection_options
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the plan as JSON here.")
+def plan_command(out: Path | None, **options: object) -> None:
+    """Dry run: read the source, map it, compare with the state file; write nothing to the target."""
+    console = Console(stderr=True)
+    settings = settings_from(options)
+    outcome = _run_guarded(lambda: migrate(settings, dry_run=True, progress=Progress()), console)
+    Console().print(render_plan(outcome.ledger, f"plan for migration {outcome.ledger.migration}"))
+    for entry in outcome.ledger.depends_on():
+        click.echo(f"  assumes {entry.id} {entry.topic}")
+    if outcome.ledger.unknown_on_target:
+        counts = ", ".join(f"{k} {n}" for k, n in sorted(outcome.ledger.unknown_on_target.items()))
+        click.echo(f"  the target already holds objects the state file does not know: {counts}")
+    if out is not None:
+        out.write_text(json.dumps(outcome.ledger.to_json(), indent=2) + "\n", encoding="utf-8")
+        click.echo(f"plan written to {out}")
+
+
+@click.command("run", epilog=EXIT_CODES)
+@connection_options
+def run_command(**options: object) -> None:
+    """Migrate: resume what was in flight, then write everything new or changed, in dependency order."""
+    console = Console(stderr=True)
+    settings = settings_from(options)
+    outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=_progress(console)), console)
+    Console().print(render_plan(outcome.ledger, f"run {outcome.run_id} of migration {outcome.ledger.migration}"))
+    if outcome.ledger.quarantine:
+        click.echo(f"{len(outcome.ledger.quarantine)} records quarantined:")
+        for record in outcome.ledger.quarantine:
+            click.echo(f"  {record.kind} {record.legacy_id} ({record.scope}): {record.code}: {record.message}")
+        raise SystemExit(1)

@@ -1,0 +1,134 @@
+"""The engine's view of the state file: journal transitions, crosswalk lookups and quarantine, with a cache.
+
+The crosswalk is read once when a run starts and kept in memory (kind, scope, legacy id -> v1 id and source
+hash), so the mappings' lookups and the change detection never touch SQLite on the hot path; every completion
+writes through to the file first and to the cache after the commit. A dry run uses the same books without
+writing: records it would create get placeholder ids in the cache only.
+
+Scopes: the mappings say ``"workspace"`` for workspace-wide records, the state file says ``""``; this module is
+the one place that converts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bridge.engine.plan import QuarantinedRecord
+from bridge.engine.steps import crosswalk_kind
+from bridge.engine.writes import Write
+from mappings.refs import WORKSPACE
+from state.crosswalk import Crosswalk, CrosswalkEntry
+from state.db import Database
+from state.journal import IntentSpec, Journal
+from state.quarantine import Quarantine, QuarantineEntry
+
+CacheKey = tuple[str, str, str]
+
+
+def state_scope(scope: str) -> str:
+    """The state file's scope for a mappings scope."""
+    return "" if scope == WORKSPACE else scope
+
+
+def engine_scope(scope: str) -> str:
+    """The mappings' scope for a state file scope."""
+    return WORKSPACE if scope == "" else scope
+
+
+class Books:
+    """Journal, crosswalk and quarantine of one run, behind the few calls the executor makes."""
+
+    def __init__(self, database: Database, run_id: int | None) -> None:
+        self.database = database
+        self.run_id = run_id
+        self.journal = Journal(database)
+        self.crosswalk = Crosswalk(database)
+        self.quarantine_file = Quarantine(database)
+        self._ids: dict[CacheKey, str] = {}
+        self._hashes: dict[CacheKey, str] = {}
+        for row in self.crosswalk.entries():
+            key = (row.kind, engine_scope(row.scope), row.legacy_id)
+            self._ids[key] = row.v1_id
+            self._hashes[key] = row.source_hash
+
+    # Lookups (the mappings' Lookup signature) and change detection.
+
+    def lookup(self, kind: str, scope: str, legacy_id: str) -> str | None:
+        return self._ids.get((kind, scope, legacy_id))
+
+    def source_hash(self, kind: str, scope: str, legacy_id: str) -> str | None:
+        return self._hashes.get((kind, scope, legacy_id))
+
+    def known(self, write: Write) -> dict[str, str]:
+        """Members of ``write`` that already have v1 ids."""
+        found = {m: self._ids.get((crosswalk_kind(write.kind), write.scope, m)) for m in write.members}
+        return {m: v for m, v in found.items() if v is not None}
+
+    def remember(self, write: Write, ids: Sequence[str]) -> None:
+        """Put ids in the cache only (the dry run's placeholders)."""
+        for member, digest, v1_id in zip(write.members, write.hashes, ids, strict=True):
+            self._ids[(crosswalk_kind(write.kind), write.scope, member)] = v1_id
+            self._hashes[(crosswalk_kind(write.kind), write.scope, member)] = digest
+
+    def count(self, kind: str) -> int:
+        """How many records of ``kind`` the crosswalk (or the dry run's cache) knows."""
+        return sum(1 for key in self._ids if key[0] == kind)
+
+    # Journal transitions.
+
+    def _spec(self, write: Write) -> IntentSpec:
+        return IntentSpec(
+            step_key=write.step_key,
+            kind=write.kind.value,
+            method=write.method,
+            path=write.path,
+            # Keyless writes (PATCH, project-library adds) are naturally idempotent; the step key stands in.
+            idempotency_key=write.key or write.step_key,
+            body=write.body_text,
+            members=write.members,
+            scope=state_scope(write.scope),
+            run_id=self.run_id,
+        )
+
+    def record(self, write: Write) -> str:
+        """Journal ``write`` as pending (or find it journalled); returns its status."""
+        return self.journal.record(self._spec(write)).status
+
+    def mark_sent(self, write: Write) -> None:
+        self.journal.mark_sent(write.step_key)
+
+    def complete(self, write: Write, ids: Sequence[str], derived: Sequence[tuple[str, str]]) -> None:
+        """Crosswalk entries and the intent's completion in one transaction, then the cache."""
+        scope = state_scope(write.scope)
+        entries = [
+            CrosswalkEntry(crosswalk_kind(write.kind), member, v1_id, scope, digest)
+            for member, digest, v1_id in zip(write.members, write.hashes, ids, strict=True)
+        ]
+        entries += [CrosswalkEntry(kind, write.members[0], v1_id, scope) for kind, v1_id in derived]
+        self.journal.complete(write.step_key, entries)
+        self.remember(write, ids)
+        for kind, v1_id in derived:
+            self._ids[(kind, write.scope, write.members[0])] = v1_id
+
+    def fail(self, write: Write, code: str, request_id: str | None) -> None:
+        self.journal.fail(write.step_key, code, request_id)
+
+    def quarantine(self, write: Write, records: Sequence[QuarantinedRecord], request_id: str | None) -> None:
+        """File the refused records and close the intent as quarantined, in one transaction."""
+        self.journal.quarantine(write.step_key, [_entry(r) for r in records], request_id)
+
+    def quarantine_unsent(self, records: Sequence[QuarantinedRecord]) -> None:
+        """File records the mappings refused before any request was built (never journalled)."""
+        if records:
+            self.quarantine_file.add([_entry(r) for r in records], run_id=self.run_id)
+
+
+def _entry(record: QuarantinedRecord) -> QuarantineEntry:
+    return QuarantineEntry(
+        kind=record.kind,
+        legacy_id=record.legacy_id,
+        code=record.code,
+        message=record.message,
+        scope=state_scope(record.scope),
+        field=record.field,
+    )

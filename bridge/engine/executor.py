@@ -1,0 +1,146 @@
+"""Sends one ``Write`` through the journal's state machine, or (dry run) only counts it.
+
+For every write, live: journal the intent (``pending``), mark it ``sent``, send it with its Idempotency-Key,
+read the v1 ids, then write the ids into the crosswalk and complete the intent in one transaction. A bulk
+the service rejects as a record-level error (400/422/413/404/409 other than idempotency_conflict) is split
+in halves with keys derived from the parent's, recursively, until the bad entry stands alone; that entry is
+quarantined with the service's reason and every other entry goes through. Resumable stops (auth lost,
+retry budget) and fatal errors propagate untouched: the journal already says what was in flight.
+
+The crash hook (``killpoints``) is passed at each state transition so the crash tests can stop the process
+at every one of them.
+"""
+
+from __future__ import annotations
+
+import re
+
+import structlog
+
+from bridge.clients.http import Call, HttpSession, json_body
+from bridge.engine.books import Books
+from bridge.engine.killpoints import KillSwitch
+from bridge.engine.plan import Plan, QuarantinedRecord
+from bridge.engine.progress import Progress
+from bridge.engine.writes import Write
+from bridge.errors import RecordError, UnexpectedResponse
+
+log = structlog.get_logger("bridge.engine")
+
+PLACEHOLDER = "planned:"
+
+
+def placeholder_id(write: Write, legacy_id: str) -> str:
+    """The id a dry run pretends a created record received, so later kinds can still be mapped."""
+    return f"{PLACEHOLDER}{write.kind.value}:{legacy_id}"
+
+
+def rejection_code(error: RecordError) -> str:
+    """A stable quarantine code for a record the target refused, from the error class (target_<class>)."""
+    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", type(error).__name__).lower()
+    return f"target_{snake}"
+
+
+class Executor:
+    """Writes one request at a time through the journal; shared by every task of a run."""
+
+    def __init__(
+        self,
+        *,
+        books: Books,
+        v1: HttpSession | None,
+        progress: Progress,
+        ledger: Plan,
+        kill: KillSwitch | None = None,
+    ) -> None:
+        self.books = books
+        self.v1 = v1
+        self.progress = progress
+        self.ledger = ledger
+        self.kill = kill or KillSwitch(None)
+
+    @property
+    def dry_run(self) -> bool:
+        return self.v1 is None
+
+    async def submit(self, write: Write) -> dict[str, str]:
+        """A new write of the run: announced to the progress bars, then applied."""
+        if write.counts_as != "followup":
+            self.progress.planned(write.kind, len(write.members))
+        return await self.write(write)
+
+    async def write(self, write: Write) -> dict[str, str]:
+        """Apply ``write``; returns legacy id -> v1 id for the members that reached the target."""
+        if self.dry_run:
+            return self._count(write)
+        kind = write.kind.value
+        self.kill.reach(kind, "journal")
+        status = self.books.record(write)
+        if status == "done":
+            return self.books.known(write)
+        if status == "quarantined":
+            return {}
+        if status == "failed" and write.splittable:
+            # A bisection interrupted by a crash: its halves are journalled under derived keys; resume them.
+            return await self._halves(write)
+        self.books.mark_sent(write)
+        self.kill.reach(kind, "sent")
+        try:
+            answer = await self._send(write)
+        except RecordError as error:
+            return await self._rejected(write, error)
+        self.kill.reach(kind, "service")
+        try:
+            ids = write.v1_ids(answer)
+        except ValueError as exc:
+            raise UnexpectedResponse(f"{write.method} {write.path}: {exc}") from exc
+        self.kill.reach(kind, "response")
+        self.books.complete(write, ids, write.derived_ids(answer))
+        self.kill.reach(kind, "done")
+        self._booked(write)
+        return dict(zip(write.members, ids, strict=True))
+
+    async def _send(self, write: Write) -> object:
+        assert self.v1 is not None
+        headers = {"Idempotency-Key": write.key} if write.key else {}
+        call = Call(write.method, write.path, body=write.body, headers=headers, replay_safe=True)
+        response = await self.v1.send(call)
+        return json_body(response, f"{write.method} {write.path}")
+
+    async def _rejected(self, write: Write, error: RecordError) -> dict[str, str]:
+        code = rejection_code(error)
+        if write.splittable:
+            self.books.fail(write, code, error.request_id)
+            log.info("bridge.step.split", kind=write.kind.value, size=len(write.members), code=code)
+            return await self._halves(write)
+        records = [
+            QuarantinedRecord(write.kind.value, write.scope, member, code, None, error.message)
+            for member in write.members
+        ]
+        self.books.quarantine(write, records, error.request_id)
+        self.ledger.quarantine.extend(records)
+        self.ledger.of(write.kind).quarantined[code] += len(records)
+        log.warning("bridge.step.quarantined", kind=write.kind.value, members=list(write.members), code=code)
+        return {}
+
+    async def _halves(self, write: Write) -> dict[str, str]:
+        first, second = write.split()
+        found = await self.write(first)
+        found.update(await self.write(second))
+        return found
+
+    def _booked(self, write: Write) -> None:
+        entry = self.ledger.of(write.kind)
+        entry.requests += 1
+        if write.counts_as == "update":
+            entry.to_update += len(write.members)
+        elif write.counts_as == "create":
+            entry.to_create += len(write.members)
+        self.progress.advance(write.kind, len(write.members))
+        log.info("bridge.step.committed", kind=write.kind.value, scope=write.scope, records=len(write.members))
+
+    def _count(self, write: Write) -> dict[str, str]:
+        self._booked(write)
+        ids = {member: placeholder_id(write, member) for member in write.members}
+        self.books.remember(write, list(ids.values()))
+        return ids

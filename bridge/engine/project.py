@@ -1,0 +1,219 @@
+"""One project's pipeline: library copies, phases, the budget tree level by level, actuals, split items.
+
+Each step needs the v1 ids of the one before (copies before phases before lines before transactions), so a
+project's steps run in order; within a step, independent requests (the copies, the plain phases, the bulk
+groups of one tree level, the transaction bulks) go concurrently. Projects run side by side (see ``run``).
+
+Budget lines are grouped anew on every run from what is still missing, 100 per bulk and one tree level at a
+time, so a resumed run never re-sends a line the crosswalk knows; the journal replay has already completed
+whatever was in flight. Actuals are read in date windows and sent 500 per bulk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from datetime import date
+
+from bridge.clients.legacy import LegacyClient
+from bridge.engine.apply import Applier, Desired
+from bridge.engine.executor import PLACEHOLDER, Executor
+from bridge.engine.plan import Plan
+from bridge.engine.source import ProjectLibrary
+from bridge.engine.steps import LINE_BULK_LIMIT, TRANSACTION_BULK_LIMIT, Kind
+from bridge.engine.workspace import Quarantiner, as_json, quarantined
+from bridge.engine.writes import DEFAULT_PHASE, JsonObject, Write
+from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
+from mappings.actuals import MappedActual, map_actual
+from mappings.budget import BudgetTree, LineGroup, chunks
+from mappings.errors import MappingError
+from mappings.keys import idempotency_key
+from mappings.library import ProjectCopy
+from mappings.lines import BULK_KIND as LINE_BULK_KIND
+from mappings.lines import bulk_request, line_body, plan_budget
+from mappings.phases import default_estimate_patch, phase_body, plan_phases
+from mappings.records import Phase
+from mappings.refs import ACTUAL, LINE, PROJECT, WORKSPACE
+
+# Legacy actuals are read by date windows; this range holds every date a production budget can carry.
+ACTUALS_FROM = date(1900, 1, 1)
+ACTUALS_TO = date(2100, 12, 31)
+COPY_KINDS = {Kind.PROJECT_CURRENCY: "currencies", Kind.PROJECT_FRINGE: "fringes", Kind.PROJECT_GLOBAL: "globals"}
+
+
+def actual_currency(phases: Sequence[Phase]) -> str:
+    """Actuals are in the first phase's currency (HELP currency article); USD when no phase names one (A09)."""
+    for phase in phases:
+        if phase.currency is not None and phase.currency.code:
+            return phase.currency.code
+    return "USD"
+
+
+class ProjectPipeline:
+    """Writes everything inside one project, after the workspace stage has run."""
+
+    def __init__(
+        self,
+        *,
+        legacy: LegacyClient,
+        applier: Applier,
+        executor: Executor,
+        ledger: Plan,
+        namespace: str,
+        on_quarantine: Quarantiner,
+        copies: dict[str, list[tuple[Kind, ProjectCopy[JsonObject], bool]]],
+    ) -> None:
+        self.legacy = legacy
+        self.applier = applier
+        self.books = applier.books
+        self.executor = executor
+        self.ledger = ledger
+        self.namespace = namespace
+        self.on_quarantine = on_quarantine
+        self.copies = copies
+
+    def _refuse(self, kind: Kind, errors: Iterable[MappingError]) -> None:
+        records = quarantined(errors)
+        for record in records:
+            self.ledger.of(kind).quarantined[record.code] += 1
+        self.on_quarantine(records)
+
+    async def run(self, library: ProjectLibrary) -> None:
+        project = library.project
+        v1_project = self.books.lookup(PROJECT, WORKSPACE, project.id)
+        if v1_project is None:
+            return  # the project itself is quarantined; its contents wait for it
+        await self.library_copies(project.id, v1_project)
+        await self.phases(library, v1_project)
+        symbols = {g.symbol for g in library.budget.globals_ if g.symbol}
+        await self.lines(project.id, v1_project, symbols)
+        await self.actuals(project.id, v1_project, actual_currency(library.phases))
+
+    async def library_copies(self, project_id: str, v1_project: str) -> None:
+        work = []
+        for kind, copy, own_values in self.copies.get(project_id, []):
+            route = COPY_KINDS[kind]
+            source = self.books.lookup(copy.kind, WORKSPACE, copy.name)
+            if source is None:
+                continue  # the workspace item is quarantined; lines report the missing reference
+            work.append(
+                Desired(
+                    kind,
+                    project_id,
+                    copy.ref.legacy_id,
+                    f"/projects/{v1_project}/library/{route}",
+                    {"sourceId": source},
+                    f"/projects/{v1_project}/library/{route}/{{id}}",
+                    dict(copy.patch) if own_values else None,
+                )
+            )
+        await asyncio.gather(*(self.applier.apply(d) for d in work))
+
+    async def phases(self, library: ProjectLibrary, v1_project: str) -> None:
+        project_id = library.project.id
+        plan = plan_phases(project_id, library.phases)
+        self._refuse(Kind.PHASE, plan.quarantined)
+        lookup = self.books.lookup
+        base = f"/projects/{v1_project}/budget/phases"
+        if plan.default_estimate is not None:
+            default = lookup(DEFAULT_PHASE, WORKSPACE, project_id)
+            if default is None and v1_project.startswith(PLACEHOLDER):
+                default = f"{PLACEHOLDER}{DEFAULT_PHASE}:{project_id}"
+            await self._phase(plan.default_estimate, project_id, base, default)
+        await asyncio.gather(*(self._phase(p, project_id, base, None) for p in plan.plain))
+        for rollup in plan.rollups:  # a rollup may sum another rollup: one at a time, in the mappings' order
+            await self._phase(rollup, project_id, base, None)
+
+    async def _phase(self, phase: Phase, project_id: str, base: str, adopt: str | None) -> None:
+        try:
+            if adopt is not None:
+                body = as_json(default_estimate_patch(project_id, phase, self.books.lookup).body)
+            else:
+                body = as_json(phase_body(project_id, phase, self.books.lookup).body)
+        except MappingError as error:
+            self._refuse(Kind.PHASE, [error])
+            return
+        await self.applier.apply(Desired(Kind.PHASE, project_id, phase.id, base, body, base + "/{id}", adopt_id=adopt))
+
+    async def lines(self, project_id: str, v1_project: str, symbols: set[str]) -> None:
+        budget = await self.legacy.budget(project_id)
+        tree = plan_budget(budget, symbols)
+        self._refuse(Kind.LINE, tree.quarantined)
+        lookup = self.books.lookup
+        by_depth: dict[int, list[LineGroup]] = {}
+        updates: list[Desired] = []
+        for depth in sorted(set(tree.depth.values())):
+            fresh = []
+            for line in (n for n in tree.ordered if tree.depth[n.id] == depth):
+                if lookup(LINE, project_id, line.id) is None:
+                    fresh.append(line)
+                    continue
+                try:
+                    body = as_json(line_body(project_id, line, lookup, symbols).body)
+                except MappingError as error:
+                    self._refuse(Kind.LINE, [error])
+                    continue
+                path = f"/projects/{v1_project}/budget/lines/{{id}}"
+                updates.append(Desired(Kind.LINE, project_id, line.id, "", body, path))
+            by_depth[depth] = [LineGroup(depth, part) for part in chunks(fresh, LINE_BULK_LIMIT)]
+        await asyncio.gather(*(self.applier.apply(d) for d in updates))
+        route = f"/projects/{v1_project}/budget/lines/bulk"
+        for depth in sorted(by_depth):  # a level's parents are the previous level: levels go in order
+            await asyncio.gather(*(self._line_group(tree, g, symbols, route) for g in by_depth[depth]))
+
+    async def _line_group(self, tree: BudgetTree, group: LineGroup, symbols: set[str], route: str) -> None:
+        request = bulk_request(tree, group, self.books.lookup, symbols)
+        self._refuse(Kind.LINE, request.failed)
+        if not request.legacy_ids:
+            return
+        body: JsonObject = {"lines": [dict(entry) for entry in request.body["lines"]]}  # type: ignore[typeddict-item]
+        key = idempotency_key(self.namespace, LINE_BULK_KIND, tree.project_id, request.legacy_ids, body)
+        await self.executor.submit(Write(Kind.LINE, tree.project_id, "POST", route, body, request.legacy_ids, key))
+
+    async def actuals(self, project_id: str, v1_project: str, currency: str) -> None:
+        _reader, rows = self.legacy.actuals(project_id, ACTUALS_FROM, ACTUALS_TO)
+        fresh: list[MappedActual] = []
+        splits: list[MappedActual] = []
+        pending: list[asyncio.Task[None]] = []
+        async for actual in rows:
+            try:
+                mapped = map_actual(project_id, v1_project, actual, currency, self.books.lookup)
+            except MappingError as error:
+                self._refuse(Kind.ACTUAL, [error])
+                continue
+            if mapped.items:
+                splits.append(mapped)
+            if self.books.lookup(ACTUAL, project_id, actual.id) is None:
+                fresh.append(mapped)
+            else:
+                await self._existing_actual(project_id, mapped)
+            if len(fresh) == TRANSACTION_BULK_LIMIT:
+                pending.append(asyncio.create_task(self._transactions(project_id, fresh)))
+                fresh = []
+        if fresh:
+            pending.append(asyncio.create_task(self._transactions(project_id, fresh)))
+        await asyncio.gather(*pending)
+        await asyncio.gather(*(self._split_items(project_id, m) for m in splits))
+
+    async def _existing_actual(self, project_id: str, mapped: MappedActual) -> None:
+        # Assumption A32: a manual transaction's fields are patched in place (PATCH /transactions/{id}).
+        body = as_json(mapped.transaction.body)
+        legacy_id = mapped.transaction.ref.legacy_id
+        await self.applier.apply(Desired(Kind.ACTUAL, project_id, legacy_id, "", body, "/transactions/{id}"))
+
+    async def _transactions(self, project_id: str, part: Sequence[MappedActual]) -> None:
+        members = tuple(m.transaction.ref.legacy_id for m in part)
+        body: JsonObject = {"transactions": [as_json(m.transaction.body) for m in part]}
+        key = idempotency_key(self.namespace, TRANSACTION_BULK_KIND, project_id, members, body)
+        await self.executor.submit(Write(Kind.ACTUAL, project_id, "POST", "/transactions/bulk", body, members, key))
+
+    async def _split_items(self, project_id: str, mapped: MappedActual) -> None:
+        transaction = self.books.lookup(ACTUAL, project_id, mapped.transaction.ref.legacy_id)
+        if transaction is None:
+            return  # the transaction was quarantined: its parts stay with it
+        for item in mapped.items:  # items of one transaction in order: the first moves the coding to items
+            await self.applier.apply(
+                Desired(
+                    Kind.SPLIT, project_id, item.ref.legacy_id, f"/transactions/{transaction}/items", as_json(item.body)
+                )
+            )

@@ -1,0 +1,181 @@
+"""A migration run from start to end: preflight, replay of what was in flight, then every kind in order.
+
+``migrate(settings, dry_run=...)`` is the one entry point of `bridge plan` (dry run: reads only, nothing sent
+to v1, the executor counts the writes it would make) and `bridge run`. A live run:
+
+1. opens the state file and the two clients (one limiter and one retry budget shared by both);
+2. runs preflight (identity, legacy key, state binding, unknown target objects) before any write;
+3. records the run, then replays every in-flight intent with its own key and body (``replay``);
+4. writes the workspace-wide kinds (spaces, contacts, library items, projects), then every project's
+   pipeline, projects side by side;
+5. finishes the run as completed, completed with quarantine, or stopped (the error propagates to the CLI,
+   which prints the command to resume).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import httpx
+import structlog
+
+from bridge.clients.http import RunControls
+from bridge.clients.legacy import LegacyClient, open_legacy
+from bridge.clients.limiter import AimdLimiter
+from bridge.clients.v1 import V1Client, open_v1
+from bridge.config import Settings
+from bridge.engine.apply import Applier
+from bridge.engine.books import Books
+from bridge.engine.executor import Executor
+from bridge.engine.killpoints import KillSwitch
+from bridge.engine.plan import Plan, QuarantinedRecord
+from bridge.engine.preflight import Preflight, preflight
+from bridge.engine.progress import Progress
+from bridge.engine.project import ProjectPipeline
+from bridge.engine.replay import replay_in_flight
+from bridge.engine.source import read_workspace
+from bridge.engine.workspace import WorkspaceStage
+from bridge.errors import ResumableStop
+from state.store import StateStore, open_state
+
+log = structlog.get_logger("bridge.engine")
+
+
+class Interrupted(ResumableStop):
+    """SIGINT or SIGTERM: the run stopped between two journal transitions and resumes from the journal."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a run (or a plan) did: per-kind counts, quarantine, and the run id in the state file."""
+
+    ledger: Plan
+    run_id: int | None
+    preflight: Preflight
+
+
+@dataclass(frozen=True, slots=True)
+class Transports:
+    """Test seam: in-process transports for both surfaces (None = real network)."""
+
+    legacy: httpx.AsyncBaseTransport | None = None
+    v1: httpx.AsyncBaseTransport | None = None
+
+
+def _options(settings: Settings) -> dict[str, str | int | bool | None]:
+    """The run's options as stored with the run: never a secret."""
+    return {
+        "legacy_url": settings.legacy_url,
+        "v1_url": settings.v1_url,
+        "migration": settings.migration,
+        "projects": ",".join(settings.projects),
+        "concurrency": settings.concurrency,
+    }
+
+
+async def migrate(
+    settings: Settings, *, dry_run: bool, progress: Progress, transports: Transports | None = None
+) -> Outcome:
+    """Plan (``dry_run``) or run the migration the settings describe."""
+    legacy_url, legacy_key = settings.require_legacy()
+    v1_url, token = settings.require_v1()
+    wires = transports or Transports()
+    controls = RunControls(limiter=AimdLimiter(settings.concurrency))
+    store = open_state(str(settings.state))
+    try:
+        async with (
+            open_legacy(
+                legacy_url, legacy_key, controls, transport=wires.legacy, timeout=settings.request_timeout
+            ) as legacy,
+            open_v1(v1_url, token, controls, transport=wires.v1, timeout=settings.request_timeout) as v1,
+        ):
+            return await _migrate(settings, store, legacy, v1, dry_run=dry_run, progress=progress)
+    finally:
+        store.close()
+
+
+async def _migrate(
+    settings: Settings,
+    store: StateStore,
+    legacy: LegacyClient,
+    v1: V1Client,
+    *,
+    dry_run: bool,
+    progress: Progress,
+) -> Outcome:
+    checked = await preflight(legacy, v1, store, settings.legacy_url)
+    migration = settings.migration if settings.migration != "default" else None
+    namespace = checked.namespace(migration)
+    ledger = Plan(namespace, checked.source, checked.target, checked.latency_s, settings.concurrency)
+    ledger.unknown_on_target.update(checked.unknown_on_target)
+    ledger.notes.extend(checked.warnings)
+    run_id = None if dry_run else store.runs.start(namespace, checked.source, checked.target, _options(settings)).id
+    books = Books(store.database, run_id)
+    executor = Executor(
+        books=books, v1=None if dry_run else v1.session, progress=progress, ledger=ledger, kill=KillSwitch.from_env()
+    )
+    log.info("bridge.run.started", run_id=run_id, migration=namespace, dry_run=dry_run)
+    try:
+        with progress:
+            if not dry_run:
+                await replay_in_flight(books, executor, v1)
+            await _write_everything(
+                settings=settings,
+                legacy=legacy,
+                books=books,
+                executor=executor,
+                ledger=ledger,
+                namespace=namespace,
+                run_id=run_id,
+            )
+    except BaseException as exc:
+        if run_id is not None:
+            store.runs.finish(
+                run_id, "stopped" if isinstance(exc, ResumableStop | asyncio.CancelledError) else "failed"
+            )
+        log.warning("bridge.run.stopped", run_id=run_id, error=type(exc).__name__)
+        raise
+    if run_id is not None:
+        store.runs.finish(run_id, "completed_with_quarantine" if ledger.quarantine else "completed")
+    log.info("bridge.run.finished", run_id=run_id, requests=ledger.requests, quarantined=len(ledger.quarantine))
+    return Outcome(ledger, run_id, checked)
+
+
+async def _write_everything(
+    *,
+    settings: Settings,
+    legacy: LegacyClient,
+    books: Books,
+    executor: Executor,
+    ledger: Plan,
+    namespace: str,
+    run_id: int | None,
+) -> None:
+    def on_quarantine(records: Sequence[QuarantinedRecord]) -> None:
+        ledger.quarantine.extend(records)
+        if run_id is not None:
+            books.quarantine_unsent(records)
+
+    applier = Applier(executor, books, ledger, namespace, salt=f"run-{run_id}")
+    source = await read_workspace(legacy, settings.projects)
+    stage = WorkspaceStage(applier, ledger, on_quarantine)
+    await stage.run(source)
+    pipeline = ProjectPipeline(
+        legacy=legacy,
+        applier=applier,
+        executor=executor,
+        ledger=ledger,
+        namespace=namespace,
+        on_quarantine=on_quarantine,
+        copies=stage.copies,
+    )
+    # Projects are independent of each other; the limiter bounds the requests in flight across all of them.
+    gate = asyncio.Semaphore(max(1, settings.concurrency))
+
+    async def one(index: int) -> None:
+        async with gate:
+            await pipeline.run(source.projects[index])
+
+    await asyncio.gather(*(one(i) for i in range(len(source.projects))))

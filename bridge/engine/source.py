@@ -1,0 +1,61 @@
+"""What a run reads from the legacy surface before it writes: the workspace-wide records and each project's
+library (phases, fringes, globals, tags).
+
+Budget trees and actuals are not read here: each project's pipeline reads its own budget when it gets to it
+and lets go of it when done, so memory holds one budget per project in flight, not the whole workspace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bridge.clients.legacy import LegacyClient
+from bridge.errors import UsageError
+from mappings.records import Contact, Phase, Project, ProjectBudget, Space, Tag
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectLibrary:
+    """One project's phases, fringes, globals and tags (a budget without lines)."""
+
+    project: Project
+    phases: tuple[Phase, ...]
+    budget: ProjectBudget
+    tags: tuple[Tag, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceSource:
+    """Everything a run needs before the per-project pipelines start."""
+
+    spaces: tuple[Space, ...]
+    contacts: tuple[Contact, ...]
+    projects: tuple[ProjectLibrary, ...]
+
+
+async def _library(legacy: LegacyClient, project: Project) -> ProjectLibrary:
+    phases, fringes, globals_, tags = await asyncio.gather(
+        legacy.phases(project.id), legacy.fringes(project.id), legacy.globals(project.id), legacy.tags(project.id)
+    )
+    budget = ProjectBudget(
+        project_id=project.id, phases=tuple(phases), fringes=tuple(fringes), globals_=tuple(globals_)
+    )
+    return ProjectLibrary(project, tuple(phases), budget, tuple(tags))
+
+
+async def read_workspace(legacy: LegacyClient, only: Sequence[str] = ()) -> WorkspaceSource:
+    """Spaces, contacts, the selected projects (all by default, in legacy id order) and their libraries."""
+    spaces, contacts, projects = await asyncio.gather(legacy.spaces(), legacy.contacts(), legacy.projects())
+    chosen = sorted(projects, key=lambda p: p.id)
+    if only:
+        known = {p.id for p in chosen}
+        missing = sorted(set(only) - known)
+        if missing:
+            raise UsageError(f"--project {', '.join(missing)}: no such project in the legacy workspace")
+        chosen = [p for p in chosen if p.id in set(only)]
+    libraries = await asyncio.gather(*(_library(legacy, p) for p in chosen))
+    return WorkspaceSource(
+        tuple(sorted(spaces, key=lambda s: s.id)), tuple(sorted(contacts, key=lambda c: c.id)), tuple(libraries)
+    )

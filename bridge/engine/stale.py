@@ -1,0 +1,77 @@
+"""Finding on the target what an old intent may have created, when its Idempotency-Key may be forgotten.
+
+Past the target's key retention window (A20) a replay could create a second object, so the engine first
+looks for the intent's records on the target by their natural fields (a space's name and slug, a line's
+parent, description, account and type, a transaction's date, amount and references...). Every record
+found: the intent completes with the target's ids. None found: the write never happened and is sent again.
+Some but not all of a bulk (which is all-or-nothing on the target): a person must look, so the run stops.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from bridge.clients.pages import iterate_pages
+from bridge.clients.v1 import V1Client
+from bridge.engine.writes import Write
+from bridge.errors import FatalError
+
+# The fields that identify a record of each kind on the target, as its create body names them.
+NATURAL_FIELDS: dict[str, tuple[str, ...]] = {
+    "/spaces": ("name", "slug"),
+    "/projects": ("name", "slug"),
+    "/contacts": ("name", "email"),
+    "/library/tags": ("name",),
+    "/library/currencies": ("code",),
+    "/library/fringes": ("name",),
+    "/library/globals": ("symbol",),
+    "/budget/phases": ("name", "type"),
+    "/budget/lines/bulk": ("parentId", "description", "accountId", "type"),
+    "/transactions/bulk": ("timestamp", "amount", "description", "number", "ref", "projectId"),
+}
+LIST_ROUTE = {"/budget/lines/bulk": "/budget/lines", "/transactions/bulk": "/transactions"}
+
+
+def _route(path: str) -> str | None:
+    return next((suffix for suffix in NATURAL_FIELDS if path.endswith(suffix)), None)
+
+
+def _matches(entry: Mapping[str, object], row: Mapping[str, object], fields: Sequence[str]) -> bool:
+    return all(entry.get(name) == row.get(name) for name in fields if name in entry)
+
+
+async def find_on_target(v1: V1Client, write: Write) -> list[str] | None:
+    """The v1 ids of ``write``'s records if all are on the target, None if none is; FatalError otherwise."""
+    route = _route(write.path)
+    if route is None or write.method != "POST":
+        return None
+    fields = NATURAL_FIELDS[route]
+    list_path = re.sub(re.escape(route) + "$", LIST_ROUTE.get(route, route), write.path)
+    params: list[tuple[str, str]] = []
+    if route == "/transactions/bulk":
+        project = write.entries()[0]
+        if isinstance(project, Mapping) and isinstance(project.get("projectId"), str):
+            params.append(("projectId", str(project["projectId"])))
+    entries = write.entries() if write.list_field else [write.body]
+    found: list[str | None] = [None] * len(entries)
+    claimed: set[str] = set()
+    async for rows in iterate_pages(v1.session, list_path, params):
+        for row in rows:
+            if not isinstance(row, Mapping) or not isinstance(row.get("id"), str) or row["id"] in claimed:
+                continue
+            for index, entry in enumerate(entries):
+                if found[index] is None and isinstance(entry, Mapping) and _matches(entry, row, fields):
+                    found[index] = str(row["id"])
+                    claimed.add(str(row["id"]))
+                    break
+    ids = [v for v in found if v is not None]
+    if not ids:
+        return None
+    if len(ids) == len(entries):
+        return ids
+    raise FatalError(
+        f"{write.kind.value} intent {write.step_key} is older than the target's key retention and only "
+        f"{len(ids)} of its {len(entries)} records are on the target; a bulk is all-or-nothing, so these may "
+        "be look-alikes. Compare them by hand before resuming"
+    )

@@ -1,0 +1,161 @@
+"""One v1 write as the engine journals, sends, splits and completes it.
+
+A ``Write`` is the exact request (method, path, JSON body, Idempotency-Key) plus what the engine needs to
+book it: the legacy ids it carries in request order, their source hashes, and how to read their v1 ids from
+the answer. Its ``step_key`` is deterministic, so a resumed run that rebuilds the same request finds the
+same journal row. A bulk that the service rejects can be ``split`` in two; each half's Idempotency-Key is
+derived from the parent's (``mappings.keys.child_key``), so a bisection resumed after a crash replays the
+same halves instead of sending new ones.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from bridge.engine.steps import Kind
+from mappings.keys import child_key, digest, source_hash
+
+JsonObject = dict[str, object]
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """A second crosswalk entry read from a single-object answer, e.g. a new project's default phase."""
+
+    kind: str
+    pointer: tuple[str, ...]
+
+
+# A6: a new project answers defaultBudget.estimatePhaseId; the legacy project's first estimate phase maps onto
+# it (kept under this crosswalk kind, scope = the legacy project id, legacy id = the legacy project id).
+DEFAULT_PHASE = "default_phase"
+DERIVED: dict[Kind, tuple[Derived, ...]] = {
+    Kind.PROJECT: (Derived(DEFAULT_PHASE, ("defaultBudget", "estimatePhaseId")),)
+}
+BULK_LISTS = {"/budget/lines/bulk": "lines", "/transactions/bulk": "transactions"}
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """One request of a run and the bookkeeping to complete it.
+
+    Everything the engine needs is derived from what the journal stores (kind, scope, method, path, body,
+    members, key), so an intent read back from the journal is a complete ``Write`` again: a bulk's list
+    field comes from its path, a PATCH's v1 id from its path, each member's source hash from its entry.
+    """
+
+    kind: Kind
+    scope: str
+    method: str
+    path: str
+    body: JsonObject
+    members: tuple[str, ...]
+    key: str | None = None
+    # A create the service answers as an update (the project's default estimate phase) counts as a create.
+    counts_as: str = field(default="create", compare=False)
+    # Keyless writes (PATCH) are salted with the run, so patching a record back to an earlier value in a later
+    # run is a new step, not a step the journal already holds as done. ``step`` pins a journalled step key.
+    salt: str = ""
+    step: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.members:
+            raise ValueError(f"{self.kind} write to {self.path} carries no legacy record")
+        if self.list_field is not None and len(self.entries()) != len(self.members):
+            raise ValueError(f"{self.kind} write: body list {self.list_field!r} and members differ in length")
+        if self.list_field is None and len(self.members) != 1:
+            raise ValueError(f"{self.kind} write to {self.path} is not a bulk but carries {len(self.members)} records")
+
+    @property
+    def list_field(self) -> str | None:
+        """The body's list of bulk entries, for bulk endpoints."""
+        if self.method != "POST":
+            return None
+        return next((name for suffix, name in BULK_LISTS.items() if self.path.endswith(suffix)), None)
+
+    @property
+    def known_ids(self) -> tuple[str, ...]:
+        """An update's v1 id: the last segment of its path."""
+        return (self.path.rsplit("/", 1)[-1],) if self.method in ("PATCH", "PUT") else ()
+
+    @property
+    def hashes(self) -> tuple[str, ...]:
+        """Each member's source hash: the digest of its entry as mapped (what a re-run compares)."""
+        if self.list_field is None:
+            return (source_hash(self.body),)
+        return tuple(source_hash(entry) for entry in self.entries())
+
+    @property
+    def derived(self) -> tuple[Derived, ...]:
+        return DERIVED.get(self.kind, ()) if self.method == "POST" else ()
+
+    @property
+    def step_key(self) -> str:
+        """Deterministic journal key: the Idempotency-Key when there is one, else a digest of the request."""
+        if self.step is not None:
+            return self.step
+        if self.key is not None:
+            return f"{self.kind.value}:{self.key}"
+        request = [self.salt, self.scope, self.method, self.path, self.body, list(self.members)]
+        return f"{self.kind.value}:{digest(request)}"
+
+    @property
+    def body_text(self) -> str:
+        """The exact JSON text that is journalled and sent."""
+        return json.dumps(self.body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+    def entries(self) -> list[object]:
+        """The body's list of bulk entries (empty for a single-record write)."""
+        if self.list_field is None:
+            return []
+        value = self.body.get(self.list_field)
+        return list(value) if isinstance(value, list) else []
+
+    @property
+    def splittable(self) -> bool:
+        return self.list_field is not None and len(self.members) > 1
+
+    def split(self) -> tuple[Write, Write]:
+        """The two halves of a bulk, each with a key derived from this write's key."""
+        if not self.splittable or self.list_field is None:
+            raise ValueError(f"{self.kind} write {self.step_key} carries one record; it cannot be split")
+        middle = len(self.members) // 2
+        entries = self.entries()
+        return (self._part(entries, slice(0, middle)), self._part(entries, slice(middle, None)))
+
+    def _part(self, entries: Sequence[object], part: slice) -> Write:
+        assert self.list_field is not None
+        body: JsonObject = {**self.body, self.list_field: list(entries[part])}
+        members = self.members[part]
+        key = child_key(self.key, members, body) if self.key is not None else None
+        return replace(self, body=body, members=members, key=key, step=None)
+
+    def v1_ids(self, answer: object) -> list[str]:
+        """The v1 id of every member, in member order, read from the service's answer."""
+        if self.known_ids:
+            return list(self.known_ids)
+        if self.list_field is not None:
+            data = answer.get("data") if isinstance(answer, Mapping) else answer
+            if not isinstance(data, list) or len(data) != len(self.members):
+                raise ValueError(f"{self.kind} bulk answer does not hold {len(self.members)} objects in order")
+            return [_id_of(item, self.kind) for item in data]
+        return [_id_of(answer, self.kind)]
+
+    def derived_ids(self, answer: object) -> list[tuple[str, str]]:
+        """(crosswalk kind, v1 id) pairs for the ``derived`` entries found in a single-object answer."""
+        found: list[tuple[str, str]] = []
+        for entry in self.derived:
+            node: object = answer
+            for part in entry.pointer:
+                node = node.get(part) if isinstance(node, Mapping) else None
+            if isinstance(node, str):
+                found.append((entry.kind, node))
+        return found
+
+
+def _id_of(item: object, kind: Kind) -> str:
+    if isinstance(item, Mapping) and isinstance(item.get("id"), str):
+        return str(item["id"])
+    raise ValueError(f"{kind} answer has no string id")

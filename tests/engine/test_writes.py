@@ -1,0 +1,67 @@
+"""A journalled write can be rebuilt, split, and read back deterministically."""
+
+from __future__ import annotations
+
+import pytest
+
+from bridge.engine.steps import Kind
+from bridge.engine.writes import DEFAULT_PHASE, Write
+from mappings.keys import source_hash
+
+
+def _bulk(n: int) -> Write:
+    body: dict[str, object] = {"lines": [{"description": f"line {i}", "type": "line"} for i in range(n)]}
+    return Write(
+        Kind.LINE, "p1", "POST", "/projects/prj_1/budget/lines/bulk", body, tuple(f"l{i}" for i in range(n)), "k" * 20
+    )
+
+
+def test_split_halves_carry_their_entries_and_derived_keys() -> None:
+    """Each half holds its own members and entries, under a key derived from the parent's, the same every time."""
+    first, second = _bulk(5).split()
+    assert first.members == ("l0", "l1")
+    assert second.members == ("l2", "l3", "l4")
+    assert [e["description"] for e in second.entries()] == ["line 2", "line 3", "line 4"]  # type: ignore[index]
+    assert first.key != second.key != _bulk(5).key
+    again = _bulk(5).split()
+    assert (first.key, second.key) == (again[0].key, again[1].key)
+
+
+def test_single_record_write_cannot_be_split() -> None:
+    """Bisection stops at one record: that record is the one to quarantine."""
+    with pytest.raises(ValueError, match="cannot be split"):
+        _bulk(1).split()
+
+
+def test_bulk_answer_gives_ids_in_request_order() -> None:
+    """The n-th object of a bulk answer is the n-th member's v1 id."""
+    ids = _bulk(3).v1_ids({"data": [{"id": "a"}, {"id": "b"}, {"id": "c"}]})
+    assert ids == ["a", "b", "c"]
+
+
+def test_bulk_answer_with_wrong_length_is_refused() -> None:
+    """An answer that does not hold one object per member never books ids to the wrong records."""
+    with pytest.raises(ValueError, match="does not hold 3 objects"):
+        _bulk(3).v1_ids({"data": [{"id": "a"}]})
+
+
+def test_member_hashes_are_the_hashes_of_their_entries() -> None:
+    """Change detection compares what was sent per record, so a rebuilt write hashes the same."""
+    write = _bulk(2)
+    assert write.hashes == tuple(source_hash(entry) for entry in write.entries())
+
+
+def test_patch_knows_its_id_from_its_path_and_project_create_reads_the_default_phase() -> None:
+    """A PATCH books the id it patched; a project create also books its default estimate phase (A06)."""
+    patch = Write(Kind.SPACE, "workspace", "PATCH", "/spaces/spc_9", {"archived": True}, ("s1",))
+    assert patch.v1_ids({"id": "ignored"}) == ["spc_9"]
+    create = Write(Kind.PROJECT, "workspace", "POST", "/projects", {"name": "P"}, ("p1",), "k" * 20)
+    answer = {"id": "prj_1", "defaultBudget": {"budgetId": "bud_1", "estimatePhaseId": "phs_1"}}
+    assert create.derived_ids(answer) == [(DEFAULT_PHASE, "phs_1")]
+
+
+def test_keyless_step_keys_differ_between_runs() -> None:
+    """Patching a record back to an earlier value in a later run is new work, not a step already done."""
+    one = Write(Kind.SPACE, "workspace", "PATCH", "/spaces/spc_9", {"archived": True}, ("s1",), salt="run-1")
+    two = Write(Kind.SPACE, "workspace", "PATCH", "/spaces/spc_9", {"archived": True}, ("s1",), salt="run-2")
+    assert one.step_key != two.step_key
