@@ -34,3 +34,7 @@ def main() -> None:
 
 
 # Subcommands are defined in their own modules and registered here, one line each.
+from bridge.commands.migrate import plan_command, run_command  # noqa: E402
+
+cli.add_command(plan_command)
+cli.add_command(run_command)
