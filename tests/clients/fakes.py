@@ -19,12 +19,14 @@ class FakeClock:
 
     now: float = 1000.0
     sleeps: list[float] = field(default_factory=list)
+    # Emulator tests start the wall clock at the real time: the emulator dates its HTTP-date Retry-After by it.
+    wall_start: datetime = WALL_START
 
     def monotonic(self) -> float:
         return self.now
 
     def wall(self) -> datetime:
-        return WALL_START + timedelta(seconds=self.now - 1000.0)
+        return self.wall_start + timedelta(seconds=self.now - 1000.0)
 
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)

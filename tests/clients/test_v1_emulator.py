@@ -1,0 +1,204 @@
+"""The v1 client against the emulator: replays, paging, ETags, auth loss, and each fault of the fault plan."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from bridge import errors
+from bridge.clients.http import RunControls
+from bridge.clients.retry import RetryPolicy
+from bridge.clients.v1 import V1Client, open_v1
+from bridge.config import Secret
+from tests.clients.fakes import FakeClock, controls_for
+
+BASE = "http://emulator/v1"
+
+
+class RecordingTransport(httpx.AsyncBaseTransport):
+    """Passes requests to the app and notes, per path, when each was sent and any Retry-After it got back."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, clock: FakeClock) -> None:
+        self.inner = inner
+        self.clock = clock
+        self.log: list[tuple[str, str, float, int, float | None]] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        sent = self.clock.now
+        response = await self.inner.handle_async_request(request)
+        wait = response.headers.get("Retry-After")
+        seconds = float(wait) if wait and wait.isdigit() else (1.0 if wait else None)
+        self.log.append((request.method, request.url.path, sent, response.status_code, seconds))
+        return response
+
+
+@pytest.fixture
+def fake_clock() -> FakeClock:
+    return FakeClock(wall_start=datetime.now(UTC))
+
+
+@pytest.fixture
+def recorder(v1_app: FastAPI, fake_clock: FakeClock) -> RecordingTransport:
+    return RecordingTransport(httpx.ASGITransport(app=v1_app), fake_clock)
+
+
+@pytest.fixture
+def run_controls(fake_clock: FakeClock) -> RunControls:
+    controls = controls_for(fake_clock, policy=RetryPolicy(max_attempts=10, rng=random.Random(11)))
+    controls.budget.floor = 1000
+    return controls
+
+
+@pytest.fixture
+async def client(
+    recorder: RecordingTransport, issue_token: Callable[..., str], run_controls: RunControls
+) -> AsyncIterator[V1Client]:
+    async with open_v1(BASE, Secret(issue_token()), run_controls, transport=recorder) as v1:
+        yield v1
+
+
+async def set_faults(control_client: httpx.AsyncClient, *rules: dict[str, object], seed: int = 1) -> None:
+    response = await control_client.post("/faults", json={"seed": seed, "rules": list(rules)})
+    assert response.status_code == 200, response.text
+
+
+async def new_project(client: V1Client, name: str = "Film") -> str:
+    created = await client.create_project({"name": name}, f"project-{name}-0123456789")
+    return created.value.id
+
+
+@pytest.mark.anyio
+async def test_me_names_the_token_workspace(client: V1Client) -> None:
+    """GET /me answers the identity and exactly one workspace."""
+    identity = await client.me()
+    assert len(identity.workspaces) == 1
+
+
+@pytest.mark.anyio
+async def test_same_key_replays_the_first_create(client: V1Client) -> None:
+    """Sending a create twice with one key returns the same project, the second marked as a replay."""
+    first = await client.create_project({"name": "Film"}, "project-film-0123456789")
+    second = await client.create_project({"name": "Film"}, "project-film-0123456789")
+    assert (first.replayed, second.replayed) == (False, True)
+    assert second.value.id == first.value.id
+    assert first.value.default_budget is not None
+
+
+@pytest.mark.anyio
+async def test_same_key_other_body_is_a_fatal_conflict(client: V1Client) -> None:
+    """Reusing a key for a different request is a bug (exit 4), never retried."""
+    await client.create_project({"name": "Film"}, "project-film-0123456789")
+    with pytest.raises(errors.IdempotencyConflict) as caught:
+        await client.create_project({"name": "Other"}, "project-film-0123456789")
+    assert caught.value.exit_code == 4
+    assert caught.value.request_id
+
+
+@pytest.mark.anyio
+async def test_lines_list_pages_through_every_line(client: V1Client) -> None:
+    """A bulk of 100 plus 30 lines come back once each across pages of the list."""
+    project = await new_project(client)
+    await client.create_lines(project, [{"description": f"L{i}"} for i in range(100)], "bulk-a-0123456789abc")
+    await client.create_lines(project, [{"description": f"M{i}"} for i in range(30)], "bulk-b-0123456789abc")
+    ids = [line.id async for line in client.lines(project)]
+    assert len(ids) == len(set(ids)) >= 130
+
+
+@pytest.mark.anyio
+async def test_totals_read_twice_is_served_from_etag(client: V1Client) -> None:
+    """An unchanged budget answers 304 on the second totals read and the cached totals are returned."""
+    project = await new_project(client)
+    first = await client.totals(project)
+    second = await client.totals(project)
+    assert second.not_modified is True
+    assert second.value == first.value
+
+
+@pytest.mark.anyio
+async def test_revoked_token_stops_the_run_resumably(client: V1Client, control_client: httpx.AsyncClient) -> None:
+    """A token revoked mid-run ends the next call with AuthenticationLost (exit 3) naming token_revoked."""
+    await set_faults(control_client, {"kind": "revoke_token", "route": "/v1/*", "after": 1})
+    await client.me()
+    with pytest.raises(errors.AuthenticationLost, match="token_revoked") as caught:
+        await client.me()
+    assert caught.value.exit_code == 3
+
+
+@pytest.mark.anyio
+async def test_viewer_writing_gets_permission_revoked_with_ability(
+    recorder: RecordingTransport, issue_token: Callable[..., str], run_controls: RunControls
+) -> None:
+    """A token whose role cannot write stops the run and names the ability it lacks."""
+    async with open_v1(BASE, Secret(issue_token(role="viewer")), run_controls, transport=recorder) as viewer:
+        with pytest.raises(errors.PermissionRevoked) as caught:
+            await viewer.create_project({"name": "Film"}, "project-film-0123456789")
+    assert caught.value.required_ability
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("form", ["seconds", "http-date"])
+async def test_rate_limit_fault_is_waited_out_never_early(
+    client: V1Client, control_client: httpx.AsyncClient, recorder: RecordingTransport, form: str
+) -> None:
+    """Under 30 % 429s every call still succeeds and no request leaves before its Retry-After passed."""
+    rule = {"kind": "rate_limit", "rate": 0.3, "route": "/v1/*", "retryAfterS": 2, "retryAfterFormat": form}
+    await set_faults(control_client, rule)
+    for _ in range(20):
+        await client.me()
+    limited = [entry for entry in recorder.log if entry[3] == 429]
+    assert limited
+    not_before: dict[str, float] = {}
+    for _, path, sent, status, wait in recorder.log:
+        assert sent >= not_before.get(path, 0.0)
+        if status == 429 and wait is not None:
+            not_before[path] = sent + wait
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("kind", ["error_500", "error_502", "error_503", "error_504", "reset"])
+async def test_transient_faults_are_retried_to_success(
+    client: V1Client, control_client: httpx.AsyncClient, recorder: RecordingTransport, kind: str
+) -> None:
+    """Server errors and resets on reads and keyed writes are retried until they succeed."""
+    project = await new_project(client)
+    await set_faults(control_client, {"kind": kind, "rate": 0.4, "route": "/v1/*"}, seed=3)
+    for index in range(6):
+        await client.create_line(project, {"description": f"L{index}"}, f"line-{kind}-{index}-0123456789")
+        await client.get_project(project)
+    assert any(status >= 500 for *_, status, _ in recorder.log) or kind == "reset"
+    await set_faults(control_client)
+    assert len([line async for line in client.lines(project)]) >= 6
+
+
+@pytest.mark.anyio
+async def test_commit_then_drop_replays_without_duplicates(client: V1Client, control_client: httpx.AsyncClient) -> None:
+    """A bulk applied but whose answer was lost is retried with the same key: replayed, nothing created twice."""
+    project = await new_project(client)
+    before = len([line async for line in client.lines(project)])
+    await set_faults(
+        control_client, {"kind": "commit_then_drop", "rate": 1.0, "route": "*/budget/lines/bulk", "after": 0}
+    )
+    rule_off = {"kind": "commit_then_drop", "rate": 0.0, "route": "*/budget/lines/bulk"}
+    try:
+        with pytest.raises(errors.ServiceUnavailable):
+            await client.create_lines(project, [{"description": "A"}, {"description": "B"}], "bulk-drop-0123456789")
+    finally:
+        await set_faults(control_client, rule_off)
+    result = await client.create_lines(project, [{"description": "A"}, {"description": "B"}], "bulk-drop-0123456789")
+    assert result.replayed is True
+    after = [line async for line in client.lines(project)]
+    assert len(after) == before + 2
+
+
+@pytest.mark.anyio
+async def test_persistent_outage_ends_in_a_resumable_stop(client: V1Client, control_client: httpx.AsyncClient) -> None:
+    """A service failing every request ends the call with ServiceUnavailable (exit 3) after bounded attempts."""
+    await set_faults(control_client, {"kind": "error_503", "rate": 1.0, "route": "/v1/*"})
+    with pytest.raises(errors.ServiceUnavailable) as caught:
+        await client.me()
+    assert caught.value.exit_code == 3
