@@ -1,0 +1,99 @@
+"""The budget tree: parents first, bounded deterministic groups, quarantine of whole subtrees."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mappings.budget import LINES_PER_BULK, build_tree, chunks
+from mappings.errors import ErrorCode, MappingError
+from mappings.records import BudgetLine
+from mappings.refs import LINE, RecordRef
+from tests.strategies import budget_trees, messy_budget_lines
+
+
+@given(lines=budget_trees())
+def test_every_valid_node_is_kept_and_parents_come_first(lines: list[BudgetLine]) -> None:
+    """A valid tree loses nothing, and each node appears after its parent."""
+    tree = build_tree("p1", lines)
+    assert not tree.quarantined
+    order = [line.id for line in tree.ordered]
+    assert sorted(order) == sorted(line.id for line in lines)
+    index = {node_id: i for i, node_id in enumerate(order)}
+    for line in tree.ordered:
+        if line.parent_id is not None:
+            assert index[line.parent_id] < index[line.id]
+
+
+@given(lines=messy_budget_lines(), limit=st.integers(min_value=1, max_value=LINES_PER_BULK))
+def test_groups_are_bounded_and_sent_only_after_their_parents(lines: list[BudgetLine], limit: int) -> None:
+    """No group exceeds the limit; each group's parents are in earlier groups; kept + quarantined = input."""
+    tree = build_tree("p1", lines)
+    sent: set[str] = set()
+    for group in tree.groups(limit):
+        assert 1 <= len(group.lines) <= limit
+        for line in group.lines:
+            assert line.parent_id is None or line.parent_id in sent
+        sent |= set(group.legacy_ids)
+    quarantined = {error.ref.legacy_id for error in tree.quarantined}
+    assert sent.isdisjoint(quarantined)
+    assert sent | quarantined == {line.id for line in lines}
+
+
+@given(lines=messy_budget_lines())
+def test_the_same_source_gives_the_same_groups_in_any_input_order(lines: list[BudgetLine]) -> None:
+    """Grouping depends on the tree, not on the order the legacy surface listed the nodes."""
+    first = build_tree("p1", lines).groups(7)
+    again = build_tree("p1", list(reversed(lines))).groups(7)
+    assert [g.legacy_ids for g in first] == [g.legacy_ids for g in again]
+
+
+def test_a_quarantined_account_takes_its_whole_subtree() -> None:
+    """Children of a bad account cannot stand without it: all are quarantined, naming their parent."""
+    lines = [
+        BudgetLine(id="root", type="account"),
+        BudgetLine(id="bad", type="account", parentId="root"),
+        BudgetLine(id="sub", type="account", parentId="bad"),
+        BudgetLine(id="leaf", type="line", parentId="sub"),
+        BudgetLine(id="ok", type="line", parentId="root"),
+    ]
+    tree = build_tree("p1", lines, {"bad": _error("bad")})
+    assert [line.id for line in tree.ordered] == ["root", "ok"]
+    codes = {e.ref.legacy_id: e.code for e in tree.quarantined}
+    assert codes == {
+        "bad": ErrorCode.TEXT_EMPTY,
+        "sub": ErrorCode.TREE_ANCESTOR_QUARANTINED,
+        "leaf": ErrorCode.TREE_ANCESTOR_QUARANTINED,
+    }
+
+
+def test_siblings_keep_their_legacy_order() -> None:
+    """Within a parent, lines go out by their legacy position, so the v1 budget reads the same."""
+    lines = [BudgetLine(id="root", type="account")] + [
+        BudgetLine(id=f"l{i}", type="line", parentId="root", position=10 - i) for i in range(5)
+    ]
+    tree = build_tree("p1", lines)
+    assert [line.id for line in tree.ordered] == ["root", "l4", "l3", "l2", "l1", "l0"]
+
+
+def test_subtree_lists_a_node_and_its_descendants() -> None:
+    """What the engine quarantines when the target rejects one account."""
+    lines = [
+        BudgetLine(id="a", type="account"),
+        BudgetLine(id="b", type="account", parentId="a"),
+        BudgetLine(id="c", type="line", parentId="b"),
+        BudgetLine(id="d", type="line", parentId="a"),
+    ]
+    assert set(build_tree("p1", lines).subtree("b")) == {"b", "c"}
+
+
+@given(items=st.lists(st.integers(), max_size=300), limit=st.integers(min_value=1, max_value=500))
+def test_chunks_keep_order_and_bound_size(items: list[int], limit: int) -> None:
+    """Cutting a list into bulks keeps every item once, in order, none bigger than the limit."""
+    parts = chunks(items, limit)
+    assert [x for part in parts for x in part] == items
+    assert all(1 <= len(part) <= limit for part in parts)
+
+
+def _error(line_id: str) -> MappingError:
+    return MappingError(ErrorCode.TEXT_EMPTY, RecordRef(LINE, line_id, "p1"), "description", "")

@@ -1,0 +1,124 @@
+"""Phases, library items and tags: default estimate reuse, rollups, dedupe by name, winner rule, conflicts."""
+
+from __future__ import annotations
+
+from mappings.library import plan_currencies, plan_fringes, plan_globals, plan_units
+from mappings.notes import NoteKind
+from mappings.phases import default_estimate_patch, phase_body, plan_phases
+from mappings.records import BudgetLine, Fringe, Global, Phase, PhaseCurrency, PhaseData, Project, ProjectBudget, Tag
+from mappings.refs import CURRENCY, PHASE, lookup_from
+from mappings.tags import plan_tags
+
+PHASES = [
+    Phase(id="e1", type="estimate", name="Estimate", alias="estimate", currency=PhaseCurrency(code="USD")),
+    Phase(
+        id="w1", type="estimate", name="Working", isHidden=True, currency=PhaseCurrency(code="JPY", exchangeRate=0.0067)
+    ),
+    Phase(id="v1", type="rollup", name="Variance", operation="difference", phaseIds=("e1", "w1")),
+    Phase(id="t1", type="rollup", name="Total", operation="sum", phaseIds=("v1", "a1")),
+    Phase(id="a1", type="actual", name="Actual"),
+]
+
+
+def test_first_estimate_maps_onto_the_default_phase_and_rollups_come_last() -> None:
+    """No second estimate phase; hidden phases kept; rollups after every input, rollups of rollups too."""
+    plan = plan_phases("p1", PHASES)
+    assert plan.default_estimate is not None
+    assert plan.default_estimate.id == "e1"
+    assert [p.id for p in plan.plain] == ["w1", "a1"]
+    assert [p.id for p in plan.rollups] == ["v1", "t1"]
+    assert not plan.quarantined
+
+
+def test_phase_bodies_carry_hidden_flag_currency_copy_and_rollup_formula() -> None:
+    """A09: baseCurrencyId is the project copy of the code; A08: rollupFormula over v1 phase ids."""
+    lookup = lookup_from(
+        {
+            (CURRENCY, "p1", "JPY"): "cur_jpy",
+            (CURRENCY, "p1", "USD"): "cur_usd",
+            (PHASE, "p1", "e1"): "phs_e",
+            (PHASE, "p1", "w1"): "phs_w",
+        }
+    )
+    working = phase_body("p1", PHASES[1], lookup).body
+    assert working == {"name": "Working", "type": "estimate", "isHidden": True, "baseCurrencyId": "cur_jpy"}
+    assert phase_body("p1", PHASES[2], lookup).body["rollupFormula"] == "@{phs_e} - @{phs_w}"
+    patch = default_estimate_patch("p1", PHASES[0], lookup).body
+    assert patch == {"name": "Estimate", "alias": "estimate", "isHidden": False, "baseCurrencyId": "cur_usd"}
+
+
+def test_phase_currencies_become_currency_items_with_rate_to_usd() -> None:
+    """Each code once in the workspace, one copy per project, rateToUSD = exchangeRate unchanged."""
+    plan = plan_currencies({"p1": PHASES, "p2": PHASES[:2]}, {"USD": ("cur_usd", {"code": "USD", "symbol": None})})
+    assert {(i.name, i.existing_id) for i in plan.items} == {("USD", "cur_usd"), ("JPY", None)}
+    assert {(c.ref.scope, c.name) for c in plan.copies} == {("p1", "USD"), ("p1", "JPY"), ("p2", "USD"), ("p2", "JPY")}
+    jpy = next(i for i in plan.items if i.name == "JPY")
+    assert jpy.body["rateToUSD"] == 0.0067
+
+
+def test_fringes_are_reused_by_name_and_conflicts_reported() -> None:
+    """An equal target item is reused silently; an unequal one is reused with a conflict note, copies patched."""
+    fica = Fringe(id="f1", code="FICA", units="percent", rate=7.65, cutoff=160200)
+    health = Fringe(id="f2", code="HEALTH", units="flat", rate=500)
+    budgets = [
+        ProjectBudget(project_id="p2", fringes=(fica.model_copy(update={"rate": 6.2}),)),
+        ProjectBudget(project_id="p1", fringes=(fica, health)),
+    ]
+    existing = {"HEALTH": ("frg_h", {"name": "HEALTH", "calculationType": "flat", "rate": 450})}
+    plan = plan_fringes(budgets, existing)
+    items = {i.name: i for i in plan.items}
+    assert items["FICA"].ref.scope == "p1"  # the first project by legacy id wins
+    assert items["FICA"].body["rate"] == 7.65
+    assert items["HEALTH"].existing_id == "frg_h"
+    assert {(c.ref.scope, c.patch["rate"]) for c in plan.copies if c.name == "FICA"} == {("p1", 7.65), ("p2", 6.2)}
+    conflicts = {(n.ref.scope, n.field, n.old, n.new) for n in plan.notes if n.kind is NoteKind.CONFLICT}
+    assert conflicts == {("p1", "rate", "450", "500"), ("p2", "rate", "7.65", "6.2")}
+
+
+def test_globals_keep_their_formulas_and_refuse_unknown_symbols() -> None:
+    """Formulas travel as written; one naming an undefined global is quarantined alone."""
+    budget = ProjectBudget(
+        project_id="p1",
+        globals=(
+            Global(id="g1", symbol="SHOOT_DAYS", formula="35"),
+            Global(id="g2", symbol="SHOOT_WEEKS", formula="=SHOOT_DAYS / 5"),
+            Global(id="g3", symbol="BAD", formula="=PREP * 2"),
+        ),
+    )
+    plan = plan_globals([budget], {})
+    assert [(i.body["symbol"], i.body["formula"]) for i in plan.items] == [
+        ("SHOOT_DAYS", "35"),
+        ("SHOOT_WEEKS", "=SHOOT_DAYS / 5"),
+    ]
+    assert [e.ref.legacy_id for e in plan.quarantined] == ["g3"]
+
+
+def test_units_used_by_phase_data_exist_before_the_lines() -> None:
+    """Every distinct unit label becomes a workspace unit unless the target already has it."""
+    line = BudgetLine(id="l1", type="line", phaseData={"a": PhaseData(unit="days"), "b": PhaseData(unit="Flat")})
+    plan = plan_units([ProjectBudget(project_id="p1", lines=(line,))], {"Flat": ("unt_flat", {"label": "Flat"})})
+    assert {(i.name, i.existing_id) for i in plan.items} == {("days", None), ("Flat", "unt_flat")}
+
+
+def test_tags_are_deduplicated_across_projects_with_the_winner_rule() -> None:
+    """One workspace tag per name; the first project's colour wins; differences and lossy colours reported."""
+    plan = plan_tags(
+        {
+            "p2": [Tag(id="VFX", name="VFX", color="#3B82F6", description="visual effects")],
+            "p1": [Tag(id="VFX", name="VFX", color="#EF4444")],
+        },
+        budgets=[ProjectBudget(project_id="p1", lines=(BudgetLine(id="l", type="line", tags=("Travel",)),))],
+        projects=[Project(id="p1", labels=("Union",))],
+    )
+    bodies = {body["name"]: body for _, body in plan.tags}
+    assert set(bodies) == {"VFX", "Travel", "Union"}
+    assert bodies["VFX"]["color"] == "red"
+    conflicts = {(n.ref.scope, n.field) for n in plan.notes if n.kind is NoteKind.CONFLICT}
+    assert conflicts == {("p2", "color"), ("p2", "description")}
+
+
+def test_an_off_palette_colour_maps_to_the_nearest_named_colour_and_is_reported() -> None:
+    """A15: #FF0001 is nearest to red; the change is a lossy note with old and new value."""
+    plan = plan_tags({"p1": [Tag(id="Hot", name="Hot", color="#FF0001")]})
+    assert plan.tags[0][1]["color"] == "red"
+    assert [(n.old, n.new) for n in plan.notes if n.kind is NoteKind.LOSSY] == [("#FF0001", "red")]
