@@ -49,13 +49,14 @@ def convert(value: RawNumber, rate: PhaseRate, ref: RecordRef, field: str) -> Co
     return Converted(amount, int(minor), minor - exact)
 
 
-def conversion_bound(rate: PhaseRate, converted: Converted) -> Decimal:
+def conversion_bound(rate: PhaseRate) -> Decimal:
     """How far the two sides may differ through conversion alone, in workspace minor units.
 
-    Each side rounds once to the minor unit (half a unit at most); a figure that needed no conversion and
-    no rounding may not differ at all.
+    Each side rounds once to the minor unit (half a unit at most); with the identity rate nothing is
+    converted, and legacy line amounts are already rounded to the phase currency's minor unit (A11), so
+    nothing may differ at all.
     """
-    return Decimal(0) if rate.is_identity and converted.rounding == 0 else ONE
+    return Decimal(0) if rate.is_identity else ONE
 
 
 def format_minor(minor: int | None, currency: str) -> str:

@@ -55,7 +55,6 @@ class PhaseSummary(ReportModel):
     name: str
     type: str
     total: Figure
-    fringe: Figure | None = Field(default=None, description="fringe part of the total, when both sides give it")
 
 
 class Location(ReportModel):
@@ -106,10 +105,13 @@ class TreeNode(ReportModel):
 
 
 class TagSummary(ReportModel):
-    """A tag's totals per phase by v1 phase id (legacy tag totals against v1 lines carrying the tag)."""
+    """A tag's totals and fringe totals per phase by v1 phase id: legacy tag totals against the v1 lines
+    carrying the tag (a tagged line under a tagged account counted once, as the legacy surface counts it)."""
 
     name: str
+    v1_tag_id: str | None
     totals: dict[str, Figure]
+    fringes: dict[str, Figure]
 
 
 class ActualsSum(ReportModel):
@@ -185,6 +187,7 @@ class Reconciliation(ReportModel):
     fail_on: FailOn
     generated_at: str
     migration: str
+    run: str | None = Field(description="id of the latest run in the state file, the one verified")
     source_workspace: str
     target_workspace: str
     currency: str

@@ -151,6 +151,7 @@ def report() -> Reconciliation:
         fail_on=FailOn.MISMATCH,
         generated_at="2026-11-23T00:00:00Z",
         migration="demo",
+        run="1",
         source_workspace="source",
         target_workspace="target",
         currency="USD",

@@ -1,0 +1,99 @@
+"""`bridge verify`: compare the totals both surfaces compute, close the ledger, write the reports.
+
+Exit codes: 0 reconciled; 1 differences found (the reports say where); 2 usage or configuration error;
+3 could not finish (credentials rejected, rate limited past the retry budget): run it again to resume,
+nothing was written anywhere but the report directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from bridge.commands.migrate import connection_options, settings_from
+from bridge.errors import BridgeError
+from bridge.logging import redact_text
+from bridge.verify.compare import FailOn, Verdict
+from bridge.verify.convert import format_minor
+from bridge.verify.ledger import is_clean
+from bridge.verify.reconcile import VerifyOptions, verify
+from bridge.verify.report import write_reports
+from bridge.verify.schema import Reconciliation
+
+EXIT_CODES = """\b
+Exit codes:
+  0  reconciled: every total exact or explained (rounding, quarantine), the ledger closed
+  1  differences found: reconciliation.md / .html / .json in the report directory say where
+  2  usage or configuration error
+  3  could not finish (auth rejected, rate limited, service unavailable): run again to resume"""
+
+_STYLE = {Verdict.EXACT: "green", Verdict.ROUNDING: "yellow", Verdict.QUARANTINE: "magenta", Verdict.MISMATCH: "red"}
+
+
+@click.command("verify", epilog=EXIT_CODES)
+@connection_options
+@click.option(
+    "--report-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Where the reports go [default: ./reports/run-<latest run id>].",
+)
+@click.option("--phase", "phases", multiple=True, help="Legacy phase id or name to compare (repeatable). [all]")
+@click.option(
+    "--fail-on",
+    type=click.Choice([f.value for f in FailOn]),
+    default=FailOn.MISMATCH.value,
+    show_default=True,
+    help="Least severe verdict that fails: 'rounding' also fails rounding- and quarantine-explained totals.",
+)
+def verify_command(report_dir: Path | None, phases: tuple[str, ...], fail_on: str, **options: object) -> None:
+    """Verify a migration: legacy totals against v1 totals per project, phase and account, plus the ledger."""
+    console = Console(stderr=True)
+    settings = settings_from(options)
+    choice = VerifyOptions(projects=settings.projects, phases=phases, fail_on=FailOn(fail_on))
+    try:
+        report = asyncio.run(verify(settings, choice))
+    except BridgeError as exc:
+        console.print(f"[red]verification could not finish:[/] {redact_text(str(exc))}")
+        raise SystemExit(exc.exit_code) from None
+    directory = report_dir or settings.report_dir / f"run-{report.run or 'none'}"
+    written = write_reports(report, directory)
+    Console().print(summary_table(report))
+    for path in written:
+        click.echo(f"report: {path}")
+    raise SystemExit(0 if report.reconciled else 1)
+
+
+def summary_table(report: Reconciliation) -> Table:
+    """Per project and phase: both totals, the difference and the verdict; the caption gives the answer."""
+    table = Table(title="reconciliation", title_justify="left")
+    for header in ("project", "phase", "rate", "legacy", "v1", "difference", "verdict"):
+        table.add_column(header, justify="left" if header in ("project", "phase", "verdict") else "right")
+    for project in report.projects:
+        for phase in project.phases:
+            f = phase.total
+            style = _STYLE[f.verdict]
+            table.add_row(
+                project.name,
+                phase.name,
+                f.rate,
+                format_minor(f.legacy_minor, f.currency),
+                format_minor(f.v1_minor, f.currency),
+                format_minor(f.difference_minor, f.currency),
+                f"[{style}]{f.verdict}[/]",
+            )
+        for diff in project.differences:
+            if diff.location.kind != "project":
+                table.add_row(project.name, diff.location.phase_name, "", "", "", "", f"[red]{diff.summary}[/]")
+    v = report.verdicts
+    answer = "[green]RECONCILED[/]" if report.reconciled else "[red]NOT RECONCILED[/]"
+    open_ledgers = [e.kind for e in report.ledger if not is_clean([e])]
+    table.caption = (
+        f"{answer}: {v.exact} exact, {v.rounding} rounding, {v.quarantine} quarantine, {v.mismatch} mismatch"
+        + (f"; ledger open for {', '.join(open_ledgers)}" if open_ledgers else "; ledger closed")
+        + f"; amounts in {report.currency}"
+    )
+    return table

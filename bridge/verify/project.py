@@ -1,0 +1,398 @@
+"""Comparing one migrated project: phase totals, the topsheet, the drill-down, tags and actual sums.
+
+The legacy tree is built from the one legacy budget read; each legacy figure is converted to workspace
+minor units with its phase's rate (A09) and carried beside it into the report. Quarantined lines and
+actuals are subtracted as an explanation, never silently: the report lists what they contribute.
+
+Rollup phases are compared at the project level only: they are formulas over the other phases, which are
+compared all the way down. Hidden phases are not compared: v1 reads return visible phases only.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from bridge.verify.compare import Explanation, Verdict, classify
+from bridge.verify.convert import PhaseRate, conversion_bound, convert, format_minor
+from bridge.verify.drill import Finding, Node, Presence, drill
+from bridge.verify.schema import (
+    AccountSummary,
+    ActualsSum,
+    Difference,
+    Figure,
+    Location,
+    PhaseSummary,
+    TagSummary,
+    TreeNode,
+)
+from bridge.verify.totals import LegacyProject, V1Branches, V1Project, amounts
+from mappings.errors import MappingError
+from mappings.money import exponent, parse_decimal
+from mappings.records import Phase, RawNumber
+from mappings.refs import RecordRef
+
+LookupV1 = Callable[[str, str], str | None]
+"""(kind, legacy id) -> v1 id within this project's scope (or the workspace's for tags)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PhasePlan:
+    """One legacy phase as compared: its v1 id and how its figures convert."""
+
+    legacy: Phase
+    v1_id: str
+    rate: PhaseRate
+
+    @property
+    def name(self) -> str:
+        return self.legacy.name or self.legacy.alias or self.legacy.id
+
+
+@dataclass(slots=True)
+class ProjectComparison:
+    """Everything compared in one project, before it becomes a ``ProjectReport``."""
+
+    phases: list[PhaseSummary] = field(default_factory=list)
+    accounts: list[AccountSummary] = field(default_factory=list)
+    tags: list[TagSummary] = field(default_factory=list)
+    actuals: list[ActualsSum] = field(default_factory=list)
+    differences: list[Difference] = field(default_factory=list)
+    tree: list[TreeNode] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+
+
+def phase_plans(
+    legacy: LegacyProject, v1: V1Project, lookup: LookupV1, currency: str, wanted: tuple[str, ...]
+) -> tuple[list[PhasePlan], list[str]]:
+    """The phases to compare (``wanted`` = legacy ids or names; empty = all) and notes on the ones skipped."""
+    plans: list[PhasePlan] = []
+    notes: list[str] = []
+    for phase in legacy.budget.phases:
+        if wanted and not {phase.id, phase.name, phase.alias} & set(wanted):
+            continue
+        label = phase.name or phase.id
+        v1_id = lookup("phase", phase.id)
+        if v1_id is None:
+            notes.append(f"phase {label!r} ({phase.id}) has no v1 phase in the crosswalk: not migrated yet")
+            continue
+        if v1_id not in v1.totals:
+            notes.append(f"phase {label!r} ({phase.id}) is hidden on v1 (v1 totals list visible phases only)")
+            continue
+        plans.append(PhasePlan(phase, v1_id, _rate(phase, currency, notes)))
+    return plans, notes
+
+
+def _rate(phase: Phase, workspace_currency: str, notes: list[str]) -> PhaseRate:
+    """The phase's currency and rate (A09); no currency means the workspace currency at rate 1."""
+    cur = phase.currency
+    code = (cur.code if cur and cur.code else workspace_currency).upper()
+    if cur is None or cur.exchange_rate is None:
+        return PhaseRate(code, Decimal(1), workspace_currency)
+    try:
+        rate = parse_decimal(cur.exchange_rate, RecordRef("phase", phase.id), "currency.exchangeRate")
+    except MappingError as error:
+        notes.append(f"phase {phase.id}: exchange rate unreadable, compared at rate 1: {error}")
+        rate = Decimal(1)
+    return PhaseRate(code, rate, workspace_currency)
+
+
+class ProjectComparer:
+    """Compares one project; ``compare()`` does the reads the drill needs through ``branches``."""
+
+    def __init__(
+        self,
+        project_id: str,
+        *,
+        project_name: str,
+        legacy: LegacyProject,
+        v1: V1Project,
+        plans: list[PhasePlan],
+        lookup: LookupV1,
+        quarantined: Mapping[tuple[str, str], str],
+        currency: str,
+    ) -> None:
+        self.project_id = project_id
+        self.project_name = project_name
+        self.legacy = legacy
+        self.v1 = v1
+        self.plans = {p.v1_id: p for p in plans}
+        self.lookup = lookup
+        self.quarantined = quarantined
+        self.currency = currency
+        self.result = ProjectComparison()
+        self.rounding: dict[str, Decimal] = {p.v1_id: conversion_bound(p.rate) for p in plans}
+        self.nodes: dict[str, Node] = {}
+        self.parents: dict[str, str | None] = {}
+        self.contributions: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        self.root = self._tree()
+        self._quarantine_contributions()
+
+    # Building the legacy tree -----------------------------------------------------------------------------
+
+    def _convert(self, value: RawNumber, plan: PhasePlan, ref: RecordRef, what: str) -> int:
+        try:
+            return convert(value, plan.rate, ref, what).minor
+        except MappingError as error:
+            self.result.notes.append(f"legacy figure unreadable, counted as 0: {error}")
+            return 0
+
+    def _figures(self, totals: Mapping[str, RawNumber], ref: RecordRef, *, rollups: bool) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for v1_id, plan in self.plans.items():
+            if plan.legacy.type == "rollup" and not rollups:
+                continue
+            out[v1_id] = self._convert(totals.get(plan.legacy.id, 0), plan, ref, f"totals.{plan.legacy.id}")
+        return out
+
+    def _tree(self) -> Node:
+        budget = self.legacy.budget
+        root = Node(
+            self.project_id,
+            "project",
+            None,
+            None,
+            None,
+            self.v1.v1_id,
+            self._figures(budget.totals, RecordRef("project", self.project_id), rollups=True),
+            v1=amounts(self.v1.totals),
+        )
+        self.nodes[self.project_id] = root
+        ordered = sorted(budget.lines, key=lambda line: line.position)
+        for line in ordered:
+            ref = RecordRef("line", line.id, self.project_id)
+            self.nodes[line.id] = Node(
+                line.id,
+                line.type,
+                line.account_id,
+                line.path,
+                line.description,
+                self.lookup("line", line.id),
+                self._figures(line.totals, ref, rollups=False),
+            )
+        for line in budget.lines:
+            parent = line.parent_id if line.parent_id in self.nodes else self.project_id
+            self.parents[line.id] = parent
+        for line in ordered:
+            self.nodes[self.parents[line.id] or self.project_id].children.append(self.nodes[line.id])
+        return root
+
+    def _quarantine_contributions(self) -> None:
+        """What quarantined lines and actuals add on the legacy side, added up every ancestor."""
+        for line in self.legacy.budget.lines:
+            if ("line", line.id) in self.quarantined and not self._under_quarantined(line.id):
+                self._contribute(line.id, self.nodes[line.id].legacy)
+        actual_plans = [p for p in self.plans.values() if p.legacy.type == "actual"]
+        for actual in self.legacy.actuals:
+            if ("actual", actual.id) not in self.quarantined or actual.account_id not in self.nodes:
+                continue
+            ref = RecordRef("actual", actual.id, self.project_id)
+            figures = {p.v1_id: self._convert(actual.amount, p, ref, "amount") for p in actual_plans}
+            self._contribute(actual.account_id, figures)
+
+    def _under_quarantined(self, line_id: str) -> bool:
+        parent = self.parents.get(line_id)
+        while parent and parent != self.project_id:
+            if ("line", parent) in self.quarantined:
+                return True
+            parent = self.parents.get(parent)
+        return False
+
+    def _contribute(self, line_id: str, figures: Mapping[str, int]) -> None:
+        current: str | None = line_id
+        while current is not None:
+            for phase_id, minor in figures.items():
+                self.contributions[current][phase_id] += minor
+            current = self.parents.get(current) if current != self.project_id else None
+
+    def explain(self, node: Node, phase_id: str) -> Explanation:
+        return Explanation(self.rounding.get(phase_id, Decimal(0)), self.contributions[node.key][phase_id])
+
+    # Comparing ---------------------------------------------------------------------------------------------
+
+    def figure(self, node: Node, phase_id: str, legacy: int | None, v1: int | None, verdict: Verdict) -> Figure:
+        plan = self.plans[phase_id]
+        source = self.legacy.budget.totals if node is self.root else None
+        amount = source.get(plan.legacy.id) if source is not None else None
+        return Figure(
+            legacy_amount=None if legacy is None else (str(amount) if amount is not None else None),
+            legacy_currency=plan.rate.currency,
+            rate=str(plan.rate.rate),
+            legacy_minor=legacy,
+            v1_minor=v1,
+            currency=self.currency,
+            difference_minor=None if legacy is None or v1 is None else v1 - legacy,
+            verdict=verdict,
+            rounding_bound_minor=str(self.rounding[phase_id]),
+            quarantined_minor=self.contributions[node.key][phase_id],
+        )
+
+    async def compare(self, branches: V1Branches) -> ProjectComparison:
+        self._phase_totals()
+        tree_phases = [pid for pid, plan in self.plans.items() if plan.legacy.type != "rollup"]
+        findings = await drill(self.root, tree_phases, branches, self.explain)
+        self._topsheet(tree_phases)
+        for finding in findings:
+            self._finding(finding)
+        self.result.tree = [t for t in (self._tree_node(c) for c in self.root.children) if t is not None]
+        self.result.notes += branches.notes
+        return self.result
+
+    def _phase_totals(self) -> None:
+        for phase_id, plan in self.plans.items():
+            legacy = self.root.legacy.get(phase_id)
+            v1 = self.v1.totals[phase_id].amount
+            verdict = classify(legacy, v1, self.explain(self.root, phase_id))
+            self.result.verdicts.append(verdict)
+            self.result.phases.append(
+                PhaseSummary(
+                    legacy_phase_id=plan.legacy.id,
+                    v1_phase_id=phase_id,
+                    name=plan.name,
+                    type=plan.legacy.type,
+                    total=self.figure(self.root, phase_id, legacy, v1, verdict),
+                )
+            )
+            if verdict is not Verdict.EXACT:
+                self._difference(self.root, phase_id, legacy, v1, verdict)
+
+    def _topsheet(self, phase_ids: list[str]) -> None:
+        for account in self.root.children:
+            if account.v1 is None and account.presence is Presence.BOTH:
+                continue
+            figures: dict[str, Figure] = {}
+            for phase_id in phase_ids:
+                legacy = None if account.presence is Presence.UNEXPECTED else account.legacy.get(phase_id, 0)
+                v1 = None if account.presence is Presence.MISSING or account.v1 is None else account.v1.get(phase_id, 0)
+                verdict = classify(legacy, v1, self.explain(account, phase_id))
+                self.result.verdicts.append(verdict)
+                figures[phase_id] = self.figure(account, phase_id, legacy, v1, verdict)
+                if verdict in (Verdict.ROUNDING, Verdict.QUARANTINE):
+                    self._difference(account, phase_id, legacy, v1, verdict)
+            self.result.accounts.append(
+                AccountSummary(
+                    account_code=account.code,
+                    path=account.path,
+                    description=account.description,
+                    line_id=account.key,
+                    totals=figures,
+                )
+            )
+
+    def _finding(self, finding: Finding) -> None:
+        self.result.verdicts.append(finding.verdict)
+        self._difference(finding.node, finding.phase_id, finding.legacy, finding.v1, finding.verdict)
+
+    def _difference(self, node: Node, phase_id: str, legacy: int | None, v1: int | None, verdict: Verdict) -> None:
+        plan = self.plans[phase_id]
+        is_root = node is self.root
+        location = Location(
+            project_id=self.project_id,
+            project_name=self.project_name,
+            phase_id=plan.legacy.id,
+            phase_name=plan.name,
+            kind="project" if is_root else node.kind,
+            account_code=None if is_root else node.code,
+            path=None if is_root else node.path,
+            line_id=None if is_root or node.presence is Presence.UNEXPECTED else node.key,
+            v1_line_id=None if is_root else node.v1_id,
+            description=None if is_root else node.description,
+            presence=node.presence,
+        )
+        self.result.differences.append(
+            Difference(
+                location=location,
+                figure=self.figure(node, phase_id, legacy, v1, verdict),
+                summary=_summary(location, legacy, v1, verdict, self.currency),
+            )
+        )
+
+    def _tree_node(self, node: Node) -> TreeNode | None:
+        if node.v1 is None and node.presence is Presence.BOTH:
+            return None  # never read: its parent agreed, so nothing under it differs
+        verdicts: dict[str, Verdict] = {}
+        for phase_id in self.plans:
+            if self.plans[phase_id].legacy.type == "rollup":
+                continue
+            legacy = None if node.presence is Presence.UNEXPECTED else node.legacy.get(phase_id, 0)
+            v1 = None if node.presence is Presence.MISSING or node.v1 is None else node.v1.get(phase_id, 0)
+            verdict = classify(legacy, v1, self.explain(node, phase_id))
+            if verdict is not Verdict.EXACT:
+                verdicts[self.plans[phase_id].name] = verdict
+        children = [t for t in (self._tree_node(c) for c in node.children) if t is not None]
+        if not verdicts and not children:
+            return None
+        label = " ".join(part for part in (node.code, node.description) if part) or node.key
+        return TreeNode(
+            label=label,
+            kind=node.kind,
+            account_code=node.code,
+            path=node.path,
+            line_id=node.key,
+            presence=node.presence,
+            verdicts=verdicts,
+            children=children,
+        )
+
+
+def _summary(location: Location, legacy: int | None, v1: int | None, verdict: Verdict, currency: str) -> str:
+    where = (
+        f"project total of phase {location.phase_name!r}"
+        if location.kind == "project"
+        else f"{location.kind} {location.description or ''!r} (account {location.account_code or '—'}, "
+        f"path {location.path or '—'}, legacy line {location.line_id or '—'}, v1 {location.v1_line_id or '—'}) "
+        f"in phase {location.phase_name!r}"
+    )
+    if location.presence is Presence.MISSING:
+        return f"{where}: missing on v1 (legacy {format_minor(legacy, currency)} {currency})"
+    if location.presence is Presence.UNEXPECTED:
+        return f"{where}: on v1 only, unknown to the crosswalk (v1 {format_minor(v1, currency)} {currency})"
+    delta = None if legacy is None or v1 is None else v1 - legacy
+    return (
+        f"{where}: legacy {format_minor(legacy, currency)}, v1 {format_minor(v1, currency)} {currency} "
+        f"(difference {format_minor(delta, currency)}; {verdict})"
+    )
+
+
+def actual_sums(
+    legacy: LegacyProject, v1: V1Project, currency: str, quarantined: Mapping[tuple[str, str], str], project_id: str
+) -> tuple[list[ActualsSum], list[str]]:
+    """Sums of actuals per currency on both sides; legacy actuals are in the first phase's currency."""
+    notes: list[str] = []
+    total = Decimal(0)
+    held_back = Decimal(0)
+    for actual in legacy.actuals:
+        try:
+            amount = parse_decimal(actual.amount, RecordRef("actual", actual.id, project_id), "amount")
+        except MappingError as error:
+            notes.append(f"legacy actual unreadable, left out of the sum: {error}")
+            continue
+        total += amount
+        if ("actual", actual.id) in quarantined:
+            held_back += amount
+    places = exponent(currency)
+    legacy_minor = int(total.scaleb(places).to_integral_value())
+    v1_by_currency: dict[str, list[int]] = defaultdict(list)
+    for transaction in v1.transactions:
+        v1_by_currency[transaction.amount.currency].append(transaction.amount.amount)
+    sums = []
+    for code in sorted({currency, *v1_by_currency}):
+        rows = v1_by_currency.get(code, [])
+        legacy_count = len(legacy.actuals) if code == currency else 0
+        expected = legacy_minor if code == currency else 0
+        quarantined_minor = int(held_back.scaleb(places).to_integral_value()) if code == currency else 0
+        sums.append(
+            ActualsSum(
+                currency=code,
+                legacy_count=legacy_count,
+                v1_count=len(rows),
+                legacy_amount=str(total if code == currency else Decimal(0)),
+                legacy_minor=expected,
+                v1_minor=sum(rows),
+                verdict=classify(expected, sum(rows), Explanation(quarantined=quarantined_minor)),
+            )
+        )
+    return sums, notes

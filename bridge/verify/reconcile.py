@@ -1,0 +1,317 @@
+"""``verify()``: read both sides for every migrated project, compare, close the ledger, build the report.
+
+Projects are the ones the crosswalk says were migrated (optionally narrowed by ``--project``). Only the
+state file is trusted for identity (which v1 object a legacy record became); every amount is read from
+the two surfaces as they compute it now. Nothing here writes to either surface.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import httpx
+
+from bridge.clients.http import RunControls
+from bridge.clients.legacy import LegacyClient, open_legacy
+from bridge.clients.v1 import ProjectCopyKind, V1Client, open_v1
+from bridge.config import Settings
+from bridge.engine.run import Transports
+from bridge.errors import ConfigError
+from bridge.verify.compare import Explanation, FailOn, Verdict, classify, worst
+from bridge.verify.convert import conversion_bound, convert
+from bridge.verify.ledger import CrosswalkEntry, KindInput, SourceKey, TargetObject, is_clean, ledger
+from bridge.verify.project import PhasePlan, ProjectComparer, actual_sums, phase_plans
+from bridge.verify.schema import (
+    Figure,
+    KindLedger,
+    ProjectReport,
+    QuarantinedRecord,
+    Reconciliation,
+    TagSummary,
+    Totals,
+)
+from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1, tag_totals_v1
+from mappings.errors import MappingError
+from mappings.records import Project
+from mappings.refs import RecordRef
+from state import StateStore, open_state
+
+WORKSPACE_SCOPE = ""
+DEFAULT_CURRENCY = "USD"  # A09: the workspace currency when no v1 total names one
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyOptions:
+    projects: tuple[str, ...] = ()
+    phases: tuple[str, ...] = ()
+    fail_on: FailOn = FailOn.MISMATCH
+
+
+class CountingTransport(httpx.AsyncBaseTransport):
+    """Counts the requests one surface sends (retries included) for the report and the benchmark."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.count = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.count += 1
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def verify(settings: Settings, options: VerifyOptions, transports: Transports | None = None) -> Reconciliation:
+    """Verify the migration the settings describe; raises a BridgeError when it cannot finish."""
+    legacy_url, legacy_key = settings.require_legacy()
+    v1_url, token = settings.require_v1()
+    if "://" not in str(settings.state) and not settings.state.exists():
+        raise ConfigError(
+            f"no state file at {settings.state}: verification follows the crosswalk of a run; "
+            "pass --state (or BRIDGE_STATE) pointing at the state file `bridge run` wrote"
+        )
+    wires = transports or Transports()
+    counters = {
+        "legacy": CountingTransport(wires.legacy or httpx.AsyncHTTPTransport()),
+        "v1": CountingTransport(wires.v1 or httpx.AsyncHTTPTransport()),
+    }
+    controls = RunControls()
+    store = open_state(str(settings.state), read_only=True)
+    try:
+        async with (
+            open_legacy(legacy_url, legacy_key, controls, transport=counters["legacy"]) as legacy,
+            open_v1(v1_url, token, controls, transport=counters["v1"]) as v1,
+        ):
+            verifier = Verifier(legacy, v1, store, options)
+            report = await verifier.run(settings.migration)
+    finally:
+        store.close()
+    return report.model_copy(update={"requests": {name: c.count for name, c in counters.items()}})
+
+
+@dataclass(slots=True)
+class _Sources:
+    """Source keys and target objects per ledger kind, gathered while the projects are compared."""
+
+    source: dict[str, set[SourceKey]] = field(default_factory=lambda: defaultdict(set))
+    target: dict[str, list[TargetObject]] = field(default_factory=lambda: defaultdict(list))
+
+
+class Verifier:
+    def __init__(self, legacy: LegacyClient, v1: V1Client, store: StateStore, options: VerifyOptions) -> None:
+        self.legacy = legacy
+        self.v1 = v1
+        self.options = options
+        self.crosswalk: dict[tuple[str, str, str], CrosswalkEntry] = {
+            (row.kind, row.scope, row.legacy_id): CrosswalkEntry(row.v1_id, str(row.run_id))
+            for row in store.crosswalk.entries()
+        }
+        self.quarantine_rows = store.quarantine.entries()
+        self.quarantine = {(r.kind, r.scope, r.legacy_id): r.code for r in self.quarantine_rows}
+        runs = store.runs.last_runs(1)
+        self.latest_run = str(runs[0].id) if runs else None
+        self.source_workspace, self.target_workspace = store.runs.binding() or ("", "")
+        self.sources = _Sources()
+        self.notes: list[str] = []
+        self.verdicts: list[Verdict] = []
+
+    def lookup(self, kind: str, scope: str, legacy_id: str) -> str | None:
+        entry = self.crosswalk.get((kind, scope, legacy_id))
+        return entry.v1_id if entry else None
+
+    async def run(self, migration: str) -> Reconciliation:
+        projects = await self.legacy.projects()
+        wanted = [p for p in projects if not self.options.projects or p.id in self.options.projects]
+        unknown = set(self.options.projects) - {p.id for p in projects}
+        if unknown:
+            self.notes.append(f"--project names no legacy project: {', '.join(sorted(unknown))}")
+        self.sources.source["project"] = {(WORKSPACE_SCOPE, p.id) for p in wanted}
+        reports = [await self._project(p) for p in wanted if self.lookup("project", WORKSPACE_SCOPE, p.id)]
+        if not self.options.projects:
+            await self._workspace_kinds()
+        self.sources.target["project"] = [
+            TargetObject(p.id, WORKSPACE_SCOPE, p.name) async for p in self.v1.projects() if self._selected(p.id)
+        ]
+        ledgers = self._ledgers()
+        verdicts = self.verdicts
+        failing = any(self.options.fail_on.fails(v) for v in verdicts)
+        currency = reports[0].phases[0].total.currency if reports and reports[0].phases else DEFAULT_CURRENCY
+        return Reconciliation(
+            reconciled=not failing and is_clean(ledgers) and bool(reports),
+            fail_on=self.options.fail_on,
+            generated_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            migration=migration,
+            run=self.latest_run,
+            source_workspace=self.source_workspace,
+            target_workspace=self.target_workspace,
+            currency=currency,
+            verdicts=Totals(**{v.value: sum(1 for x in verdicts if x is v) for v in Verdict}),
+            projects=reports,
+            ledger=ledgers,
+            quarantine=[
+                QuarantinedRecord(kind=r.kind, scope=r.scope, legacy_id=r.legacy_id, code=r.code, message=r.message)
+                for r in self.quarantine_rows
+            ],
+            requests={},
+            notes=self.notes + ([] if reports else ["no migrated project to verify: run `bridge run` first"]),
+        )
+
+    def _selected(self, v1_project_id: str) -> bool:
+        if not self.options.projects:
+            return True
+        return any(self.lookup("project", WORKSPACE_SCOPE, p) == v1_project_id for p in self.options.projects)
+
+    async def _project(self, project: Project) -> ProjectReport:
+        v1_project_id = self.lookup("project", WORKSPACE_SCOPE, project.id) or ""
+        legacy = await read_legacy(self.legacy, project.id)
+        v1 = await read_v1(self.v1, v1_project_id)
+        scope = project.id
+        currency = next((v.currency for v in v1.totals.values() if v.currency), DEFAULT_CURRENCY)
+        plans, notes = phase_plans(legacy, v1, lambda k, i: self.lookup(k, scope, i), currency, self.options.phases)
+        quarantined = {(k, i): code for (k, s, i), code in self.quarantine.items() if s == scope}
+        comparer = ProjectComparer(
+            project.id,
+            project_name=project.name or project.id,
+            legacy=legacy,
+            v1=v1,
+            plans=plans,
+            lookup=lambda k, i: self.lookup(k, scope, i),
+            quarantined=quarantined,
+            currency=currency,
+        )
+        known = frozenset(e.v1_id for (k, s, _i), e in self.crosswalk.items() if k == "line" and s == scope)
+        result = await comparer.compare(V1Branches(self.v1, v1, known))
+        result.tags = await self._tags(legacy, v1, plans, currency)
+        result.actuals, actual_notes = actual_sums(legacy, v1, _actual_currency(legacy, currency), quarantined, scope)
+        await self._collect(project.id, legacy, v1)
+        verdicts = [*result.verdicts, *(a.verdict for a in result.actuals)]
+        verdicts += [f.verdict for t in result.tags for f in (*t.totals.values(), *t.fringes.values())]
+        self.verdicts += verdicts
+        return ProjectReport(
+            project_id=project.id,
+            v1_project_id=v1_project_id,
+            name=project.name or project.id,
+            verdict=worst(verdicts),
+            phases=result.phases,
+            accounts=result.accounts,
+            tags=result.tags,
+            actuals=result.actuals,
+            differences=result.differences,
+            tree=result.tree,
+            notes=notes + result.notes + actual_notes,
+        )
+
+    async def _tags(
+        self, legacy: LegacyProject, v1: V1Project, plans: list[PhasePlan], currency: str
+    ) -> list[TagSummary]:
+        """Each legacy tag's totals and fringe totals against the v1 lines carrying the migrated tag."""
+        summaries = []
+        compared = [p for p in plans if p.legacy.type != "rollup"]
+        for tag_id, totals in sorted(legacy.tags.items()):
+            v1_tag = self.lookup("tag", WORKSPACE_SCOPE, tag_id)
+            v1_values = await tag_totals_v1(self.v1, v1, v1_tag) if v1_tag else {}
+            amounts: dict[str, Figure] = {}
+            fringes: dict[str, Figure] = {}
+            for plan in compared:
+                amount_v1, fringe_v1 = v1_values.get(plan.v1_id, (0, 0))
+                for out, raw, v1_minor in (
+                    (amounts, totals.phase_totals.get(plan.legacy.id, 0), amount_v1),
+                    (fringes, totals.fringe_totals.get(plan.legacy.id, 0), fringe_v1),
+                ):
+                    out[plan.v1_id] = _tag_figure(tag_id, plan, raw, v1_minor if v1_tag else None, currency)
+            summaries.append(TagSummary(name=tag_id, v1_tag_id=v1_tag, totals=amounts, fringes=fringes))
+        return summaries
+
+    async def _collect(self, project_id: str, legacy: LegacyProject, v1: V1Project) -> None:
+        """Source keys and target objects of the project-scoped kinds, for the ledger's set check."""
+        s = self.sources
+        budget = legacy.budget
+        s.source["phase"] |= {(project_id, p.id) for p in budget.phases}
+        s.source["line"] |= {(project_id, line.id) for line in budget.lines}
+        s.source["actual"] |= {(project_id, a.id) for a in legacy.actuals}
+        s.source["fringe"] |= {(project_id, f.id) for f in budget.fringes}
+        s.source["global"] |= {(project_id, g.id) for g in budget.globals_}
+        s.target["phase"] += [TargetObject(p.id, project_id, p.name) for p in await self.v1.phases(v1.v1_id)]
+        s.target["line"] += [
+            TargetObject(line.id, project_id, f"{line.parent_id}|{line.type}|{line.account_id}|{line.description}")
+            for line in v1.lines
+        ]
+        s.target["actual"] += [
+            TargetObject(t.id, project_id, _transaction_key(t.model_extra or {}, t.amount.amount, t.amount.currency))
+            for t in v1.transactions
+        ]
+        copies: tuple[tuple[str, ProjectCopyKind], ...] = (("fringe", "fringes"), ("global", "globals"))
+        for kind, route in copies:
+            s.target[kind] += [
+                TargetObject(item.id, project_id, _item_name(item.model_extra or {}))
+                async for item in self.v1.project_copies(v1.v1_id, route)
+            ]
+
+    async def _workspace_kinds(self) -> None:
+        """Spaces and contacts (workspace-wide) for the ledger, when the whole workspace is verified."""
+        s = self.sources
+        s.source["space"] = {(WORKSPACE_SCOPE, space.id) for space in await self.legacy.spaces()}
+        s.source["contact"] = {(WORKSPACE_SCOPE, c.id) for c in await self.legacy.contacts()}
+        s.target["space"] = [TargetObject(x.id, WORKSPACE_SCOPE, x.name) async for x in self.v1.spaces()]
+        s.target["contact"] = [
+            TargetObject(c.id, WORKSPACE_SCOPE, c.name or c.display_name or "") async for c in self.v1.contacts()
+        ]
+
+    def _ledgers(self) -> list[KindLedger]:
+        entries = []
+        for kind in ("space", "contact", "project", "phase", "fringe", "global", "line", "actual"):
+            if kind not in self.sources.source:
+                continue
+            source = frozenset(self.sources.source[kind])
+            scopes = {scope for scope, _ in source} or {WORKSPACE_SCOPE}
+            crosswalk = {(s, i): e for (k, s, i), e in self.crosswalk.items() if k == kind and s in scopes}
+            quarantine = {(s, i): c for (k, s, i), c in self.quarantine.items() if k == kind and s in scopes}
+            target = tuple(self.sources.target[kind]) if kind in self.sources.target else None
+            entries.append(ledger(KindInput(kind, source, crosswalk, quarantine, target), self.latest_run))
+        return entries
+
+
+def _tag_figure(tag: str, plan: PhasePlan, raw: object, v1_minor: int | None, currency: str) -> Figure:
+    try:
+        legacy = convert(raw if isinstance(raw, int | float) else 0, plan.rate, RecordRef("tag", tag), "totals")
+        legacy_minor: int | None = legacy.minor
+        amount: str | None = str(legacy.amount)
+    except MappingError:
+        legacy_minor, amount = None, None
+    bound = conversion_bound(plan.rate)
+    verdict = classify(legacy_minor, v1_minor, Explanation(bound))
+    return Figure(
+        legacy_amount=amount,
+        legacy_currency=plan.rate.currency,
+        rate=str(plan.rate.rate),
+        legacy_minor=legacy_minor,
+        v1_minor=v1_minor,
+        currency=currency,
+        difference_minor=None if legacy_minor is None or v1_minor is None else v1_minor - legacy_minor,
+        verdict=verdict,
+        rounding_bound_minor=str(bound),
+        quarantined_minor=0,
+    )
+
+
+def _actual_currency(legacy: LegacyProject, workspace_currency: str) -> str:
+    """Legacy actuals are in the first phase's currency (HELP currency article, as the mappings read it)."""
+    phases = legacy.budget.phases
+    first = phases[0].currency if phases else None
+    return (first.code if first and first.code else workspace_currency).upper()
+
+
+def _item_name(fields: Mapping[str, object]) -> str:
+    for name in ("name", "symbol", "code"):
+        value = fields.get(name)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def _transaction_key(fields: Mapping[str, object], amount: int, currency: str) -> str:
+    return f"{fields.get('timestamp')}|{amount}|{currency}|{fields.get('description')}|{fields.get('budgetLineId')}"
