@@ -67,3 +67,7 @@ class RateLimited(EmulatorError):  # noqa: N818 - named for the outcome, as the 
     def __init__(self, retry_after: int) -> None:
         super().__init__(f"too many requests; retry after {retry_after} s")
         self.retry_after = retry_after
+
+
+class TooLarge(EmulatorError):  # noqa: N818 - named for the outcome, as the surfaces' codes are
+    code = "payload_too_large"

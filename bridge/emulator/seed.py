@@ -219,7 +219,7 @@ class _SourceBuilder:
     def _line_spec(self, project: Project, sub_code: str, i: int, labour: bool) -> dict[str, object]:
         rng = self.rng
         # Codes repeat on purpose: every fourth line shares the code of the line before it.
-        code = f"{sub_code[:2]}{(i - (i % 4 == 3)) % 100:02d}"
+        code = f"{sub_code[:2]}{1 + (i - (i % 4 == 3)) % 99:02d}"
         tags = [TAGS[rng.randrange(len(TAGS))][0]] if rng.random() < 0.3 else []
         contact = self.contacts[rng.randrange(len(self.contacts))].id if labour and rng.random() < 0.6 else None
         phase_data: dict[str, Mapping[str, object]] = {}
@@ -258,9 +258,16 @@ class _SourceBuilder:
 
     def _actuals(self, project: Project, leaves: list[str], count: int) -> None:
         rng, now = self.rng, self.s.clock
+        totals = self.s.totals(self.ws, project)
+        working = self.phases[1]
+        per_line = Decimal(count) / Decimal(len(leaves))
         contacts = [c.id for c in self.contacts]
         for i in range(count):
-            amount = Decimal(rng.randint(500, 2_500_000)) / 100
+            line = rng.choice(leaves)
+            # Spend tracks the working budget: about 70% of a line's working amount over its actuals.
+            expected = totals.node(line, working).amount / per_line if per_line else Decimal(0)
+            share = Decimal(rng.randint(20, 120)) / 100
+            amount = max(Decimal("5.00"), (expected * share).quantize(Decimal("0.01")))
             day = EPOCH.date() + timedelta(days=rng.randrange(365))
             when = datetime(day.year, day.month, day.day, rng.randrange(24), tzinfo=UTC)
             stamp = now()
@@ -274,7 +281,7 @@ class _SourceBuilder:
                 updated_at=stamp,
                 type=rng.choice(ACTUAL_TYPES),
                 status=rng.choice(ACTUAL_STATUSES),
-                line_id=rng.choice(leaves),
+                line_id=line,
                 number=f"INV-{10000 + i}",
                 contact_id=rng.choice(contacts) if rng.random() < 0.5 else None,
                 tags=[TAGS[rng.randrange(len(TAGS))][0]] if rng.random() < 0.2 else [],
@@ -288,7 +295,7 @@ class _SourceBuilder:
                     SubActual(
                         id=self.s.ids.new("sub"),
                         amount=amount - first,
-                        line_id=rng.choice(leaves),
+                        line_id=line,
                         description="Part 2",
                     ),
                 ]

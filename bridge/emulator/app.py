@@ -1,0 +1,75 @@
+"""``create_app``: one emulator (both surfaces and the control API over one service), in process or served.
+
+Tests hand the app to ``httpx.ASGITransport``; ``bridge emulate`` serves the same app under uvicorn.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from fastapi import FastAPI
+
+from bridge.emulator.legacy_api import mount_legacy
+from bridge.emulator.legacy_routing import LegacyState, TokenBucket
+from bridge.emulator.seed import Size, seeded_service
+from bridge.emulator.store import Service
+from bridge.emulator.v1_api import mount_v1
+from bridge.emulator.v1_context import V1Context
+
+SOURCE = "source"
+TARGET = "target"
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """What a client needs: the legacy key (opens ``source``) and the v1 token (bound to ``target``)."""
+
+    legacy_key: str
+    token: str
+
+
+def create_app(
+    service: Service | None = None,
+    *,
+    seed: int = 42,
+    size: Size = "small",
+    dirty: bool = False,
+    target_library: bool = False,
+    legacy_key: str | None = None,
+    token: str | None = None,
+    legacy_rate_limit: float | None = None,
+) -> FastAPI:
+    """The emulator app. Without ``service`` it seeds one from (seed, size); ``/_emulator/reset`` reseeds.
+
+    ``legacy_key``/``token`` fix the credentials (generated otherwise; read them from
+    ``app.state.credentials``). ``legacy_rate_limit`` turns on a per-key token bucket (requests per second,
+    bursts of the same size) on the legacy surface (A02).
+    """
+    credentials = Credentials(
+        legacy_key=legacy_key or "lk_" + secrets.token_urlsafe(24),
+        token=token or "tok_" + secrets.token_urlsafe(24),
+    )
+
+    def rebuild() -> Service:
+        fresh = seeded_service(seed, size, dirty=dirty, target_library=target_library)
+        fresh.add_api_key(SOURCE, credentials.legacy_key)
+        return fresh
+
+    if service is None:
+        service = rebuild()
+    elif credentials.legacy_key not in service.api_keys:
+        service.add_api_key(SOURCE, credentials.legacy_key)
+
+    app = FastAPI(title="workspace service emulator", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.credentials = credentials
+    bucket = TokenBucket(rate=legacy_rate_limit, capacity=legacy_rate_limit) if legacy_rate_limit else None
+    legacy_state = LegacyState(service=service, bucket=bucket)
+    mount_legacy(app, legacy_state)
+
+    # v1 surface, control API, faults and webhooks (the v1 engineer's part): one context over the same service.
+    context = V1Context(service=service, rebuild=rebuild)
+    context.on_reset.append(lambda fresh: setattr(legacy_state, "service", fresh))
+    context.tokens.issue(service.workspace(TARGET).id, "admin", token=credentials.token)
+    mount_v1(app, context)
+    return app

@@ -1,0 +1,184 @@
+"""Legacy actuals routes: list with the date window and filters (``{actuals, totalAmount}``), create, create
+with a chosen id, read, update (including writing a split), delete and the batch with ``replace``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+
+from fastapi import APIRouter
+from starlette.responses import Response
+
+from bridge.emulator.calc import sum_amounts
+from bridge.emulator.errors import InvalidInput, TooLarge
+from bridge.emulator.legacy_routing import Ctx, LegacyRoute, no_content, ok, renamed
+from bridge.emulator.model import Actual, Project
+from bridge.emulator.store_actuals import parse_date
+
+router = APIRouter(route_class=LegacyRoute)
+
+BASE = "/projects/{project_id}/actuals"
+BATCH_LIMIT = 5000
+ACTUAL_FIELDS = {
+    "description": "description",
+    "type": "type",
+    "contactId": "contact_id",
+    "date": "date",
+    "amount": "amount",
+    "status": "status",
+    "notes": "notes",
+    "number": "number",
+    "tags": "tags",
+    "payId": "pay_id",
+    "ref": "ref",
+}
+
+
+def line_id(ctx: Ctx, project: Project, ref: object, label: str) -> str | None:
+    """An actual's ``accountId``: a line id, or (user mode) an account code naming the first such line."""
+    if ref is None:
+        return None
+    text = str(ref)
+    if text in project.nodes:
+        return text
+    coded = [n for n in ctx.service.walk(project) if n.account_code == text]
+    if not coded:
+        raise InvalidInput(label, f"no budget line has id or account code {text!r}")
+    return next((n.id for n in coded if n.type == "line"), coded[0].id)
+
+
+def actual_fields(ctx: Ctx, project: Project, body: Mapping[str, object]) -> dict[str, object]:
+    """A legacy actual body (create, or update with ``expanded`` + ``subActuals``) as store fields."""
+    fields = renamed(body, ACTUAL_FIELDS)
+    if "accountId" in body:
+        fields["line_id"] = line_id(ctx, project, body["accountId"], "accountId")
+    parts = body.get("subActuals")
+    if parts is not None:
+        if not isinstance(parts, list):
+            raise InvalidInput("subActuals", "must be an array")
+        fields["subactuals"] = [_part(ctx, project, i, p) for i, p in enumerate(parts)]
+        fields["line_id"] = None
+        fields["mode"] = "split"
+    elif body.get("split") is True or body.get("expanded") is True:
+        fields["mode"] = "split"
+    return fields
+
+
+def _part(ctx: Ctx, project: Project, index: int, part: object) -> dict[str, object]:
+    if not isinstance(part, Mapping):
+        raise InvalidInput(f"subActuals[{index}]", "must be an object")
+    ref = part.get("lineItemId", part.get("accountId"))
+    return {
+        "amount": part.get("amount"),
+        "description": part.get("description"),
+        "notes": part.get("notes"),
+        "line_id": line_id(ctx, project, ref, f"subActuals[{index}].accountId"),
+    }
+
+
+def _window(ctx: Ctx) -> tuple[datetime | None, datetime | None, bool, bool]:
+    start, end = ctx.param("startDate"), ctx.param("endDate")
+    return (
+        parse_date("startDate", start) if start else None,
+        parse_date("endDate", end) if end else None,
+        bool(start and len(start) == 10),
+        bool(end and len(end) == 10),
+    )
+
+
+def _keep(ctx: Ctx, project: Project, actual: Actual, account: str | None) -> bool:
+    start, end, start_is_day, end_is_day = _window(ctx)
+    if start and (actual.date.date() < start.date() if start_is_day else actual.date < start):
+        return False
+    # Inclusive: a date-only endDate keeps the whole of that day.
+    if end and (actual.date.date() > end.date() if end_is_day else actual.date > end):
+        return False
+    lines = {actual.line_id, *(p.line_id for p in actual.subactuals)} - {None}
+    if account is not None and account not in lines:
+        return False
+    if ctx.param("hasAssignedAccount") is not None and ctx.flag("hasAssignedAccount") != bool(lines):
+        return False
+    # The emulator stores no attachments or linked bank transactions.
+    return not (ctx.flag("hasAttachments") or ctx.flag("hasLinkedTransaction"))
+
+
+@router.get(BASE)
+async def list_actuals(ctx: Ctx, project_id: str) -> Response:
+    project = ctx.project(project_id)
+    account_ref = ctx.param("accountId")
+    account = line_id(ctx, project, account_ref, "accountId") if account_ref else None
+    actuals = [a for a in ctx.service.list_actuals(project) if _keep(ctx, project, a, account)]
+    view = ctx.view()
+    return ok({"actuals": [view.actual(project, a) for a in actuals], "totalAmount": float(sum_amounts(actuals))})
+
+
+@router.post(BASE)
+async def create_actual(ctx: Ctx, project_id: str) -> Response:
+    project = ctx.project(project_id)
+    body = await ctx.body()
+    actual = ctx.service.create_actual(ctx.workspace, project, actual_fields(ctx, project, body))
+    return ok(ctx.view(body).actual(project, actual), 201)
+
+
+@router.post(BASE + "/batch")
+async def batch_actuals(ctx: Ctx, project_id: str) -> Response:
+    project = ctx.project(project_id)
+    body = await ctx.body()
+    items = body.get("actuals")
+    if not isinstance(items, list):
+        raise InvalidInput("actuals", "must be an array of actuals")
+    if len(items) > BATCH_LIMIT:
+        raise TooLarge(f"a batch holds at most {BATCH_LIMIT} actuals; got {len(items)}; split it")
+    replace = body.get("replace", False)
+    if not isinstance(replace, bool):
+        raise InvalidInput("replace", "must be true or false")
+    converted: list[Mapping[str, object]] = []
+    unreadable = 0
+    for item in items:
+        try:
+            if not isinstance(item, Mapping):
+                raise InvalidInput("actuals[]", "must be an object")
+            converted.append(actual_fields(ctx, project, item) | ({"id": item["id"]} if "id" in item else {}))
+        except InvalidInput:
+            unreadable += 1
+    summary = ctx.service.batch_actuals(ctx.workspace, project, converted, replace=replace)
+    return ok(
+        {
+            "summary": {
+                "inserted": summary.inserted,
+                "deleted": summary.deleted,
+                "errors": summary.errors + unreadable,
+                "processed": summary.processed + unreadable,
+                "received": len(items),
+            }
+        }
+    )
+
+
+@router.post(BASE + "/{actual_id}")
+async def create_actual_with_id(ctx: Ctx, project_id: str, actual_id: str) -> Response:
+    project = ctx.project(project_id)
+    body = await ctx.body()
+    actual = ctx.service.create_actual(ctx.workspace, project, actual_fields(ctx, project, body), actual_id=actual_id)
+    return ok(ctx.view(body).actual(project, actual), 201)
+
+
+@router.get(BASE + "/{actual_id}")
+async def get_actual(ctx: Ctx, project_id: str, actual_id: str) -> Response:
+    project = ctx.project(project_id)
+    return ok(ctx.view().actual(project, ctx.service.get_actual(project, actual_id)))
+
+
+@router.put(BASE + "/{actual_id}")
+async def update_actual(ctx: Ctx, project_id: str, actual_id: str) -> Response:
+    project = ctx.project(project_id)
+    body = await ctx.body()
+    actual = ctx.service.update_actual(ctx.workspace, project, actual_id, actual_fields(ctx, project, body))
+    return ok(ctx.view(body).actual(project, actual))
+
+
+@router.delete(BASE + "/{actual_id}")
+async def delete_actual(ctx: Ctx, project_id: str, actual_id: str) -> Response:
+    ctx.service.delete_actual(ctx.project(project_id), actual_id)
+    return no_content()
