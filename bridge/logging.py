@@ -29,6 +29,7 @@ _CREDENTIAL_KEYS = frozenset(
 _CREDENTIAL_TEXT = re.compile(r"(?i)(bearer\s+|x-api-key[\"']?\s*[:=]\s*[\"']?)[^\s'\",)]+")
 _THIRD_PARTY = ("httpx", "httpcore", "uvicorn", "hpack")
 _known: set[str] = set()
+_installed: list[logging.Handler] = []
 
 
 def _forms(value: str) -> set[str]:
@@ -83,6 +84,9 @@ class SecretFilter(logging.Filter):
     """Rewrites a standard-library record's message (with its arguments merged in) through the redaction rule."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, dict):
+            # A structlog event on its way to ProcessorFormatter: the redact processor handles it there.
+            return True
         try:
             message = record.getMessage()
         except (TypeError, ValueError):
@@ -131,20 +135,29 @@ def configure_logging(
 ) -> None:
     """Route every logger through redaction to a console (stderr) and, if given, a JSON-lines file (mode 0600).
 
-    Calling it again replaces the handlers, so tests and the CLI may reconfigure; secrets accumulate.
+    Calling it again replaces the handlers it installed before, so tests and the CLI may reconfigure; secrets
+    accumulate.
     """
     for secret in secrets:
         register_secret(secret)
     root = logging.getLogger()
-    for old in list(root.handlers):
+    # Only the handlers installed here are replaced: a host's own (pytest's capture, say) stay in place.
+    while _installed:
+        old = _installed.pop()
         root.removeHandler(old)
         old.close()
-    root.addHandler(_handler(logging.StreamHandler(console or sys.stderr), structlog.dev.ConsoleRenderer(colors=False)))
+    _installed.append(
+        _handler(logging.StreamHandler(console or sys.stderr), structlog.dev.ConsoleRenderer(colors=False))
+    )
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
         log_file.touch(mode=0o600, exist_ok=True)
         log_file.chmod(0o600)
-        root.addHandler(_handler(logging.FileHandler(log_file, encoding="utf-8"), structlog.processors.JSONRenderer()))
+        _installed.append(
+            _handler(logging.FileHandler(log_file, encoding="utf-8"), structlog.processors.JSONRenderer())
+        )
+    for handler in _installed:
+        root.addHandler(handler)
     root.setLevel(level.upper())
     for name in _THIRD_PARTY:
         third_party = logging.getLogger(name)
