@@ -1,0 +1,127 @@
+"""Spaces, projects, contacts and actuals: statuses kept, references resolved, splits exact, lossy noted."""
+
+from __future__ import annotations
+
+from hypothesis import given
+
+from mappings.actuals import TRANSACTIONS_PER_BULK, map_actual, map_actuals
+from mappings.contacts import map_contact
+from mappings.notes import NoteKind
+from mappings.records import Actual, Contact, Project, ProjectSpaceRef, Space, SubActual
+from mappings.refs import CONTACT, LINE, SPACE, TAG, WORKSPACE, lookup_from
+from mappings.spaces import map_project, map_space, project_patch, space_patch
+from tests.strategies import split_actuals
+
+LOOKUP = lookup_from(
+    {
+        (SPACE, WORKSPACE, "s1"): "spc_1",
+        (TAG, WORKSPACE, "union"): "tag_u",
+        (CONTACT, WORKSPACE, "c1"): "con_1",
+        (LINE, "p1", "l1"): "lin_1",
+        (LINE, "p1", "l2"): "lin_2",
+    }
+)
+
+
+def test_an_archived_space_is_created_then_archived() -> None:
+    """v1 sets archived only by PATCH: the create body has no status, the patch restores it."""
+    space = Space(id="s1", alias="features", name="Features", archived=True)
+    assert map_space(space).body == {"name": "Features", "slug": "features"}
+    assert space_patch(space) == {"archived": True}
+    assert space_patch(space.model_copy(update={"archived": False})) is None
+
+
+def test_a_project_keeps_its_space_labels_and_archived_status() -> None:
+    """Space and label tags resolve through the crosswalk; archived comes back through PATCH."""
+    project = Project(
+        id="p1", name="Film", alias="film", status="archived", labels=("union",), space=ProjectSpaceRef(id="s1")
+    )
+    assert map_project(project, LOOKUP).body == {
+        "name": "Film",
+        "slug": "film",
+        "spaceId": "spc_1",
+        "tagIds": ["tag_u"],
+    }
+    assert project_patch(project) == {"status": "archived"}
+
+
+def test_a_contact_maps_type_and_rate_as_money() -> None:
+    """Contractor -> contractor; a float day rate becomes integer cents with the rounding reported."""
+    mapped = map_contact(Contact(id="c1", name="Ana", type="Contractor", rate=650.005, jobTitle="DP"), "USD")
+    assert mapped.body == {
+        "name": "Ana",
+        "title": "DP",
+        "type": "contractor",
+        "rate": {"amount": 65000, "currency": "USD"},
+    }
+    assert [n.kind for n in mapped.notes] == [NoteKind.ROUNDING]
+
+
+def test_an_actual_becomes_a_coded_manual_transaction() -> None:
+    """Amount in minor units, contact and line by v1 id, actualized, lossy type and status reported."""
+    actual = Actual(
+        id="a1",
+        amount=1234.56,
+        date="2026-02-01T10:00:00Z",
+        type="SaturationACH",
+        status="Pending",
+        description="Lens rental",
+        contactId="c1",
+        accountId="l1",
+    )
+    mapped = map_actual("p1", "prj_1", actual, "USD", LOOKUP).transaction
+    assert mapped.body == {
+        "type": "ACH",
+        "amount": {"amount": 123456, "currency": "USD"},
+        "timestamp": "2026-02-01T10:00:00Z",
+        "status": "posted",
+        "projectId": "prj_1",
+        "actualized": True,
+        "description": "Lens rental",
+        "contactId": "con_1",
+        "budgetLineId": "lin_1",
+    }
+    assert {(n.field, n.old, n.new) for n in mapped.notes if n.kind is NoteKind.LOSSY} == {
+        ("type", "SaturationACH", "ACH"),
+        ("status", "Pending", "posted"),
+    }
+
+
+def test_a_split_actual_becomes_items_coded_to_lines() -> None:
+    """The transaction is not coded itself; each part is an item with its own line and amount."""
+    actual = Actual(
+        id="a2",
+        amount=100,
+        date="2026-02-01",
+        subactuals=(SubActual(amount=60.25, lineId="l1"), SubActual(amount=39.75, lineId="l2")),
+    )
+    mapped = map_actual("p1", "prj_1", actual, "USD", LOOKUP)
+    assert "budgetLineId" not in mapped.transaction.body
+    assert [i.body for i in mapped.items] == [
+        {"amount": {"amount": 6025, "currency": "USD"}, "budgetLineId": "lin_1"},
+        {"amount": {"amount": 3975, "currency": "USD"}, "budgetLineId": "lin_2"},
+    ]
+
+
+@given(actual=split_actuals())
+def test_split_parts_always_sum_to_the_transaction(actual: Actual) -> None:
+    """Whatever the parts, the items sent add up to exactly the transaction's amount."""
+    mapped = map_actual("p1", "prj_1", actual, "USD", lookup_from({}))
+    assert sum(i.body["amount"]["amount"] for i in mapped.items) == mapped.transaction.body["amount"]["amount"]
+
+
+def test_actuals_are_sent_in_bulks_of_at_most_500() -> None:
+    """A16: /transactions/bulk takes 500; 1001 actuals make three requests with distinct keys."""
+    actuals = [Actual(id=f"a{i}", amount=i, date="2026-01-05") for i in range(1001)]
+    batch = map_actuals("p1", "prj_1", actuals, "EUR", lookup_from({}))
+    assert [len(body["transactions"]) for _, body in batch.bulks] == [500, 500, 1]
+    assert max(len(body["transactions"]) for _, body in batch.bulks) <= TRANSACTIONS_PER_BULK
+    assert len({batch.key("mig", "p1", i) for i in range(3)}) == 3
+
+
+def test_an_unresolved_line_leaves_the_actual_uncoded_and_reported() -> None:
+    """Money is never dropped: the transaction is sent without a line and the gap is a note."""
+    actual = Actual(id="a3", amount=5, date="2026-01-05", accountId="gone", type="Check")
+    mapped = map_actual("p1", "prj_1", actual, "USD", LOOKUP).transaction
+    assert "budgetLineId" not in mapped.body
+    assert [(n.kind, n.field, n.old) for n in mapped.notes] == [(NoteKind.UNASSIGNED, "accountId", "gone")]
