@@ -18,5 +18,6 @@ def anyio_backend() -> str:
     """Async tests run on asyncio, the loop the bridge itself uses."""
     return "asyncio"
 
+
 # Emulator fixtures (in-process app, uvicorn on a loopback port, credentials) are shared by every area.
 pytest_plugins = ("tests.fixtures_emulator",)
