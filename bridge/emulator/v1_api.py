@@ -11,7 +11,7 @@ from fastapi import APIRouter, FastAPI
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator import admin, v1_budget, v1_lines, v1_projects
+from bridge.emulator import admin, v1_budget, v1_library, v1_lines, v1_projects, v1_transactions
 from bridge.emulator.faults import FaultMiddleware
 from bridge.emulator.v1_context import V1Context
 from bridge.emulator.v1_errors import V1Error, new_request_id
@@ -44,7 +44,17 @@ async def _render(request: Request, exc: Exception) -> Response:
 def mount_v1(app: FastAPI, context: V1Context) -> None:
     """Mount the v1 surface and the control API on ``app`` and keep ``context`` on ``app.state.v1``."""
     app.state.v1 = context
-    for router in (meta, v1_projects.router, v1_budget.router, v1_lines.router):
+    routers = (
+        meta,
+        v1_projects.router,
+        v1_budget.router,
+        v1_lines.router,
+        v1_transactions.router,
+        v1_library.packs_router,  # before the generic /library/{kind} routes
+        v1_library.workspace_router,
+        v1_library.project_router,
+    )
+    for router in routers:
         app.include_router(router, prefix=PREFIX)
     app.include_router(admin.router)
     app.add_exception_handler(V1Error, _render)

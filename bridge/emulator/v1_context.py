@@ -1,7 +1,7 @@
 """Everything the v1 surface and the control API share for one emulator instance, kept on ``app.state.v1``.
 
 The core ``Service`` holds the workspaces; this context adds what only the v1 surface has (tokens, the
-idempotency store, cursor signing, webhook subscriptions) plus the fault plan
+idempotency store, cursor signing, webhook subscriptions, rate packs and incentives) plus the fault plan
 and counters. ``reset`` puts it all back to the seeded state without restarting the server.
 """
 
@@ -16,6 +16,7 @@ from bridge.emulator.auth import Grant, TokenRegistry
 from bridge.emulator.cursors import CursorCodec
 from bridge.emulator.faults import FaultInjector, FaultPlan
 from bridge.emulator.idempotency import IdempotencyStore
+from bridge.emulator.library import PackLibrary
 from bridge.emulator.model import Workspace
 from bridge.emulator.store import Service
 from bridge.emulator.v1_stats import RequestStats
@@ -36,6 +37,7 @@ class V1Context:
     webhooks: WebhookHub = field(default_factory=WebhookHub)
     stats: RequestStats = field(default_factory=RequestStats)
     faults: FaultInjector = field(init=False)
+    packs: PackLibrary = field(default_factory=PackLibrary)
     budget_line_limit: int = 25_000
     on_reset: list[Callable[[Service], None]] = field(default_factory=list)
 
@@ -52,6 +54,7 @@ class V1Context:
         self.idempotency.clear()
         self.webhooks.clear()
         self.stats.clear()
+        self.packs = PackLibrary()
         self.faults.set_plan(FaultPlan())
         for grant in self.tokens.grants.values():
             grant.revoked = False

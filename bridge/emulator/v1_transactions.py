@@ -1,0 +1,216 @@
+"""v1 transactions (A16): the core's actuals seen as manual transactions, with items for splits.
+
+A transaction lives in its project (``projectId`` is required here: the core keeps actuals per project).
+Its Money amount is stored in major units of its own currency; the actual phase of the project totals it.
+Bulk create is all-or-nothing. ``transaction.created`` fires per created transaction, ``transaction.updated``
+when an item is added.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from fastapi import APIRouter
+from starlette.requests import Request
+from starlette.responses import Response
+
+from bridge.emulator import v1_shapes as shapes
+from bridge.emulator.auth import Grant
+from bridge.emulator.model import Actual, Project, SubActual, Workspace
+from bridge.emulator.money import minor_digits
+from bridge.emulator.v1_context import V1Context, context_of
+from bridge.emulator.v1_errors import BulkTooLargeError, NotFoundError, UnprocessableError, ValidationError
+from bridge.emulator.v1_projects import renamed
+from bridge.emulator.v1_routing import Auth, Json, can, created, domain_errors, idempotent, json_body, ok, page_response
+
+router = APIRouter(prefix="/transactions")
+
+MAX_BULK = 500
+MANUAL_TYPES = ("Invoice", "Projection", "Cash", "Check", "Wire", "ACH", "CreditCard", "TimeCard", "ETransfer")
+MANUAL_STATUSES = ("posted", "void", "projected")
+CREATE_FIELDS = {
+    "type": "type",
+    "amount": "amount",
+    "timestamp": "date",
+    "status": "status",
+    "description": "description",
+    "projectId": "project",
+    "contactId": "contact_id",
+    "budgetLineId": "line_id",
+    "number": "number",
+    "ref": "ref",
+    "notes": "notes",
+    "actualized": "actualized",
+}
+ITEM_FIELDS = {"description": "description", "budgetLineId": "line_id", "amount": "amount", "notes": "notes"}
+
+
+def money_in(value: object, field: str) -> tuple[Decimal, str]:
+    """A Money body field as (major-unit Decimal, currency)."""
+    if not isinstance(value, dict):
+        raise ValidationError(f"{field} must be Money {{amount: integer minor units, currency}}.")
+    amount, currency = value.get("amount"), value.get("currency")
+    if not isinstance(amount, int) or isinstance(amount, bool):
+        raise ValidationError(f"{field}.amount must be an integer number of minor units; got {amount!r}.")
+    if not isinstance(currency, str) or len(currency) != 3 or not currency.isalpha() or not currency.isupper():
+        raise ValidationError(f"{field}.currency must be a 3-letter ISO 4217 code; got {currency!r}.")
+    return Decimal(amount).scaleb(-minor_digits(currency)), currency
+
+
+def item_view(actual: Actual, part: SubActual) -> Json:
+    return {
+        "id": part.id,
+        "description": part.description,
+        "budgetLineId": part.line_id,
+        "amount": shapes.money(part.amount, actual.currency),
+    }
+
+
+def view(project: Project, actual: Actual) -> Json:
+    return {
+        "id": actual.id,
+        "source": actual.source,
+        "type": actual.type,
+        "status": actual.status,
+        "isReversal": False,
+        "amount": shapes.money(actual.amount, actual.currency),
+        "timestamp": shapes.timestamp(actual.date),
+        "description": actual.description,
+        "number": actual.number,
+        "ref": actual.ref,
+        "notes": actual.notes,
+        "contactId": actual.contact_id,
+        "projectId": project.id,
+        "budgetLineId": actual.line_id,
+        "isItemized": bool(actual.subactuals),
+        "actualized": actual.actualized,
+        "items": [item_view(actual, part) for part in actual.subactuals],
+        "createdAt": shapes.timestamp(actual.created_at),
+        "updatedAt": shapes.timestamp(actual.updated_at),
+    }
+
+
+def _create(context: V1Context, workspace: Workspace, body: object, label: str) -> tuple[Project, Actual]:
+    if not isinstance(body, dict):
+        raise ValidationError(f"{label} must be a JSON object.")
+    fields = renamed(body, CREATE_FIELDS, label)
+    if fields.get("type") not in MANUAL_TYPES:
+        raise ValidationError(f"{label}.type must be one of {', '.join(MANUAL_TYPES)}; got {fields.get('type')!r}.")
+    status = fields.setdefault("status", "posted")
+    if status not in MANUAL_STATUSES:
+        raise ValidationError(f"{label}.status of a manual transaction is one of {', '.join(MANUAL_STATUSES)}.")
+    # V-SPEC makes description optional; the core's actual needs one, so it falls back to the type.
+    fields.setdefault("description", fields["type"])
+    if fields.get("date") is None:
+        raise ValidationError(f"{label}.timestamp is required (ISO 8601).")
+    fields["amount"], fields["currency"] = money_in(fields.get("amount"), f"{label}.amount")
+    project_ref = fields.pop("project", None)
+    if not isinstance(project_ref, str):
+        raise ValidationError(f"{label}.projectId is required: the project whose actuals it joins.")
+    with domain_errors(body_refs=True):
+        project = context.service.get_project(workspace, project_ref)
+        return project, context.service.create_actual(workspace, project, fields)
+
+
+def find(context: V1Context, workspace: Workspace, transaction_id: str) -> tuple[Project, Actual]:
+    """A transaction by id in any live project of the workspace, else 404."""
+    for project in context.service.list_projects(workspace):
+        actual = project.actuals.get(transaction_id)
+        if actual is not None:
+            return project, actual
+    raise NotFoundError(f"Transaction {transaction_id!r} was not found.")
+
+
+def _announce(context: V1Context, grant: Grant, event: str, project: Project, actual: Actual) -> None:
+    context.webhooks.emit(grant.workspace, event, "transaction", actual.id, project.id)
+
+
+@router.post("", status_code=201)
+async def create_transaction(request: Request, grant: Auth) -> Response:
+    can(grant, "create", "Transaction")
+    body = await json_body(request)
+    context = context_of(request)
+    workspace = context.workspace(grant)
+
+    async def produce() -> Response:
+        project, actual = _create(context, workspace, body, "transaction")
+        _announce(context, grant, "transaction.created", project, actual)
+        return created(view(project, actual))
+
+    return await idempotent(request, grant, produce)
+
+
+@router.post("/bulk", status_code=201)
+async def create_transactions(request: Request, grant: Auth) -> Response:
+    can(grant, "create", "Transaction")
+    body = await json_body(request)
+    items = body.get("transactions")
+    if not isinstance(items, list) or not items:
+        raise ValidationError("transactions must be a non-empty list.")
+    if len(items) > MAX_BULK:
+        raise BulkTooLargeError(f"A transaction bulk takes at most {MAX_BULK} entries; got {len(items)}. Split it.")
+    context = context_of(request)
+    workspace = context.workspace(grant)
+
+    async def produce() -> Response:
+        made: list[tuple[Project, Actual]] = []
+        try:
+            for index, item in enumerate(items):
+                made.append(_create(context, workspace, item, f"transactions[{index}]"))
+        except Exception:
+            for project, actual in made:
+                context.service.delete_actual(project, actual.id)
+            raise
+        for project, actual in made:
+            _announce(context, grant, "transaction.created", project, actual)
+        return created({"data": [view(p, a) for p, a in made]})
+
+    return await idempotent(request, grant, produce)
+
+
+@router.get("")
+async def list_transactions(request: Request, grant: Auth) -> Response:
+    context = context_of(request)
+    workspace = context.workspace(grant)
+    wanted = request.query_params.get("projectId")
+    projects = context.service.list_projects(workspace)
+    if wanted is not None:
+        projects = [p for p in projects if wanted in (p.id, p.alias)]
+    rows = [(p, a) for p in projects for a in p.actuals.values()]
+    rows.sort(key=lambda row: (-row[1].date.timestamp(), row[1].id))
+    return page_response(request, rows, lambda row: view(*row), filters={"projectId": wanted})
+
+
+@router.get("/{transaction_id}")
+async def get_transaction(request: Request, grant: Auth, transaction_id: str) -> Response:
+    context = context_of(request)
+    return ok(view(*find(context, context.workspace(grant), transaction_id)))
+
+
+@router.post("/{transaction_id}/items", status_code=201)
+async def add_item(request: Request, grant: Auth, transaction_id: str) -> Response:
+    can(grant, "update", "Transaction")
+    body = await json_body(request)
+    context = context_of(request)
+    workspace = context.workspace(grant)
+    project, actual = find(context, workspace, transaction_id)
+    fields = renamed(body, ITEM_FIELDS, "A transaction item")
+    amount, currency = money_in(fields.get("amount"), "amount")
+    if currency != actual.currency:
+        raise UnprocessableError(f"amount.currency {currency} differs from the transaction's {actual.currency}.")
+
+    async def produce() -> Response:
+        parts: list[dict[str, object]] = [
+            {"id": p.id, "amount": p.amount, "line_id": p.line_id, "description": p.description, "notes": p.notes}
+            for p in actual.subactuals
+        ]
+        parts.append({**fields, "amount": amount})
+        # The first item moves the coding from the transaction to its items (V-SPEC).
+        with domain_errors(body_refs=True):
+            updated = context.service.update_actual(
+                workspace, project, actual.id, {"subactuals": parts, "line_id": None, "mode": "split"}
+            )
+        _announce(context, grant, "transaction.updated", project, updated)
+        return created(item_view(updated, updated.subactuals[-1]))
+
+    return await idempotent(request, grant, produce)
