@@ -11,7 +11,7 @@ from fastapi import APIRouter, FastAPI
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator import admin, v1_budget, v1_library, v1_lines, v1_projects, v1_transactions
+from bridge.emulator import admin, v1_budget, v1_library, v1_lines, v1_projects, v1_transactions, v1_webhooks
 from bridge.emulator.faults import FaultMiddleware
 from bridge.emulator.v1_context import V1Context
 from bridge.emulator.v1_errors import V1Error, new_request_id
@@ -53,6 +53,7 @@ def mount_v1(app: FastAPI, context: V1Context) -> None:
         v1_library.packs_router,  # before the generic /library/{kind} routes
         v1_library.workspace_router,
         v1_library.project_router,
+        v1_webhooks.router,
     )
     for router in routers:
         app.include_router(router, prefix=PREFIX)
