@@ -8,6 +8,7 @@ v1 document's Authentication section says. Roles and what they may do are a gues
 from __future__ import annotations
 
 import secrets
+import string
 import time
 from dataclasses import dataclass, field
 
@@ -22,7 +23,9 @@ from bridge.emulator.v1_errors import (
 ROLES = ("admin", "editor", "viewer")
 WRITE_ROLES = frozenset({"admin", "editor"})
 TOKEN_PREFIX = "sat_"  # noqa: S105 - a public prefix, not a secret
-_MIN_TOKEN_LENGTH = len(TOKEN_PREFIX) + 16
+MIN_TOKEN_LENGTH = 16
+# RFC 6750 token68 characters: anything else cannot be a token the service issued.
+TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "-._~+/=")
 
 
 @dataclass(slots=True)
@@ -95,7 +98,7 @@ class TokenRegistry:
             raise UnauthenticatedError(
                 "No credentials could be resolved from the Authorization header; send 'Bearer <token>'."
             )
-        if not credentials.startswith(TOKEN_PREFIX) or len(credentials) < _MIN_TOKEN_LENGTH or " " in credentials:
+        if len(credentials) < MIN_TOKEN_LENGTH or not TOKEN_CHARS.issuperset(credentials):
             raise InvalidTokenError(
                 "The bearer token is malformed; copy the whole token from Settings > Developers > API."
             )

@@ -18,6 +18,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from bridge.emulator.app import Credentials, create_app
+from bridge.emulator.faults import FaultPlan, parse_fault_option
 from bridge.emulator.seed import Size
 
 STARTUP_TIMEOUT_S = 10.0
@@ -94,7 +95,9 @@ def banner(base_url: str, credentials: Credentials) -> str:
 @click.option("--legacy-key", default=None, help="Legacy X-API-Key to accept (generated when omitted).")
 @click.option("--token", default=None, help="v1 bearer token for the target workspace (generated when omitted).")
 @click.option("--legacy-rate-limit", default=None, type=float, help="Legacy requests per second per key (A02).")
-# v1 options (--latency-ms, --fault-seed, --fault KIND:RATE[:ROUTE]) are added below by the v1 surface.
+@click.option("--latency-ms", default=0.0, type=float, help="Added latency on every v1 request.")
+@click.option("--fault-seed", default=0, type=int, help="Seed of the fault plan's random choices.")
+@click.option("--fault", "faults", multiple=True, help="KIND:RATE[:ROUTE], repeatable (see bridge.emulator.faults).")
 def emulate_command(  # noqa: PLR0917 - click passes every option positionally by name
     host: str,
     port: int,
@@ -105,6 +108,9 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     legacy_key: str | None,
     token: str | None,
     legacy_rate_limit: float | None,
+    latency_ms: float,
+    fault_seed: int,
+    faults: tuple[str, ...],
 ) -> None:
     """Serve the emulated service (legacy /api/v1, v1 /v1, control /_emulator) until stopped."""
     app = create_app(
@@ -116,6 +122,11 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
         token=token,
         legacy_rate_limit=legacy_rate_limit,
     )
+    try:
+        rules = [parse_fault_option(option) for option in faults]
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--fault") from exc
+    app.state.v1.faults.set_plan(FaultPlan(seed=fault_seed, latency_ms=latency_ms, rules=rules))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
