@@ -65,8 +65,9 @@ async def iterate_items(
     params: Sequence[tuple[str, str]] = (),
     *,
     limit: int = PAGE_LIMIT,
+    on_page: Callable[[dict[str, object]], None] | None = None,
 ) -> AsyncIterator[ModelT]:
     """Every item of a paged v1 list, parsed as ``model``."""
-    async for rows in iterate_pages(session, path, params, limit=limit):
+    async for rows in iterate_pages(session, path, params, limit=limit, on_page=on_page):
         for row in rows:
             yield parse_model(model, row, f"GET {path}")

@@ -11,7 +11,7 @@ from bridge.clients.http import REQUEST_ID_HEADER, Call, json_body, parse_model
 from bridge.clients.models import BudgetDocument, BudgetLine, BudgetTotals, Cached, LinePhaseData, Phase, Written
 from bridge.clients.pages import iterate_items
 from bridge.clients.v1_base import V1Calls, _json
-from bridge.errors import PayloadTooLarge
+from bridge.errors import PayloadTooLarge, ServiceUnavailable
 
 MAX_BULK_LINES = 100
 MAX_BULK_PHASE_DATA = 500
@@ -100,9 +100,19 @@ class BudgetCalls(V1Calls):
         await self.session.send(Call("DELETE", f"/projects/{project_id}/budget/lines/{line_id}"))
 
     def lines(self, project_id: str, where: LineFilter | None = None) -> AsyncIterator[BudgetLine]:
-        """Every budget line matching ``where``, page by page."""
+        """Every budget line matching ``where``, page by page.
+
+        A page marked ``truncated`` left out lines the service could not serve: the list would be silently
+        short, so the read stops (resumably) instead of letting a count or a total be computed from it.
+        """
+        path = f"/projects/{project_id}/budget/lines"
+
+        def refuse_truncated(page: dict[str, object]) -> None:
+            if page.get("truncated") is True:
+                raise ServiceUnavailable(f"v1 GET {path} answered a truncated page: some lines were unavailable")
+
         params = (where or LineFilter()).params()
-        return iterate_items(self.session, f"/projects/{project_id}/budget/lines", BudgetLine, params)
+        return iterate_items(self.session, path, BudgetLine, params, on_page=refuse_truncated)
 
     async def _conditional(
         self, path: str, params: list[tuple[str, str]], model: type[BaseModel]

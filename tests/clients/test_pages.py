@@ -86,3 +86,14 @@ async def test_page_without_data_array_is_unexpected(controls: RunControls) -> N
         async with open_v1(BASE, TOKEN, controls) as client:
             with pytest.raises(errors.UnexpectedResponse):
                 _ = [s async for s in client.spaces()]
+
+
+@pytest.mark.anyio
+async def test_truncated_line_page_stops_the_read(controls: RunControls) -> None:
+    """A budget-line page the service marks truncated is never taken as the whole list."""
+    body = {"data": [{"id": "lin_1"}], "nextCursor": None, "truncated": True}
+    async with respx.mock() as router:
+        router.get(f"{BASE}/projects/prj_1/budget/lines").mock(return_value=httpx.Response(200, json=body))
+        async with open_v1(BASE, TOKEN, controls) as client:
+            with pytest.raises(errors.ServiceUnavailable, match="truncated"):
+                _ = [line async for line in client.lines("prj_1")]
