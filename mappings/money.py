@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Context, Decimal, Inexact, InvalidOperation, localcontext
+from functools import cache
 from typing import Final, TypedDict
 
 from babel.numbers import get_currency_precision, is_currency
@@ -110,11 +111,18 @@ def currency_code(code: str | None, ref: RecordRef, field: str) -> str:
     if code is None or not code.strip():
         raise MappingError(ErrorCode.CURRENCY_MISSING, ref, field, code)
     normalized = code.strip().upper()
-    if len(normalized) != 3 or not normalized.isascii() or not is_currency(normalized):
+    if not _is_iso_4217(normalized):
         raise MappingError(ErrorCode.CURRENCY_UNKNOWN, ref, field, code)
     return normalized
 
 
+@cache
+def _is_iso_4217(code: str) -> bool:
+    # Cached: babel's lookup dominates a conversion's cost and its answer never changes in a process.
+    return len(code) == 3 and code.isascii() and bool(is_currency(code))
+
+
+@cache
 def exponent(currency: str) -> int:
     """The ISO-4217 minor-unit exponent of a validated code (JPY 0, USD 2, BHD 3)."""
     return int(get_currency_precision(currency))

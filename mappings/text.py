@@ -6,6 +6,7 @@ another and not be, so it is refused with the field and value named rather than 
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Final
 
@@ -18,7 +19,8 @@ TAG_NAME_LIMIT: Final = 100
 DESCRIPTION_LIMIT: Final = 500
 ALIAS_LIMIT: Final = 64
 
-_ALLOWED_CONTROLS = frozenset("\t\n")
+# Unicode category Cc is exactly U+0000-U+001F and U+007F-U+009F; tab and line feed are ordinary text.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def check_text(value: str | None, ref: RecordRef, field: str, *, limit: int, required: bool = False) -> str | None:
@@ -29,7 +31,7 @@ def check_text(value: str | None, ref: RecordRef, field: str, *, limit: int, req
         return value
     if required and not value.strip():
         raise MappingError(ErrorCode.TEXT_EMPTY, ref, field, value)
-    if any(unicodedata.category(ch) == "Cc" and ch not in _ALLOWED_CONTROLS for ch in value):
+    if _CONTROL.search(value):
         raise MappingError(ErrorCode.TEXT_CONTROL_CHARACTERS, ref, field, value)
     if not unicodedata.is_normalized("NFC", value):
         raise MappingError(ErrorCode.TEXT_NOT_NFC, ref, field, value)
