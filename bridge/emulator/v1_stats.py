@@ -28,6 +28,17 @@ def surface_of(path: str) -> str:
     return "other"
 
 
+SURFACE_PREFIXES = ("/api/v1", "/v1")
+
+
+def route_template(path: str, route_path: str | None) -> str:
+    """The matched route's template with its surface prefix (routers included under a prefix omit it)."""
+    if route_path is None:
+        return "<unmatched>"
+    prefix = next((p for p in SURFACE_PREFIXES if path.startswith(p + "/")), "")
+    return route_path if route_path.startswith(prefix) else prefix + route_path
+
+
 @dataclass(slots=True)
 class RequestStats:
     """Counters since start or the last reset."""
@@ -101,7 +112,7 @@ class StatsMiddleware:
             await self.app(scope, receive, stamped)
         finally:
             route = scope.get("route")
-            template = getattr(route, "path", None) or "<unmatched>"
+            template = route_template(scope["path"], getattr(route, "path", None))
             status = seen["status"]
             dropped = scope["state"].get("dropped", False)
             self.stats.record(
