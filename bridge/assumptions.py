@@ -315,6 +315,56 @@ REGISTRY: tuple[Assumption, ...] = (
         "V-SPEC: names unique per workspace, case rule not stated; description required but min length NOT FOUND.",
         ("mappings.tags", "mappings.lines", "mappings.contacts"),
     ),
+    Assumption(
+        "A33",
+        "v1 status codes the seed leaves open",
+        "422 `reference_invalid` when a well-formed write names a parent, phase, fringe, tag, contact or line that "
+        "does not exist in the project; 413 `bulk_too_large` over a bulk's limit and `budget_too_large` when a "
+        "budget read selects more than 25,000 lines (settable through the control API); 5xx codes are "
+        "internal_error (500), bad_gateway (502), temporarily_unavailable (503), gateway_timeout (504) and "
+        "budget_compute_timeout (504 on budget and totals reads). An unknown `phase` selector is 400 validation.",
+        "v1 seed: 413/422/504 'codes and retry guidance: not shown'; V-SPEC ErrorCode enum.",
+        ("emulator.v1_errors", "emulator.faults", "clients.http"),
+    ),
+    Assumption(
+        "A34",
+        "v1 roles and abilities",
+        "Token roles are admin, editor and viewer; admin and editor may write, viewer only read. A refused write "
+        "is 403 permission_revoked with requiredAbility `<create|update|delete>:<ResourceType>` (Project, Space, "
+        "Contact, BudgetPhase, BudgetLine, Transaction, Webhook, library kinds). A token is any token68 string of "
+        "16+ characters the service issued; unknown or malformed -> invalid_token.",
+        "v1 seed: 'other role values: not shown'; token format not shown.",
+        ("emulator.auth", "clients.http"),
+    ),
+    Assumption(
+        "A35",
+        "webhook URLs in tests",
+        "Registration refuses non-HTTPS URLs and localhost, loopback, private, link-local and unspecified hosts "
+        "(no DNS lookup). A control-API switch admits loopback hosts over http or https so tests can receive "
+        "deliveries; turned off again, queued deliveries to them end `blocked`. Test deliveries use event `ping`.",
+        "v1 seed: 'unsafe URLs are rejected'; which are unsafe: not shown.",
+        ("emulator.webhooks",),
+    ),
+    Assumption(
+        "A36",
+        "what an Idempotency-Key keeps",
+        "Only a successful (2xx) response is stored under a key; a refused request (4xx, or a 5xx before the "
+        "handler ran) leaves the key free. Keys are scoped to the token's workspace; concurrent requests with "
+        "one key are serialised, the later one replaying the earlier's result. The fingerprint is method, path "
+        "and the JSON body's content.",
+        "Stripe semantics (reliability-anchors); V-SPEC silent on failed requests.",
+        ("emulator.idempotency", "engine.run"),
+    ),
+    Assumption(
+        "A37",
+        "v1-only library parts and transactions",
+        "Project library adds for currencies, fringes and globals only (fringe groups stay workspace items); "
+        "incentive packs are a fixed read-only catalogue; rate packs and their items are kept per workspace and "
+        "enabling/disabling one fires pack.installed/pack.uninstalled. A transaction needs projectId; a missing "
+        "description takes the type; the first item moves the coding from the transaction to its items.",
+        "v1 seed: library bodies and rate-pack project install 'not shown'; V-SPEC transaction items.",
+        ("emulator.library", "emulator.v1_transactions"),
+    ),
 )
 
 

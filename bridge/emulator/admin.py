@@ -137,7 +137,7 @@ async def get_settings(request: Request) -> JSONResponse:
 
 @router.post("/settings")
 async def set_settings(request: Request) -> JSONResponse:
-    """Test knobs: key retention (s), webhook backoff time scale, loopback webhooks (A33), budget size limit."""
+    """Test knobs: key retention (s), webhook backoff time scale, loopback webhooks (A35), budget size limit."""
     body = await _body(request)
     context = context_of(request)
     try:

@@ -1,7 +1,7 @@
 """Bearer tokens of the v1 surface: each bound to one workspace, carrying a user and a role.
 
 A token is checked on every call, so revoking it or downgrading its role takes effect on its next call, as the
-v1 document's Authentication section says. Roles and what they may do are a guess (A27): ``admin`` and
+v1 document's Authentication section says. Roles and what they may do are a guess (A34): ``admin`` and
 ``editor`` may read and write, ``viewer`` may only read.
 """
 

@@ -6,7 +6,7 @@ surface unless the pattern names the legacy one (``/api/v1``); the control API i
 
 - ``rate_limit``: 429 ``rate_limited`` with ``Retry-After`` as delta-seconds or an HTTP-date (A21, A02);
 - ``error_500`` / ``error_502`` / ``error_503`` / ``error_504``: that status before the handler runs (a 504
-  on a budget read is ``budget_compute_timeout``, the real service's code for it);
+  on a budget read is ``budget_compute_timeout``, the real service's code for it; A33);
 - ``reset``: the connection drops before the request is handled;
 - ``commit_then_drop``: the request is handled (the write is applied, its idempotency key stored), then the
   connection drops before the client reads the response;

@@ -5,7 +5,8 @@ retention window (24 hours by default, A20; settable in seconds for tests) and r
 every later request with the same key and the same request, marked ``Idempotency-Replayed: true``. The same
 key with a different request is a 409 ``idempotency_conflict``. A request that fails (validation, missing
 references, auth) stores nothing, so the caller may fix it and retry under the same key. Keys are scoped per
-workspace of the token. Concurrent requests with one key are serialised, so the second sees the first's result.
+workspace of the token. Concurrent requests with one key are serialised, so the second sees the first's result
+(A36).
 """
 
 from __future__ import annotations

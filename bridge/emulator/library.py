@@ -4,7 +4,7 @@ Workspace items (currencies, fringes, fringe groups, globals, tags, units) live 
 Adding one to a project makes an independent project copy in the core model (the copy the calculation uses),
 remembering its ``sourceId``; adding it again returns the existing copy with its project edits (A18). Rate
 packs and incentive packs exist only on the v1 surface, so they are kept here, per workspace; incentive packs
-are the service's own read-only catalogue, and adding a program of an enabled pack to a project is repeat-safe.
+are the service's own read-only catalogue (A37), and adding a program of an enabled pack to a project is repeat-safe.
 """
 
 from __future__ import annotations

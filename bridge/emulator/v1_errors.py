@@ -127,7 +127,7 @@ class BudgetTooLargeError(V1Error):
 
 
 class UnprocessableError(V1Error):
-    """A well-formed write naming something that does not exist in the project (A26)."""
+    """A well-formed write naming something that does not exist in the project (A33)."""
 
     status = 422
     code = "reference_invalid"

@@ -72,8 +72,8 @@ def _line_fields(context: V1Context, workspace: Workspace, project: Project, bod
 
 def _create_one(context: V1Context, workspace: Workspace, project: Project, body: object) -> Node:
     fields = _line_fields(context, workspace, project, body, "line")
-    if not fields.get("description"):
-        raise ValidationError("description is required for a new budget line.")
+    if "description" not in fields:  # required, but may be empty (A32)
+        raise ValidationError("description is required for a new budget line (an empty string is accepted).")
     parent = fields.pop("parent_id", None)
     if parent is not None and parent not in project.nodes:
         raise UnprocessableError(f"parentId {parent!r} is not a line of this project.")

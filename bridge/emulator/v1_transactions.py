@@ -1,4 +1,4 @@
-"""v1 transactions (A16): the core's actuals seen as manual transactions, with items for splits.
+"""v1 transactions (A16, A37): the core's actuals seen as manual transactions, with items for splits.
 
 A transaction lives in its project (``projectId`` is required here: the core keeps actuals per project).
 Its Money amount is stored in major units of its own currency; the actual phase of the project totals it.

@@ -2,7 +2,7 @@
 
 A subscription names an HTTPS URL on a public host; unsafe URLs (not HTTPS, localhost, private, loopback or
 link-local addresses) are refused at registration. Tests receive deliveries on a loopback server, so the
-control API can allow loopback hosts, over plain HTTP too (A28). Each event becomes one delivery per matching
+control API can allow loopback hosts, over plain HTTP too (A35). Each event becomes one delivery per matching
 active subscription with a thin body ``{id, event, workspaceId, projectId?, occurredAt, data: {kind, id}}``,
 signed as the v1 document says: ``X-Service-Signature: sha256=<lowercase hex HMAC-SHA256 of
 "<X-Service-Timestamp>.<raw body>">``, re-signed with a fresh timestamp on every attempt.
