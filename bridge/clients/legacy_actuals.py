@@ -8,6 +8,8 @@ How rows are neither dropped nor duplicated while the source changes during the 
   consistent snapshot: there is no page boundary for a row to slip across.
 * Rows are deduplicated by id across the whole read: an actual whose date is edited from an unread window into
   a read one, or vice versa, is yielded once.
+* Two open-ended edge reads (``endDate`` only, before the range; ``startDate`` only, after it) catch rows
+  dated outside the range the caller guessed, so a wrong guess costs two requests, never rows.
 * With ``recheck=True`` every window is read a second time at the end and rows not seen yet are yielded: an
   actual moved into an already-read window, or created there during the read, is not lost. Ids are all that
   the read keeps (a set of strings), never the rows.
@@ -72,7 +74,9 @@ class ActualsReader:
         return f"/projects/{self.project_id}/actuals"
 
     async def _window(self, first: date, last: date) -> tuple[list[object], Decimal, str | None]:
-        params = [("startDate", first.isoformat()), ("endDate", last.isoformat())]
+        # date.min / date.max stand for an open end: that bound is left out of the query.
+        params = [("startDate", first.isoformat())] if first != date.min else []
+        params += [("endDate", last.isoformat())] if last != date.max else []
         params += [("expands[]", value) for value in ACTUAL_EXPANDS]
         body, rid = await self._fetch(self.path, params)
         rows = body.get("actuals") if isinstance(body, dict) else None
@@ -95,7 +99,8 @@ class ActualsReader:
 
     async def read(self, start: date, end: date, *, recheck: bool = False) -> AsyncIterator[Actual]:
         """Every actual dated ``start`` .. ``end`` once; see the module docstring for the guarantees."""
-        pending: list[tuple[date, date]] = []
+        # The edges go first: an open-ended window cannot be split, and it is normally empty.
+        pending: list[tuple[date, date]] = [(end + timedelta(days=1), date.max), (date.min, start - timedelta(days=1))]
         span = FIRST_WINDOW_DAYS
         cursor = start
         while cursor <= end or pending:
@@ -106,7 +111,8 @@ class ActualsReader:
                 cursor = last + timedelta(days=1)
             rows, total, rid = await self._window(first, last)
             days = (last - first).days + 1
-            if len(rows) > self.max_rows and days > 1:
+            edge = date.min in {first, last} or date.max in {first, last}
+            if len(rows) > self.max_rows and days > 1 and not edge:
                 middle = first + timedelta(days=days // 2 - 1)
                 pending += [(middle + timedelta(days=1), last), (first, middle)]  # popped earliest first
                 span = max(1, days // 2)
