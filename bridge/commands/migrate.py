@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import shlex
 import signal
 import sys
@@ -26,6 +27,8 @@ from bridge.engine.plan import Plan
 from bridge.engine.progress import Progress, RichProgress
 from bridge.engine.run import Interrupted, Outcome, migrate
 from bridge.errors import BridgeError, FatalError, ResumableStop
+from bridge.logging import configure_logging
+from state.errors import StateError
 
 EXIT_CODES = """\b
 Exit codes:
@@ -68,7 +71,22 @@ def connection_options(command: F) -> F:
 
 
 def settings_from(options: dict[str, object]) -> Settings:
-    """Settings from the command's options, the environment and the --config file."""
+    """Settings from the command's options, the environment and the --config file; logging set up for them.
+
+    The log file gets every event at INFO; the terminal only warnings, so progress bars stay readable.
+    """
+    try:
+        settings = _load(options)
+    except BridgeError as exc:
+        click.echo(f"error: {exc}", err=True)
+        raise SystemExit(exc.exit_code) from None
+    secrets = [s for s in (settings.legacy_key, settings.token) if s is not None]
+    configure_logging("INFO", log_file=settings.log_file, secrets=secrets)
+    logging.getLogger().handlers[0].setLevel(logging.WARNING)
+    return settings
+
+
+def _load(options: dict[str, object]) -> Settings:
     config_file = options.pop("config_file", None)
     overrides = dict(options)
     for name in ("legacy_key_file", "token_file"):
@@ -136,7 +154,7 @@ def _run_guarded(coroutine_factory: Callable[[], object], console: Console) -> O
         console.print(f"[red]fatal:[/] {exc}")
         console.print("report this with the log file and the state file; do not delete the state file")
         raise SystemExit(exc.exit_code) from None
-    except BridgeError as exc:
+    except (BridgeError, StateError) as exc:
         console.print(f"[red]error:[/] {exc}")
         raise SystemExit(exc.exit_code) from None
 

@@ -11,6 +11,7 @@ the one place that converts.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from bridge.engine.plan import QuarantinedRecord
@@ -90,14 +91,22 @@ class Books:
             run_id=self.run_id,
         )
 
-    def record(self, write: Write) -> str:
-        """Journal ``write`` as pending (or find it journalled); returns its status."""
-        return self.journal.record(self._spec(write)).status
+    # Each transition is one SQLite transaction with an fsync; it runs in a worker thread so other requests
+    # keep flowing while the disk syncs (the store is thread-safe; each write waits for its own commit).
 
-    def mark_sent(self, write: Write) -> None:
-        self.journal.mark_sent(write.step_key)
+    async def record(self, write: Write) -> str:
+        """Journal ``write`` as pending (or find it journalled); returns its status.
 
-    def complete(self, write: Write, ids: Sequence[str], derived: Sequence[tuple[str, str]]) -> None:
+        There is no separate ``sent`` mark: a pending intent is replayed on resume whether or not it left,
+        which the Idempotency-Key makes safe, and one fsync fewer per write is a third of the journal's cost.
+        """
+        row = await asyncio.to_thread(self.journal.record, self._spec(write))
+        return row.status
+
+    async def complete(self, write: Write, ids: Sequence[str], derived: Sequence[tuple[str, str]]) -> None:
+        await asyncio.to_thread(self._complete, write, ids, derived)
+
+    def _complete(self, write: Write, ids: Sequence[str], derived: Sequence[tuple[str, str]]) -> None:
         """Crosswalk entries and the intent's completion in one transaction, then the cache."""
         scope = state_scope(write.scope)
         entries = [
@@ -110,12 +119,12 @@ class Books:
         for kind, v1_id in derived:
             self._ids[(kind, write.scope, write.members[0])] = v1_id
 
-    def fail(self, write: Write, code: str, request_id: str | None) -> None:
-        self.journal.fail(write.step_key, code, request_id)
+    async def fail(self, write: Write, code: str, request_id: str | None) -> None:
+        await asyncio.to_thread(self.journal.fail, write.step_key, code, request_id)
 
-    def quarantine(self, write: Write, records: Sequence[QuarantinedRecord], request_id: str | None) -> None:
+    async def quarantine(self, write: Write, records: Sequence[QuarantinedRecord], request_id: str | None) -> None:
         """File the refused records and close the intent as quarantined, in one transaction."""
-        self.journal.quarantine(write.step_key, [_entry(r) for r in records], request_id)
+        await asyncio.to_thread(self.journal.quarantine, write.step_key, [_entry(r) for r in records], request_id)
 
     def quarantine_unsent(self, records: Sequence[QuarantinedRecord]) -> None:
         """File records the mappings refused before any request was built (never journalled)."""

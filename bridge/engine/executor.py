@@ -1,6 +1,6 @@
 """Sends one ``Write`` through the journal's state machine, or (dry run) only counts it.
 
-For every write, live: journal the intent (``pending``), mark it ``sent``, send it with its Idempotency-Key,
+For every write, live: journal the intent (``pending``), send it with its Idempotency-Key,
 read the v1 ids, then write the ids into the crosswalk and complete the intent in one transaction. A bulk
 the service rejects as a record-level error (400/422/413/404/409 other than idempotency_conflict) is split
 in halves with keys derived from the parent's, recursively, until the bad entry stands alone; that entry is
@@ -75,7 +75,7 @@ class Executor:
             return self._count(write)
         kind = write.kind.value
         self.kill.reach(kind, "journal")
-        status = self.books.record(write)
+        status = await self.books.record(write)
         if status == "done":
             return self.books.known(write)
         if status == "quarantined":
@@ -83,7 +83,6 @@ class Executor:
         if status == "failed" and write.splittable:
             # A bisection interrupted by a crash: its halves are journalled under derived keys; resume them.
             return await self._halves(write)
-        self.books.mark_sent(write)
         self.kill.reach(kind, "sent")
         try:
             answer = await self._send(write)
@@ -95,7 +94,7 @@ class Executor:
         except ValueError as exc:
             raise UnexpectedResponse(f"{write.method} {write.path}: {exc}") from exc
         self.kill.reach(kind, "response")
-        self.books.complete(write, ids, write.derived_ids(answer))
+        await self.books.complete(write, ids, write.derived_ids(answer))
         self.kill.reach(kind, "done")
         self._booked(write)
         return dict(zip(write.members, ids, strict=True))
@@ -109,15 +108,16 @@ class Executor:
 
     async def _rejected(self, write: Write, error: RecordError) -> dict[str, str]:
         code = rejection_code(error)
+        self.ledger.of(write.kind).requests += 1
         if write.splittable:
-            self.books.fail(write, code, error.request_id)
+            await self.books.fail(write, code, error.request_id)
             log.info("bridge.step.split", kind=write.kind.value, size=len(write.members), code=code)
             return await self._halves(write)
         records = [
             QuarantinedRecord(write.kind.value, write.scope, member, code, None, error.message)
             for member in write.members
         ]
-        self.books.quarantine(write, records, error.request_id)
+        await self.books.quarantine(write, records, error.request_id)
         self.ledger.quarantine.extend(records)
         self.ledger.of(write.kind).quarantined[code] += len(records)
         log.warning("bridge.step.quarantined", kind=write.kind.value, members=list(write.members), code=code)

@@ -8,7 +8,7 @@ normal case) the hook does nothing. ``<kind>`` may be ``*`` for any kind.
 The points, in the order one write passes them:
 
 - ``journal``: the intent is built but its journal row is not yet committed;
-- ``sent``: the intent is committed and marked sent, the request is about to leave;
+- ``sent``: the intent is committed (pending), the request is about to leave;
 - ``service``: the service has committed the write and answered, the engine has not read the answer (from the
   engine's side this is the same instant as a response lost after the service committed);
 - ``response``: the answer is read and the v1 ids known, the crosswalk commit has not happened;

@@ -21,12 +21,14 @@ from bridge.engine.executor import PLACEHOLDER, Executor
 from bridge.engine.plan import Plan
 from bridge.engine.source import ProjectLibrary
 from bridge.engine.steps import LINE_BULK_LIMIT, TRANSACTION_BULK_LIMIT, Kind
+from bridge.engine.tasks import most_severe, run_all
 from bridge.engine.workspace import Quarantiner, as_json, quarantined
 from bridge.engine.writes import DEFAULT_PHASE, JsonObject, Write
 from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
 from mappings.actuals import MappedActual, map_actual
 from mappings.budget import BudgetTree, LineGroup, chunks
 from mappings.errors import MappingError
+from mappings.formulas import symbols_of
 from mappings.keys import idempotency_key
 from mappings.library import ProjectCopy
 from mappings.lines import BULK_KIND as LINE_BULK_KIND
@@ -49,6 +51,40 @@ def actual_currency(phases: Sequence[Phase]) -> str:
     return "USD"
 
 
+CopyPlan = tuple[Kind, ProjectCopy[JsonObject], bool]
+
+
+def copy_waves(copies: Sequence[CopyPlan]) -> list[list[CopyPlan]]:
+    """Copies in waves: everything but globals first, then globals after the globals their formulas use.
+
+    A formula naming an unknown symbol or a cycle never blocks the rest: whatever is left goes last and the
+    target's answer quarantines it.
+    """
+    waves = [[c for c in copies if c[0] is not Kind.PROJECT_GLOBAL]]
+    pending = [c for c in copies if c[0] is Kind.PROJECT_GLOBAL]
+    placed: set[str] = set()
+    symbols = {c[1].name for c in pending}
+    while pending:
+        ready = [c for c in pending if _uses(c) & symbols <= placed]
+        if not ready:
+            waves.append(pending)
+            break
+        waves.append(ready)
+        placed |= {c[1].name for c in ready}
+        pending = [c for c in pending if c not in ready]
+    return [wave for wave in waves if wave]
+
+
+def _uses(copy: CopyPlan) -> frozenset[str]:
+    formula = copy[1].patch.get("formula")
+    if not isinstance(formula, str):
+        return frozenset()
+    try:
+        return symbols_of(formula, copy[1].ref, "formula") - {copy[1].name}
+    except MappingError:
+        return frozenset()
+
+
 class ProjectPipeline:
     """Writes everything inside one project, after the workspace stage has run."""
 
@@ -61,7 +97,7 @@ class ProjectPipeline:
         ledger: Plan,
         namespace: str,
         on_quarantine: Quarantiner,
-        copies: dict[str, list[tuple[Kind, ProjectCopy[JsonObject], bool]]],
+        copies: dict[str, list[CopyPlan]],
     ) -> None:
         self.legacy = legacy
         self.applier = applier
@@ -90,24 +126,27 @@ class ProjectPipeline:
         await self.actuals(project.id, v1_project, actual_currency(library.phases))
 
     async def library_copies(self, project_id: str, v1_project: str) -> None:
-        work = []
-        for kind, copy, own_values in self.copies.get(project_id, []):
-            route = COPY_KINDS[kind]
-            source = self.books.lookup(copy.kind, WORKSPACE, copy.name)
-            if source is None:
-                continue  # the workspace item is quarantined; lines report the missing reference
-            work.append(
-                Desired(
-                    kind,
-                    project_id,
-                    copy.ref.legacy_id,
-                    f"/projects/{v1_project}/library/{route}",
-                    {"sourceId": source},
-                    f"/projects/{v1_project}/library/{route}/{{id}}",
-                    dict(copy.patch) if own_values else None,
+        # A global's formula may name other globals, and the target refuses a copy whose formula names a
+        # global the project does not hold yet: copies go in waves, each after the globals it uses.
+        for wave in copy_waves(self.copies.get(project_id, [])):
+            work = []
+            for kind, copy, own_values in wave:
+                route = COPY_KINDS[kind]
+                source = self.books.lookup(copy.kind, WORKSPACE, copy.name)
+                if source is None:
+                    continue  # the workspace item is quarantined; lines report the missing reference
+                work.append(
+                    Desired(
+                        kind,
+                        project_id,
+                        copy.ref.legacy_id,
+                        f"/projects/{v1_project}/library/{route}",
+                        {"sourceId": source},
+                        f"/projects/{v1_project}/library/{route}/{{id}}",
+                        dict(copy.patch) if own_values else None,
+                    )
                 )
-            )
-        await asyncio.gather(*(self.applier.apply(d) for d in work))
+            await run_all(self.applier.apply(d) for d in work)
 
     async def phases(self, library: ProjectLibrary, v1_project: str) -> None:
         project_id = library.project.id
@@ -120,7 +159,7 @@ class ProjectPipeline:
             if default is None and v1_project.startswith(PLACEHOLDER):
                 default = f"{PLACEHOLDER}{DEFAULT_PHASE}:{project_id}"
             await self._phase(plan.default_estimate, project_id, base, default)
-        await asyncio.gather(*(self._phase(p, project_id, base, None) for p in plan.plain))
+        await run_all(self._phase(p, project_id, base, None) for p in plan.plain)
         for rollup in plan.rollups:  # a rollup may sum another rollup: one at a time, in the mappings' order
             await self._phase(rollup, project_id, base, None)
 
@@ -156,10 +195,10 @@ class ProjectPipeline:
                 path = f"/projects/{v1_project}/budget/lines/{{id}}"
                 updates.append(Desired(Kind.LINE, project_id, line.id, "", body, path))
             by_depth[depth] = [LineGroup(depth, part) for part in chunks(fresh, LINE_BULK_LIMIT)]
-        await asyncio.gather(*(self.applier.apply(d) for d in updates))
+        await run_all(self.applier.apply(d) for d in updates)
         route = f"/projects/{v1_project}/budget/lines/bulk"
         for depth in sorted(by_depth):  # a level's parents are the previous level: levels go in order
-            await asyncio.gather(*(self._line_group(tree, g, symbols, route) for g in by_depth[depth]))
+            await run_all(self._line_group(tree, g, symbols, route) for g in by_depth[depth])
 
     async def _line_group(self, tree: BudgetTree, group: LineGroup, symbols: set[str], route: str) -> None:
         request = bulk_request(tree, group, self.books.lookup, symbols)
@@ -174,26 +213,29 @@ class ProjectPipeline:
         _reader, rows = self.legacy.actuals(project_id, ACTUALS_FROM, ACTUALS_TO)
         fresh: list[MappedActual] = []
         splits: list[MappedActual] = []
-        pending: list[asyncio.Task[None]] = []
-        async for actual in rows:
-            try:
-                mapped = map_actual(project_id, v1_project, actual, currency, self.books.lookup)
-            except MappingError as error:
-                self._refuse(Kind.ACTUAL, [error])
-                continue
-            if mapped.items:
-                splits.append(mapped)
-            if self.books.lookup(ACTUAL, project_id, actual.id) is None:
-                fresh.append(mapped)
-            else:
-                await self._existing_actual(project_id, mapped)
-            if len(fresh) == TRANSACTION_BULK_LIMIT:
-                pending.append(asyncio.create_task(self._transactions(project_id, fresh)))
-                fresh = []
-        if fresh:
-            pending.append(asyncio.create_task(self._transactions(project_id, fresh)))
-        await asyncio.gather(*pending)
-        await asyncio.gather(*(self._split_items(project_id, m) for m in splits))
+        try:
+            async with asyncio.TaskGroup() as sends:
+                # Bulks of 500 leave while the next windows are still being read: memory holds one bulk.
+                async for actual in rows:
+                    try:
+                        mapped = map_actual(project_id, v1_project, actual, currency, self.books.lookup)
+                    except MappingError as error:
+                        self._refuse(Kind.ACTUAL, [error])
+                        continue
+                    if mapped.items:
+                        splits.append(mapped)
+                    if self.books.lookup(ACTUAL, project_id, actual.id) is not None:
+                        sends.create_task(self._existing_actual(project_id, mapped))
+                        continue
+                    fresh.append(mapped)
+                    if len(fresh) == TRANSACTION_BULK_LIMIT:
+                        sends.create_task(self._transactions(project_id, fresh))
+                        fresh = []
+                if fresh:
+                    sends.create_task(self._transactions(project_id, fresh))
+        except BaseExceptionGroup as failed:
+            raise most_severe(failed) from None
+        await run_all(self._split_items(project_id, m) for m in splits)
 
     async def _existing_actual(self, project_id: str, mapped: MappedActual) -> None:
         # Assumption A32: a manual transaction's fields are patched in place (PATCH /transactions/{id}).

@@ -59,7 +59,7 @@ async def replay_in_flight(
         if write.key is not None and moment - row.created_at > retention:
             found = await find_on_target(v1, write)
             if found is not None:
-                books.complete(write, found, [])
+                await books.complete(write, found, [])
                 log.info("bridge.replay.found_on_target", kind=row.kind, step=row.step_key)
                 continue
         await executor.write(write)

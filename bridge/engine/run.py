@@ -24,6 +24,7 @@ import structlog
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import LegacyClient, open_legacy
 from bridge.clients.limiter import AimdLimiter
+from bridge.clients.retry import RetryBudget
 from bridge.clients.v1 import V1Client, open_v1
 from bridge.config import Settings
 from bridge.engine.apply import Applier
@@ -36,6 +37,7 @@ from bridge.engine.progress import Progress
 from bridge.engine.project import ProjectPipeline
 from bridge.engine.replay import replay_in_flight
 from bridge.engine.source import read_workspace
+from bridge.engine.tasks import run_all
 from bridge.engine.workspace import WorkspaceStage
 from bridge.errors import ResumableStop
 from state.store import StateStore, open_state
@@ -76,13 +78,23 @@ def _options(settings: Settings) -> dict[str, str | int | bool | None]:
 
 
 async def migrate(
-    settings: Settings, *, dry_run: bool, progress: Progress, transports: Transports | None = None
+    settings: Settings,
+    *,
+    dry_run: bool,
+    progress: Progress,
+    transports: Transports | None = None,
+    controls: RunControls | None = None,
 ) -> Outcome:
-    """Plan (``dry_run``) or run the migration the settings describe."""
+    """Plan (``dry_run``) or run the migration the settings describe.
+
+    ``transports`` and ``controls`` are test seams (in-process emulator, a clock that never sleeps).
+    """
     legacy_url, legacy_key = settings.require_legacy()
     v1_url, token = settings.require_v1()
     wires = transports or Transports()
-    controls = RunControls(limiter=AimdLimiter(settings.concurrency))
+    controls = controls or RunControls(
+        budget=RetryBudget(ratio=settings.retry_ratio), limiter=AimdLimiter(settings.concurrency)
+    )
     store = open_state(str(settings.state))
     try:
         async with (
@@ -178,4 +190,4 @@ async def _write_everything(
         async with gate:
             await pipeline.run(source.projects[index])
 
-    await asyncio.gather(*(one(i) for i in range(len(source.projects))))
+    await run_all(one(i) for i in range(len(source.projects)))

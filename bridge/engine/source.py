@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bridge.clients.legacy import LegacyClient
+from bridge.engine.tasks import most_severe, run_all
 from bridge.errors import UsageError
 from mappings.records import Contact, Phase, Project, ProjectBudget, Space, Tag
 
@@ -36,8 +37,19 @@ class WorkspaceSource:
 
 
 async def _library(legacy: LegacyClient, project: Project) -> ProjectLibrary:
-    phases, fringes, globals_, tags = await asyncio.gather(
-        legacy.phases(project.id), legacy.fringes(project.id), legacy.globals(project.id), legacy.tags(project.id)
+    try:
+        async with asyncio.TaskGroup() as reads:
+            phases_read = reads.create_task(legacy.phases(project.id))
+            fringes_read = reads.create_task(legacy.fringes(project.id))
+            globals_read = reads.create_task(legacy.globals(project.id))
+            tags_read = reads.create_task(legacy.tags(project.id))
+    except BaseExceptionGroup as failed:
+        raise most_severe(failed) from None
+    phases, fringes, globals_, tags = (
+        phases_read.result(),
+        fringes_read.result(),
+        globals_read.result(),
+        tags_read.result(),
     )
     budget = ProjectBudget(
         project_id=project.id, phases=tuple(phases), fringes=tuple(fringes), globals_=tuple(globals_)
@@ -47,7 +59,9 @@ async def _library(legacy: LegacyClient, project: Project) -> ProjectLibrary:
 
 async def read_workspace(legacy: LegacyClient, only: Sequence[str] = ()) -> WorkspaceSource:
     """Spaces, contacts, the selected projects (all by default, in legacy id order) and their libraries."""
-    spaces, contacts, projects = await asyncio.gather(legacy.spaces(), legacy.contacts(), legacy.projects())
+    spaces = await legacy.spaces()
+    contacts = await legacy.contacts()
+    projects = await legacy.projects()
     chosen = sorted(projects, key=lambda p: p.id)
     if only:
         known = {p.id for p in chosen}
@@ -55,7 +69,7 @@ async def read_workspace(legacy: LegacyClient, only: Sequence[str] = ()) -> Work
         if missing:
             raise UsageError(f"--project {', '.join(missing)}: no such project in the legacy workspace")
         chosen = [p for p in chosen if p.id in set(only)]
-    libraries = await asyncio.gather(*(_library(legacy, p) for p in chosen))
+    libraries = await run_all(_library(legacy, p) for p in chosen)
     return WorkspaceSource(
         tuple(sorted(spaces, key=lambda s: s.id)), tuple(sorted(contacts, key=lambda c: c.id)), tuple(libraries)
     )

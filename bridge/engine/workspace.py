@@ -7,7 +7,6 @@ many at a time as the clients' limiter lets through.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
@@ -17,6 +16,7 @@ from bridge.engine.apply import Applier, Desired
 from bridge.engine.plan import Plan, QuarantinedRecord
 from bridge.engine.source import WorkspaceSource
 from bridge.engine.steps import Kind
+from bridge.engine.tasks import run_all
 from bridge.engine.writes import JsonObject
 from mappings.contacts import map_contact
 from mappings.errors import MappingError
@@ -35,6 +35,7 @@ Quarantiner = Callable[[Sequence[QuarantinedRecord]], None]
 # A09: the workspace currency, in which legacy contact rates are expressed.
 WORKSPACE_CURRENCY = "USD"
 COPY_STEPS = {Kind.CURRENCY: Kind.PROJECT_CURRENCY, Kind.FRINGE: Kind.PROJECT_FRINGE, Kind.GLOBAL: Kind.PROJECT_GLOBAL}
+COPY_KEY_FIELDS = frozenset({"code", "symbol", "name"})
 LIBRARY_ROUTES = {Kind.CURRENCY: "currencies", Kind.FRINGE: "fringes", Kind.GLOBAL: "globals", Kind.TAG: "tags"}
 
 
@@ -62,7 +63,7 @@ class WorkspaceStage:
         self.copies: dict[str, list[tuple[Kind, ProjectCopy[JsonObject], bool]]] = {}
 
     async def _all(self, records: Sequence[Desired]) -> None:
-        await asyncio.gather(*(self.applier.apply(record) for record in records))
+        await run_all(self.applier.apply(record) for record in records)
 
     def _refuse(self, kind: Kind, errors: Iterable[MappingError]) -> None:
         records = quarantined(errors)
@@ -141,7 +142,9 @@ class WorkspaceStage:
             winner = items[copy.name]
             # The workspace item was created from this very record: the copy already holds its values.
             own = winner.existing_id is not None or winner.ref != copy.ref
-            patch = ProjectCopy(copy.kind, copy.name, copy.ref, as_json(copy.patch))
+            # The copy's name field (code, symbol) is its workspace item's by construction and not editable.
+            values = {k: v for k, v in copy.patch.items() if k not in COPY_KEY_FIELDS}
+            patch: ProjectCopy[JsonObject] = ProjectCopy(copy.kind, copy.name, copy.ref, values)
             self.copies.setdefault(copy.ref.scope, []).append((COPY_STEPS[kind], patch, own))
         return [
             Desired(kind, WORKSPACE, item.name, f"/library/{route}", as_json(item.body), f"/library/{route}/{{id}}")
