@@ -6,6 +6,7 @@ import random
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 
+import anyio
 import httpx
 import pytest
 from fastapi import FastAPI
@@ -15,6 +16,8 @@ from bridge.clients.http import RunControls
 from bridge.clients.retry import RetryPolicy
 from bridge.clients.v1 import V1Client, open_v1
 from bridge.config import Secret
+from bridge.emulator.faults import FaultPlan
+from bridge.emulator.v1_context import V1Context
 from tests.clients.fakes import FakeClock, controls_for
 
 BASE = "http://emulator/v1"
@@ -27,13 +30,17 @@ class RecordingTransport(httpx.AsyncBaseTransport):
         self.inner = inner
         self.clock = clock
         self.log: list[tuple[str, str, float, int, float | None]] = []
+        # In the order they happened: ("send", time, None) and ("answer", time, Retry-After of a 429).
+        self.events: list[tuple[str, float, float | None]] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         sent = self.clock.now
+        self.events.append(("send", sent, None))
         response = await self.inner.handle_async_request(request)
         wait = response.headers.get("Retry-After")
         seconds = float(wait) if wait and wait.isdigit() else (1.0 if wait else None)
         self.log.append((request.method, request.url.path, sent, response.status_code, seconds))
+        self.events.append(("answer", self.clock.now, seconds if response.status_code == 429 else None))
         return response
 
 
@@ -202,3 +209,34 @@ async def test_persistent_outage_ends_in_a_resumable_stop(client: V1Client, cont
     with pytest.raises(errors.ServiceUnavailable) as caught:
         await client.me()
     assert caught.value.exit_code == 3
+
+
+@pytest.mark.anyio
+async def test_limiter_adapts_to_an_unpublished_rate_limit(
+    v1_context: V1Context,
+    recorder: RecordingTransport,
+    issue_token: Callable[..., str],
+    fake_clock: FakeClock,
+) -> None:
+    """Against a token bucket it was never told about, a run finishes every call, shrinks its window, and
+    never sends before a Retry-After; emulator and client share one fake clock, so nothing really waits."""
+    v1_context.faults.clock = fake_clock.monotonic
+    v1_context.faults.set_plan(FaultPlan.model_validate({"rateLimit": {"capacity": 4, "refillPerS": 2}}))
+    controls = controls_for(fake_clock, concurrency=8, policy=RetryPolicy(max_attempts=20, rng=random.Random(3)))
+    controls.budget.floor = 1000
+    async with (
+        open_v1(BASE, Secret(issue_token()), controls, transport=recorder) as v1,
+        anyio.create_task_group() as group,
+    ):
+        for _ in range(40):
+            group.start_soon(v1.me)
+    statuses = [status for *_, status, _ in recorder.log]
+    assert statuses.count(200) == 40
+    assert statuses.count(429) > 0
+    assert controls.gate.window < 8
+    limited_until = 0.0
+    for kind, at, wait in recorder.events:
+        if kind == "send":
+            assert at >= limited_until  # nothing leaves while a received Retry-After is still running
+        elif wait is not None:
+            limited_until = max(limited_until, at + wait)
