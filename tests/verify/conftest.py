@@ -1,6 +1,8 @@
-"""Fixtures of the verifier's tests: a small report with one difference of every kind."""
+"""Fixtures of the verifier's tests: a hand-made report, and a migrated emulator each test may damage."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +21,7 @@ from bridge.verify.schema import (
     Totals,
     TreeNode,
 )
+from tests.verify.world import Migrated, World, copy_world, migrate_one
 
 
 def figure(legacy: int | None, v1: int | None, verdict: Verdict, rate: str = "1") -> Figure:
@@ -161,3 +164,15 @@ def report() -> Reconciliation:
         quarantine=[],
         requests={"legacy": 2, "v1": 3},
     )
+
+
+@pytest.fixture(scope="module")
+def migrated(tmp_path_factory: pytest.TempPathFactory) -> Migrated:
+    """The seeded `small` source with its first project migrated by the engine (once per module)."""
+    return migrate_one(tmp_path_factory.mktemp("migrated"))
+
+
+@pytest.fixture
+def world(migrated: Migrated, tmp_path: Path) -> World:
+    """This test's own copy of the migrated emulator and state file."""
+    return copy_world(migrated, tmp_path)

@@ -1,0 +1,215 @@
+"""`bridge verify` on a migrated emulator: a clean target reconciles; each damage is found and located.
+
+Every test damages its own copy of the target through the v1 surface (as a user or a stray script would),
+then runs the real command over HTTP and reads the report it wrote.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from bridge.verify.compare import Verdict
+from bridge.verify.drill import Presence
+from bridge.verify.reconcile import VerifyOptions, verify
+from bridge.verify.schema import Difference, Reconciliation
+from state import open_state
+from tests.verify.world import TOKEN, World, run_cli
+
+Row = dict[str, Any]
+
+
+def _v1_project(world: World) -> str:
+    with open_state(str(world.state), read_only=True) as store:
+        v1_id = store.crosswalk.lookup("project", world.project_id)
+    assert v1_id is not None
+    return v1_id
+
+
+def _legacy_id(world: World, kind: str, v1_id: str) -> str:
+    with open_state(str(world.state), read_only=True) as store:
+        rows = [row for row in store.crosswalk.find_legacy(v1_id) if row.kind == kind]
+    assert rows, f"{kind} {v1_id} is not in the crosswalk"
+    return rows[0].legacy_id
+
+
+def _budget(world: World) -> tuple[list[Row], dict[str, Row]]:
+    """Every v1 line with its phase data and totals, and the visible phases by id."""
+    project = _v1_project(world)
+    lines = world.list_all(f"/projects/{project}/budget/lines", {"expand": "phaseData,phaseTotals"})
+    phases = {p["id"]: p for p in world.list_all(f"/projects/{project}/budget/phases") if not p.get("isHidden")}
+    return lines, phases  # type: ignore[return-value]
+
+
+def _priced_line(lines: list[Row], phases: dict[str, Row]) -> tuple[Row, str]:
+    """A plain line with a numeric rate and money in a visible estimate phase: (line, v1 phase id)."""
+    for line in lines:
+        for phase_id, data in line["phaseData"].items():
+            priced = isinstance(data.get("rate"), float | int) and line["phaseTotals"].get(phase_id, {}).get("amount")
+            if line["type"] == "line" and phases.get(phase_id, {}).get("type") == "estimate" and priced:
+                return line, phase_id
+    raise AssertionError("the seeded project has no priced line")
+
+
+def _mismatches_on(
+    report: Reconciliation, *, legacy_line: str | None = None, v1_line: str | None = None
+) -> list[Difference]:
+    found = [
+        d
+        for p in report.projects
+        for d in p.differences
+        if d.figure.verdict is Verdict.MISMATCH
+        and (legacy_line is None or d.location.line_id == legacy_line)
+        and (v1_line is None or d.location.v1_line_id == v1_line)
+    ]
+    everything = [d.summary for p in report.projects for d in p.differences]
+    assert found, f"no mismatch located on line {legacy_line or v1_line}; the report says {everything}"
+    return found
+
+
+def _places(differences: list[Difference]) -> set[tuple[str | None, str]]:
+    return {(d.location.account_code, d.location.phase_name) for d in differences}
+
+
+def test_a_clean_migration_reconciles_with_every_total_exact_or_rounding(world: World, tmp_path: Path) -> None:
+    """Right after the migration, verify exits 0, no total is a mismatch and the ledger is closed."""
+    code, report, output = run_cli(world, tmp_path / "reports")
+    assert report is not None, output
+    assert code == 0, [d.summary for p in report.projects for d in p.differences]
+    assert report.reconciled
+    assert report.verdicts.mismatch == 0
+    assert all(f.total.verdict in (Verdict.EXACT, Verdict.ROUNDING) for p in report.projects for f in p.phases)
+    assert all(entry.closed and not entry.missing and not entry.unexpected for entry in report.ledger)
+    assert "RECONCILED" in output
+    assert (tmp_path / "reports" / "reconciliation.html").exists()
+
+
+def test_a_changed_rate_is_pinned_on_its_line_account_and_phase(world: World, tmp_path: Path) -> None:
+    """A rate changed on v1 after the migration: exit 1, the report names that line, its account and phase."""
+    lines, phases = _budget(world)
+    line, phase_id = _priced_line(lines, phases)
+    url = f"/projects/{_v1_project(world)}/budget/lines/{line['id']}/phase-data/{phase_id}"
+    assert world.call("PUT", url, json={"rate": float(line["phaseData"][phase_id]["rate"]) + 100}).status_code == 200
+    code, report, _ = run_cli(world, tmp_path / "reports")
+    assert code == 1
+    assert report is not None
+    assert not report.reconciled
+    differences = _mismatches_on(report, legacy_line=_legacy_id(world, "line", line["id"]))
+    assert (line["accountId"], phases[phase_id]["name"]) in _places(differences)
+    assert {d.location.presence for d in differences} == {Presence.BOTH}
+
+
+def test_a_deleted_line_is_reported_missing_with_its_account_and_phase(world: World, tmp_path: Path) -> None:
+    """A line deleted on v1: exit 1, the report lists it missing, and the ledger's set check misses it."""
+    lines, phases = _budget(world)
+    line, phase_id = _priced_line(lines, phases)
+    assert world.call("DELETE", f"/projects/{_v1_project(world)}/budget/lines/{line['id']}").status_code == 204
+    code, report, _ = run_cli(world, tmp_path / "reports")
+    assert code == 1
+    assert report is not None
+    legacy_line = _legacy_id(world, "line", line["id"])
+    differences = _mismatches_on(report, legacy_line=legacy_line)
+    assert (line["accountId"], phases[phase_id]["name"]) in _places(differences)
+    assert {d.location.presence for d in differences} == {Presence.MISSING}
+    assert f"{world.project_id}/{legacy_line}" in next(e for e in report.ledger if e.kind == "line").missing
+
+
+def test_a_duplicated_line_is_reported_unexpected_and_duplicated(world: World, tmp_path: Path) -> None:
+    """The same line created twice on v1: exit 1, the stray is located and the ledger calls it a duplicate."""
+    lines, phases = _budget(world)
+    line, phase_id = _priced_line(lines, phases)
+    data = line["phaseData"][phase_id]
+    body = {
+        "description": line["description"],
+        "type": "line",
+        "accountId": line["accountId"],
+        "parentId": line["parentId"],
+        "phaseData": {phase_id: {"rate": data["rate"], "quantity": data["quantity"], "multiplier": data["multiplier"]}},
+    }
+    key = {"Idempotency-Key": "verify-tests-duplicate-line-0001"}
+    created = world.call("POST", f"/projects/{_v1_project(world)}/budget/lines", json=body, headers=key)
+    assert created.status_code == 201, created.text
+    stray = created.json()["id"]
+    code, report, _ = run_cli(world, tmp_path / "reports")
+    assert code == 1
+    assert report is not None
+    differences = _mismatches_on(report, v1_line=stray)
+    assert {d.location.presence for d in differences} == {Presence.UNEXPECTED}
+    assert (line["accountId"], phases[phase_id]["name"]) in _places(differences)
+    duplicated = next(e for e in report.ledger if e.kind == "line").duplicated
+    assert [(d.legacy_id, d.v1_ids) for d in duplicated] == [
+        (_legacy_id(world, "line", line["id"]), [line["id"], stray])
+    ]
+
+
+def test_a_fringe_missing_from_the_project_copy_is_located_on_the_lines_using_it(world: World, tmp_path: Path) -> None:
+    """A project fringe copy removed on v1: exit 1, a line it applied to is named, the ledger misses the copy."""
+    lines, phases = _budget(world)
+    used = [
+        (line, phase_id, fringe)
+        for line in lines
+        for phase_id, data in line["phaseData"].items()
+        for fringe in data.get("fringeIds") or []
+        if phase_id in phases and line["phaseTotals"].get(phase_id, {}).get("fringe")
+    ]
+    assert used, "the seeded project applies no fringe"
+    line, phase_id, fringe = used[0]
+    assert world.call("DELETE", f"/projects/{_v1_project(world)}/library/fringes/{fringe}").status_code == 204
+    code, report, _ = run_cli(world, tmp_path / "reports")
+    assert code == 1
+    assert report is not None
+    differences = _mismatches_on(report, legacy_line=_legacy_id(world, "line", line["id"]))
+    assert (line["accountId"], phases[phase_id]["name"]) in _places(differences)
+    fringes = next(e for e in report.ledger if e.kind == "fringe")
+    assert fringes.missing == [f"{world.project_id}/{_legacy_id(world, 'fringe', fringe)}"]
+
+
+def test_a_changed_global_is_located_on_the_lines_whose_formula_uses_it(world: World, tmp_path: Path) -> None:
+    """A project global's formula changed on v1: exit 1, a line computed from it is named with its phase."""
+    lines, phases = _budget(world)
+    project = _v1_project(world)
+    symbols = {g["symbol"]: g for g in world.list_all(f"/projects/{project}/library/globals")}
+    using = [
+        (line, phase_id, cell.lstrip("=").strip())
+        for line in lines
+        for phase_id, data in line["phaseData"].items()
+        for cell in (data.get("quantity"), data.get("rate"))
+        if isinstance(cell, str) and cell.lstrip("=").strip() in symbols and phase_id in phases
+        if line["phaseTotals"].get(phase_id, {}).get("amount")
+    ]
+    assert using, "no line of the seeded project computes from a global"
+    line, phase_id, symbol = using[0]
+    patched = world.call(
+        "PATCH", f"/projects/{project}/library/globals/{symbols[symbol]['id']}", json={"formula": "999"}
+    )
+    assert patched.status_code == 200, patched.text
+    code, report, _ = run_cli(world, tmp_path / "reports")
+    assert code == 1
+    assert report is not None
+    differences = _mismatches_on(report, legacy_line=_legacy_id(world, "line", line["id"]))
+    assert (line["accountId"], phases[phase_id]["name"]) in _places(differences)
+
+
+def test_a_revoked_token_stops_verification_resumably(world: World, tmp_path: Path) -> None:
+    """With the v1 token revoked, verify cannot finish: exit 3, a message saying so, and no report."""
+    assert world.call("DELETE", f"/_emulator/tokens/{TOKEN}").status_code == 204
+    code, report, output = run_cli(world, tmp_path / "reports")
+    assert code == 3
+    assert report is None
+    assert "could not finish" in output
+    assert TOKEN not in output
+
+
+def test_a_reconciled_project_costs_a_few_reads_no_drill_down_and_no_write(world: World) -> None:
+    """Verifying a reconciled project writes nothing, reads no branch document, and counts requests right."""
+    before = world.call("GET", "/_emulator/stats").json()
+    report = asyncio.run(verify(world.settings(), VerifyOptions(projects=(world.project_id,)), world.transports()))
+    after = world.call("GET", "/_emulator/stats").json()
+    assert report.reconciled
+    assert after["writes"] == before["writes"]
+    assert after["requests"]["byRoute"].get("GET /v1/projects/{project_id}/budget", 0) == 0
+    for surface in ("legacy", "v1"):
+        sent = after["requests"]["bySurface"].get(surface, 0) - before["requests"]["bySurface"].get(surface, 0)
+        assert report.requests[surface] == sent
+    assert report.requests["legacy"] <= 6

@@ -1,0 +1,152 @@
+"""A migrated emulator for the verifier's tests: migrate one project once, hand each test its own copy.
+
+Migrating takes seconds, so the module-scoped ``migrated`` fixture does it once; ``world`` deep-copies the
+emulator's service and the state file per test, so a test can damage its target without touching another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import uvicorn
+from click.testing import CliRunner
+from fastapi import FastAPI
+
+from bridge.cli import cli
+from bridge.config import Secret, Settings
+from bridge.emulator.app import create_app
+from bridge.emulator.seed import Size, seeded_service
+from bridge.emulator.store import Service
+from bridge.engine.progress import Progress
+from bridge.engine.run import Transports, migrate
+from bridge.verify.report import JSON_NAME
+from bridge.verify.schema import Reconciliation
+
+LEGACY_KEY = "lk_verify_tests_0123456789abcdef"
+TOKEN = "sat_verify_tests_0123456789abcdef0123456789"
+
+
+@dataclass(frozen=True, slots=True)
+class Migrated:
+    """A source workspace with one project migrated to the target, and the state file of that run."""
+
+    service: Service
+    state: Path
+    project_id: str
+
+
+def migrate_one(tmp: Path, *, seed: int = 42, size: Size = "small") -> Migrated:
+    """Seed an emulator, migrate its first project through the engine, keep the service and state."""
+    service = seeded_service(seed, size)
+    app = create_app(service, legacy_key=LEGACY_KEY, token=TOKEN)
+    project_id = sorted(p.id for p in service.workspace("source").projects.values() if not p.deleted)[0]
+    state = tmp / "state.db"
+    settings = settings_for("http://emulator", state, (project_id,))
+    wires = Transports(httpx.ASGITransport(app=app), httpx.ASGITransport(app=app))
+    asyncio.run(migrate(settings, dry_run=False, progress=Progress(), transports=wires))
+    return Migrated(service, state, project_id)
+
+
+def settings_for(base: str, state: Path, projects: tuple[str, ...]) -> Settings:
+    return Settings(
+        legacy_url=f"{base}/api/v1",
+        legacy_key=Secret(LEGACY_KEY),
+        v1_url=f"{base}/v1",
+        token=Secret(TOKEN),
+        state=state,
+        migration="verify-tests",
+        projects=projects,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """One test's own copy: the emulator app, its state file, and clients on both surfaces."""
+
+    app: FastAPI
+    service: Service
+    state: Path
+    project_id: str
+
+    def settings(self) -> Settings:
+        return settings_for("http://emulator", self.state, (self.project_id,))
+
+    def transports(self) -> Transports:
+        return Transports(httpx.ASGITransport(app=self.app), httpx.ASGITransport(app=self.app))
+
+    def call(self, method: str, path: str, **kwargs: object) -> httpx.Response:
+        """One request to the v1 surface (or ``/_emulator`` with a path starting there), as the target's admin."""
+
+        async def send() -> httpx.Response:
+            transport = httpx.ASGITransport(app=self.app)
+            headers = {"Authorization": f"Bearer {TOKEN}"}
+            async with httpx.AsyncClient(transport=transport, base_url="http://emulator", headers=headers) as client:
+                url = path if path.startswith("/_emulator") else f"/v1{path}"
+                return await client.request(method, url, **kwargs)  # type: ignore[arg-type]
+
+        return asyncio.run(send())
+
+    def list_all(self, path: str, params: dict[str, str] | None = None) -> list[dict[str, object]]:
+        """Every item of a paged v1 list."""
+        rows: list[dict[str, object]] = []
+        cursor: str | None = None
+        while True:
+            query = {**(params or {}), "limit": "100", **({"cursor": cursor} if cursor else {})}
+            page = self.call("GET", path, params=query).json()
+            rows += page["data"]
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return rows
+
+
+def copy_world(migrated: Migrated, tmp: Path) -> World:
+    service = copy.deepcopy(migrated.service)
+    state = tmp / "state.db"
+    shutil.copyfile(migrated.state, state)
+    return World(create_app(service, legacy_key=LEGACY_KEY, token=TOKEN), service, state, migrated.project_id)
+
+
+@contextlib.contextmanager
+def served(app: FastAPI) -> Iterator[str]:
+    """The app under uvicorn on an ephemeral loopback port (the CLI talks HTTP, like in production)."""
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert thread.is_alive(), "the emulator's server thread died"
+        assert time.monotonic() < deadline, "the emulator did not start within 20 s"
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def run_cli(world: World, report_dir: Path, *extra: str) -> tuple[int, Reconciliation | None, str]:
+    """`bridge verify` against the world served on loopback: exit code, the JSON report, the terminal text."""
+    with served(world.app) as base:
+        env = {
+            "BRIDGE_LEGACY_URL": f"{base}/api/v1",
+            "BRIDGE_V1_URL": f"{base}/v1",
+            "BRIDGE_LEGACY_KEY": LEGACY_KEY,
+            "BRIDGE_V1_TOKEN": TOKEN,
+            "BRIDGE_STATE": str(world.state),
+        }
+        args = ["verify", "--project", world.project_id, "--report-dir", str(report_dir), *extra]
+        result = CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
+    report_file = report_dir / JSON_NAME
+    report = Reconciliation.model_validate_json(report_file.read_text()) if report_file.exists() else None
+    return result.exit_code, report, result.output
