@@ -1,17 +1,74 @@
 """Emulator fixtures shared by every test area (owned by the emulator engineers)."""
 
+from __future__ import annotations
 
-# -- v1 surface (the v1 engineer's part) ------------------------------------------------------------------
-
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
 
 import httpx
 import pytest
 from fastapi import FastAPI
 
+from bridge.emulator.app import Credentials, create_app
+from bridge.emulator.seed import seeded_service
+from bridge.emulator.serve import BackgroundServer
 from bridge.emulator.store import Service
 from bridge.emulator.v1_api import mount_v1
 from bridge.emulator.v1_context import V1Context
+
+# -- core and legacy surface (the core engineer's part) ----------------------------------------------------
+
+LEGACY_KEY = "test-legacy-key"
+V1_TOKEN = "tok_test-token-for-target"
+
+
+@pytest.fixture
+def emulator_service() -> Service:
+    """A fresh seeded service (seed 42, small): `source` generated, `target` empty."""
+    return seeded_service(42, "small")
+
+
+@pytest.fixture
+def emulator_app(emulator_service: Service) -> FastAPI:
+    """The whole emulator app over ``emulator_service`` with fixed test credentials."""
+    return create_app(emulator_service, legacy_key=LEGACY_KEY, token=V1_TOKEN)
+
+
+@pytest.fixture
+async def legacy_client(emulator_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """An in-process client of the legacy surface holding the `source` key."""
+    transport = httpx.ASGITransport(app=emulator_app)
+    headers = {"X-API-Key": LEGACY_KEY}
+    async with httpx.AsyncClient(transport=transport, base_url="http://emulator/api/v1", headers=headers) as client:
+        yield client
+
+
+@dataclass(frozen=True, slots=True)
+class LiveEmulator:
+    """An emulator served under uvicorn: its root URL, credentials and the service behind it."""
+
+    base_url: str
+    credentials: Credentials
+    service: Service
+
+    @property
+    def legacy_url(self) -> str:
+        return f"{self.base_url}/api/v1"
+
+    @property
+    def v1_url(self) -> str:
+        return f"{self.base_url}/v1"
+
+
+@pytest.fixture
+def live_emulator(emulator_service: Service) -> Iterator[LiveEmulator]:
+    """The same app served by uvicorn in a thread on an ephemeral loopback port (stopped after the test)."""
+    app = create_app(emulator_service, legacy_key=LEGACY_KEY, token=V1_TOKEN)
+    with BackgroundServer(app) as base_url:
+        yield LiveEmulator(base_url=base_url, credentials=app.state.credentials, service=emulator_service)
+
+
+# -- v1 surface (the v1 engineer's part) ------------------------------------------------------------------
 
 
 def _empty_service() -> Service:

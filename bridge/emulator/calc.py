@@ -40,6 +40,8 @@ class Values:
     def add(self, other: Values) -> None:
         self.base += other.base
         self.fringe += other.fringe
+        if not other.breakdown:
+            return
         for fringe_id, value in other.breakdown.items():
             self.breakdown[fringe_id] = self.breakdown.get(fringe_id, ZERO) + value
 

@@ -39,6 +39,7 @@ def parse(text: str) -> ast.expr:
     return tree.body
 
 
+@lru_cache(maxsize=65536)
 def symbols(text: str) -> frozenset[str]:
     """The names a formula refers to."""
     return frozenset(node.id for node in ast.walk(parse(text)) if isinstance(node, ast.Name))
@@ -130,5 +131,28 @@ def rollup_expression(text: str) -> str:
 
 def evaluate_rollup(text: str, phase_values: Mapping[str, Decimal]) -> Decimal:
     """A rollup formula's value given each referenced phase's value."""
+    coefficients = linear_rollup(text)
+    if coefficients is not None:  # the common sum/difference shape, without walking the tree per node
+        return sum((c * phase_values.get(ref, Decimal(0)) for ref, c in coefficients), Decimal(0))
     env = {_phase_name(ref): phase_values.get(ref, Decimal(0)) for ref in phase_refs(text)}
     return evaluate(rollup_expression(text), env)
+
+
+@lru_cache(maxsize=1024)
+def linear_rollup(text: str) -> tuple[tuple[str, Decimal], ...] | None:
+    """A rollup made only of + and - over phase references as (phase id, +1/-1) pairs; None otherwise."""
+    names = {_phase_name(ref): ref for ref in phase_refs(text)}
+    terms: list[tuple[str, Decimal]] = []
+
+    def collect(node: ast.expr, sign: Decimal) -> bool:
+        if isinstance(node, ast.Name) and node.id in names:
+            terms.append((names[node.id], sign))
+            return True
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            return collect(node.operand, -sign if isinstance(node.op, ast.USub) else sign)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub):
+            right_sign = sign if isinstance(node.op, ast.Add) else -sign
+            return collect(node.left, sign) and collect(node.right, right_sign)
+        return False
+
+    return tuple(terms) if collect(parse(rollup_expression(text)), Decimal(1)) else None

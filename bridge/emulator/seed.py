@@ -18,6 +18,8 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Literal
 
+from bridge.emulator.calc import cell_value
+from bridge.emulator.formula import evaluate_globals
 from bridge.emulator.model import (
     Actual,
     FringeUnits,
@@ -258,14 +260,16 @@ class _SourceBuilder:
 
     def _actuals(self, project: Project, leaves: list[str], count: int) -> None:
         rng, now = self.rng, self.s.clock
-        totals = self.s.totals(self.ws, project)
-        working = self.phases[1]
+        estimate = self.phases[0]
+        env = evaluate_globals({g.symbol: g.formula for g in project.globals.values()})
         per_line = Decimal(count) / Decimal(len(leaves))
         contacts = [c.id for c in self.contacts]
         for i in range(count):
             line = rng.choice(leaves)
-            # Spend tracks the working budget: about 70% of a line's working amount over its actuals.
-            expected = totals.node(line, working).amount / per_line if per_line else Decimal(0)
+            # Spend tracks the budget: about 70% of a line's base estimate, spread over its actuals.
+            data = project.nodes[line].phase_data[estimate]
+            base = (cell_value(data.quantity, env) or Decimal(1)) * (cell_value(data.rate, env) or Decimal(0))
+            expected = base / per_line
             share = Decimal(rng.randint(20, 120)) / 100
             amount = max(Decimal("5.00"), (expected * share).quantize(Decimal("0.01")))
             day = EPOCH.date() + timedelta(days=rng.randrange(365))

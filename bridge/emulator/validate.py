@@ -16,6 +16,7 @@ from bridge.emulator.errors import InvalidInput
 T = TypeVar("T", bound=str)
 
 HEX_COLOR = re.compile(r"^#[0-9A-Fa-f]{6}$")
+CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 MAX_MAGNITUDE = Decimal(2) ** 53
 
 
@@ -31,7 +32,7 @@ def text(field: str, value: object, *, max_len: int = 255, required: bool = Fals
         raise InvalidInput(field, "must not be empty")
     if len(value) > max_len:
         raise InvalidInput(field, f"is {len(value)} characters; the limit is {max_len}")
-    if any(ord(ch) < 32 and ch not in "\t\n\r" for ch in value):
+    if CONTROL_CHARS.search(value):
         raise InvalidInput(field, "contains control characters; remove them")
     return value
 
