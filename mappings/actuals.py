@@ -8,7 +8,7 @@ that cannot be resolved leaves the transaction uncoded and is reported, so no mo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Required, TypedDict
@@ -72,9 +72,23 @@ def actual_ref(project_id: str, actual_id: str) -> RecordRef:
     return RecordRef(ACTUAL, actual_id, project_id)
 
 
-def map_actual(project_id: str, v1_project_id: str, actual: Actual, currency: str, lookup: Lookup) -> MappedActual:
-    """One actual; ``currency`` is the validated currency its amounts are in (the first phase's, per HELP)."""
+def map_actual(
+    project_id: str,
+    v1_project_id: str,
+    actual: Actual,
+    currency: str,
+    lookup: Lookup,
+    *,
+    duplicates: Collection[str] = (),
+) -> MappedActual:
+    """One actual; ``currency`` is the validated currency its amounts are in (the first phase's, per A31).
+
+    ``duplicates`` holds legacy actual ids seen more than once in the workspace (``duplicate_ids``): every
+    copy is refused, since no one can tell which of them the crosswalk should point at.
+    """
     ref = actual_ref(project_id, actual.id)
+    if actual.id in duplicates:
+        raise MappingError(ErrorCode.DUPLICATE_ID, ref, "id", actual.id)
     notes: list[Note] = []
     amount = to_money(actual.amount, currency, ref, "amount", exact=True)
     kind, kind_lossy = ACTUAL_TYPES.get(actual.type or DEFAULT_ACTUAL_TYPE, ("", False))
@@ -183,20 +197,31 @@ class ActualsBatch:
         return idempotency_key(namespace, BULK_KIND, scope, ids, body)
 
 
+def duplicate_ids(ids: Iterable[str]) -> frozenset[str]:
+    """Ids that occur more than once: pass every project's actual ids to find workspace-wide duplicates."""
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for legacy_id in ids:
+        (repeated if legacy_id in seen else seen).add(legacy_id)
+    return frozenset(repeated)
+
+
 def map_actuals(
-    project_id: str, v1_project_id: str, actuals: Sequence[Actual], currency: str, lookup: Lookup
+    project_id: str,
+    v1_project_id: str,
+    actuals: Sequence[Actual],
+    currency: str,
+    lookup: Lookup,
+    *,
+    duplicates: Collection[str] = (),
 ) -> ActualsBatch:
-    """Every actual of a project, in legacy order; duplicates of one legacy id are all quarantined."""
-    counts: dict[str, int] = {}
-    for actual in actuals:
-        counts[actual.id] = counts.get(actual.id, 0) + 1
+    """Every actual of a project, in legacy order; all copies of a repeated legacy id are quarantined."""
+    repeated = duplicate_ids(a.id for a in actuals) | frozenset(duplicates)
     mapped: list[MappedActual] = []
     errors: list[MappingError] = []
     for actual in actuals:
         try:
-            if counts[actual.id] > 1:
-                raise MappingError(ErrorCode.DUPLICATE_ID, actual_ref(project_id, actual.id), "id", actual.id)
-            mapped.append(map_actual(project_id, v1_project_id, actual, currency, lookup))
+            mapped.append(map_actual(project_id, v1_project_id, actual, currency, lookup, duplicates=repeated))
         except MappingError as error:
             errors.append(error)
     bulks = tuple(

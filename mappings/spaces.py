@@ -6,6 +6,7 @@ becomes a create and then a patch; the alias travels as the slug, project labels
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Required, TypedDict
 
 from mappings.notes import Note, unassigned
@@ -56,8 +57,13 @@ def space_patch(space: Space) -> SpacePatch | None:
     return SpacePatch(archived=True) if space.archived else None
 
 
-def map_project(project: Project, lookup: Lookup) -> Mapped[ProjectCreate]:
-    """A project's create body; its space and label tags resolve through the crosswalk."""
+def map_project(
+    project: Project, lookup: Lookup, label_aliases: Mapping[str, str] | None = None
+) -> Mapped[ProjectCreate]:
+    """A project's create body; its space and label tags resolve through the crosswalk.
+
+    ``label_aliases`` is ``TagPlan.aliases``: labels that name an existing tag in another letter case.
+    """
     ref = RecordRef(PROJECT, project.id, WORKSPACE)
     notes: list[Note] = []
     name = project.name if project.name is not None else UNTITLED_PROJECT
@@ -77,7 +83,7 @@ def map_project(project: Project, lookup: Lookup) -> Mapped[ProjectCreate]:
             body["spaceId"] = v1_space
     tag_ids: list[str] = []
     for label in project.labels:
-        tag_id = lookup(TAG, WORKSPACE, label)
+        tag_id = lookup(TAG, WORKSPACE, (label_aliases or {}).get(label, label))
         if tag_id is None:
             notes.append(unassigned(ref, "labels", label, "label tag has no v1 id", "A06"))
         elif tag_id not in tag_ids:

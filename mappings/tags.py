@@ -11,7 +11,7 @@ inexact match is reported as lossy.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Required, TypedDict
 
 from mappings.enums import exact_tag_color, hex_rgb, nearest_tag_color
@@ -39,6 +39,9 @@ class TagPlan:
     tags: tuple[tuple[RecordRef, TagWrite], ...]
     quarantined: tuple[MappingError, ...]
     notes: tuple[Note, ...]
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    """Project label -> tag name, for labels that differ from an existing tag only in case (pass them to
+    ``map_project``): a label carries no colour or description, so using the tag loses nothing."""
 
 
 def tag_body(project_id: str, tag: Tag, notes: list[Note]) -> TagWrite:
@@ -73,10 +76,18 @@ def plan_tags(
         for line in b.lines
         for name in line.tags
     ]
-    candidates += [
-        (p.id, Tag(id=label, name=label)) for p in sorted(projects, key=lambda p: p.id) for label in p.labels
-    ]
     declared = {(p, t.name) for p in tags for t in tags[p]}
+    aliases: dict[str, str] = {}
+    # Earlier projects overwrite later ones here, so each folded name maps to the winner's spelling.
+    folded = {t.name.casefold(): t.name for p in sorted(tags, reverse=True) for t in reversed(tags[p])}
+    for project in sorted(projects, key=lambda p: p.id):
+        for label in project.labels:
+            match = folded.get(label.casefold())
+            if match is not None and match != label:
+                aliases[label] = match
+                notes.append(lossy(RecordRef(TAG, label, project.id), "labels", label, match, "A06"))
+            else:
+                candidates.append((project.id, Tag(id=label, name=label)))
     for project_id, tag in candidates:
         ref = RecordRef(TAG, tag.id, project_id)
         bare = (project_id, tag.name) not in declared or (tag.color is None and tag.description is None)
@@ -100,4 +111,4 @@ def plan_tags(
                 for field in ("color", "description")
                 if body.get(field) != first[1].get(field)
             )
-    return TagPlan(tuple(chosen.values()), tuple(errors), tuple(notes))
+    return TagPlan(tuple(chosen.values()), tuple(errors), tuple(notes), aliases)

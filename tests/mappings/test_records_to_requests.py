@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from hypothesis import given
 
-from mappings.actuals import TRANSACTIONS_PER_BULK, map_actual, map_actuals
+from mappings.actuals import TRANSACTIONS_PER_BULK, duplicate_ids, map_actual, map_actuals
 from mappings.contacts import map_contact
+from mappings.errors import ErrorCode
 from mappings.notes import NoteKind
-from mappings.records import Actual, Contact, Project, ProjectSpaceRef, Space, SubActual
+from mappings.records import Actual, Contact, Project, ProjectSpaceRef, Space, SubActual, Tag
 from mappings.refs import CONTACT, LINE, SPACE, TAG, WORKSPACE, lookup_from
 from mappings.spaces import map_project, map_space, project_patch, space_patch
+from mappings.tags import plan_tags
 from tests.strategies import split_actuals
 
 LOOKUP = lookup_from(
@@ -125,3 +127,25 @@ def test_an_unresolved_line_leaves_the_actual_uncoded_and_reported() -> None:
     mapped = map_actual("p1", "prj_1", actual, "USD", LOOKUP).transaction
     assert "budgetLineId" not in mapped.body
     assert [(n.kind, n.field, n.old) for n in mapped.notes] == [(NoteKind.UNASSIGNED, "accountId", "gone")]
+
+
+def test_an_actual_id_repeated_in_another_project_is_quarantined_everywhere() -> None:
+    """Workspace-wide duplicates are refused in every project, so the crosswalk never picks one at random."""
+    first = [Actual(id="a1", amount=1, date="2026-01-05"), Actual(id="a2", amount=2, date="2026-01-05")]
+    second = [Actual(id="a1", amount=5, date="2026-01-05")]
+    repeated = duplicate_ids(a.id for a in [*first, *second])
+    for project_id, actuals in (("p1", first), ("p2", second)):
+        batch = map_actuals(project_id, "prj", actuals, "USD", lookup_from({}), duplicates=repeated)
+        assert [(e.code, e.ref.legacy_id) for e in batch.quarantined] == [(ErrorCode.DUPLICATE_ID, "a1")]
+        assert "a1" not in {m.transaction.ref.legacy_id for m in batch.mapped}
+
+
+def test_a_label_differing_from_a_tag_only_in_case_uses_that_tag() -> None:
+    """Labels carry no colour: 'union' reuses the tag 'Union' (reported), instead of being refused."""
+    project = Project(id="p1", name="Film", labels=("union",))
+    plan = plan_tags({"p1": [Tag(id="Union", name="Union", color="#22C55E")]}, projects=[project])
+    assert not plan.quarantined
+    assert [body["name"] for _, body in plan.tags] == ["Union"]
+    body = map_project(project, lookup_from({(TAG, WORKSPACE, "Union"): "tag_u"}), plan.aliases).body
+    assert body["tagIds"] == ["tag_u"]
+    assert [(n.old, n.new) for n in plan.notes if n.kind is NoteKind.LOSSY] == [("union", "Union")]
