@@ -240,3 +240,43 @@ async def test_limiter_adapts_to_an_unpublished_rate_limit(
             assert at >= limited_until  # nothing leaves while a received Retry-After is still running
         elif wait is not None:
             limited_until = max(limited_until, at + wait)
+
+
+@pytest.mark.anyio
+async def test_library_item_copied_into_project_once(client: V1Client) -> None:
+    """A workspace fringe added to a project twice yields one copy: 201 first, then 200 with the same id."""
+    project = await new_project(client)
+    fringe = await client.create_library_item(
+        "fringes", {"name": "FICA", "calculationType": "percent", "rate": 7.65}, "fringe-fica-0123456789"
+    )
+    first = await client.add_project_copy(project, "fringes", fringe.value.id)
+    second = await client.add_project_copy(project, "fringes", fringe.value.id)
+    assert (first.status, second.status) == (201, 200)
+    assert second.value.id == first.value.id
+    assert [copy.id async for copy in client.project_copies(project, "fringes")] == [first.value.id]
+
+
+@pytest.mark.anyio
+async def test_transactions_bulk_items_and_list(client: V1Client) -> None:
+    """A bulk of transactions returns in request order with Money amounts; a split adds items; the list finds them."""
+    project = await new_project(client)
+    line = await client.create_line(project, {"description": "Camera"}, "line-camera-0123456789")
+    bodies = [
+        {
+            "type": "Invoice",
+            "amount": {"amount": cents, "currency": "USD"},
+            "timestamp": "2025-01-02",
+            "projectId": project,
+        }
+        for cents in (1250, 999)
+    ]
+    created = await client.create_transactions(bodies, "txn-bulk-0123456789abc")
+    assert [t.amount.amount for t in created.value] == [1250, 999]
+    item = await client.create_transaction_item(
+        created.value[0].id,
+        {"amount": {"amount": 1250, "currency": "USD"}, "budgetLineId": line.value.id},
+        "txn-item-0123456789abc",
+    )
+    assert item.value.budget_line_id == line.value.id
+    listed = {t.id async for t in client.transactions(project)}
+    assert listed == {t.id for t in created.value}
