@@ -26,12 +26,15 @@ Modules (one per family):
                assignments (A14); phase-data bulk items (<= 500) for re-runs.
 - ``phases``   phases incl. hidden, rollups -> rollupFormula, first estimate phase -> the project's
                default estimate phase (update), phase currencies -> project currency copies.
-- ``library``  fringes, globals, currencies, units, tags: workspace items reused by name, conflicts
-               reported, tags deduplicated across projects with a stated winner rule.
+- ``library``  fringes, globals, currencies, units: workspace items reused by name, conflicts reported,
+               project copies patched to the legacy values.
+- ``tags``     workspace tags deduplicated across projects (winner rule A15), labels, nearest colours.
+- ``formulas`` syntax and symbols of '='-formulas over globals (A24), cycles.
 - ``spaces``   spaces and projects; ``contacts`` workspace-wide contacts; ``actuals`` actuals with splits
-               -> transactions with items.
+               -> transactions with items, bulks of <= 500, workspace-wide duplicate ids.
 
-Every mapper returns ``Mapped`` values (``mappings.results``): the record reference, the request body
+Single-record mappers return ``Mapped`` (``mappings.results``): the record reference, the request body
 (a TypedDict that is exactly the wire JSON of bridge/assumptions.py A05-A19), its notes and a stable
-``source_hash``; batch mappers return ``Outcome`` (mapped + quarantined).
+``source_hash``; they raise ``MappingError``. Batch planners (``plan_*``, ``map_actuals``, ``build_tree``)
+never raise for a bad record: they return the good ones and a ``quarantined`` tuple of errors.
 """

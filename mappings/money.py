@@ -152,11 +152,6 @@ def to_major(money: Money) -> Decimal:
     return Decimal(money["amount"]).scaleb(-exponent(money["currency"]))
 
 
-def round_major(number: Decimal, currency: str) -> Decimal:
-    """A major-unit Decimal rounded to the currency's minor unit with the one rounding rule."""
-    return number.quantize(Decimal(1).scaleb(-exponent(currency)), rounding=ROUNDING, context=_ROUNDING_CONTEXT)
-
-
 def total(conversions: Iterable[Conversion], currency: str) -> MoneyTotal:
     """The sum of conversions in one currency: what was sent, what was exact and their exact difference."""
     amount = 0

@@ -19,7 +19,6 @@ class NoteKind(StrEnum):
     LOSSY = "lossy"
     CONFLICT = "conflict"
     UNASSIGNED = "unassigned"
-    ASSUMPTION = "assumption"
 
 
 @dataclass(frozen=True, slots=True)
