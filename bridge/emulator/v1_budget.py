@@ -248,7 +248,7 @@ async def get_budget(request: Request, grant: Auth, project_id: str) -> Response
     query = request.query_params
     phases = select_phases(context, project, query.get("phase"))
     nodes = select_nodes(context, project, query.get("path"), query.get("accountId"))
-    lines = list(context.service.walk(project)) if nodes is None else nodes
+    lines = context.tree_order(project) if nodes is None else nodes
     if len(lines) > context.budget_line_limit:
         raise BudgetTooLargeError(
             f"The selection holds {len(lines)} lines, over the {context.budget_line_limit} a document may hold; "
@@ -346,7 +346,7 @@ async def list_lines(request: Request, grant: Auth, project_id: str) -> Response
     selected = select_nodes(context, project, query.get("path"), query.get("accountId"))
     if query.get("path") is not None and selected:
         selected = selected[:1]
-    nodes = list(context.service.walk(project)) if selected is None else selected
+    nodes = context.tree_order(project) if selected is None else selected
 
     def keep(node: Node) -> bool:
         if types and node.type not in types:
@@ -356,7 +356,7 @@ async def list_lines(request: Request, grant: Auth, project_id: str) -> Response
         held = set(node.tags) & wanted
         return {"any": bool(held), "all": held == wanted, "none": not held}[mode]
 
-    items = [n for n in nodes if keep(n)]
+    items = [n for n in nodes if keep(n)] if types or wanted else nodes
     filters = {k: query.get(k) for k in ("accountId", "path", "tags", "tagMode", "type", "expand")}
     return page_response(
         request,

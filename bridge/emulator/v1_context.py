@@ -17,7 +17,7 @@ from bridge.emulator.cursors import CursorCodec
 from bridge.emulator.faults import FaultInjector, FaultPlan
 from bridge.emulator.idempotency import IdempotencyStore
 from bridge.emulator.library import PackLibrary
-from bridge.emulator.model import Workspace
+from bridge.emulator.model import Node, Project, Workspace
 from bridge.emulator.store import Service
 from bridge.emulator.v1_stats import RequestStats
 from bridge.emulator.webhooks import WebhookHub
@@ -40,9 +40,18 @@ class V1Context:
     packs: PackLibrary = field(default_factory=PackLibrary)
     budget_line_limit: int = 25_000
     on_reset: list[Callable[[Service], None]] = field(default_factory=list)
+    _tree_order: dict[str, tuple[int, list[Node]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.faults = FaultInjector(self.tokens)
+
+    def tree_order(self, project: Project) -> list[Node]:
+        """The project's nodes in tree order, cached per project version (paging re-reads it every page)."""
+        cached = self._tree_order.get(project.id)
+        if cached is None or cached[0] != project.version:
+            cached = (project.version, list(self.service.walk(project)))
+            self._tree_order[project.id] = cached
+        return cached[1]
 
     def workspace(self, grant: Grant) -> Workspace:
         """The one workspace a token is bound to."""
@@ -54,6 +63,7 @@ class V1Context:
         self.idempotency.clear()
         self.webhooks.clear()
         self.stats.clear()
+        self._tree_order.clear()
         self.packs = PackLibrary()
         self.faults.set_plan(FaultPlan())
         for grant in self.tokens.grants.values():
