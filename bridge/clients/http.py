@@ -232,6 +232,9 @@ class HttpSession:
                 )
             except httpx.TransportError as exc:
                 raise error_for_transport(exc, f"{self.surface} {call.what}") from exc
+            except httpx.HTTPError as exc:
+                # Decoding and redirect errors: the service answered outside the contract.
+                raise UnexpectedResponse(f"{self.surface} {call.what}: {type(exc).__name__}") from exc
             if response.status_code in call.ok:
                 controls.gate.on_success()
                 log.debug(
@@ -243,8 +246,17 @@ class HttpSession:
                     request_id=response.headers.get(REQUEST_ID_HEADER),
                 )
                 return response
-            error = error_for_status(
-                self.surface, call.what, read_failure(response, self.surface, controls.timing, self._secrets)
+            failure = read_failure(response, self.surface, controls.timing, self._secrets)
+            error = error_for_status(self.surface, call.what, failure)
+            log.info(
+                "bridge.http.failed",
+                surface=self.surface,
+                method=call.method,
+                path=call.path,
+                status=failure.status,
+                code=failure.code,
+                request_id=failure.request_id,
+                remedy=type(error).__name__,
             )
             if isinstance(error, RateLimited):
                 controls.gate.on_rate_limited(slot, error.retry_after)
