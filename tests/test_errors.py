@@ -146,3 +146,30 @@ def test_transport_errors_are_retriable_and_say_whether_sent(exc: httpx.Transpor
     error = error_for_transport(exc, "v1 POST /transactions/bulk")
     assert isinstance(error, errors.RetriableError)
     assert error.reached_server is reached
+
+
+@pytest.mark.parametrize(
+    ("error", "exit_code"),
+    [
+        (errors.ConfigError("no v1 token"), 2),
+        (errors.ValidationFailed("bad line"), 1),
+        (errors.RetryBudgetExhausted("too many retries"), 3),
+        (errors.IdempotencyConflict("key reused"), 4),
+    ],
+)
+def test_cli_turns_a_bridge_error_into_message_and_exit_code(
+    error: errors.BridgeError, exit_code: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`bridge` prints one line with the message and remedy on stderr and exits with the remedy's code."""
+    from bridge import cli
+
+    def failing() -> None:
+        raise error
+
+    monkeypatch.setattr(cli, "cli", failing)
+    with pytest.raises(SystemExit) as exited:
+        cli.main()
+    assert exited.value.code == exit_code
+    err = capsys.readouterr().err
+    assert err.startswith("error: ")
+    assert "Traceback" not in err

@@ -116,3 +116,13 @@ async def test_wrong_key_is_a_resumable_stop(app: FastAPI, run_controls: RunCont
         with pytest.raises(errors.AuthenticationLost) as caught:
             await client.contacts()
     assert caught.value.exit_code == 3
+
+
+@pytest.mark.anyio
+async def test_tag_totals_are_keyed_by_known_phases(legacy: LegacyClient) -> None:
+    """Every tag's totals name only phases of its project, for the verifier to compare."""
+    project = (await legacy.projects())[0]
+    phase_ids = {phase.id for phase in await legacy.phases(project.id)}
+    totals = await legacy.tag_totals(project.id)
+    assert totals
+    assert all(set(t.phase_totals) <= phase_ids for t in totals.values())

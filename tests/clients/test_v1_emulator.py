@@ -280,3 +280,20 @@ async def test_transactions_bulk_items_and_list(client: V1Client) -> None:
     assert item.value.budget_line_id == line.value.id
     listed = {t.id async for t in client.transactions(project)}
     assert listed == {t.id for t in created.value}
+
+
+@pytest.mark.anyio
+async def test_budget_document_and_totals_agree_on_phase_amounts(client: V1Client) -> None:
+    """After writing phase data the budget document and the totals read parse and show the same amount."""
+    created = await client.create_project({"name": "Totals"}, "project-totals-0123456789")
+    project = created.value.id
+    assert created.value.default_budget is not None
+    phase = created.value.default_budget.estimate_phase_id
+    line = await client.create_line(
+        project, {"description": "Camera", "phaseData": {phase: {"rate": 250, "quantity": 4}}}, "line-totals-0123456789"
+    )
+    await client.put_phase_data(project, line.value.id, phase, {"rate": 300, "quantity": 4})
+    document = await client.budget(project)
+    totals = await client.totals(project)
+    assert line.value.id in {item.id for item in document.value.lines}
+    assert totals.value.totals[phase].amount == document.value.totals[phase].amount == 120000
