@@ -84,6 +84,17 @@ def _project(project: ProjectReport, currency: str, index: int) -> list[str]:
                 f'</td><td class="{diff.figure.verdict}">{diff.figure.verdict}</td><td>{escape(diff.summary)}</td></tr>'
             )
         out.append("</tbody></table>")
+    if project.library:
+        out.append(
+            '<h3>Settings that differ</h3><table class="library"><thead><tr><th>kind</th><th>name</th><th>field</th>'
+            "<th>legacy</th><th>v1</th></tr></thead><tbody>"
+        )
+        out += [
+            f"<tr><td>{escape(d.kind)}</td><td>{escape(d.name)}</td><td>{escape(d.field)}</td>"
+            f"<td>{escape(d.legacy or '—')}</td><td>{escape(d.v1 or '—')}</td></tr>"
+            for d in project.library
+        ]
+        out.append("</tbody></table>")
     if project.tree:
         out += ["<h3>Differing accounts</h3>", f'<ul class="tree">{"".join(_tree(n) for n in project.tree)}</ul>']
     out += [f'<p class="note">{escape(n)}</p>' for n in project.notes]

@@ -16,6 +16,7 @@ import httpx
 
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import LegacyClient, open_legacy
+from bridge.clients.models import LibraryItem, Phase
 from bridge.clients.v1 import ProjectCopyKind, V1Client, open_v1
 from bridge.config import Settings
 from bridge.engine.run import Transports
@@ -23,6 +24,7 @@ from bridge.errors import ConfigError
 from bridge.verify.compare import Explanation, FailOn, Verdict, classify, worst
 from bridge.verify.convert import conversion_bound, convert
 from bridge.verify.ledger import CrosswalkEntry, KindInput, SourceKey, TargetObject, is_clean, ledger
+from bridge.verify.library import library_differences
 from bridge.verify.project import PhasePlan, ProjectComparer, actual_sums, phase_plans
 from bridge.verify.schema import (
     Figure,
@@ -91,6 +93,12 @@ async def verify(settings: Settings, options: VerifyOptions, transports: Transpo
     finally:
         store.close()
     return report.model_copy(update={"requests": {name: c.count for name, c in counters.items()}})
+
+
+@dataclass(frozen=True, slots=True)
+class Copies:
+    phases: list[Phase]
+    items: dict[str, list[LibraryItem]]
 
 
 @dataclass(slots=True)
@@ -185,10 +193,13 @@ class Verifier:
         )
         known = frozenset(e.v1_id for (k, s, _i), e in self.crosswalk.items() if k == "line" and s == scope)
         result = await comparer.compare(V1Branches(self.v1, v1, known))
+        copies = await self._copies(v1.v1_id)
+        library = library_differences(legacy.budget, lambda k, i: self.lookup(k, scope, i), copies.items, copies.phases)
+        self.verdicts += [Verdict.MISMATCH] * len(library)
         result.tags = await self._tags(legacy, v1, plans, currency)
         result.actuals, actual_notes = actual_sums(legacy, v1, _actual_currency(legacy, currency), quarantined, scope)
-        await self._collect(project.id, legacy, v1)
-        verdicts = [*result.verdicts, *(a.verdict for a in result.actuals)]
+        await self._collect(project.id, legacy, v1, copies)
+        verdicts = [*result.verdicts, *(a.verdict for a in result.actuals), *(Verdict.MISMATCH for _ in library)]
         verdicts += [f.verdict for t in result.tags for f in (*t.totals.values(), *t.fringes.values())]
         self.verdicts += verdicts
         return ProjectReport(
@@ -201,9 +212,20 @@ class Verifier:
             tags=result.tags,
             actuals=result.actuals,
             differences=result.differences,
+            library=library,
             tree=result.tree,
             notes=notes + result.notes + actual_notes,
         )
+
+    async def _copies(self, v1_project_id: str) -> Copies:
+        """The v1 project's phases and its library copies (what its totals are computed from)."""
+        routes: tuple[tuple[str, ProjectCopyKind], ...] = (
+            ("fringe", "fringes"),
+            ("global", "globals"),
+            ("currency", "currencies"),
+        )
+        items = {kind: [item async for item in self.v1.project_copies(v1_project_id, route)] for kind, route in routes}
+        return Copies(await self.v1.phases(v1_project_id), items)
 
     async def _tags(
         self, legacy: LegacyProject, v1: V1Project, plans: list[PhasePlan], currency: str
@@ -226,7 +248,7 @@ class Verifier:
             summaries.append(TagSummary(name=tag_id, v1_tag_id=v1_tag, totals=amounts, fringes=fringes))
         return summaries
 
-    async def _collect(self, project_id: str, legacy: LegacyProject, v1: V1Project) -> None:
+    async def _collect(self, project_id: str, legacy: LegacyProject, v1: V1Project, copies: Copies) -> None:
         """Source keys and target objects of the project-scoped kinds, for the ledger's set check."""
         s = self.sources
         budget = legacy.budget
@@ -235,7 +257,7 @@ class Verifier:
         s.source["actual"] |= {(project_id, a.id) for a in legacy.actuals}
         s.source["fringe"] |= {(project_id, f.id) for f in budget.fringes}
         s.source["global"] |= {(project_id, g.id) for g in budget.globals_}
-        s.target["phase"] += [TargetObject(p.id, project_id, p.name) for p in await self.v1.phases(v1.v1_id)]
+        s.target["phase"] += [TargetObject(p.id, project_id, p.name) for p in copies.phases]
         s.target["line"] += [
             TargetObject(line.id, project_id, f"{line.parent_id}|{line.type}|{line.account_id}|{line.description}")
             for line in v1.lines
@@ -244,11 +266,9 @@ class Verifier:
             TargetObject(t.id, project_id, _transaction_key(t.model_extra or {}, t.amount.amount, t.amount.currency))
             for t in v1.transactions
         ]
-        copies: tuple[tuple[str, ProjectCopyKind], ...] = (("fringe", "fringes"), ("global", "globals"))
-        for kind, route in copies:
+        for kind in ("fringe", "global"):
             s.target[kind] += [
-                TargetObject(item.id, project_id, _item_name(item.model_extra or {}))
-                async for item in self.v1.project_copies(v1.v1_id, route)
+                TargetObject(item.id, project_id, _item_name(item.model_extra or {})) for item in copies.items[kind]
             ]
 
     async def _workspace_kinds(self) -> None:

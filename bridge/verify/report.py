@@ -106,6 +106,18 @@ def _project_md(project: ProjectReport, currency: str) -> list[str]:
                 f"{money(diff.figure.v1_minor, currency)} | {diff.figure.verdict} | {_cell(diff.summary)} |"
             )
         out.append("")
+    if project.library:
+        out += [
+            "### Settings that differ (likely causes)",
+            "",
+            "| kind | name | field | legacy | v1 |",
+            "|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {d.kind} | {_cell(d.name)} | {d.field} | {_cell(d.legacy or '—')} | {_cell(d.v1 or '—')} |"
+            for d in project.library
+        ]
+        out.append("")
     out += [f"> {note}" for note in project.notes]
     return out
 

@@ -126,6 +126,19 @@ class ActualsSum(ReportModel):
     verdict: Verdict
 
 
+class LibraryDifference(ReportModel):
+    """A setting totals are computed from (global formula, fringe rate or cutoff, phase exchange rate) that
+    differs between the legacy project and its v1 copy; ``field`` "(copy)" means v1 has no copy at all."""
+
+    kind: str
+    legacy_id: str
+    v1_id: str | None
+    name: str
+    field: str
+    legacy: str | None
+    v1: str | None
+
+
 class ProjectReport(ReportModel):
     project_id: str
     v1_project_id: str | None
@@ -136,6 +149,7 @@ class ProjectReport(ReportModel):
     tags: list[TagSummary]
     actuals: list[ActualsSum]
     differences: list[Difference]
+    library: list[LibraryDifference] = Field(description="settings that differ: the likely cause of differences")
     tree: list[TreeNode]
     notes: list[str] = Field(default_factory=list, description="what could not be compared, and why")
 

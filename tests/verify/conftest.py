@@ -14,6 +14,7 @@ from bridge.verify.schema import (
     Difference,
     Figure,
     KindLedger,
+    LibraryDifference,
     Location,
     PhaseSummary,
     ProjectReport,
@@ -130,6 +131,17 @@ def report() -> Reconciliation:
                 location=location,
                 figure=figure(12000, 15000, Verdict.MISMATCH),
                 summary="line l1 'Camera package' (1110) differs by +30.00 USD in Working",
+            )
+        ],
+        library=[
+            LibraryDifference(
+                kind="global",
+                legacy_id="glb_1",
+                v1_id="gbl_1",
+                name="SHOOT_WEEKS",
+                field="formula",
+                legacy="7.8",
+                v1="4.6",
             )
         ],
         tree=tree,

@@ -37,6 +37,7 @@ def test_markdown_names_the_answer_the_rate_and_the_exact_place(report: Reconcil
     assert text.startswith("# Reconciliation: NOT RECONCILED")
     assert "| Working | estimate | 1700.0 USD | 1 | 1,700.00 USD | 1,730.00 USD | +30.00 USD | mismatch |" in text
     assert "| Working | 1110 | /1000/1100/1110 | l1 |" in text
+    assert "| global | SHOOT_WEEKS | formula | 7.8 | 4.6 |" in text
 
 
 def test_html_is_self_contained_and_escapes_workspace_text(report: Reconciliation, tmp_path: Path) -> None:

@@ -162,7 +162,11 @@ def test_a_fringe_missing_from_the_project_copy_is_located_on_the_lines_using_it
     differences = _mismatches_on(report, legacy_line=_legacy_id(world, "line", line["id"]))
     assert (line["accountId"], phases[phase_id]["name"]) in _places(differences)
     fringes = next(e for e in report.ledger if e.kind == "fringe")
-    assert fringes.missing == [f"{world.project_id}/{_legacy_id(world, 'fringe', fringe)}"]
+    legacy_fringe = _legacy_id(world, "fringe", fringe)
+    assert fringes.missing == [f"{world.project_id}/{legacy_fringe}"]
+    assert [(d.kind, d.legacy_id, d.field) for p in report.projects for d in p.library] == [
+        ("fringe", legacy_fringe, "(copy)")
+    ]
 
 
 def test_a_changed_global_is_located_on_the_lines_whose_formula_uses_it(world: World, tmp_path: Path) -> None:
@@ -189,6 +193,29 @@ def test_a_changed_global_is_located_on_the_lines_whose_formula_uses_it(world: W
     assert report is not None
     differences = _mismatches_on(report, legacy_line=_legacy_id(world, "line", line["id"]))
     assert (line["accountId"], phases[phase_id]["name"]) in _places(differences)
+    assert [(d.name, d.field, d.v1) for p in report.projects for d in p.library] == [(symbol, "formula", "999")]
+
+
+def test_a_changed_exchange_rate_is_named_with_its_phase(world: World, tmp_path: Path) -> None:
+    """A phase's currency rate changed on v1: exit 1, that phase's totals mismatch and the rate is named."""
+    project = _v1_project(world)
+    _, phases = _budget(world)
+    currencies = {c["id"]: c for c in world.list_all(f"/projects/{project}/library/currencies")}
+    converted = [p for p in phases.values() if p.get("baseCurrencyId") in currencies and p["type"] == "estimate"]
+    assert converted, "no visible estimate phase of the seeded project is in another currency"
+    phase = converted[0]
+    copy = currencies[phase["baseCurrencyId"]]
+    patched = world.call("PATCH", f"/projects/{project}/library/currencies/{copy['id']}", json={"rateToUSD": 0.5})
+    assert patched.status_code == 200, patched.text
+    code, report, _ = run_cli(world, tmp_path / "reports")
+    assert code == 1
+    assert report is not None
+    totals = {p.name: p.total.verdict for r in report.projects for p in r.phases}
+    assert totals[phase["name"]] is Verdict.MISMATCH
+    assert ("phase", phase["name"], "currency.exchangeRate", "0.5") in {
+        (d.kind, d.name, d.field, d.v1) for p in report.projects for d in p.library
+    }
+    assert any(d.location.phase_name == phase["name"] and d.location.line_id for d in _mismatches_on(report))
 
 
 def test_a_revoked_token_stops_verification_resumably(world: World, tmp_path: Path) -> None:

@@ -1,0 +1,102 @@
+"""Comparing what the totals are computed from: project globals, fringes and phase exchange rates.
+
+A total that differs says where; a setting that differs says why. Each legacy global, fringe and phase
+currency is compared with the v1 project copy the crosswalk names (A18: the copy the calculation uses),
+numbers as Decimals so ``7.8`` and ``=7.80`` agree. A setting that differs fails verification even when no
+total shows it yet: the next edit on v1 would compute differently from the source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+
+from bridge.clients.models import LibraryItem, Phase
+from bridge.verify.schema import LibraryDifference
+from mappings.records import ProjectBudget
+
+Lookup = Callable[[str, str], str | None]
+"""(kind, legacy id) -> v1 id in this project's scope."""
+
+
+def _text(value: object) -> str | None:
+    if value is None:
+        return None
+    text = str(value).strip()
+    return text.removeprefix("=").strip() if text else None
+
+
+def _same(legacy: object, v1: object) -> bool:
+    """Equal as numbers when both read as numbers, else as formula text without the leading '='."""
+    left, right = _text(legacy), _text(v1)
+    try:
+        return left is not None and right is not None and Decimal(left) == Decimal(right)
+    except InvalidOperation:
+        return (left or "").replace(" ", "") == (right or "").replace(" ", "")
+
+
+def library_differences(
+    budget: ProjectBudget,
+    lookup: Lookup,
+    copies: Mapping[str, Sequence[LibraryItem]],
+    v1_phases: Sequence[Phase],
+) -> list[LibraryDifference]:
+    """Every global, fringe and phase-currency setting of the project that differs between the two sides."""
+    by_id = {kind: {item.id: item.model_extra or {} for item in items} for kind, items in copies.items()}
+    out: list[LibraryDifference] = []
+
+    def check(kind: str, legacy_id: str, name: str, pairs: Sequence[tuple[str, object, str]]) -> None:
+        v1_id = lookup(kind, legacy_id)
+        fields = by_id.get(kind, {}).get(v1_id or "")
+        if fields is None:
+            out.append(
+                LibraryDifference(
+                    kind=kind, legacy_id=legacy_id, v1_id=v1_id, name=name, field="(copy)", legacy="present", v1=None
+                )
+            )
+            return
+        for field, legacy_value, v1_field in pairs:
+            v1_value = fields.get(v1_field)
+            if not (legacy_value is None and v1_value is None) and not _same(legacy_value, v1_value):
+                out.append(
+                    LibraryDifference(
+                        kind=kind,
+                        legacy_id=legacy_id,
+                        v1_id=v1_id,
+                        name=name,
+                        field=field,
+                        legacy=_text(legacy_value),
+                        v1=_text(v1_value),
+                    )
+                )
+
+    for item in budget.globals_:
+        check("global", item.id, item.symbol or item.id, [("formula", item.formula, "formula")])
+    for fringe in budget.fringes:
+        check(
+            "fringe",
+            fringe.id,
+            fringe.code or fringe.id,
+            [("rate", fringe.rate, "rate"), ("cutoff", fringe.cutoff, "cutoff")],
+        )
+    currencies = by_id.get("currency", {})
+    for phase in budget.phases:
+        if phase.currency is None or phase.currency.exchange_rate is None:
+            continue
+        v1_phase = next((p for p in v1_phases if p.id == lookup("phase", phase.id)), None)
+        copy = currencies.get(v1_phase.base_currency_id or "") if v1_phase else None
+        v1_rate = copy.get("rateToUSD") if copy is not None else None
+        identity = v1_rate is None and _same(phase.currency.exchange_rate, 1)  # no copy = workspace currency
+        if not identity and not _same(phase.currency.exchange_rate, v1_rate):
+            out.append(
+                LibraryDifference(
+                    kind="phase",
+                    legacy_id=phase.id,
+                    v1_id=v1_phase.id if v1_phase else None,
+                    name=phase.name or phase.id,
+                    field="currency.exchangeRate",
+                    legacy=_text(phase.currency.exchange_rate),
+                    v1=_text(v1_rate),
+                )
+            )
+    return out
