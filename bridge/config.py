@@ -170,6 +170,10 @@ def load_settings(
     env_map = {ENV_LEGACY_URL: "legacy_url", ENV_V1_URL: "v1_url", ENV_STATE: "state"}
     merged.update({key: environ[var] for var, key in env_map.items() if environ.get(var)})
     merged.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    for secret_key in ("legacy_key", "token"):
+        if secret_key in merged:
+            # An option value lands in shell history and process lists; refuse it without echoing it.
+            raise ConfigError(f"{secret_key} cannot be given as an option; use the environment or {secret_key}_file")
 
     secrets: dict[str, Secret] = {}
     for file_key, secret_key in _SECRET_FILE_KEYS.items():
