@@ -132,6 +132,7 @@ def configure_logging(
     log_file: Path | None = None,
     secrets: Iterable[Secret] = (),
     console: TextIO | None = None,
+    console_level: str | None = None,
 ) -> None:
     """Route every logger through redaction to a console (stderr) and, if given, a JSON-lines file (mode 0600).
 
@@ -146,9 +147,10 @@ def configure_logging(
         old = _installed.pop()
         root.removeHandler(old)
         old.close()
-    _installed.append(
-        _handler(logging.StreamHandler(console or sys.stderr), structlog.dev.ConsoleRenderer(colors=False))
-    )
+    terminal = _handler(logging.StreamHandler(console or sys.stderr), structlog.dev.ConsoleRenderer(colors=False))
+    # The terminal may show less than the file (warnings only, say, so progress bars stay readable).
+    terminal.setLevel((console_level or level).upper())
+    _installed.append(terminal)
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
         log_file.touch(mode=0o600, exist_ok=True)

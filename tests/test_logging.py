@@ -88,3 +88,13 @@ def test_encoded_forms_of_a_registered_secret_are_masked(form: str) -> None:
     """A secret re-encoded (base64, URL, hex) on its way into a message is still caught."""
     configure_logging("INFO", secrets=[CANARY], console=io.StringIO())
     assert form not in redact_text(f"value={form};")
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_console_can_show_less_than_the_file(tmp_path: Path) -> None:
+    """With console_level=WARNING an INFO event reaches the JSON file but not the terminal."""
+    console, log_file = io.StringIO(), tmp_path / "run.jsonl"
+    configure_logging("INFO", log_file=log_file, console=console, console_level="WARNING")
+    structlog.get_logger("bridge.test").info("bridge.run.progress", done=3)
+    assert "bridge.run.progress" in log_file.read_text()
+    assert "bridge.run.progress" not in console.getvalue()
