@@ -13,7 +13,6 @@ from bridge.emulator.app import Credentials, create_app
 from bridge.emulator.seed import seeded_service
 from bridge.emulator.serve import BackgroundServer
 from bridge.emulator.store import Service
-from bridge.emulator.v1_api import mount_v1
 from bridge.emulator.v1_context import V1Context
 
 # -- core and legacy surface (the core engineer's part) ----------------------------------------------------
@@ -79,17 +78,16 @@ def _empty_service() -> Service:
 
 
 @pytest.fixture
-def v1_context() -> V1Context:
-    """The v1 side of a fresh emulator whose `source` and `target` workspaces start empty."""
-    return V1Context(service=_empty_service(), rebuild=_empty_service)
+def v1_app() -> FastAPI:
+    """The whole emulator app (both surfaces, control API) over a service whose workspaces start empty."""
+    return create_app(_empty_service(), legacy_key=LEGACY_KEY, token=V1_TOKEN)
 
 
 @pytest.fixture
-def v1_app(v1_context: V1Context) -> FastAPI:
-    """An app serving the v1 surface and the control API over ``v1_context``."""
-    app = FastAPI()
-    mount_v1(app, v1_context)
-    return app
+def v1_context(v1_app: FastAPI) -> V1Context:
+    """The v1 side (tokens, keys, faults, webhooks, counters) of ``v1_app``."""
+    context: V1Context = v1_app.state.v1
+    return context
 
 
 @pytest.fixture
@@ -115,5 +113,22 @@ async def v1_client(v1_app: FastAPI, issue_token: Callable[..., str]) -> AsyncIt
 async def control_client(v1_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     """An in-process client of the control API (``/_emulator``)."""
     transport = httpx.ASGITransport(app=v1_app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://emulator/_emulator") as client:
+        yield client
+
+
+@pytest.fixture
+async def emulator_v1_client(emulator_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """An in-process client of the seeded emulator's v1 surface holding the `target` token."""
+    transport = httpx.ASGITransport(app=emulator_app)
+    headers = {"Authorization": f"Bearer {V1_TOKEN}"}
+    async with httpx.AsyncClient(transport=transport, base_url="http://emulator/v1", headers=headers) as client:
+        yield client
+
+
+@pytest.fixture
+async def emulator_control_client(emulator_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """An in-process client of the seeded emulator's control API (``/_emulator``)."""
+    transport = httpx.ASGITransport(app=emulator_app)
     async with httpx.AsyncClient(transport=transport, base_url="http://emulator/_emulator") as client:
         yield client
