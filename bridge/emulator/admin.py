@@ -5,6 +5,8 @@ It sits apart from both product surfaces and needs no credentials: it is the tes
 
 from __future__ import annotations
 
+import time
+
 from fastapi import APIRouter, HTTPException
 from pydantic import ValidationError as PydanticValidationError
 from starlette.requests import Request
@@ -97,7 +99,9 @@ async def issue_token(request: Request) -> JSONResponse:
     context = context_of(request)
     try:
         workspace = context.service.workspace(str(body.get("workspace", "target"))).id
-        grant = context.tokens.issue(workspace, str(body.get("role", "admin")))
+        lifetime = body.get("expiresInS")
+        expires_at = None if lifetime is None else time.time() + float(str(lifetime))
+        grant = context.tokens.issue(workspace, str(body.get("role", "admin")), expires_at=expires_at)
     except (NotFound, ValueError) as exc:
         raise HTTPException(400, str(exc)) from exc
     return JSONResponse({"token": grant.token, "workspace": workspace, "role": grant.role}, status_code=201)

@@ -119,6 +119,31 @@ async def get_rate_pack(request: Request, grant: Auth, pack_id: str) -> Response
         return ok(_pack_view(context_of(request).packs.rate_pack(grant.workspace, pack_id)))
 
 
+@packs_router.patch("/rate-packs/{pack_id}")
+async def update_rate_pack(request: Request, grant: Auth, pack_id: str) -> Response:
+    can(grant, "update", "RatePack")
+    body = await json_body(request)
+    context = context_of(request)
+    with domain_errors():
+        pack = context.packs.rate_pack(grant.workspace, pack_id)
+        if "name" in body:
+            pack.name = validate.required_text("name", body["name"])
+        if "description" in body:
+            pack.description = validate.text("description", body["description"], max_len=500)
+    context.webhooks.emit(grant.workspace, "budget.changed", "ratePack", pack.id)
+    return ok(_pack_view(pack))
+
+
+@packs_router.delete("/rate-packs/{pack_id}", status_code=204)
+async def delete_rate_pack(request: Request, grant: Auth, pack_id: str) -> Response:
+    can(grant, "delete", "RatePack")
+    context = context_of(request)
+    with domain_errors():
+        context.packs.rate_pack(grant.workspace, pack_id)
+    del context.packs.packs_of(grant.workspace)[pack_id]
+    return Response(status_code=204)
+
+
 @packs_router.post("/rate-packs/{pack_id}/enablement")
 @packs_router.delete("/rate-packs/{pack_id}/enablement")
 async def rate_pack_enablement(request: Request, grant: Auth, pack_id: str) -> Response:
@@ -163,6 +188,46 @@ async def create_rate_item(request: Request, grant: Auth, pack_id: str) -> Respo
     return await idempotent(request, grant, produce)
 
 
+def _rate_item(
+    context: V1Context, grant: Auth, pack_id: str, item_id: str
+) -> tuple[library.RatePack, library.RatePackItem]:
+    with domain_errors():
+        pack = context.packs.rate_pack(grant.workspace, pack_id)
+    item = pack.items.get(item_id)
+    if item is None:
+        raise NotFoundError(f"Rate pack item {item_id!r} was not found in pack {pack_id!r}.")
+    return pack, item
+
+
+@packs_router.patch("/rate-packs/{pack_id}/items/{item_id}")
+async def update_rate_item(request: Request, grant: Auth, pack_id: str, item_id: str) -> Response:
+    can(grant, "update", "RatePackItem")
+    body = await json_body(request)
+    context = context_of(request)
+    pack, item = _rate_item(context, grant, pack_id, item_id)
+    if "title" in body:
+        if not isinstance(body["title"], str) or not body["title"]:
+            raise ValidationError("title must be a non-empty string.")
+        item.title = body["title"]
+    if "rate" in body:
+        rate = body["rate"]
+        if not isinstance(rate, dict) or not isinstance(rate.get("amount"), int):
+            raise ValidationError("rate must be Money {amount: integer minor units, currency}.")
+        item.rate_minor, item.currency = rate["amount"], str(rate.get("currency"))
+    context.webhooks.emit(grant.workspace, "budget.changed", "ratePack", pack.id)
+    return ok(_rate_item_view(item))
+
+
+@packs_router.delete("/rate-packs/{pack_id}/items/{item_id}", status_code=204)
+async def delete_rate_item(request: Request, grant: Auth, pack_id: str, item_id: str) -> Response:
+    can(grant, "delete", "RatePackItem")
+    context = context_of(request)
+    pack, _ = _rate_item(context, grant, pack_id, item_id)
+    del pack.items[item_id]
+    context.webhooks.emit(grant.workspace, "budget.changed", "ratePack", pack.id)
+    return Response(status_code=204)
+
+
 def _program_view(program: library.IncentiveProgram) -> Json:
     return {"id": program.id, "packId": program.pack_id, "name": program.name, "ratePercent": program.rate_percent}
 
@@ -174,6 +239,14 @@ async def list_incentive_packs(request: Request, grant: Auth) -> Response:
     return page_response(
         request, packs, lambda p: {"id": p.id, "name": p.name, "isEnabled": p.id in enabled}, filters={}
     )
+
+
+@packs_router.get("/incentive-packs/{pack_id}")
+async def get_incentive_pack(request: Request, grant: Auth, pack_id: str) -> Response:
+    enabled = context_of(request).packs.enabled_incentive_packs.get(grant.workspace, set())
+    with domain_errors():
+        pack = library.PackLibrary.incentive_pack(pack_id)
+    return ok({"id": pack.id, "name": pack.name, "isEnabled": pack.id in enabled})
 
 
 @packs_router.get("/incentive-packs/{pack_id}/programs")

@@ -229,3 +229,24 @@ async def update_contact(request: Request, grant: Auth, contact_id: str) -> Resp
     with domain_errors():
         item = context.service.update_contact(workspace, contact_id, fields)
     return ok(shapes.contact(item, workspace.currency))
+
+
+@router.delete("/contacts/{contact_id}", status_code=204)
+async def delete_contact(request: Request, grant: Auth, contact_id: str) -> Response:
+    """Remove a contact; lines and transactions that named it keep their data without the contact."""
+    can(grant, "delete", "Contact")
+    context = context_of(request)
+    workspace = context.workspace(grant)
+    with domain_errors():
+        context.service.get_contact(workspace, contact_id)
+    del workspace.contacts[contact_id]
+    for project in workspace.projects.values():
+        nodes = [n for n in project.nodes.values() if n.contact_id == contact_id]
+        actuals = [a for a in project.actuals.values() if a.contact_id == contact_id]
+        for node in nodes:
+            node.contact_id = None
+        for actual in actuals:
+            actual.contact_id = None
+        if nodes or actuals:
+            context.service.touch(project)
+    return Response(status_code=204)

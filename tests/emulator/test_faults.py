@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import email.utils
+import time
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from bridge.emulator.faults import parse_fault_option
 from tests.emulator.documented_codes import produced
+from tests.fixtures_emulator import LEGACY_KEY
 
 pytestmark = pytest.mark.anyio
 KEY = {"Idempotency-Key": "fault-key-0000000001"}
@@ -115,11 +118,26 @@ async def test_stall_outlasts_a_client_timeout(v1_client: httpx.AsyncClient, con
     assert scope.cancelled_caught
 
 
-async def test_faults_skip_the_other_surface(v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient) -> None:
-    """A legacy-route rule does not touch v1, and the plan in force reads back."""
+async def test_legacy_route_rule_faults_only_the_legacy_surface(
+    v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient, v1_app: FastAPI
+) -> None:
+    """A rule naming /api/v1 answers legacy requests with a legacy-shaped 500 and leaves v1 alone."""
     await plan(control_client, {"seed": 3, "rules": [{"kind": "error_500", "route": "/api/v1/*"}]})
     assert (await v1_client.get("/me")).status_code == 200
+    transport = httpx.ASGITransport(app=v1_app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://emulator/api/v1") as legacy:
+        response = await legacy.get("/spaces", headers={"X-API-Key": LEGACY_KEY})
+    assert (response.status_code, response.json()["code"]) == (500, "internal_error")
+    assert "error" in response.json()
     assert (await control_client.get("/faults")).json()["rules"][0]["route"] == "/api/v1/*"
+
+
+async def test_latency_delays_v1_requests(v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient) -> None:
+    """latencyMs 80 with jitter 20 holds each v1 request at least 80 ms."""
+    await plan(control_client, {"latencyMs": 80, "jitterMs": 20})
+    started = time.perf_counter()
+    assert (await v1_client.get("/me")).status_code == 200
+    assert time.perf_counter() - started >= 0.08
 
 
 def test_command_line_fault_option_parses() -> None:

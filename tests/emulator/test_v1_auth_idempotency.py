@@ -146,3 +146,26 @@ async def test_request_ids_are_unique(v1_client: httpx.AsyncClient) -> None:
     """Every response carries its own request id."""
     ids = {(await v1_client.get("/me")).headers["X-Request-Id"] for _ in range(5)}
     assert len(ids) == 5
+
+
+async def test_expired_token_is_invalid(v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient) -> None:
+    """A token issued with a lifetime of 0 s is refused as invalid_token."""
+    issued = (await control_client.post("/tokens", json={"workspace": "target", "expiresInS": 0})).json()
+    response = await v1_client.get("/me", headers={"Authorization": f"Bearer {issued['token']}"})
+    assert (response.status_code, response.json()["code"]) == (401, "invalid_token")
+
+
+async def test_deleted_contact_is_gone_and_unlinked(v1_client: httpx.AsyncClient) -> None:
+    """DELETE /contacts/{id} makes it 404; a line that named it keeps its data without it."""
+    contact = (await v1_client.post("/contacts", json={"name": "Ann", "type": "vendor"}, headers=KEY)).json()
+    project = (await v1_client.post("/projects", json={"name": "P"}, headers={"Idempotency-Key": "p" * 16})).json()
+    line = await v1_client.post(
+        f"/projects/{project['id']}/budget/lines",
+        json={"description": "Hire", "contactId": contact["id"]},
+        headers={"Idempotency-Key": "l" * 16},
+    )
+    assert line.json()["contactId"] == contact["id"]
+    assert (await v1_client.delete(f"/contacts/{contact['id']}")).status_code == 204
+    assert (await v1_client.get(f"/contacts/{contact['id']}")).status_code == 404
+    read = await v1_client.get(f"/projects/{project['id']}/budget/lines/{line.json()['id']}")
+    assert (read.json()["description"], read.json()["contactId"]) == ("Hire", None)
