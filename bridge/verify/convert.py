@@ -59,6 +59,14 @@ def conversion_bound(rate: PhaseRate) -> Decimal:
     return Decimal(0) if rate.is_identity else ONE
 
 
+def summed_bound(rate: PhaseRate, terms: int) -> Decimal:
+    """The bound when the verifier sums ``terms`` v1 figures, each rounded on its own, against one legacy total.
+
+    Each v1 term carries up to half a minor unit of conversion rounding and the legacy total one more half.
+    """
+    return Decimal(0) if rate.is_identity else Decimal(terms + 1) / 2
+
+
 def format_minor(minor: int | None, currency: str) -> str:
     """Minor units as a major-unit amount for people, e.g. ``1,234.56``; an absent figure prints as a dash."""
     if minor is None:

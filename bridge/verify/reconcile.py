@@ -22,7 +22,7 @@ from bridge.config import Settings
 from bridge.engine.run import Transports
 from bridge.errors import ConfigError
 from bridge.verify.compare import Explanation, FailOn, Verdict, classify, worst
-from bridge.verify.convert import conversion_bound, convert
+from bridge.verify.convert import convert, summed_bound
 from bridge.verify.ledger import CrosswalkEntry, KindInput, SourceKey, TargetObject, is_clean, ledger
 from bridge.verify.library import library_differences
 from bridge.verify.project import PhasePlan, ProjectComparer, actual_sums, phase_plans
@@ -235,7 +235,7 @@ class Verifier:
         compared = [p for p in plans if p.legacy.type != "rollup"]
         for tag_id, totals in sorted(legacy.tags.items()):
             v1_tag = self.lookup("tag", WORKSPACE_SCOPE, tag_id)
-            v1_values = await tag_totals_v1(self.v1, v1, v1_tag) if v1_tag else {}
+            v1_values, summed = await tag_totals_v1(self.v1, v1, v1_tag) if v1_tag else ({}, 0)
             amounts: dict[str, Figure] = {}
             fringes: dict[str, Figure] = {}
             for plan in compared:
@@ -244,7 +244,9 @@ class Verifier:
                     (amounts, totals.phase_totals.get(plan.legacy.id, 0), amount_v1),
                     (fringes, totals.fringe_totals.get(plan.legacy.id, 0), fringe_v1),
                 ):
-                    out[plan.v1_id] = _tag_figure(tag_id, plan, raw, v1_minor if v1_tag else None, currency)
+                    out[plan.v1_id] = _tag_figure(
+                        tag_id, plan, raw, v1_minor if v1_tag else None, currency, summed=summed
+                    )
             summaries.append(TagSummary(name=tag_id, v1_tag_id=v1_tag, totals=amounts, fringes=fringes))
         return summaries
 
@@ -295,14 +297,14 @@ class Verifier:
         return entries
 
 
-def _tag_figure(tag: str, plan: PhasePlan, raw: object, v1_minor: int | None, currency: str) -> Figure:
+def _tag_figure(tag: str, plan: PhasePlan, raw: object, v1_minor: int | None, currency: str, *, summed: int) -> Figure:
     try:
         legacy = convert(raw if isinstance(raw, int | float) else 0, plan.rate, RecordRef("tag", tag), "totals")
         legacy_minor: int | None = legacy.minor
         amount: str | None = str(legacy.amount)
     except MappingError:
         legacy_minor, amount = None, None
-    bound = conversion_bound(plan.rate)
+    bound = summed_bound(plan.rate, summed)
     verdict = classify(legacy_minor, v1_minor, Explanation(bound))
     return Figure(
         legacy_amount=amount,

@@ -153,21 +153,24 @@ class V1Branches:
         return rows
 
 
-async def tag_totals_v1(v1: V1Client, project: V1Project, tag_id: str) -> dict[str, tuple[int, int]]:
-    """(amount, fringe) per phase of the lines carrying ``tag_id``; a tagged ancestor is not counted twice."""
+async def tag_totals_v1(v1: V1Client, project: V1Project, tag_id: str) -> tuple[dict[str, tuple[int, int]], int]:
+    """(amount, fringe) per phase of the lines carrying ``tag_id`` and how many lines were summed; a tagged
+    ancestor is not counted twice (as the legacy surface counts tag totals)."""
     tagged = [line async for line in v1.lines(project.v1_id, LineFilter(tags=(tag_id,), expand=("phaseTotals",)))]
     ids = {line.id for line in tagged}
     parents = {line.id: line.parent_id for line in project.lines}
     out: dict[str, tuple[int, int]] = {}
+    summed = 0
     for line in tagged:
         if _has_ancestor_in(line.id, ids, parents):
             continue
+        summed += 1
         raw = (line.model_extra or {}).get("phaseTotals")
         for phase_id, value in (raw if isinstance(raw, dict) else {}).items():
             parsed = PhaseValues.model_validate(value) if isinstance(value, dict) else PhaseValues()
             amount, fringe = out.get(str(phase_id), (0, 0))
             out[str(phase_id)] = (amount + parsed.amount, fringe + parsed.fringe)
-    return out
+    return out, summed
 
 
 def _has_ancestor_in(line_id: str, ids: set[str], parents: Mapping[str, str | None]) -> bool:

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from bridge.verify.convert import PhaseRate, conversion_bound, convert
+from bridge.verify.convert import PhaseRate, conversion_bound, convert, summed_bound
 from mappings.errors import MappingError
 from mappings.refs import RecordRef
 
@@ -42,3 +42,10 @@ def test_a_malformed_legacy_figure_is_refused_naming_the_record(bad: object) -> 
         convert(bad, USD, REF, "totals")  # type: ignore[arg-type]
     assert "l1" in str(caught.value)
     assert "totals" in str(caught.value)
+
+
+def test_a_sum_of_separately_rounded_terms_may_drift_half_a_unit_per_term() -> None:
+    """Summing n converted v1 figures against one converted legacy total allows (n + 1) / 2 minor units."""
+    jpy = PhaseRate("JPY", Decimal("0.0067"), "USD")
+    assert summed_bound(jpy, 3) == 2
+    assert summed_bound(USD, 3) == 0
