@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import func
+from sqlalchemy import func, insert, update
 from sqlmodel import Session, col, select
 
 from state.db import Database
@@ -47,47 +47,71 @@ def upsert_entries(session: Session, entries: Iterable[CrosswalkEntry], run_id: 
     person to look at, never an overwrite. Writing the same v1 id again refreshes the source hash.
     Quarantine entries of the same records are marked resolved: the record has now been migrated.
     """
+    batch = list(entries)
+    if not batch:
+        return
     now = utc_now()
-    for entry in entries:
-        row = session.exec(
-            select(CrosswalkRow).where(
-                CrosswalkRow.kind == entry.kind,
-                CrosswalkRow.scope == entry.scope,
-                CrosswalkRow.legacy_id == entry.legacy_id,
-            )
-        ).first()
-        if row is None:
-            session.add(
-                CrosswalkRow(
-                    kind=entry.kind,
-                    scope=entry.scope,
-                    legacy_id=entry.legacy_id,
-                    v1_id=entry.v1_id,
-                    source_hash=entry.source_hash,
-                    run_id=run_id,
-                    created_at=now,
-                    updated_at=now,
+    groups: dict[tuple[str, str], list[str]] = {}
+    for entry in batch:
+        groups.setdefault((entry.kind, entry.scope), []).append(entry.legacy_id)
+    # One query per (kind, scope) and chunk instead of one per entry: a 100-line bulk completes in a few ms.
+    known: dict[tuple[str, str, str], tuple[int | None, str]] = {}
+    for (kind, scope), ids in groups.items():
+        for chunk in _chunks(ids):
+            rows = session.exec(
+                select(CrosswalkRow.id, CrosswalkRow.legacy_id, CrosswalkRow.v1_id).where(
+                    CrosswalkRow.kind == kind, CrosswalkRow.scope == scope, col(CrosswalkRow.legacy_id).in_(chunk)
                 )
             )
-        elif row.v1_id != entry.v1_id:
+            known.update({(kind, scope, legacy_id): (row_id, v1_id) for row_id, legacy_id, v1_id in rows})
+    inserts: list[dict[str, object]] = []
+    refreshed: list[dict[str, object]] = []
+    for entry in batch:
+        key = (entry.kind, entry.scope, entry.legacy_id)
+        if key not in known:
+            known[key] = (None, entry.v1_id)
+            inserts.append({**_columns(entry), "run_id": run_id, "created_at": now, "updated_at": now})
+            continue
+        row_id, v1_id = known[key]
+        if v1_id != entry.v1_id:
             raise CrosswalkConflictError(
                 f"legacy {entry.kind} {entry.legacy_id!r} (scope {entry.scope!r}) is already mapped to v1 "
-                f"{row.v1_id!r}; refusing to map it to {entry.v1_id!r} as well. The target may now hold a "
+                f"{v1_id!r}; refusing to map it to {entry.v1_id!r} as well. The target may now hold a "
                 "duplicate: compare both v1 objects, delete the extra one, and report this"
             )
-        else:
-            row.source_hash = entry.source_hash
-            row.run_id = run_id
-            row.updated_at = now
-        for quarantined in session.exec(
-            select(QuarantineRow).where(
-                QuarantineRow.kind == entry.kind,
-                QuarantineRow.scope == entry.scope,
-                QuarantineRow.legacy_id == entry.legacy_id,
-                col(QuarantineRow.resolved_at).is_(None),
+        if row_id is not None:
+            refreshed.append({"id": row_id, "source_hash": entry.source_hash, "run_id": run_id, "updated_at": now})
+    if inserts:
+        session.execute(insert(CrosswalkRow), inserts)
+    if refreshed:
+        session.execute(update(CrosswalkRow), refreshed)
+    for (kind, scope), ids in groups.items():
+        for chunk in _chunks(ids):
+            session.execute(
+                update(QuarantineRow)
+                .where(
+                    col(QuarantineRow.kind) == kind,
+                    col(QuarantineRow.scope) == scope,
+                    col(QuarantineRow.legacy_id).in_(chunk),
+                    col(QuarantineRow.resolved_at).is_(None),
+                )
+                .values(resolved_at=now)
             )
-        ):
-            quarantined.resolved_at = now
+
+
+def _columns(entry: CrosswalkEntry) -> dict[str, object]:
+    return {
+        "kind": entry.kind,
+        "scope": entry.scope,
+        "legacy_id": entry.legacy_id,
+        "v1_id": entry.v1_id,
+        "source_hash": entry.source_hash,
+    }
+
+
+def _chunks(ids: list[str]) -> Iterator[list[str]]:
+    for start in range(0, len(ids), LOOKUP_CHUNK):
+        yield ids[start : start + LOOKUP_CHUNK]
 
 
 class Crosswalk:
@@ -120,8 +144,7 @@ class Crosswalk:
         wanted = list(dict.fromkeys(legacy_ids))
         found: dict[str, str] = {}
         with self._db.read() as session:
-            for start in range(0, len(wanted), LOOKUP_CHUNK):
-                chunk = wanted[start : start + LOOKUP_CHUNK]
+            for chunk in _chunks(wanted):
                 rows = session.exec(
                     select(CrosswalkRow.legacy_id, CrosswalkRow.v1_id).where(
                         CrosswalkRow.kind == kind, CrosswalkRow.scope == scope, col(CrosswalkRow.legacy_id).in_(chunk)

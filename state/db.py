@@ -1,10 +1,4 @@
-"""Opening a state file: location, durability pragmas, schema version and the clean-close check.
-
-Schema versioning uses alembic (the well-kept tool for SQLAlchemy schemas): the revisions live in
-``state/migrations/versions`` and the file's ``alembic_version`` table records the schema version. Opening
-a file from an older bridge upgrades it one revision at a time, each in its own transaction, after a
-``PRAGMA integrity_check`` and a backup copy next to it; a file whose version this bridge does not know (a
-newer bridge wrote it) is refused with ``SchemaTooNewError`` before anything is written.
+"""The SQLite file under a state: location, durability pragmas, transactions and the clean-close check.
 
 Durability: WAL journal with ``synchronous=FULL`` (a committed step survives an OS crash or power loss, not
 only a process crash), a busy timeout so a concurrent reader or a second writer waits instead of failing,
@@ -13,7 +7,7 @@ upgrade. A new file is created with mode 0600; SQLite gives its -wal and -shm fi
 
 Clean close: each writer adds a row to ``sessions`` and stamps ``closed_at`` when it closes. A row left
 open by a process that is gone means the previous session stopped uncleanly, and the next writer runs
-``PRAGMA integrity_check`` before it trusts the file.
+``PRAGMA integrity_check`` before it trusts the file. Schema versions are ``state.schema``'s business.
 """
 
 from __future__ import annotations
@@ -26,10 +20,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, delete, event, text
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -37,7 +27,6 @@ from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 from sqlmodel import Session, col, select
 
 from state.errors import (
-    SchemaTooNewError,
     StateCorruptError,
     StateError,
     StateLocationError,
@@ -48,7 +37,6 @@ from state.models import SessionRow, utc_now
 
 DEFAULT_STATE = "bridge-state.db"
 BUSY_TIMEOUT_MS = 10_000
-MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +86,7 @@ def storage_error(exc: DBAPIError, where: Location) -> StateError:
     )
 
 
-def _prepare_file(path: Path) -> None:
+def prepare_file(path: Path) -> None:
     """Create a missing state file with mode 0600; tighten an existing one that others could read."""
     if not path.parent.is_dir():
         raise StateLocationError(f"cannot create the state file {path}: the directory {path.parent} does not exist")
@@ -113,7 +101,8 @@ def _prepare_file(path: Path) -> None:
     os.close(fd)
 
 
-def _make_engine(where: Location) -> Engine:
+def make_engine(where: Location) -> Engine:
+    """An engine whose every SQLite connection uses WAL, synchronous=FULL, a busy timeout and foreign keys."""
     if where.url.get_backend_name() != "sqlite":
         return create_engine(where.url)
     if where.path is None:
@@ -138,13 +127,6 @@ def _make_engine(where: Location) -> Engine:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
     return engine
-
-
-def _alembic_config(connection: Connection) -> Config:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    config.attributes["connection"] = connection
-    return config
 
 
 def integrity_problems(engine: Engine) -> list[str]:
@@ -181,58 +163,8 @@ class Database:
             raise storage_error(exc, self.where) from exc
 
 
-def schema_version(engine: Engine) -> str | None:
-    """The alembic revision the file records, or None for an empty file."""
-    with engine.connect() as connection:
-        return MigrationContext.configure(connection).get_current_revision()
-
-
-def known_revisions() -> list[str]:
-    """Every schema revision this bridge ships, oldest first."""
-    script = ScriptDirectory(str(MIGRATIONS))
-    return [rev.revision for rev in reversed(list(script.walk_revisions()))]
-
-
-def _upgrade(database: Database) -> None:
-    revisions = known_revisions()
-    current = schema_version(database.engine)
-    if current is not None and current not in revisions:
-        raise SchemaTooNewError(
-            f"the state file {database.where.describe()} has schema version {current}, written by a newer "
-            f"workspace-bridge; this one knows versions up to {revisions[-1]}. Upgrade workspace-bridge "
-            "(never edit the file by hand)"
-        )
-    if current == revisions[-1]:
-        return
-    if current is not None:
-        problems = integrity_problems(database.engine)
-        if problems:
-            raise _corrupt(database.where, problems)
-        _backup(database, current)
-    pending = revisions if current is None else revisions[revisions.index(current) + 1 :]
-    for revision in pending:
-        with database.engine.connect() as connection:
-            command.upgrade(_alembic_config(connection), revision)
-            connection.commit()
-
-
-def _backup(database: Database, version: str) -> None:
-    """Copy an older file before upgrading it, with SQLite's online backup (consistent even under WAL)."""
-    if database.where.path is None:
-        return
-    target = database.where.path.with_name(f"{database.where.path.name}.v{version}.bak")
-    fd = os.open(target, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-    os.close(fd)
-    source = sqlite3.connect(database.where.path)
-    destination = sqlite3.connect(target)
-    try:
-        source.backup(destination)
-    finally:
-        destination.close()
-        source.close()
-
-
-def _corrupt(where: Location, problems: list[str]) -> StateCorruptError:
+def corrupt_error(where: Location, problems: list[str]) -> StateCorruptError:
+    """The error for a file that fails integrity_check, naming the first problems and the remedy."""
     shown = "; ".join(problems[:5])
     return StateCorruptError(
         f"the state file {where.describe()} fails PRAGMA integrity_check ({shown}); do not resume on it: "
@@ -267,7 +199,7 @@ def _check_after_unclean_stop(database: Database) -> None:
         return
     problems = integrity_problems(database.engine)
     if problems:
-        raise _corrupt(database.where, problems)
+        raise corrupt_error(database.where, problems)
     with database.write() as session:
         for row in stale:
             stored = session.get(SessionRow, row.id)
@@ -275,36 +207,17 @@ def _check_after_unclean_stop(database: Database) -> None:
                 stored.checked_at = utc_now()
 
 
-def open_database(url_or_path: str | os.PathLike[str] | None, *, register_session: bool) -> tuple[Database, int | None]:
-    """Open (creating or upgrading) a state; returns it and this writer's session id when registered."""
-    where = resolve_location(url_or_path)
-    if where.path is not None:
-        _prepare_file(where.path)
-    engine = _make_engine(where)
-    database = Database(engine, where)
-    try:
-        _upgrade(database)
-        if not register_session:
-            return database, None
-        _check_after_unclean_stop(database)
-        with database.write() as session:
-            # Finished sessions carry no information any more; only open ones matter to the next writer.
-            session.execute(
-                delete(SessionRow).where(
-                    col(SessionRow.closed_at).is_not(None) | col(SessionRow.checked_at).is_not(None)
-                )
-            )
-            row = SessionRow(host=socket.gethostname(), pid=os.getpid(), opened_at=utc_now())
-            session.add(row)
-            session.flush()
-            session_id = row.id
-    except DBAPIError as exc:
-        engine.dispose()
-        raise storage_error(exc, where) from exc
-    except BaseException:
-        engine.dispose()
-        raise
-    return database, session_id
+def register_writer(database: Database) -> int:
+    """Check the file if a previous writer stopped uncleanly, then record this writer as open."""
+    _check_after_unclean_stop(database)
+    with database.write() as session:
+        # Cleanly closed sessions carry no information any more; unclean ones stay as the record of a crash.
+        session.execute(delete(SessionRow).where(col(SessionRow.closed_at).is_not(None)))
+        row = SessionRow(host=socket.gethostname(), pid=os.getpid(), opened_at=utc_now())
+        session.add(row)
+        session.flush()
+        assert row.id is not None
+        return row.id
 
 
 def close_database(database: Database, session_id: int | None) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Literal
 
-from sqlalchemy import String, TypeDecorator, UniqueConstraint
+from sqlalchemy import String, Text, TypeDecorator, UniqueConstraint
 from sqlalchemy.engine import Dialect
 from sqlmodel import Field, SQLModel
 
@@ -61,7 +61,7 @@ class RunRow(SQLModel, table=True):
     started_at: datetime = Field(sa_type=UtcDateTime)
     finished_at: datetime | None = Field(default=None, sa_type=UtcDateTime)
     status: str = Field(default="running", max_length=40)
-    options_json: str = Field(default="{}")
+    options_json: str = Field(default="{}", sa_type=Text)
     plan_fingerprint: str = Field(default="", max_length=128)
 
 
@@ -94,13 +94,13 @@ class IntentRow(SQLModel, table=True):
     method: str = Field(max_length=10)
     path: str = Field(max_length=500)
     idempotency_key: str = Field(max_length=255, unique=True)
-    body: str
-    members_json: str = Field(default="[]")
+    body: str = Field(sa_type=Text)
+    members_json: str = Field(default="[]", sa_type=Text)
     status: str = Field(default="pending", max_length=16, index=True)
     attempts: int = 0
     last_error_code: str | None = Field(default=None, max_length=100)
     last_request_id: str | None = Field(default=None, max_length=200)
-    response_summary: str | None = None
+    response_summary: str | None = Field(default=None, sa_type=Text)
     created_at: datetime = Field(sa_type=UtcDateTime, index=True)
     updated_at: datetime = Field(sa_type=UtcDateTime)
 
@@ -116,10 +116,10 @@ class QuarantineRow(SQLModel, table=True):
     scope: str = Field(default="", max_length=200)
     legacy_id: str = Field(max_length=200)
     code: str = Field(max_length=100, index=True)
-    message: str
+    message: str = Field(sa_type=Text)
     field: str | None = Field(default=None, max_length=200)
     # Added in revision 0002: the offending value as text (never a secret) and when a later run migrated it.
-    value: str | None = None
+    value: str | None = Field(default=None, sa_type=Text)
     step_key: str | None = Field(default=None, max_length=300)
     run_id: int | None = Field(default=None, foreign_key="runs.id")
     created_at: datetime = Field(sa_type=UtcDateTime)

@@ -22,11 +22,22 @@ from __future__ import annotations
 import os
 from types import TracebackType
 
+from sqlalchemy.exc import DBAPIError
+
 from state.crosswalk import Crosswalk
-from state.db import Database, close_database, open_database, schema_version
+from state.db import (
+    Database,
+    close_database,
+    make_engine,
+    prepare_file,
+    register_writer,
+    resolve_location,
+    storage_error,
+)
 from state.journal import Journal
 from state.quarantine import Quarantine
 from state.runs import Runs
+from state.schema import current_revision, ensure_current_schema
 
 
 class StateStore:
@@ -48,7 +59,7 @@ class StateStore:
 
     def schema_version(self) -> str | None:
         """The schema revision the file records."""
-        return schema_version(self.database.engine)
+        return current_revision(self.database.engine)
 
     def close(self) -> None:
         """Mark a clean close (so the next open skips the integrity check) and release the file."""
@@ -72,5 +83,18 @@ def open_state(url_or_path: str | os.PathLike[str] | None = None, *, read_only: 
     writer, so they neither trigger nor suppress the integrity check after an unclean stop.
     Raises SchemaTooNewError, StateCorruptError, StateLocationError, StateStorageError or StateLockedError.
     """
-    database, session_id = open_database(url_or_path, register_session=not read_only)
+    where = resolve_location(url_or_path)
+    if where.path is not None:
+        prepare_file(where.path)
+    engine = make_engine(where)
+    database = Database(engine, where)
+    try:
+        ensure_current_schema(database)
+        session_id = None if read_only else register_writer(database)
+    except DBAPIError as exc:
+        engine.dispose()
+        raise storage_error(exc, where) from exc
+    except BaseException:
+        engine.dispose()
+        raise
     return StateStore(database, session_id)

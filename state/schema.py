@@ -1,0 +1,71 @@
+"""Schema versioning: which revision a state file is at, and bringing it to the one this bridge writes.
+
+Schema versioning uses alembic (the well-kept migration tool for SQLAlchemy schemas): the revisions live in
+``state/migrations/versions`` and the file's ``alembic_version`` table records the schema version. Opening
+a file from an older bridge upgrades it one revision at a time, each in its own transaction, after a
+``PRAGMA integrity_check`` and a backup copy next to it (``<file>.v<old>.bak``); a file at a version this
+bridge does not know (a newer bridge wrote it) is refused with ``SchemaTooNewError`` before anything is
+written. alembic itself is imported only when a file must be created or upgraded: it costs a fifth of a
+second at start-up, which every ``bridge status`` would otherwise pay.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from sqlalchemy import Engine, inspect, text
+
+from state.db import Database, corrupt_error, integrity_problems
+from state.errors import SchemaTooNewError
+
+REVISIONS = ("0001", "0002")
+"""Every revision this bridge ships, oldest first (a test checks it against the alembic scripts)."""
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The revision the file records, or None for a file no bridge has written yet."""
+    if not inspect(engine).has_table("alembic_version"):
+        return None
+    with engine.connect() as connection:
+        version = connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    return None if version is None else str(version)
+
+
+def ensure_current_schema(database: Database) -> None:
+    """Create the schema in a new file, upgrade an older one step by step, refuse a newer one."""
+    current = current_revision(database.engine)
+    if current == REVISIONS[-1]:
+        return
+    if current is not None and current not in REVISIONS:
+        raise SchemaTooNewError(
+            f"the state file {database.where.describe()} has schema version {current}, written by a newer "
+            f"workspace-bridge; this one knows versions up to {REVISIONS[-1]}. Upgrade workspace-bridge "
+            "(never edit the file by hand)"
+        )
+    if current is not None:
+        problems = integrity_problems(database.engine)
+        if problems:
+            raise corrupt_error(database.where, problems)
+        _backup(database, current)
+    from state import upgrade  # noqa: PLC0415 -- alembic is loaded only when the schema must change (see above)
+
+    pending = REVISIONS if current is None else REVISIONS[REVISIONS.index(current) + 1 :]
+    for revision in pending:
+        upgrade.apply(database.engine, revision)
+
+
+def _backup(database: Database, version: str) -> None:
+    """Copy an older file before upgrading it, with SQLite's online backup (consistent even under WAL)."""
+    if database.where.path is None:
+        return
+    target = database.where.path.with_name(f"{database.where.path.name}.v{version}.bak")
+    fd = os.open(target, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+    os.close(fd)
+    source = sqlite3.connect(database.where.path)
+    destination = sqlite3.connect(target)
+    try:
+        source.backup(destination)
+    finally:
+        destination.close()
+        source.close()

@@ -1,0 +1,88 @@
+"""The crosswalk maps each legacy record to one v1 object, and exports what operators and integrations read."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from state import CrosswalkConflictError, CrosswalkEntry, QuarantineEntry, StateStore
+
+
+def test_lookup_finds_a_record_only_in_its_scope(store: StateStore) -> None:
+    """The same legacy id in two projects maps separately; workspace scope is ''."""
+    store.crosswalk.put(
+        [
+            CrosswalkEntry("phases", "estimate", "phs_1", "P1"),
+            CrosswalkEntry("phases", "estimate", "phs_2", "P2"),
+            CrosswalkEntry("contacts", "42", "con_1"),
+        ]
+    )
+    assert store.crosswalk.lookup("phases", "estimate", "P1") == "phs_1"
+    assert store.crosswalk.lookup("phases", "estimate", "P2") == "phs_2"
+    assert store.crosswalk.lookup("phases", "estimate") is None
+    assert store.crosswalk.lookup("contacts", "42") == "con_1"
+
+
+def test_bulk_lookup_returns_only_mapped_ids_across_chunks(store: StateStore) -> None:
+    """lookup_many answers for more ids than one SQL statement carries and leaves unmapped ids out."""
+    store.crosswalk.put([CrosswalkEntry("lines", f"L{n}", f"lin_{n}", "P1") for n in range(1200)])
+    wanted = [f"L{n}" for n in range(0, 1300, 3)]
+    found = store.crosswalk.lookup_many("lines", wanted, "P1")
+    assert found == {f"L{n}": f"lin_{n}" for n in range(0, 1200, 3)}
+
+
+def test_a_second_v1_id_for_a_record_is_refused_and_nothing_is_written(store: StateStore) -> None:
+    """Mapping a mapped record to another v1 id raises (a duplicate on the target) and the batch is dropped."""
+    store.crosswalk.put([CrosswalkEntry("spaces", "S1", "spc_1")])
+    with pytest.raises(CrosswalkConflictError, match="spc_1") as caught:
+        store.crosswalk.put([CrosswalkEntry("spaces", "S2", "spc_2"), CrosswalkEntry("spaces", "S1", "spc_9")])
+    assert "spc_9" in str(caught.value)
+    assert store.crosswalk.lookup("spaces", "S2") is None
+
+
+def test_writing_the_same_mapping_again_refreshes_the_source_hash(store: StateStore) -> None:
+    """A re-run that patched a changed record keeps the v1 id and records the new source hash."""
+    store.crosswalk.put([CrosswalkEntry("spaces", "S1", "spc_1", source_hash="old")])
+    first = store.crosswalk.get("spaces", "S1")
+    store.crosswalk.put([CrosswalkEntry("spaces", "S1", "spc_1", source_hash="new")], run_id=None)
+    second = store.crosswalk.get("spaces", "S1")
+    assert first is not None
+    assert second is not None
+    assert (second.v1_id, second.source_hash, second.created_at) == ("spc_1", "new", first.created_at)
+    assert second.updated_at >= first.updated_at
+
+
+def test_migrating_a_quarantined_record_resolves_its_quarantine_entry(store: StateStore) -> None:
+    """Once a later run maps a quarantined record, it no longer counts as quarantined (history is kept)."""
+    store.quarantine.add([QuarantineEntry("contacts", "C1", "validation", "bad email", field="email", value="x@")])
+    store.crosswalk.put([CrosswalkEntry("contacts", "C1", "con_1")])
+    assert store.quarantine.entries() == []
+    [kept] = store.quarantine.entries(include_resolved=True)
+    assert kept.resolved_at is not None
+
+
+def test_export_csv_and_json_hold_every_entry(store: StateStore) -> None:
+    """CSV and JSON exports list every entry with its ids, hash, run and times; --kind filters."""
+    store.crosswalk.put(
+        [CrosswalkEntry("spaces", "S1", "spc_1", "", "h1"), CrosswalkEntry("lines", "L,1", "lin_1", "P1")]
+    )
+    rows = list(csv.DictReader(io.StringIO(store.crosswalk.export("csv"))))
+    assert [(r["kind"], r["scope"], r["legacy_id"], r["v1_id"]) for r in rows] == [
+        ("lines", "P1", "L,1", "lin_1"),
+        ("spaces", "", "S1", "spc_1"),
+    ]
+    assert rows[1]["source_hash"] == "h1"
+    assert rows[1]["created_at"].endswith("Z")
+    records = json.loads(store.crosswalk.export("json", kind="spaces"))
+    assert [(r["legacy_id"], r["v1_id"], r["scope"]) for r in records] == [("S1", "spc_1", "")]
+
+
+def test_counts_and_reverse_lookup(store: StateStore) -> None:
+    """counts() gives entries per kind; find_legacy() says which legacy record became a v1 object."""
+    store.crosswalk.put([CrosswalkEntry("spaces", f"S{n}", f"spc_{n}") for n in range(3)])
+    store.crosswalk.put([CrosswalkEntry("contacts", "C1", "con_1")])
+    assert store.crosswalk.counts() == {"spaces": 3, "contacts": 1}
+    assert [(r.kind, r.legacy_id) for r in store.crosswalk.find_legacy("spc_2")] == [("spaces", "S2")]

@@ -1,0 +1,141 @@
+"""Opening state files: location, file mode, durability pragmas, version refusal and the clean-close check."""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import MetaData
+from sqlmodel import SQLModel, select
+
+from state import SchemaTooNewError, StateCorruptError, StateLocationError, open_state
+from state.db import DEFAULT_STATE, resolve_location
+from state.models import SessionRow, utc_now
+from state.schema import REVISIONS
+from state.upgrade import shipped_revisions
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_new_state_file_and_its_wal_are_private(tmp_path: Path) -> None:
+    """A new state file, its -wal and -shm are readable by the owner only (mode 0600)."""
+    path = tmp_path / "state.db"
+    with open_state(path) as store:
+        store.runs.start("m", "src", "tgt", {})
+        assert _mode(path) == 0o600
+        assert _mode(Path(f"{path}-wal")) == 0o600
+        assert _mode(Path(f"{path}-shm")) == 0o600
+
+
+def test_an_existing_world_readable_file_is_tightened(tmp_path: Path) -> None:
+    """Opening a state file others can read makes it owner-only."""
+    path = tmp_path / "state.db"
+    open_state(path).close()
+    path.chmod(0o644)
+    open_state(path).close()
+    assert _mode(path) == 0o600
+
+
+def test_state_uses_wal_full_sync_and_a_busy_timeout(store_path: Path) -> None:
+    """Every connection runs in WAL mode with synchronous=FULL and waits on locks instead of failing."""
+    with open_state(store_path) as store, store.database.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar_one() == "wal"
+        assert connection.exec_driver_sql("PRAGMA synchronous").scalar_one() == 2  # FULL
+        assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar_one() >= 1000
+
+
+def test_default_location_is_bridge_state_db_in_the_working_directory(tmp_path: Path) -> None:
+    """With no --state, the state is ./bridge-state.db."""
+    where = resolve_location(None)
+    assert where.path == Path.cwd().resolve() / DEFAULT_STATE
+
+
+def test_a_sqlalchemy_url_is_accepted(tmp_path: Path) -> None:
+    """--state may be a SQLAlchemy URL; a sqlite URL still gets the file handling of a path."""
+    path = tmp_path / "via-url.db"
+    with open_state(f"sqlite:///{path}") as store:
+        store.runs.start("m", "src", "tgt", {})
+    assert _mode(path) == 0o600
+    with open_state(path, read_only=True) as store:
+        assert store.runs.binding() == ("src", "tgt")
+
+
+def test_a_missing_directory_is_a_location_error(tmp_path: Path) -> None:
+    """A --state path in a directory that does not exist is refused, naming the directory."""
+    missing = tmp_path / "nope" / "state.db"
+    with pytest.raises(StateLocationError, match="does not exist"):
+        open_state(missing)
+    assert not missing.parent.exists()
+
+
+def test_a_file_from_a_newer_bridge_is_refused_untouched(tmp_path: Path) -> None:
+    """An unknown (newer) schema version is refused with both versions named, and the file is not written."""
+    path = tmp_path / "state.db"
+    open_state(path).close()
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '0099'")
+    before = path.read_bytes()
+    with pytest.raises(SchemaTooNewError) as caught:
+        open_state(path)
+    assert "0099" in str(caught.value)
+    assert REVISIONS[-1] in str(caught.value)
+    assert "Upgrade workspace-bridge" in str(caught.value)
+    assert path.read_bytes() == before
+
+
+def test_file_records_the_current_schema_version(store_path: Path) -> None:
+    """The alembic version table holds the newest revision this bridge ships."""
+    with open_state(store_path) as store:
+        assert store.schema_version() == REVISIONS[-1]
+    assert shipped_revisions() == list(REVISIONS)
+
+
+def test_migrations_build_exactly_the_tables_the_models_describe(store_path: Path) -> None:
+    """Applying every revision yields the schema of state.models (no drift between the two)."""
+    with open_state(store_path) as store, store.database.engine.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), _state_metadata())
+    assert differences == []
+
+
+def _state_metadata() -> MetaData:
+    # SQLModel's metadata is process-wide; only the state tables are this file's business.
+    ours = MetaData()
+    for table in SQLModel.metadata.sorted_tables:
+        if table.name in {"runs", "crosswalk", "intents", "quarantine", "sessions"}:
+            table.to_metadata(ours)
+    return ours
+
+
+def test_an_unclean_stop_triggers_an_integrity_check(store_path: Path) -> None:
+    """A writer that vanished without closing is noticed, and the next writer checks the file first."""
+    with open_state(store_path) as store, store.database.write() as session:
+        session.add(SessionRow(host="gone-host", pid=1, opened_at=utc_now()))
+    # A clean close leaves no session behind; the row above imitates a writer killed on another machine.
+    with open_state(store_path) as store, store.database.read() as session:
+        rows = session.exec(select(SessionRow).where(SessionRow.host == "gone-host")).all()
+        assert [row.checked_at is not None for row in rows] == [True]
+
+
+def test_a_damaged_file_is_refused_after_an_unclean_stop(tmp_path: Path) -> None:
+    """When integrity_check fails after an unclean stop, the open fails with what to do next."""
+    path = tmp_path / "state.db"
+    with open_state(path) as store:
+        for n in range(300):
+            store.runs.start(f"m{n}", "src", "tgt", {"note": "x" * 200})
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "INSERT INTO sessions (host, pid, opened_at) VALUES ('gone-host', 1, '2026-01-01T00:00:00.000000Z')"
+        )
+    data = bytearray(path.read_bytes())
+    page = 4096
+    # Scribble over an interior page of the runs table, leaving the header and schema pages readable.
+    data[page * 5 : page * 5 + 64] = b"\xff" * 64
+    path.write_bytes(bytes(data))
+    with pytest.raises(StateCorruptError, match=r"restore the newest \*\.bak copy"):
+        open_state(path)

@@ -1,0 +1,78 @@
+"""A state file written by schema revision 0001 is upgraded in place, keeping every record, with a backup."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from state import CrosswalkEntry, QuarantineEntry, StateStore, open_state
+from state.schema import REVISIONS
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "state-0001.db"
+
+
+@pytest.fixture
+def upgraded(tmp_path: Path) -> Iterator[tuple[StateStore, Path]]:
+    """The 0001 fixture copied to a temporary file and opened (which upgrades it)."""
+    path = tmp_path / "bridge-state.db"
+    shutil.copy(FIXTURE, path)
+    store = open_state(path)
+    yield store, path
+    store.close()
+
+
+def _version(path: Path) -> str:
+    with sqlite3.connect(path) as connection:
+        return str(connection.execute("SELECT version_num FROM alembic_version").fetchone()[0])
+
+
+def test_fixture_is_a_revision_0001_file() -> None:
+    """The committed fixture really is at the previous schema version (guards the test's premise)."""
+    assert _version(FIXTURE) == "0001"
+    assert REVISIONS.index("0001") == len(REVISIONS) - 2
+
+
+def test_opening_an_0001_file_upgrades_it_to_the_current_version(upgraded: tuple[StateStore, Path]) -> None:
+    """After opening, the file records the newest revision."""
+    store, path = upgraded
+    assert store.schema_version() == REVISIONS[-1]
+    assert _version(path) == REVISIONS[-1]
+
+
+def test_every_record_survives_the_upgrade(upgraded: tuple[StateStore, Path]) -> None:
+    """Runs, crosswalk, the in-flight intent and quarantine written by 0001 read back unchanged."""
+    store, _ = upgraded
+    assert store.runs.binding() == ("legacy:ws-acme", "v1:wrk_acme")
+    assert store.crosswalk.lookup("phases", "estimate", "P1") == "phs_1"
+    assert store.crosswalk.counts() == {"spaces": 1, "projects": 1, "phases": 1}
+    [flight] = store.journal.in_flight()
+    assert (flight.step_key, flight.status, flight.idempotency_key) == (
+        "lines:P1:bulk:0",
+        "sent",
+        "wb-lines-P1-0-0000000",
+    )
+    assert flight.body == '{"lines": [{"description": "Camera"}]}'
+    [old] = store.quarantine.entries()
+    assert (old.legacy_id, old.code, old.field, old.value) == ("C9", "validation", "email", None)
+
+
+def test_an_upgraded_file_takes_new_writes_and_resumes(upgraded: tuple[StateStore, Path]) -> None:
+    """The upgraded file accepts the new columns and the in-flight intent completes."""
+    store, _ = upgraded
+    store.runs.start("acme", "legacy:ws-acme", "v1:wrk_acme", {})
+    store.quarantine.add([QuarantineEntry("contacts", "C10", "validation", "bad", field="email", value="x@")])
+    store.journal.complete("lines:P1:bulk:0", [CrosswalkEntry("lines", "L1", "lin_1", "P1")])
+    assert store.crosswalk.lookup("lines", "L1", "P1") == "lin_1"
+    assert {q.legacy_id: q.value for q in store.quarantine.entries()} == {"C9": None, "C10": "x@"}
+
+
+def test_the_upgrade_keeps_a_backup_of_the_old_file(upgraded: tuple[StateStore, Path]) -> None:
+    """Before upgrading, the 0001 file is copied next to it (mode 0600) and the copy stays at 0001."""
+    _, path = upgraded
+    backup = path.with_name(f"{path.name}.v0001.bak")
+    assert _version(backup) == "0001"
+    assert backup.stat().st_mode & 0o077 == 0
