@@ -85,3 +85,10 @@ def test_html_opens_in_a_headless_browser_with_its_chart_and_table(report: Recon
     assert "Camera package" in dom
     assert '<ul class="tree">' in dom
     assert "Not reconciled" in dom
+
+
+def test_the_published_schema_document_matches_the_models() -> None:
+    """docs/reconciliation-schema.md embeds the schema the code writes: the two cannot drift apart."""
+    document = (Path(__file__).resolve().parents[2] / "docs" / "reconciliation-schema.md").read_text()
+    assert f"schema {SCHEMA_VERSION}" in document
+    assert json_schema() in document
