@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from mappings.library import plan_currencies, plan_fringes, plan_globals, plan_units
 from mappings.notes import NoteKind
 from mappings.phases import default_estimate_patch, phase_body, plan_phases
 from mappings.records import BudgetLine, Fringe, Global, Phase, PhaseCurrency, PhaseData, Project, ProjectBudget, Tag
 from mappings.refs import CURRENCY, PHASE, lookup_from
 from mappings.tags import plan_tags
+from tests.strategies import project_budgets
 
 PHASES = [
     Phase(id="e1", type="estimate", name="Estimate", alias="estimate", currency=PhaseCurrency(code="USD")),
@@ -122,3 +126,22 @@ def test_an_off_palette_colour_maps_to_the_nearest_named_colour_and_is_reported(
     plan = plan_tags({"p1": [Tag(id="Hot", name="Hot", color="#FF0001")]})
     assert plan.tags[0][1]["color"] == "red"
     assert [(n.old, n.new) for n in plan.notes if n.kind is NoteKind.LOSSY] == [("#FF0001", "red")]
+
+
+# Each example plans up to three whole projects; 25 examples cover the orderings without dominating the suite.
+@settings(max_examples=25)
+@given(budgets=st.lists(project_budgets(), min_size=1, max_size=3, unique_by=lambda b: b.project_id))
+def test_library_and_phase_plans_are_pure_functions_of_the_source(budgets: list[ProjectBudget]) -> None:
+    """Planning the same projects twice, in any order, gives the same items, copies, notes and bodies."""
+
+    def plans(source: list[ProjectBudget]) -> list[object]:
+        phases = {b.project_id: b.phases for b in source}
+        return [
+            plan_fringes(source, {}),
+            plan_globals(source, {}),
+            plan_units(source, {}),
+            plan_currencies(phases, {}),
+            [plan_phases(b.project_id, b.phases) for b in sorted(source, key=lambda b: b.project_id)],
+        ]
+
+    assert plans(budgets) == plans(list(reversed([b.model_copy(deep=True) for b in budgets])))
