@@ -8,13 +8,15 @@ counters in front of the whole app (the counters outermost, so injected failures
 from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
+from fastapi.exception_handlers import http_exception_handler
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
 from bridge.emulator import admin, v1_budget, v1_library, v1_lines, v1_projects, v1_transactions, v1_webhooks
 from bridge.emulator.faults import FaultMiddleware
 from bridge.emulator.v1_context import V1Context
-from bridge.emulator.v1_errors import V1Error, new_request_id
+from bridge.emulator.v1_errors import MethodNotAllowedError, NotFoundError, V1Error, new_request_id
 from bridge.emulator.v1_routing import Auth, ok
 from bridge.emulator.v1_stats import StatsMiddleware
 
@@ -41,6 +43,17 @@ async def _render(request: Request, exc: Exception) -> Response:
     return exc.response(request_id)
 
 
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Framework errors (unknown route, wrong method) keep the v1 envelope on /v1 paths only."""
+    assert isinstance(exc, StarletteHTTPException)
+    if not request.url.path.startswith(PREFIX + "/"):
+        return await http_exception_handler(request, exc)
+    error: V1Error = NotFoundError(f"No v1 resource at {request.url.path}; check the path against the v1 document.")
+    if exc.status_code == 405:
+        error = MethodNotAllowedError(f"{request.method} is not allowed on {request.url.path}.")
+    return await _render(request, error)
+
+
 def mount_v1(app: FastAPI, context: V1Context) -> None:
     """Mount the v1 surface and the control API on ``app`` and keep ``context`` on ``app.state.v1``."""
     app.state.v1 = context
@@ -59,5 +72,6 @@ def mount_v1(app: FastAPI, context: V1Context) -> None:
         app.include_router(router, prefix=PREFIX)
     app.include_router(admin.router)
     app.add_exception_handler(V1Error, _render)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_middleware(FaultMiddleware, injector=context.faults)
     app.add_middleware(StatsMiddleware, stats=context.stats)

@@ -101,6 +101,11 @@ class NotFoundError(V1Error):
     code = "not_found"
 
 
+class MethodNotAllowedError(V1Error):
+    status = 405
+    code = "method_not_allowed"
+
+
 class AccountCodeAmbiguousError(V1Error):
     status = 409
     code = "account_code_ambiguous"

@@ -169,3 +169,11 @@ async def test_deleted_contact_is_gone_and_unlinked(v1_client: httpx.AsyncClient
     assert (await v1_client.get(f"/contacts/{contact['id']}")).status_code == 404
     read = await v1_client.get(f"/projects/{project['id']}/budget/lines/{line.json()['id']}")
     assert (read.json()["description"], read.json()["contactId"]) == ("Hire", None)
+
+
+async def test_unknown_v1_route_keeps_the_envelope(v1_client: httpx.AsyncClient) -> None:
+    """A path the v1 surface does not have is 404 not_found with a requestId, like any other error."""
+    response = await v1_client.get("/no/such/thing")
+    body = response.json()
+    assert (response.status_code, body["code"], body["success"]) == (404, "not_found", False)
+    assert body["requestId"] == response.headers["X-Request-Id"]
