@@ -281,9 +281,9 @@ REGISTRY: tuple[Assumption, ...] = (
         "legacy budget tree shape",
         "GET /budget returns `account` (the requested account, or a synthetic root {id: 'root', path: '/'}) "
         "whose `lines` are its direct children in order (child accounts appear as type 'account' entries), and "
-        "`subAccounts` mapping every account beneath it (by id) to an Account {id, accountId, description, "
-        "path, parentId, lines, totals}; accounts whose parent is missing or sits in a cycle are listed too, "
-        "so a client can rebuild the tree and quarantine what does not fit.",
+        "`subAccounts` mapping every account beneath it (by id; by path in user mode) to an Account {id, "
+        "accountId, description, path, parentId, lines, totals}; accounts whose parent is missing or sits in a "
+        "cycle are listed too, so a client can rebuild the tree and quarantine what does not fit.",
         "legacy seed: subAccounts is a map; L-SPEC Account shape; how orphans appear is not shown.",
         ("emulator.legacy_api", "clients.legacy"),
     ),
@@ -364,6 +364,17 @@ REGISTRY: tuple[Assumption, ...] = (
         "description takes the type; the first item moves the coding from the transaction to its items.",
         "v1 seed: library bodies and rate-pack project install 'not shown'; V-SPEC transaction items.",
         ("emulator.library", "emulator.v1_transactions"),
+    ),
+    Assumption(
+        "A38",
+        "legacy phase-data formulas and tag totals",
+        "A legacy phaseData cell written as an '='-formula reads back as the same string in `quantity`/`rate`/"
+        "`multiplier`, repeated in `quantityFormula`/`rateFormula`/`multiplierFormula`; a number reads back as a "
+        "number. Tag totals count each tagged node once (a tagged account's tagged children are not added "
+        "again); `actualTotal` is the actual-type phases' amounts of the tagged lines.",
+        "L-SPEC LinePhaseData lists quantityFormula etc. without saying what `quantity` then holds; tag total "
+        "scope not shown.",
+        ("emulator.legacy_api", "emulator.calc", "clients.legacy"),
     ),
 )
 
