@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import httpx
+import structlog
 
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import LegacyClient, open_legacy
@@ -40,6 +41,8 @@ from mappings.errors import MappingError
 from mappings.records import Project
 from mappings.refs import RecordRef
 from state import StateStore, open_state
+
+log = structlog.get_logger(__name__)
 
 WORKSPACE_SCOPE = ""
 DEFAULT_CURRENCY = "USD"  # A09: the workspace currency when no v1 total names one
@@ -202,6 +205,13 @@ class Verifier:
         verdicts = [*result.verdicts, *(a.verdict for a in result.actuals), *(Verdict.MISMATCH for _ in library)]
         verdicts += [f.verdict for t in result.tags for f in (*t.totals.values(), *t.fringes.values())]
         self.verdicts += verdicts
+        log.info(
+            "bridge.verify.project",
+            project=project.id,
+            verdict=worst(verdicts).value,
+            differences=len(result.differences),
+            settings_differing=len(library),
+        )
         return ProjectReport(
             project_id=project.id,
             v1_project_id=v1_project_id,

@@ -15,7 +15,7 @@ from bridge.verify.drill import Presence
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.schema import Difference, Reconciliation
 from state import open_state
-from tests.verify.world import TOKEN, World, run_cli
+from tests.verify.world import LEGACY_KEY, TOKEN, World, run_cli
 
 Row = dict[str, Any]
 
@@ -82,7 +82,9 @@ def test_a_clean_migration_reconciles_with_every_total_exact_or_rounding(world: 
     assert all(f.total.verdict in (Verdict.EXACT, Verdict.ROUNDING) for p in report.projects for f in p.phases)
     assert all(entry.closed and not entry.missing and not entry.unexpected for entry in report.ledger)
     assert "RECONCILED" in output
-    assert (tmp_path / "reports" / "reconciliation.html").exists()
+    written = [path.read_text() for path in (tmp_path / "reports").iterdir()]
+    assert len(written) == 3
+    assert not [text for text in written if TOKEN in text or LEGACY_KEY in text]
 
 
 def test_a_changed_rate_is_pinned_on_its_line_account_and_phase(world: World, tmp_path: Path) -> None:
