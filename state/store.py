@@ -34,6 +34,7 @@ from state.db import (
     resolve_location,
     storage_error,
 )
+from state.errors import StateLocationError
 from state.journal import Journal
 from state.quarantine import Quarantine
 from state.runs import Runs
@@ -80,10 +81,15 @@ def open_state(url_or_path: str | os.PathLike[str] | None = None, *, read_only: 
     """Open a state file (creating it with mode 0600, or upgrading an older schema one step at a time).
 
     ``read_only`` is for commands that only look (status, export, lookup): they do not register as a
-    writer, so they neither trigger nor suppress the integrity check after an unclean stop.
+    writer, so they neither trigger nor suppress the integrity check after an unclean stop, and they refuse a
+    file that does not exist instead of creating one.
     Raises SchemaTooNewError, StateCorruptError, StateLocationError, StateStorageError or StateLockedError.
     """
     where = resolve_location(url_or_path)
+    if read_only and where.path is not None and not where.path.exists():
+        raise StateLocationError(
+            f"there is no state file at {where.path}; pass --state (or BRIDGE_STATE) naming the file a run wrote"
+        )
     if where.path is not None:
         prepare_file(where.path)
     engine = make_engine(where)

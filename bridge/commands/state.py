@@ -1,0 +1,217 @@
+"""`bridge crosswalk export|lookup` and `bridge status`: what the state file knows, for operators and scripts.
+
+These commands only read: they open the state without registering as a writer, so they can run while a
+migration is in progress (WAL readers never block the writer) and never create a state file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import TypedDict
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from state import StateError, StateStore, open_state
+from state.crosswalk import ExportFormat
+from state.models import INTENT_STATUSES, utc_now
+
+STATE_OPTION = click.option(
+    "--state",
+    envvar="BRIDGE_STATE",
+    default=None,
+    metavar="PATH|URL",
+    help="State file or SQLAlchemy URL [env BRIDGE_STATE; default ./bridge-state.db].",
+)
+
+
+@contextmanager
+def _reading(state: str | None) -> Iterator[StateStore]:
+    """Open the state for reading; a state error becomes its message on stderr and its exit code."""
+    try:
+        with open_state(state, read_only=True) as store:
+            yield store
+    except StateError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+
+
+@click.group("crosswalk")
+def crosswalk_group() -> None:
+    """Which v1 object each legacy record became."""
+
+
+@crosswalk_group.command("export")
+@STATE_OPTION
+@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
+@click.option("--kind", default=None, help="Only this kind (for example spaces, projects, lines).")
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Write here, not stdout.")
+def export_command(state: str | None, fmt: ExportFormat, kind: str | None, out: Path | None) -> None:
+    """Export the crosswalk: kind, scope, legacy id, v1 id, source hash, run and times."""
+    with _reading(state) as store:
+        text = store.crosswalk.export(fmt, kind=kind)
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    out.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {out}", err=True)
+
+
+@crosswalk_group.command("lookup")
+@STATE_OPTION
+@click.option("--scope", default="", help="Legacy project id for records inside a project [workspace-wide].")
+@click.argument("kind")
+@click.argument("legacy_id")
+def lookup_command(state: str | None, scope: str, kind: str, legacy_id: str) -> None:
+    """Print the v1 id of one legacy record (exit 1 when it has not been migrated)."""
+    with _reading(state) as store:
+        v1_id = store.crosswalk.lookup(kind, legacy_id, scope)
+        if v1_id is None:
+            where = f" in project {scope}" if scope else ""
+            known = ", ".join(sorted(store.crosswalk.counts())) or "none yet"
+            click.echo(f"legacy {kind} {legacy_id!r}{where} is not in the crosswalk (kinds mapped: {known})", err=True)
+            sys.exit(1)
+    click.echo(v1_id)
+
+
+@click.command("status")
+@STATE_OPTION
+@click.option("--runs", "run_count", default=5, show_default=True, help="How many recent runs to show.")
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON instead of tables.")
+def status_command(state: str | None, run_count: int, as_json: bool) -> None:
+    """Show the last runs, per-kind counts, in-flight intents and quarantine by code."""
+    with _reading(state) as store:
+        status = _status(store, run_count)
+    if as_json:
+        click.echo(json.dumps(status, indent=2, default=str))
+        return
+    _render(status)
+
+
+class RunInfo(TypedDict):
+    id: int | None
+    migration: str
+    status: str
+    started_at: str | None
+    finished_at: str | None
+    plan_fingerprint: str
+
+
+class KindInfo(TypedDict):
+    mapped: int
+    quarantined_records: int
+    intents: dict[str, int]
+
+
+class FlightInfo(TypedDict):
+    step_key: str
+    kind: str
+    status: str
+    attempts: int
+    age_s: float
+    last_error_code: str | None
+
+
+class StatusReport(TypedDict):
+    state: str
+    schema_version: str | None
+    source: str | None
+    target: str | None
+    runs: list[RunInfo]
+    kinds: dict[str, KindInfo]
+    in_flight: list[FlightInfo]
+    quarantine_by_code: dict[str, int]
+
+
+def _status(store: StateStore, run_count: int) -> StatusReport:
+    now = utc_now()
+    binding = store.runs.binding()
+    intents = store.journal.counts()
+    mapped = store.crosswalk.counts()
+    quarantined = store.quarantine.counts_by_kind()
+    empty: dict[str, int] = dict.fromkeys(INTENT_STATUSES, 0)
+    return {
+        "state": store.location,
+        "schema_version": store.schema_version(),
+        "source": binding[0] if binding else None,
+        "target": binding[1] if binding else None,
+        "runs": [
+            {
+                "id": run.id,
+                "migration": run.migration,
+                "status": run.status,
+                "started_at": _iso(run.started_at),
+                "finished_at": _iso(run.finished_at),
+                "plan_fingerprint": run.plan_fingerprint,
+            }
+            for run in store.runs.last_runs(run_count)
+        ],
+        "kinds": {
+            kind: {
+                "mapped": mapped.get(kind, 0),
+                "quarantined_records": quarantined.get(kind, 0),
+                "intents": intents.get(kind, empty),
+            }
+            for kind in sorted(set(intents) | set(mapped) | set(quarantined))
+        },
+        "in_flight": [
+            {
+                "step_key": intent.step_key,
+                "kind": intent.kind,
+                "status": intent.status,
+                "attempts": intent.attempts,
+                "age_s": round((now - intent.created_at).total_seconds(), 1),
+                "last_error_code": intent.last_error_code,
+            }
+            for intent in store.journal.in_flight()
+        ],
+        "quarantine_by_code": store.quarantine.counts_by_code(),
+    }
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _table(title: str | None, *columns: str) -> Table:
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column)
+    return table
+
+
+def _render(status: StatusReport) -> None:
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(f"state: {status['state']} (schema {status['schema_version']})")
+    console.print(f"source: {status['source'] or '-'}   target: {status['target'] or '-'}")
+    runs = _table("Last runs", "run", "migration", "status", "started", "finished")
+    for run in status["runs"]:
+        runs.add_row(str(run["id"]), run["migration"], run["status"], run["started_at"], run["finished_at"] or "-")
+    console.print(runs)
+    kinds = _table("Per kind", "kind", "mapped", "quarantined records", *INTENT_STATUSES)
+    for kind, info in status["kinds"].items():
+        counts = (info["mapped"], info["quarantined_records"], *(info["intents"][s] for s in INTENT_STATUSES))
+        kinds.add_row(kind, *map(str, counts))
+    console.print(kinds)
+    flight = status["in_flight"]
+    console.print(f"in flight: {len(flight)} intent(s) (the next `bridge run` replays them first)")
+    if flight:
+        table = _table(None, "step key", "kind", "status", "attempts", "age (s)", "last error")
+        for intent in flight:
+            table.add_row(
+                intent["step_key"],
+                intent["kind"],
+                intent["status"],
+                str(intent["attempts"]),
+                str(intent["age_s"]),
+                intent["last_error_code"] or "-",
+            )
+        console.print(table)
+    codes = status["quarantine_by_code"]
+    console.print("quarantine: " + (", ".join(f"{code} x{n}" for code, n in sorted(codes.items())) or "none"))
