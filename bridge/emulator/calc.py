@@ -265,7 +265,7 @@ class _Calculator:
 
 
 def _tag_totals(project: Project, nodes: dict[str, dict[str, Values]], phases: list[Phase]) -> dict[str, TagTotals]:
-    """Per tag, the nodes carrying it (an ancestor already counted is not counted twice)."""
+    """Per tag, the nodes carrying it; a node under an ancestor with the same tag is not counted twice (A38)."""
     totals = {name: TagTotals() for name in project.tags}
     stack: list[tuple[str, frozenset[str]]] = [(r, frozenset()) for r in reversed(project.roots)]
     seen: set[str] = set()

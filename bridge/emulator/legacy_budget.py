@@ -245,7 +245,7 @@ async def list_accounts(ctx: Ctx, project_id: str) -> Response:
                     "accountId": n.account_code,
                     "path": ctx.service.node_path(project, n),
                     "description": n.description,
-                    "parentId": n.parent_id,
+                    "parentId": view.parent_ref(project, n),
                 }
                 for n in accounts
             ]

@@ -191,14 +191,13 @@ class LegacyView:
 
     def line(self, project: Project, node: Node, totals: ProjectTotals) -> Json:
         phases = self.visible_phases(project)
-        parent = project.nodes.get(node.parent_id or "")
         shaped: Json = {
             "type": node.type,
             "id": node.id,
             "accountId": node.account_code,
             "description": node.description,
             "path": self.service.node_path(project, node),
-            "parentId": (parent.id if self.system else parent.account_code) if parent else node.parent_id,
+            "parentId": self.parent_ref(project, node),
             "totals": self.totals_of((p, totals.node(node.id, p.id)) for p in phases),
             "tags": list(node.tags),
             "contactId": node.contact_id,
@@ -212,7 +211,7 @@ class LegacyView:
             shaped["contact"] = self.contact(self.workspace.contacts[node.contact_id or ""])
         if "lines.notes" in self.expands:
             shaped["note"] = node.notes
-        if "lines.phaseData" in self.expands or "phaseData" in self.expands:
+        if "lines.phaseData" in self.expands or "phaseData" in self.expands:  # formulas read back as written (A38)
             shaped["phaseData"] = {
                 self.phase_key(p): self.phase_data(project, node, node.phase_data[p.id], totals.node(node.id, p.id))
                 for p in phases
@@ -301,6 +300,13 @@ class LegacyView:
         if "contact" in self.expands and actual.contact_id in self.workspace.contacts:
             shaped["contact"] = self.contact(self.workspace.contacts[actual.contact_id or ""])
         return shaped
+
+    def parent_ref(self, project: Project, node: Node) -> str | None:
+        """A node's parent as this id mode names it; a missing parent keeps the stored id (dirty data)."""
+        parent = project.nodes.get(node.parent_id or "")
+        if parent is None:
+            return node.parent_id
+        return parent.id if self.system else parent.account_code
 
     def line_ref(self, line: Node | None) -> str | None:
         """How an actual names its line: the line id (system) or its account code (user, A28)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from bridge.emulator.store import Service
 from tests.fixtures_emulator import LEGACY_KEY
@@ -126,3 +127,16 @@ async def test_a_malformed_body_is_400_naming_the_problem(legacy_client: httpx.A
     assert response.status_code == 400
     assert "JSON" in response.json()["error"]
     assert (await legacy_client.post("/spaces", json=["x"])).status_code == 400
+
+
+async def test_a_control_reset_reseeds_what_the_legacy_surface_serves(
+    legacy_client: httpx.AsyncClient, emulator_app: FastAPI
+) -> None:
+    """After POST /_emulator/reset the legacy surface serves the seeded workspace again, with the same key."""
+    await legacy_client.post("/spaces", json={"name": "Temporary"})
+    transport = httpx.ASGITransport(app=emulator_app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://emulator/_emulator") as control:
+        assert (await control.post("/reset")).status_code == 200
+    names = [s["name"] for s in (await legacy_client.get("/spaces")).json()["spaces"]]
+    assert "Temporary" not in names
+    assert "Features" in names

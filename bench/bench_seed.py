@@ -1,0 +1,49 @@
+"""Seed generation and first-read totals per size, each size in a fresh process (so peak RSS is its own)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+PROBE = """
+import json, resource, time
+from bridge.emulator.seed import seeded_service
+size = SIZE
+wall, cpu = time.perf_counter(), time.process_time()
+service = seeded_service(42, size)
+gen_wall, gen_cpu = time.perf_counter() - wall, time.process_time() - cpu
+source = service.workspace("source")
+biggest = max(source.projects.values(), key=lambda p: len(p.nodes))
+service.touch(biggest)
+wall, cpu = time.perf_counter(), time.process_time()
+service.totals(source, biggest)
+totals_wall, totals_cpu = time.perf_counter() - wall, time.process_time() - cpu
+wall = time.perf_counter()
+service.totals(source, biggest)
+cached_ms = (time.perf_counter() - wall) * 1000
+print(json.dumps({
+    "lines": sum(1 for p in source.projects.values() for n in p.nodes.values() if n.type == "line"),
+    "actuals": sum(len(p.actuals) for p in source.projects.values()),
+    "generate_wall_s": round(gen_wall, 2), "generate_cpu_s": round(gen_cpu, 2),
+    "biggest_project_nodes": len(biggest.nodes),
+    "totals_wall_s": round(totals_wall, 2), "totals_cpu_s": round(totals_cpu, 2),
+    "cached_totals_ms": round(cached_ms, 3),
+    "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+}))
+"""
+
+
+def run() -> dict[str, object]:
+    """Figures per size: generation wall/CPU seconds, first and cached totals of the biggest project, peak RSS."""
+    figures: dict[str, object] = {}
+    for size in ("small", "medium", "large"):
+        done = subprocess.run(
+            [sys.executable, "-c", PROBE.replace("SIZE", repr(size))],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=600,
+        )
+        figures[size] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
