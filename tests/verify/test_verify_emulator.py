@@ -10,7 +10,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from bridge.verify.compare import Verdict
+from click.testing import CliRunner
+
+from bridge.cli import cli
+from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.drill import Presence
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.schema import Difference, Reconciliation
@@ -242,3 +245,29 @@ def test_a_reconciled_project_costs_a_few_reads_no_drill_down_and_no_write(world
         sent = after["requests"]["bySurface"].get(surface, 0) - before["requests"]["bySurface"].get(surface, 0)
         assert report.requests[surface] == sent
     assert report.requests["legacy"] <= 6
+
+
+def test_fail_on_rounding_fails_exactly_when_some_total_is_not_exact(world: World, tmp_path: Path) -> None:
+    """With --fail-on rounding a rounding-explained total fails too; an all-exact migration still passes."""
+    code, report, _ = run_cli(world, tmp_path / "reports", "--fail-on", "rounding")
+    assert report is not None
+    assert report.fail_on is FailOn.ROUNDING
+    not_exact = report.verdicts.rounding + report.verdicts.quarantine + report.verdicts.mismatch
+    assert (code, report.reconciled) == ((1, False) if not_exact else (0, True))
+
+
+def test_usage_errors_exit_2_without_reading_anything(tmp_path: Path) -> None:
+    """A bad option or a state file that does not exist is a usage error (exit 2) naming what to fix."""
+    bad_option = CliRunner().invoke(cli, ["verify", "--fail-on", "sometimes"])
+    assert bad_option.exit_code == 2
+    env = {
+        "BRIDGE_LEGACY_URL": "http://127.0.0.1:9/api/v1",
+        "BRIDGE_V1_URL": "http://127.0.0.1:9/v1",
+        "BRIDGE_LEGACY_KEY": LEGACY_KEY,
+        "BRIDGE_V1_TOKEN": TOKEN,
+        "BRIDGE_STATE": str(tmp_path / "absent.db"),
+    }
+    no_state = CliRunner().invoke(cli, ["verify", "--report-dir", str(tmp_path / "r")], env=env)
+    assert no_state.exit_code == 2
+    assert "no state file" in no_state.output
+    assert not (tmp_path / "absent.db").exists()
