@@ -10,6 +10,7 @@
     store.journal.fail(step_key, code, request_id) / store.journal.quarantine(step_key, [QuarantineEntry(...)])
     store.crosswalk.lookup(kind, legacy_id, scope) / lookup_many / export("csv" | "json")
     store.journal.in_flight()                        # replay first on resume (oldest first, with created_at)
+    store.journal.record_many(specs) / complete_many([(step_key, entries), ...])   # group commit: one fsync
     store.runs.finish(run.id, "completed")
     store.close()                                    # or use the store as a context manager
 

@@ -203,3 +203,49 @@ def test_counts_show_every_status_per_kind(store: StateStore) -> None:
     store.journal.mark_sent("b")
     store.journal.quarantine("c", [])
     assert store.journal.counts() == {"lines": {"pending": 1, "sent": 1, "done": 0, "failed": 0, "quarantined": 1}}
+
+
+def test_concurrent_writers_from_threads_all_commit(store: StateStore) -> None:
+    """Completions from many threads at once (the engine's to_thread calls) all commit, none hit a lock error."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    steps = [f"lines:P1:{n}" for n in range(40)]
+    for step in steps:
+        store.journal.record(_spec(step, members=(f"{step}-a", f"{step}-b")))
+
+    def finish(step: str) -> None:
+        store.journal.complete(step, [CrosswalkEntry("lines", f"{step}-{m}", f"lin_{step}_{m}", "P1") for m in "ab"])
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(finish, steps))
+    assert store.journal.counts()["lines"]["done"] == 40
+    assert store.crosswalk.counts() == {"lines": 80}
+
+
+def test_group_commit_records_and_completes_several_intents_at_once(store: StateStore) -> None:
+    """record_many and complete_many apply each intent's transition, all in one transaction."""
+    specs = [_spec(f"s{n}", members=(f"m{n}",)) for n in range(3)]
+    store.journal.record_many(specs)
+    assert [i.step_key for i in store.journal.in_flight()] == ["s0", "s1", "s2"]
+    store.journal.complete_many(
+        [(s.step_key, [CrosswalkEntry("lines", f"m{n}", f"lin_{n}", "P1")]) for n, s in enumerate(specs)]
+    )
+    assert store.journal.in_flight() == []
+    assert store.crosswalk.lookup_many("lines", ["m0", "m1", "m2"], "P1") == {
+        "m0": "lin_0",
+        "m1": "lin_1",
+        "m2": "lin_2",
+    }
+
+
+def test_a_group_commit_with_one_bad_completion_writes_none_of_them(store: StateStore) -> None:
+    """When one completion of a group conflicts, no intent of the group is done and no id is written."""
+    store.crosswalk.put([CrosswalkEntry("lines", "m1", "lin_OTHER", "P1")])
+    specs = [_spec(f"s{n}", members=(f"m{n}",)) for n in range(3)]
+    store.journal.record_many(specs)
+    with pytest.raises(CrosswalkConflictError):
+        store.journal.complete_many(
+            [(s.step_key, [CrosswalkEntry("lines", f"m{n}", f"lin_{n}", "P1")]) for n, s in enumerate(specs)]
+        )
+    assert len(store.journal.in_flight()) == 3
+    assert store.crosswalk.lookup_many("lines", ["m0", "m2"], "P1") == {}
