@@ -38,6 +38,7 @@ from bridge.emulator.v1_routing import (
     listed,
     ok,
     page_response,
+    project_of,
 )
 
 router = APIRouter(prefix="/projects/{project_id}/budget")
@@ -80,13 +81,8 @@ PHASE_DATA_FIELDS = {
 MARKUP_DATA_FIELDS = {"rate": "markup_amount", "unit": "markup_type", "excludeFringes": "exclude_fringes"}
 
 
-def _project(context: V1Context, grant: Grant, project_id: str) -> tuple[Workspace, Project]:
-    workspace = context.workspace(grant)
-    with domain_errors():
-        return workspace, context.service.get_project(workspace, project_id)
-
-
-def _changed(context: V1Context, grant: Grant, project: Project, kind: str = "budget", entity: str = "") -> None:
+def budget_changed(context: V1Context, grant: Grant, project: Project, kind: str = "budget", entity: str = "") -> None:
+    """Fire budget.changed for a successful budget write (kind budgetLine for one line, else budget)."""
     context.webhooks.emit(grant.workspace, "budget.changed", kind, entity or project.budget_id, project.id)
 
 
@@ -96,7 +92,7 @@ def _changed(context: V1Context, grant: Grant, project: Project, kind: str = "bu
 @router.get("/phases")
 async def list_phases(request: Request, grant: Auth, project_id: str) -> Response:
     context = context_of(request)
-    _, project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
     return ok({"data": [shapes.phase(p) for p in context.service.list_phases(project)]})
 
 
@@ -105,12 +101,12 @@ async def create_phase(request: Request, grant: Auth, project_id: str) -> Respon
     can(grant, "create", "BudgetPhase")
     fields = renamed(await json_body(request), PHASE_FIELDS, "A phase create")
     context = context_of(request)
-    _, project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
 
     async def produce() -> Response:
         with domain_errors(body_refs=True):
             phase = context.service.create_phase(project, **fields)
-        _changed(context, grant, project)
+        budget_changed(context, grant, project)
         return created(shapes.phase(phase))
 
     return await idempotent(request, grant, produce)
@@ -119,7 +115,7 @@ async def create_phase(request: Request, grant: Auth, project_id: str) -> Respon
 @router.get("/phases/{phase_id}")
 async def get_phase(request: Request, grant: Auth, project_id: str, phase_id: str) -> Response:
     context = context_of(request)
-    _, project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
     with domain_errors():
         return ok(shapes.phase(context.service.get_phase(project, phase_id)))
 
@@ -129,12 +125,12 @@ async def update_phase(request: Request, grant: Auth, project_id: str, phase_id:
     can(grant, "update", "BudgetPhase")
     changes = renamed(await json_body(request), PHASE_UPDATE, "A phase update")
     context = context_of(request)
-    _, project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
     with domain_errors():
         context.service.get_phase(project, phase_id)
     with domain_errors(body_refs=True):
         phase = context.service.update_phase(project, phase_id, changes)
-    _changed(context, grant, project)
+    budget_changed(context, grant, project)
     return ok(shapes.phase(phase))
 
 
@@ -142,10 +138,10 @@ async def update_phase(request: Request, grant: Auth, project_id: str, phase_id:
 async def delete_phase(request: Request, grant: Auth, project_id: str, phase_id: str) -> Response:
     can(grant, "delete", "BudgetPhase")
     context = context_of(request)
-    _, project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
     with domain_errors():
         context.service.delete_phase(project, phase_id)
-    _changed(context, grant, project)
+    budget_changed(context, grant, project)
     return Response(status_code=204)
 
 
@@ -244,7 +240,7 @@ def _computed_at() -> str:
 @router.get("")
 async def get_budget(request: Request, grant: Auth, project_id: str) -> Response:
     context = context_of(request)
-    workspace, project = _project(context, grant, project_id)
+    workspace, project = project_of(request, grant, project_id)
     query = request.query_params
     phases = select_phases(context, project, query.get("phase"))
     nodes = select_nodes(context, project, query.get("path"), query.get("accountId"))
@@ -289,7 +285,7 @@ DOC_LINE = frozenset({"id", "accountId", "description", "parentId", "path", "dep
 @router.get("/totals")
 async def get_totals(request: Request, grant: Auth, project_id: str) -> Response:
     context = context_of(request)
-    workspace, project = _project(context, grant, project_id)
+    workspace, project = project_of(request, grant, project_id)
     query = request.query_params
     phases = select_phases(context, project, query.get("phase"))
     nodes = select_nodes(context, project, query.get("path"), query.get("accountId"))
@@ -330,7 +326,7 @@ def _line_view(context: V1Context, workspace: Workspace, project: Project, node:
 @router.get("/lines")
 async def list_lines(request: Request, grant: Auth, project_id: str) -> Response:
     context = context_of(request)
-    workspace, project = _project(context, grant, project_id)
+    workspace, project = project_of(request, grant, project_id)
     query = request.query_params
     expand = _expand(request)
     types = listed(query.get("type"))
@@ -371,7 +367,7 @@ async def list_lines(request: Request, grant: Auth, project_id: str) -> Response
 @router.get("/lines/{line_id}")
 async def get_line(request: Request, grant: Auth, project_id: str, line_id: str) -> Response:
     context = context_of(request)
-    workspace, project = _project(context, grant, project_id)
+    workspace, project = project_of(request, grant, project_id)
     expand = _expand(request)
     with domain_errors():
         node = context.service.get_node(project, line_id)

@@ -22,7 +22,18 @@ from bridge.emulator.model import (
 )
 from bridge.emulator.v1_context import V1Context, context_of
 from bridge.emulator.v1_errors import NotFoundError, ValidationError
-from bridge.emulator.v1_routing import Auth, Json, can, created, domain_errors, idempotent, json_body, ok, page_response
+from bridge.emulator.v1_routing import (
+    Auth,
+    Json,
+    can,
+    created,
+    domain_errors,
+    idempotent,
+    json_body,
+    ok,
+    page_response,
+    project_of,
+)
 from bridge.emulator.v1_shapes import cell, timestamp
 
 workspace_router = APIRouter(prefix="/library")
@@ -326,11 +337,6 @@ async def delete_item(request: Request, grant: Auth, kind: str, item_id: str) ->
 # -- project copies -------------------------------------------------------------------------------------------
 
 
-def _project(context: V1Context, grant: Auth, project_id: str) -> Project:
-    with domain_errors():
-        return context.service.get_project(context.workspace(grant), project_id)
-
-
 def _copy_kind(kind: str) -> str:
     if kind not in library.COPY_KINDS:
         raise NotFoundError(f"Projects hold copies of {', '.join(library.COPY_KINDS)} and incentives, not {kind!r}.")
@@ -348,7 +354,7 @@ def _incentive_view(incentive: library.ProjectIncentive, expand: bool) -> Json:
 @project_router.get("/tags")
 async def project_tags(request: Request, grant: Auth, project_id: str) -> Response:
     context = context_of(request)
-    project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
     used = set(project.tags)
     tags = [t for t in context.workspace(grant).library.tags.values() if t.name in used and not t.deleted]
     return page_response(request, tags, item_view, filters={})
@@ -357,7 +363,7 @@ async def project_tags(request: Request, grant: Auth, project_id: str) -> Respon
 @project_router.get("/incentives")
 async def list_incentives(request: Request, grant: Auth, project_id: str) -> Response:
     context = context_of(request)
-    project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
     expand = request.query_params.get("expand") == "source"
     held = list(context.packs.incentives.get(project.id, {}).values())
     return page_response(request, held, lambda i: _incentive_view(i, expand), filters={"expand": str(expand)})
@@ -368,7 +374,7 @@ async def add_incentive(request: Request, grant: Auth, project_id: str) -> Respo
     can(grant, "create", "ProjectIncentive")
     body = await json_body(request)
     context = context_of(request)
-    project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
     with domain_errors(body_refs=True):
         incentive, new = context.packs.add_incentive(
             grant.workspace, project, body.get("programId"), context.service.ids.new("pin")
@@ -382,7 +388,7 @@ async def add_incentive(request: Request, grant: Auth, project_id: str) -> Respo
 async def remove_incentive(request: Request, grant: Auth, project_id: str, incentive_id: str) -> Response:
     can(grant, "delete", "ProjectIncentive")
     context = context_of(request)
-    project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
     if context.packs.incentives.get(project.id, {}).pop(incentive_id, None) is None:
         raise NotFoundError(f"Incentive {incentive_id!r} was not found in this project.")
     return Response(status_code=204)
@@ -390,7 +396,7 @@ async def remove_incentive(request: Request, grant: Auth, project_id: str, incen
 
 @project_router.get("/{kind}")
 async def list_copies(request: Request, grant: Auth, project_id: str, kind: str) -> Response:
-    project = _project(context_of(request), grant, project_id)
+    _, project = project_of(request, grant, project_id)
     return page_response(
         request, list(library.project_copies(project, _copy_kind(kind)).values()), item_view, filters={}
     )
@@ -402,7 +408,7 @@ async def add_copy(request: Request, grant: Auth, project_id: str, kind: str) ->
     can(grant, "create", RESOURCE[_copy_kind(kind)])
     body = await json_body(request)
     context = context_of(request)
-    project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
     source = body.get("sourceId")
     if not isinstance(source, str):
         raise ValidationError("sourceId is required: the id of the workspace item to add to the project.")
@@ -420,7 +426,8 @@ def _copy(project: Project, kind: str, item_id: str) -> object:
 
 @project_router.get("/{kind}/{item_id}")
 async def get_copy(request: Request, grant: Auth, project_id: str, kind: str, item_id: str) -> Response:
-    return ok(item_view(_copy(_project(context_of(request), grant, project_id), kind, item_id)))
+    _, project = project_of(request, grant, project_id)
+    return ok(item_view(_copy(project, kind, item_id)))
 
 
 COPY_PATCH = {
@@ -441,7 +448,7 @@ async def update_copy(request: Request, grant: Auth, project_id: str, kind: str,
     can(grant, "update", RESOURCE[_copy_kind(kind)])
     body = await json_body(request)
     context = context_of(request)
-    project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
     copy = _copy(project, kind, item_id)
     with domain_errors():
         if isinstance(copy, ProjectCurrency):
@@ -467,7 +474,7 @@ async def update_copy(request: Request, grant: Auth, project_id: str, kind: str,
 async def remove_copy(request: Request, grant: Auth, project_id: str, kind: str, item_id: str) -> Response:
     can(grant, "delete", RESOURCE[_copy_kind(kind)])
     context = context_of(request)
-    project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
     _copy(project, kind, item_id)
     with domain_errors():
         if kind == "fringes":

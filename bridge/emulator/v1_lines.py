@@ -14,11 +14,11 @@ from starlette.responses import Response
 
 from bridge.emulator import v1_shapes as shapes
 from bridge.emulator.model import Node, PhaseData, Project, Workspace
-from bridge.emulator.v1_budget import LINE_FIELDS, MARKUP_DATA_FIELDS, PHASE_DATA_FIELDS, _changed, _project
+from bridge.emulator.v1_budget import LINE_FIELDS, MARKUP_DATA_FIELDS, PHASE_DATA_FIELDS, budget_changed
 from bridge.emulator.v1_context import V1Context, context_of
 from bridge.emulator.v1_errors import BulkTooLargeError, UnprocessableError, ValidationError
 from bridge.emulator.v1_projects import renamed
-from bridge.emulator.v1_routing import Auth, Json, can, created, domain_errors, idempotent, json_body, ok
+from bridge.emulator.v1_routing import Auth, Json, can, created, domain_errors, idempotent, json_body, ok, project_of
 
 router = APIRouter(prefix="/projects/{project_id}/budget/lines")
 
@@ -90,11 +90,11 @@ async def create_line(request: Request, grant: Auth, project_id: str) -> Respons
     can(grant, "create", "BudgetLine")
     body = await json_body(request)
     context = context_of(request)
-    workspace, project = _project(context, grant, project_id)
+    workspace, project = project_of(request, grant, project_id)
 
     async def produce() -> Response:
         node = _create_one(context, workspace, project, body)
-        _changed(context, grant, project, "budgetLine", node.id)
+        budget_changed(context, grant, project, "budgetLine", node.id)
         return created(_view(context, workspace, project, node))
 
     return await idempotent(request, grant, produce)
@@ -110,7 +110,7 @@ async def create_lines(request: Request, grant: Auth, project_id: str) -> Respon
     if len(lines) > MAX_BULK_LINES:
         raise BulkTooLargeError(f"A bulk create takes at most {MAX_BULK_LINES} lines; got {len(lines)}. Split it.")
     context = context_of(request)
-    workspace, project = _project(context, grant, project_id)
+    workspace, project = project_of(request, grant, project_id)
 
     async def produce() -> Response:
         made: list[Node] = []
@@ -125,7 +125,7 @@ async def create_lines(request: Request, grant: Auth, project_id: str) -> Respon
             for node in reversed(made):
                 context.service.delete_node(project, node.id)
             raise
-        _changed(context, grant, project)
+        budget_changed(context, grant, project)
         return created({"data": [_view(context, workspace, project, n) for n in made]})
 
     return await idempotent(request, grant, produce)
@@ -152,7 +152,7 @@ async def bulk_phase_data(request: Request, grant: Auth, project_id: str) -> Res
     if len(items) > MAX_BULK_PHASE_DATA:
         raise BulkTooLargeError(f"A phase-data bulk takes at most {MAX_BULK_PHASE_DATA} entries; got {len(items)}.")
     context = context_of(request)
-    _, project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
 
     async def produce() -> Response:
         saved: dict[str, dict[str, PhaseData]] = {}
@@ -174,7 +174,7 @@ async def bulk_phase_data(request: Request, grant: Auth, project_id: str) -> Res
                 project.nodes[line_id].phase_data = data
             context.service.touch(project)
             raise
-        _changed(context, grant, project)
+        budget_changed(context, grant, project)
         return ok({"data": results})
 
     return await idempotent(request, grant, produce)
@@ -185,7 +185,7 @@ async def update_line(request: Request, grant: Auth, project_id: str, line_id: s
     can(grant, "update", "BudgetLine")
     body = await json_body(request)
     context = context_of(request)
-    workspace, project = _project(context, grant, project_id)
+    workspace, project = project_of(request, grant, project_id)
     with domain_errors():
         node = context.service.get_node(project, line_id)
     fields = _line_fields(context, workspace, project, body, node.type)
@@ -197,7 +197,7 @@ async def update_line(request: Request, grant: Auth, project_id: str, line_id: s
         if move:
             context.service.move_node(project, line_id, None if parent is None else str(parent))
         node = context.service.update_node(project, line_id, fields)
-    _changed(context, grant, project, "budgetLine", node.id)
+    budget_changed(context, grant, project, "budgetLine", node.id)
     return ok(_view(context, workspace, project, node))
 
 
@@ -205,10 +205,10 @@ async def update_line(request: Request, grant: Auth, project_id: str, line_id: s
 async def delete_line(request: Request, grant: Auth, project_id: str, line_id: str) -> Response:
     can(grant, "delete", "BudgetLine")
     context = context_of(request)
-    _, project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
     with domain_errors():
         context.service.delete_node(project, line_id)
-    _changed(context, grant, project)
+    budget_changed(context, grant, project)
     return Response(status_code=204)
 
 
@@ -217,7 +217,7 @@ async def put_phase_data(request: Request, grant: Auth, project_id: str, line_id
     can(grant, "update", "BudgetLine")
     body = await json_body(request)
     context = context_of(request)
-    _, project = _project(context, grant, project_id)
+    _, project = project_of(request, grant, project_id)
     result = _write_phase_data(context, project, line_id, phase_id, body)
-    _changed(context, grant, project, "budgetLine", line_id)
+    budget_changed(context, grant, project, "budgetLine", line_id)
     return ok(result)

@@ -19,6 +19,7 @@ from bridge.emulator import errors as domain
 from bridge.emulator.auth import Grant, require
 from bridge.emulator.cursors import CursorCodec, parse_limit
 from bridge.emulator.idempotency import KEY_HEADER, fingerprint
+from bridge.emulator.model import Project, Workspace
 from bridge.emulator.v1_context import context_of
 from bridge.emulator.v1_errors import (
     NotFoundError,
@@ -36,6 +37,14 @@ def authenticated(request: Request) -> Grant:
 
 
 Auth = Annotated[Grant, Depends(authenticated)]
+
+
+def project_of(request: Request, grant: Grant, project_id: str) -> tuple[Workspace, Project]:
+    """The token's workspace and one of its live projects (by id or slug), else 404 not_found."""
+    context = context_of(request)
+    workspace = context.workspace(grant)
+    with domain_errors():
+        return workspace, context.service.get_project(workspace, project_id)
 
 
 def can(grant: Grant, action: str, resource_type: str) -> None:
