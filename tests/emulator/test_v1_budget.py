@@ -175,3 +175,18 @@ async def test_lines_page_with_cursor_and_rejects_cursor_with_other_filters(v1_c
     assert (other.status_code, other.json()["code"]) == (400, "cursor_invalid")
     produced(400, "cursor_invalid")
     assert (await v1_client.get(url, params={"limit": 101})).status_code == 400
+
+
+async def test_budget_read_over_the_size_limit_is_413(
+    v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient
+) -> None:
+    """With the document limit set to one line, a two-line budget read is budget_too_large; a path read is not."""
+    project = await new_project(v1_client)
+    pid = project["id"]
+    await account(v1_client, pid, "8000")
+    await account(v1_client, pid, "8100")
+    await control_client.post("/settings", json={"budgetLineLimit": 1})
+    response = await v1_client.get(f"/projects/{pid}/budget")
+    assert (response.status_code, response.json()["code"]) == (413, "budget_too_large")
+    assert (await v1_client.get(f"/projects/{pid}/budget", params={"path": "8100"})).status_code == 200
+    produced(413, None)
