@@ -81,7 +81,7 @@ def _matches(ctx: Ctx, project: Project) -> bool:
     ids = ctx.multi("projectId") + ctx.multi("id")
     checks = (
         not ids or project.id in ids or project.alias in ids,
-        not ctx.param("spaceId") or (space is not None and ctx.param("spaceId") in (space.id, space.alias)),
+        not ctx.param("spaceId") or (space is not None and ctx.param("spaceId") in (space.id, space.alias, space.uuid)),
         not ctx.param("status") or project.status == ctx.param("status"),
         not ctx.param("name") or (ctx.param("name") or "").casefold() in project.name.casefold(),
         not ctx.param("spaceName")

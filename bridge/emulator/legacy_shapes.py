@@ -69,7 +69,7 @@ class LegacyView:
 
     def space(self, space: Space) -> Json:
         shaped: Json = {
-            "id": space.id if self.system else space.alias,
+            "id": space.uuid if self.system else space.alias,
             "alias": space.alias,
             "name": space.name,
             "image": space.image,
@@ -85,7 +85,7 @@ class LegacyView:
 
     def project(self, project: Project) -> Json:
         space = self.workspace.spaces.get(project.space_id or "")
-        space_ref = (space.id if self.system else space.alias) if space else None
+        space_ref = (space.uuid if self.system else space.alias) if space else None
         return {
             "id": project.id if self.system else project.alias,
             "alias": project.alias,

@@ -40,11 +40,14 @@ FRINGE_UNITS: tuple[FringeUnits, ...] = ("percent", "flat", "total")
 
 @dataclass(slots=True)
 class Space:
+    """A group of projects. ``uuid`` is the id the legacy surface shows in system mode (its doc says UUID)."""
+
     id: str
     alias: str
     name: str
     created_at: datetime
     updated_at: datetime
+    uuid: str = ""
     image: str | None = None
     parent_id: str | None = None
     archived: bool = False

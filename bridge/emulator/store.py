@@ -8,6 +8,7 @@ legacy PUT and the v1 PATCH share one rule set; every value is checked here, not
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 
 from bridge.emulator import validate
@@ -40,10 +41,10 @@ class Service(BudgetStore, ActualsStore):
         ]
 
     def get_space(self, workspace: Workspace, ref: str) -> Space:
-        """A live space by id or alias."""
+        """A live space by id, alias or legacy UUID."""
         space = workspace.spaces.get(ref)
         if space is None:
-            space = next((s for s in workspace.spaces.values() if s.alias == ref), None)
+            space = next((s for s in workspace.spaces.values() if ref in (s.alias, s.uuid)), None)
         if space is None or space.deleted:
             raise NotFound("space", ref)
         return space
@@ -63,8 +64,10 @@ class Service(BudgetStore, ActualsStore):
         wanted = validate.text("alias", alias, max_len=100) or slugify(clean_name)
         parent = self.get_space(workspace, str(parent_id)).id if parent_id is not None else None
         now = self.clock()
+        space_id = self.ids.new("spc")
         space = Space(
-            id=self.ids.new("spc"),
+            id=space_id,
+            uuid=str(uuid.uuid5(uuid.NAMESPACE_URL, f"emulator:{space_id}")),
             alias=unique_alias(wanted, {s.alias for s in workspace.spaces.values()}),
             name=clean_name,
             image=validate.text("image", image, max_len=2048),

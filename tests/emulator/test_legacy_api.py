@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import httpx
 import pytest
 from fastapi import FastAPI
@@ -43,7 +45,7 @@ async def test_id_mode_decides_how_ids_are_written(legacy_client: httpx.AsyncCli
     system = (await legacy_client.get("/projects", params={"idMode": "system"})).json()["projects"]
     assert user[0]["id"] == user[0]["alias"] == "night-harbor"
     assert system[0]["id"].startswith("prj_")
-    assert system[0]["space"]["id"].startswith("spc_")
+    assert str(uuid.UUID(system[0]["space"]["id"])) == system[0]["space"]["id"]  # the doc's UUID
     for ref in (user[0]["id"], system[0]["id"]):
         assert (await legacy_client.get(f"/projects/{ref}")).json()["name"] == "Night Harbor"
     assert (await legacy_client.get("/projects", params={"idMode": "admin"})).status_code == 400
