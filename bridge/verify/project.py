@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from bridge.verify.compare import Explanation, Verdict, classify
-from bridge.verify.convert import PhaseRate, conversion_bound, convert, format_minor
+from bridge.verify.convert import Converted, PhaseRate, conversion_bound, convert, format_minor
 from bridge.verify.drill import Finding, Node, Presence, drill
 from bridge.verify.schema import (
     AccountSummary,
@@ -126,6 +126,7 @@ class ProjectComparer:
         self.result = ProjectComparison()
         self.rounding: dict[str, Decimal] = {p.v1_id: conversion_bound(p.rate) for p in plans}
         self.nodes: dict[str, Node] = {}
+        self.as_read: dict[tuple[str, str], Decimal] = {}
         self.parents: dict[str, str | None] = {}
         self.contributions: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self.root = self._tree()
@@ -133,19 +134,22 @@ class ProjectComparer:
 
     # Building the legacy tree -----------------------------------------------------------------------------
 
-    def _convert(self, value: RawNumber, plan: PhasePlan, ref: RecordRef, what: str) -> int:
+    def _convert(self, value: RawNumber, plan: PhasePlan, ref: RecordRef, what: str) -> Converted:
         try:
-            return convert(value, plan.rate, ref, what).minor
+            return convert(value, plan.rate, ref, what)
         except MappingError as error:
             self.result.notes.append(f"legacy figure unreadable, counted as 0: {error}")
-            return 0
+            return convert(0, plan.rate, ref, what)
 
-    def _figures(self, totals: Mapping[str, RawNumber], ref: RecordRef, *, rollups: bool) -> dict[str, int]:
+    def _figures(self, key: str, totals: Mapping[str, RawNumber], ref: RecordRef, *, rollups: bool) -> dict[str, int]:
+        """A node's legacy totals converted per v1 phase id; the figures as read are kept for the report."""
         out: dict[str, int] = {}
         for v1_id, plan in self.plans.items():
             if plan.legacy.type == "rollup" and not rollups:
                 continue
-            out[v1_id] = self._convert(totals.get(plan.legacy.id, 0), plan, ref, f"totals.{plan.legacy.id}")
+            converted = self._convert(totals.get(plan.legacy.id, 0), plan, ref, f"totals.{plan.legacy.id}")
+            self.as_read[(key, v1_id)] = converted.amount
+            out[v1_id] = converted.minor
         return out
 
     def _tree(self) -> Node:
@@ -157,7 +161,7 @@ class ProjectComparer:
             None,
             None,
             self.v1.v1_id,
-            self._figures(budget.totals, RecordRef("project", self.project_id), rollups=True),
+            self._figures(self.project_id, budget.totals, RecordRef("project", self.project_id), rollups=True),
             v1=amounts(self.v1.totals),
         )
         self.nodes[self.project_id] = root
@@ -171,7 +175,7 @@ class ProjectComparer:
                 line.path,
                 line.description,
                 self.lookup("line", line.id),
-                self._figures(line.totals, ref, rollups=False),
+                self._figures(line.id, line.totals, ref, rollups=False),
             )
         for line in budget.lines:
             parent = line.parent_id if line.parent_id in self.nodes else self.project_id
@@ -190,7 +194,7 @@ class ProjectComparer:
             if ("actual", actual.id) not in self.quarantined or actual.account_id not in self.nodes:
                 continue
             ref = RecordRef("actual", actual.id, self.project_id)
-            figures = {p.v1_id: self._convert(actual.amount, p, ref, "amount") for p in actual_plans}
+            figures = {p.v1_id: self._convert(actual.amount, p, ref, "amount").minor for p in actual_plans}
             self._contribute(actual.account_id, figures)
 
     def _under_quarantined(self, line_id: str) -> bool:
@@ -215,10 +219,9 @@ class ProjectComparer:
 
     def figure(self, node: Node, phase_id: str, legacy: int | None, v1: int | None, verdict: Verdict) -> Figure:
         plan = self.plans[phase_id]
-        source = self.legacy.budget.totals if node is self.root else None
-        amount = source.get(plan.legacy.id) if source is not None else None
+        amount = self.as_read.get((node.key, phase_id))
         return Figure(
-            legacy_amount=None if legacy is None else (str(amount) if amount is not None else None),
+            legacy_amount=None if legacy is None or amount is None else str(amount),
             legacy_currency=plan.rate.currency,
             rate=str(plan.rate.rate),
             legacy_minor=legacy,

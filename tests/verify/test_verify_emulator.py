@@ -103,6 +103,7 @@ def test_a_changed_rate_is_pinned_on_its_line_account_and_phase(world: World, tm
     differences = _mismatches_on(report, legacy_line=_legacy_id(world, "line", line["id"]))
     assert (line["accountId"], phases[phase_id]["name"]) in _places(differences)
     assert {d.location.presence for d in differences} == {Presence.BOTH}
+    assert all(d.figure.legacy_amount is not None and d.figure.rate for d in differences)
 
 
 def test_a_deleted_line_is_reported_missing_with_its_account_and_phase(world: World, tmp_path: Path) -> None:
