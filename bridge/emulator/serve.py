@@ -132,6 +132,7 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     app.state.v1.faults.set_plan(FaultPlan(seed=fault_seed, latency_ms=latency_ms, rules=rules))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # see BackgroundServer
     sock.bind((host, port))
     bound_host, bound_port = sock.getsockname()[:2]
     click.echo(banner(f"http://{bound_host}:{bound_port}", app.state.credentials))
