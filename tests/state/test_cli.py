@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli
-from state import CrosswalkEntry, IntentSpec, QuarantineEntry, open_state
+from state import CrosswalkEntry, IntentSpec, QuarantineEntry, QuarantineRow, open_state
+from state.models import utc_now
 
 
 @pytest.fixture
@@ -108,3 +109,15 @@ def test_reading_commands_never_create_a_state_file(tmp_path: Path) -> None:
     assert code == 2
     assert str(missing) in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_status_answers_while_a_writer_holds_the_write_lock(state_file: Path) -> None:
+    """A migration mid-transaction does not block `bridge status` (WAL readers never wait for the writer)."""
+    with open_state(state_file) as store, store.database.write() as session:
+        session.add(
+            QuarantineRow(kind="lines", scope="P1", legacy_id="L10", code="late", message="m", created_at=utc_now())
+        )
+        session.flush()
+        code, out, _ = _invoke("status", "--json", "--state", str(state_file))
+        assert code == 0
+        assert json.loads(out)["quarantine_by_code"] == {"amount_not_a_number": 1}

@@ -14,7 +14,7 @@ from sqlmodel import SQLModel, select
 
 from state import SchemaTooNewError, StateCorruptError, StateLocationError, open_state
 from state.db import DEFAULT_STATE, resolve_location
-from state.models import SessionRow, utc_now
+from state.models import RunRow, SessionRow, utc_now
 from state.schema import REVISIONS
 from state.upgrade import shipped_revisions
 
@@ -125,9 +125,9 @@ def test_an_unclean_stop_triggers_an_integrity_check(store_path: Path) -> None:
 def test_a_damaged_file_is_refused_after_an_unclean_stop(tmp_path: Path) -> None:
     """When integrity_check fails after an unclean stop, the open fails with what to do next."""
     path = tmp_path / "state.db"
-    with open_state(path) as store:
+    with open_state(path) as store, store.database.write() as session:
         for n in range(300):
-            store.runs.start(f"m{n}", "src", "tgt", {"note": "x" * 200})
+            session.add(RunRow(migration=f"m{n}", source_identity="s", target_identity="t", started_at=utc_now()))
     with sqlite3.connect(path) as connection:
         connection.execute(
             "INSERT INTO sessions (host, pid, opened_at) VALUES ('gone-host', 1, '2026-01-01T00:00:00.000000Z')"
