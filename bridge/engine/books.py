@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+from bridge.engine.groupcommit import GroupCommit
 from bridge.engine.plan import QuarantinedRecord
 from bridge.engine.steps import crosswalk_kind
 from bridge.engine.writes import Write
@@ -21,6 +22,7 @@ from mappings.refs import WORKSPACE
 from state.crosswalk import Crosswalk, CrosswalkEntry
 from state.db import Database
 from state.journal import IntentSpec, Journal
+from state.models import IntentRow
 from state.quarantine import Quarantine, QuarantineEntry
 
 CacheKey = tuple[str, str, str]
@@ -45,6 +47,10 @@ class Books:
         self.journal = Journal(database)
         self.crosswalk = Crosswalk(database)
         self.quarantine_file = Quarantine(database)
+        self._records: GroupCommit[IntentSpec, IntentRow] = GroupCommit(self.journal.record_many)
+        self._completions: GroupCommit[tuple[str, Sequence[CrosswalkEntry]], IntentRow] = GroupCommit(
+            self.journal.complete_many
+        )
         self._ids: dict[CacheKey, str] = {}
         self._hashes: dict[CacheKey, str] = {}
         for row in self.crosswalk.entries():
@@ -91,8 +97,8 @@ class Books:
             run_id=self.run_id,
         )
 
-    # Each transition is one SQLite transaction with an fsync; it runs in a worker thread so other requests
-    # keep flowing while the disk syncs (the store is thread-safe; each write waits for its own commit).
+    # Each transition waits for its own commit, but concurrent ones share a transaction (``GroupCommit``):
+    # one fsync per batch, in a worker thread, so requests keep flowing while the disk syncs.
 
     async def record(self, write: Write) -> str:
         """Journal ``write`` as pending (or find it journalled); returns its status.
@@ -100,24 +106,26 @@ class Books:
         There is no separate ``sent`` mark: a pending intent is replayed on resume whether or not it left,
         which the Idempotency-Key makes safe, and one fsync fewer per write is a third of the journal's cost.
         """
-        row = await asyncio.to_thread(self.journal.record, self._spec(write))
+        row = await self._records.submit(self._spec(write))
         return row.status
 
     async def complete(self, write: Write, ids: Sequence[str], derived: Sequence[tuple[str, str]]) -> None:
-        await asyncio.to_thread(self._complete, write, ids, derived)
-
-    def _complete(self, write: Write, ids: Sequence[str], derived: Sequence[tuple[str, str]]) -> None:
-        """Crosswalk entries and the intent's completion in one transaction, then the cache."""
+        """Crosswalk entries and the intent's completion in one transaction (shared with others), then the cache."""
         scope = state_scope(write.scope)
         entries = [
             CrosswalkEntry(crosswalk_kind(write.kind), member, v1_id, scope, digest)
             for member, digest, v1_id in zip(write.members, write.hashes, ids, strict=True)
         ]
         entries += [CrosswalkEntry(kind, write.members[0], v1_id, scope) for kind, v1_id in derived]
-        self.journal.complete(write.step_key, entries)
+        await self._completions.submit((write.step_key, entries))
         self.remember(write, ids)
         for kind, v1_id in derived:
             self._ids[(kind, write.scope, write.members[0])] = v1_id
+
+    async def aclose(self) -> None:
+        """Let the batches in flight commit."""
+        await self._records.aclose()
+        await self._completions.aclose()
 
     async def fail(self, write: Write, code: str, request_id: str | None) -> None:
         await asyncio.to_thread(self.journal.fail, write.step_key, code, request_id)

@@ -37,9 +37,10 @@ from mappings.phases import default_estimate_patch, phase_body, plan_phases
 from mappings.records import Phase
 from mappings.refs import ACTUAL, LINE, PROJECT, WORKSPACE
 
-# Legacy actuals are read by date windows; this range holds every date a production budget can carry.
-ACTUALS_FROM = date(1900, 1, 1)
-ACTUALS_TO = date(2100, 12, 31)
+# Legacy actuals are read in date windows over this span around today; the client's open-ended edge reads
+# catch anything dated before or after it, so the span only decides how many windows a read takes.
+ACTUALS_YEARS_BACK = 6
+ACTUALS_YEARS_AHEAD = 2
 COPY_KINDS = {Kind.PROJECT_CURRENCY: "currencies", Kind.PROJECT_FRINGE: "fringes", Kind.PROJECT_GLOBAL: "globals"}
 
 
@@ -210,7 +211,10 @@ class ProjectPipeline:
         await self.executor.submit(Write(Kind.LINE, tree.project_id, "POST", route, body, request.legacy_ids, key))
 
     async def actuals(self, project_id: str, v1_project: str, currency: str) -> None:
-        _reader, rows = self.legacy.actuals(project_id, ACTUALS_FROM, ACTUALS_TO)
+        today = date.today()
+        start = today.replace(year=today.year - ACTUALS_YEARS_BACK, day=1)
+        end = today.replace(year=today.year + ACTUALS_YEARS_AHEAD, day=28)
+        _reader, rows = self.legacy.actuals(project_id, start, end)
         fresh: list[MappedActual] = []
         splits: list[MappedActual] = []
         try:

@@ -143,12 +143,14 @@ async def _migrate(
                 run_id=run_id,
             )
     except BaseException as exc:
+        await books.aclose()
         if run_id is not None:
             store.runs.finish(
                 run_id, "stopped" if isinstance(exc, ResumableStop | asyncio.CancelledError) else "failed"
             )
         log.warning("bridge.run.stopped", run_id=run_id, error=type(exc).__name__)
         raise
+    await books.aclose()
     if run_id is not None:
         store.runs.finish(run_id, "completed_with_quarantine" if ledger.quarantine else "completed")
     log.info("bridge.run.finished", run_id=run_id, requests=ledger.requests, quarantined=len(ledger.quarantine))
