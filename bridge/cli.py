@@ -34,6 +34,7 @@ def main() -> None:
 
 
 # Subcommands are defined in their own modules and registered here, one line each.
+from bridge.commands.demo import demo_command  # noqa: E402
 from bridge.commands.migrate import plan_command, run_command  # noqa: E402
 from bridge.commands.state import crosswalk_group, status_command  # noqa: E402
 from bridge.commands.verify import verify_command  # noqa: E402
@@ -41,6 +42,7 @@ from bridge.emulator.serve import emulate_command  # noqa: E402
 
 cli.add_command(plan_command)
 cli.add_command(run_command)
+cli.add_command(demo_command)
 cli.add_command(verify_command)
 cli.add_command(emulate_command)
 cli.add_command(crosswalk_group)
