@@ -84,6 +84,32 @@ def _project(project: ProjectReport, currency: str, index: int) -> list[str]:
                 f'</td><td class="{diff.figure.verdict}">{diff.figure.verdict}</td><td>{escape(diff.summary)}</td></tr>'
             )
         out.append("</tbody></table>")
+    tag_rows = project.inexact_tag_figures()
+    if tag_rows:
+        out.append(
+            '<h3>Tag totals that are not exact</h3><table class="tags"><thead><tr><th>tag</th><th>figure</th>'
+            "<th>phase</th><th>rate</th><th>legacy converted</th><th>v1</th><th>bound</th><th>verdict</th></tr>"
+            "</thead><tbody>"
+        )
+        out += [
+            f"<tr><td>{escape(name)}</td><td>{what}</td><td>{escape(phase)}</td><td>{escape(f.rate)}</td>"
+            f"<td>{_money(f.legacy_minor, currency)}</td><td>{_money(f.v1_minor, currency)}</td>"
+            f'<td>{escape(f.rounding_bound_minor)}</td><td class="{f.verdict}">{f.verdict}</td></tr>'
+            for name, what, phase, f in tag_rows
+        ]
+        out.append("</tbody></table>")
+    if project.actuals:
+        out.append(
+            '<table class="actuals"><thead><tr><th>actuals currency</th><th>legacy count</th><th>v1 count</th>'
+            "<th>legacy</th><th>v1</th><th>verdict</th></tr></thead><tbody>"
+        )
+        out += [
+            f"<tr><td>{escape(a.currency)}</td><td>{a.legacy_count}</td><td>{a.v1_count}</td>"
+            f"<td>{_money(a.legacy_minor, a.currency)}</td><td>{_money(a.v1_minor, a.currency)}</td>"
+            f'<td class="{a.verdict}">{a.verdict}</td></tr>'
+            for a in project.actuals
+        ]
+        out.append("</tbody></table>")
     if project.library:
         out.append(
             '<h3>Settings that differ</h3><table class="library"><thead><tr><th>kind</th><th>name</th><th>field</th>'

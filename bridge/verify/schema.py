@@ -153,6 +153,17 @@ class ProjectReport(ReportModel):
     tree: list[TreeNode]
     notes: list[str] = Field(default_factory=list, description="what could not be compared, and why")
 
+    def inexact_tag_figures(self) -> list[tuple[str, str, str, Figure]]:
+        """(tag, "total" or "fringe", phase name, figure) of every tag figure that is not exact."""
+        names = {p.v1_phase_id or p.legacy_phase_id: p.name for p in self.phases}
+        return [
+            (tag.name, what, names.get(phase_id, phase_id), figure)
+            for tag in self.tags
+            for what, figures in (("total", tag.totals), ("fringe", tag.fringes))
+            for phase_id, figure in figures.items()
+            if figure.verdict is not Verdict.EXACT
+        ]
+
 
 class Duplicate(ReportModel):
     legacy_id: str

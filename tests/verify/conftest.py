@@ -19,6 +19,7 @@ from bridge.verify.schema import (
     PhaseSummary,
     ProjectReport,
     Reconciliation,
+    TagSummary,
     Totals,
     TreeNode,
 )
@@ -114,7 +115,14 @@ def report() -> Reconciliation:
                 totals={"phs_2": figure(170000, 173000, Verdict.MISMATCH)},
             )
         ],
-        tags=[],
+        tags=[
+            TagSummary(
+                name="Night",
+                v1_tag_id="tag_1",
+                totals={"phs_2": figure(4000, 4001, Verdict.ROUNDING, rate="0.0067")},
+                fringes={"phs_2": figure(0, 0, Verdict.EXACT)},
+            )
+        ],
         actuals=[
             ActualsSum(
                 currency="USD",
