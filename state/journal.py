@@ -12,7 +12,8 @@ and Idempotency-Key, so a resumed run replays what was in flight byte for byte. 
 ids into the crosswalk and the intent's completion in one transaction: after a crash either both are in
 the file or neither is, and the replay (same key, same body) gets the first response back from the target.
 ``done`` and ``quarantined`` are final; repeating the same final transition is a no-op, so a step that
-crashed right after its commit can be re-applied safely.
+crashed right after its commit can be re-applied safely. ``record_many`` and ``complete_many`` apply the same
+transitions to several intents in one transaction (a group commit: one fsync for all, all or none).
 """
 
 from __future__ import annotations

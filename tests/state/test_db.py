@@ -139,3 +139,18 @@ def test_a_damaged_file_is_refused_after_an_unclean_stop(tmp_path: Path) -> None
     path.write_bytes(bytes(data))
     with pytest.raises(StateCorruptError, match=r"restore the newest \*\.bak copy"):
         open_state(path)
+
+
+def test_a_reader_neither_checks_nor_hides_an_unclean_stop(store_path: Path) -> None:
+    """A read-only open (bridge status) leaves an unclean stop for the next writer to check."""
+    open_state(store_path).close()
+    with sqlite3.connect(store_path) as connection:
+        connection.execute(
+            "INSERT INTO sessions (host, pid, opened_at) VALUES ('gone-host', 1, '2026-01-01T00:00:00.000000Z')"
+        )
+    with open_state(store_path, read_only=True) as store, store.database.read() as session:
+        row = session.exec(select(SessionRow).where(SessionRow.host == "gone-host")).one()
+        assert row.checked_at is None
+    with open_state(store_path) as store, store.database.read() as session:
+        gone = session.exec(select(SessionRow).where(SessionRow.host == "gone-host")).one()
+        assert gone.checked_at is not None

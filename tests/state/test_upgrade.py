@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine
 
 from state import CrosswalkEntry, QuarantineEntry, StateStore, open_state
 from state.schema import REVISIONS
@@ -76,3 +77,24 @@ def test_the_upgrade_keeps_a_backup_of_the_old_file(upgraded: tuple[StateStore, 
     backup = path.with_name(f"{path.name}.v0001.bak")
     assert _version(backup) == "0001"
     assert backup.stat().st_mode & 0o077 == 0
+
+
+def test_upgrades_run_one_revision_at_a_time_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new file gets every revision in order; an 0001 file gets only the steps after 0001, one by one."""
+    from state import upgrade
+
+    applied: list[str] = []
+    real_apply = upgrade.apply
+
+    def spy(engine: Engine, revision: str) -> None:
+        applied.append(revision)
+        real_apply(engine, revision)
+
+    monkeypatch.setattr(upgrade, "apply", spy)
+    open_state(tmp_path / "new.db").close()
+    assert applied == list(REVISIONS)
+    applied.clear()
+    shutil.copy(FIXTURE, tmp_path / "old.db")
+    open_state(tmp_path / "old.db").close()
+    assert applied == list(REVISIONS[REVISIONS.index("0001") + 1 :])
+    assert _version(tmp_path / "old.db") == REVISIONS[-1]
