@@ -15,6 +15,7 @@ from sqlmodel import Session, col, select
 
 from state.db import Database
 from state.models import QuarantineRow, utc_now
+from state.redaction import names_a_secret
 
 # A quarantined value is shown to operators, not replayed; long blobs are cut so the file stays small.
 MAX_VALUE_CHARS = 500
@@ -39,7 +40,8 @@ def add_entries(
     """File entries inside the caller's transaction; the same record and code again refreshes the entry."""
     now = utc_now()
     for entry in entries:
-        value = entry.value if entry.value is None else entry.value[:MAX_VALUE_CHARS]
+        # A field named like a credential keeps its name and code but never its value (see state.redaction).
+        value = None if entry.value is None or names_a_secret(entry.field or "") else entry.value[:MAX_VALUE_CHARS]
         row = session.exec(
             select(QuarantineRow).where(
                 QuarantineRow.kind == entry.kind,

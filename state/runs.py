@@ -8,7 +8,6 @@ and resuming on it would create everything again or, worse, patch the wrong obje
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 
 from sqlmodel import col, select
@@ -16,14 +15,10 @@ from sqlmodel import col, select
 from state.db import Database
 from state.errors import SecretInStateError, StateBindingError
 from state.models import RUN_STATUSES, RunRow, RunStatus, utc_now
+from state.redaction import names_a_secret
 
 OptionValue = str | int | float | bool | None | list[str]
 """What a run's options may hold: plain settings (never credentials)."""
-
-# Option names that carry credentials; their values must never reach the file (it is copied, mailed, kept).
-SECRET_NAME = re.compile(
-    r"(^|[_\-.])(token|secret|password|passwd|authorization|credentials?|api[_\-]?key|key)s?($|[_\-.])"
-)
 
 
 class Runs:
@@ -58,7 +53,7 @@ class Runs:
         plan_fingerprint: str = "",
     ) -> RunRow:
         """Record a new running run; refuses another source/target pair and any option that names a secret."""
-        secret_names = sorted(name for name in options if SECRET_NAME.search(name.lower()))
+        secret_names = sorted(name for name in options if names_a_secret(name))
         if secret_names:
             raise SecretInStateError(
                 f"run options {', '.join(secret_names)} look like credentials and would be stored in the state "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from state import QuarantineEntry, StateStore
 from state.quarantine import MAX_VALUE_CHARS
 
@@ -48,3 +50,19 @@ def test_a_huge_value_is_cut(store: StateStore) -> None:
     store.quarantine.add([QuarantineEntry("lines", "L1", "too_long", "m", value="x" * 10_000)])
     [row] = store.quarantine.entries()
     assert row.value == "x" * MAX_VALUE_CHARS
+
+
+@pytest.mark.parametrize("field", ["apiKey", "webhookSecret", "token", "client_password"])
+def test_a_field_named_like_a_credential_is_filed_without_its_value(store: StateStore, field: str) -> None:
+    """A record refused for a credential-like field keeps the field name and code, never the value."""
+    store.quarantine.add([QuarantineEntry("contacts", "C1", "validation", "bad", field=field, value="canary-9f8e7d")])
+    [row] = store.quarantine.entries()
+    assert (row.field, row.value) == (field, None)
+
+
+@pytest.mark.parametrize("field", ["rate", "description", "accountId", "keyboard", "monkey_count"])
+def test_ordinary_fields_keep_their_value(store: StateStore, field: str) -> None:
+    """Fields whose names only contain such letters keep the offending value for the operator."""
+    store.quarantine.add([QuarantineEntry("lines", "L1", "validation", "bad", field=field, value="1,000.00")])
+    [row] = store.quarantine.entries()
+    assert row.value == "1,000.00"
