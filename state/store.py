@@ -29,6 +29,7 @@ from state.crosswalk import Crosswalk
 from state.db import (
     Database,
     close_database,
+    integrity_problems,
     make_engine,
     prepare_file,
     register_writer,
@@ -62,6 +63,10 @@ class StateStore:
     def schema_version(self) -> str | None:
         """The schema revision the file records."""
         return current_revision(self.database.engine)
+
+    def integrity_problems(self) -> list[str]:
+        """What ``PRAGMA integrity_check`` reports beyond 'ok' (empty for a sound file); reads the whole file."""
+        return integrity_problems(self.database.engine)
 
     def close(self) -> None:
         """Mark a clean close (so the next open skips the integrity check) and release the file."""

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 import click
 from rich.console import Console
@@ -84,14 +84,27 @@ def lookup_command(state: str | None, scope: str, kind: str, legacy_id: str) -> 
 @STATE_OPTION
 @click.option("--runs", "run_count", default=5, show_default=True, help="How many recent runs to show.")
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON instead of tables.")
-def status_command(state: str | None, run_count: int, as_json: bool) -> None:
+@click.option(
+    "--check", is_flag=True, help="Also run PRAGMA integrity_check (reads the whole file; exit 4 if damaged)."
+)
+def status_command(state: str | None, run_count: int, as_json: bool, check: bool) -> None:
     """Show the last runs, per-kind counts, in-flight intents and quarantine by code."""
     with _reading(state) as store:
         status = _status(store, run_count)
+        problems = store.integrity_problems() if check else []
+    if check:
+        status["integrity"] = problems or ["ok"]
     if as_json:
         click.echo(json.dumps(status, indent=2, default=str))
-        return
-    _render(status)
+    else:
+        _render(status)
+    if problems:
+        click.echo(
+            "error: the state file fails PRAGMA integrity_check; do not resume on it: restore the newest *.bak "
+            "copy next to it or a backup, and report this",
+            err=True,
+        )
+        sys.exit(4)
 
 
 class RunInfo(TypedDict):
@@ -119,6 +132,7 @@ class FlightInfo(TypedDict):
 
 
 class StatusReport(TypedDict):
+    integrity: NotRequired[list[str]]
     state: str
     schema_version: str | None
     source: str | None
@@ -215,3 +229,5 @@ def _render(status: StatusReport) -> None:
         console.print(table)
     codes = status["quarantine_by_code"]
     console.print("quarantine: " + (", ".join(f"{code} x{n}" for code, n in sorted(codes.items())) or "none"))
+    if "integrity" in status:
+        console.print("integrity: " + "; ".join(status["integrity"][:5]))

@@ -121,3 +121,10 @@ def test_status_answers_while_a_writer_holds_the_write_lock(state_file: Path) ->
         code, out, _ = _invoke("status", "--json", "--state", str(state_file))
         assert code == 0
         assert json.loads(out)["quarantine_by_code"] == {"amount_not_a_number": 1}
+
+
+def test_status_check_reports_a_sound_file(state_file: Path) -> None:
+    """status --check runs the integrity check and says ok for a sound file."""
+    code, out, _ = _invoke("status", "--check", "--state", str(state_file))
+    assert code == 0
+    assert "integrity: ok" in out
