@@ -106,6 +106,18 @@ def _project_md(project: ProjectReport, currency: str) -> list[str]:
                 f"{money(diff.figure.v1_minor, currency)} | {diff.figure.verdict} | {_cell(diff.summary)} |"
             )
         out.append("")
+    tag_rows = [
+        f"| {_cell(name)} | {what} | {_cell(phase)} | {f.rate} | {money(f.legacy_minor, currency)} | "
+        f"{money(f.v1_minor, currency)} | {f.rounding_bound_minor} | {f.verdict} |"
+        for name, what, phase, f in project.inexact_tag_figures()
+    ]
+    if tag_rows:
+        out += [
+            "### Tag totals that are not exact",
+            "",
+            "| tag | figure | phase | rate | legacy | v1 | bound | verdict |",
+        ]
+        out += ["|---|---|---|---|---|---|---|---|", *tag_rows, ""]
     if project.library:
         out += [
             "### Settings that differ (likely causes)",
