@@ -21,6 +21,7 @@ from bridge.emulator.seed import seeded_service
 from bridge.engine.progress import Progress
 from bridge.engine.run import Transports, migrate
 from bridge.errors import ResumableStop
+from bridge.logging import configure_logging
 from bridge.verify.reconcile import VerifyOptions, verify
 from state.errors import StateLockedError
 
@@ -79,5 +80,6 @@ async def _measure(state: Path) -> dict[str, object]:
 
 
 def run() -> dict[str, object]:
+    configure_logging("WARNING")  # a request log line per call would dominate what is measured
     with tempfile.TemporaryDirectory() as tmp:
         return asyncio.run(_measure(Path(tmp) / "state.db"))
