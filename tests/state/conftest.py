@@ -58,9 +58,11 @@ def expected_file(tmp_path_factory: pytest.TempPathFactory, expected: list[write
     return path
 
 
-def writer_process(expected_file: Path, *args: str) -> subprocess.Popen[str]:
+def writer_process(expected_file: Path | None, *args: str) -> subprocess.Popen[str]:
     """Start the scripted writer as a real subprocess (stdout piped)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "WRITER_EXPECTED": str(expected_file)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if expected_file is not None:
+        env["WRITER_EXPECTED"] = str(expected_file)
     return subprocess.Popen(
         [sys.executable, "-W", "error", str(WRITER), *args], env=env, stdout=subprocess.PIPE, text=True, cwd=ROOT
     )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+import shutil
 import signal
+import sqlite3
 import time
 from pathlib import Path
 
@@ -13,10 +15,12 @@ from sqlmodel import select
 from state import open_state
 from state.db import integrity_problems
 from state.models import SessionRow
+from state.schema import REVISIONS
 from tests.state import writer
 from tests.state.conftest import writer_process
 
 POINTS = range(len(writer.TRANSITIONS) + 1)
+UPGRADE_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "state-0001.db"
 
 
 def _assert_recovers_to(path: Path, expected: list[writer.Snapshot], transitions_held: int | None, pid: int) -> None:
@@ -75,3 +79,23 @@ def test_kill_at_a_random_instant_leaves_a_prefix(
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=60)
     _assert_recovers_to(path, expected, None, process.pid)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("commit", [1, 2, 3])
+def test_kill_during_a_schema_upgrade_leaves_a_whole_revision(scratch: Path, commit: int) -> None:
+    """SIGKILL inside each commit of opening an 0001 file: the file is at one whole revision and upgrades after."""
+    path = scratch / "state.db"
+    shutil.copy(UPGRADE_FIXTURE, path)
+    process = writer_process(None, str(path), "kill-upgrade", str(commit))
+    process.communicate(timeout=60)
+    assert process.returncode == -signal.SIGKILL
+    with sqlite3.connect(path) as connection:
+        version = connection.execute("SELECT version_num FROM alembic_version").fetchone()[0]
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(quarantine)")}
+    assert ("value" in columns) == (version != "0001"), "the version table and the schema disagree"
+    with open_state(path) as store:
+        assert store.schema_version() == REVISIONS[-1]
+        assert store.integrity_problems() == []
+        assert store.crosswalk.counts() == {"spaces": 1, "projects": 1, "phases": 1}
+        assert [i.step_key for i in store.journal.in_flight()] == ["lines:P1:bulk:0"]

@@ -5,6 +5,8 @@ Imported by the tests (to compute the snapshot after each transition) and run as
 
 - ``kill-after K``: commit transitions 1..K, then SIGKILL itself (a crash between two transitions);
 - ``kill-inside K``: SIGKILL itself inside transition K, after its statements and before its COMMIT;
+- ``kill-upgrade K``: open a file of an older schema and SIGKILL itself inside the K-th commit of the open
+  (the upgrade's revisions commit first, then the writer's session row);
 - ``loop``: run the transitions (resuming where the file stands) and then idle, for a timed kill;
 - ``disk-full OUT_DIR``: for N = 1, 2, ... copy STATE_FILE, lower RLIMIT_FSIZE so the N-th WAL frame
   appended cannot be written, run the scenario and write what happened to OUT_DIR (see test_disk_full.py).
@@ -25,7 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import event
+from sqlalchemy import Engine, event
 from sqlalchemy.engine import Connection
 
 from state import CrosswalkEntry, IntentSpec, QuarantineEntry, StateError, StateStore, open_state
@@ -158,6 +160,20 @@ def _kill_inside(store: StateStore, target: int) -> Callable[[int], None]:
     return on_start
 
 
+def _kill_inside_open(path: Path, target: int) -> None:
+    commits = {"seen": 0}
+
+    # The engine is made inside open_state, so the hook goes on the Engine class (every engine).
+    @event.listens_for(Engine, "commit")
+    def _before_commit(_connection: Connection) -> None:
+        commits["seen"] += 1
+        if commits["seen"] == target:
+            _kill_self()
+
+    open_state(path)
+    raise SystemExit(f"the open made {commits['seen']} commits, fewer than {target}: nothing to kill inside")
+
+
 def _disk_full_sweep(base: Path, out_dir: Path, expected: list[Snapshot]) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
     # Past the limit the kernel sends SIGXFSZ (default: kill); ignored, the write fails with EFBIG instead,
@@ -190,10 +206,12 @@ def _disk_full_sweep(base: Path, out_dir: Path, expected: list[Snapshot]) -> Non
 
 def main(argv: list[str]) -> None:
     path, mode = Path(argv[0]), argv[1]
-    expected = load_snapshots(Path(os.environ["WRITER_EXPECTED"]))
+    expected = load_snapshots(Path(os.environ["WRITER_EXPECTED"])) if "WRITER_EXPECTED" in os.environ else []
     if mode == "disk-full":
         _disk_full_sweep(path, Path(argv[2]), expected)
         return
+    if mode == "kill-upgrade":
+        _kill_inside_open(path, int(argv[2]))
     store = open_state(path)
     if mode == "kill-after":
         after = int(argv[2])
