@@ -64,6 +64,7 @@ class LegacyView:
     include_hidden: bool = False
     phase_filter: frozenset[str] | None = None
     expands: frozenset[str] = field(default_factory=frozenset)
+    _phases: dict[tuple[str, int], list[Phase]] = field(default_factory=dict, init=False, repr=False)
 
     # -- workspace-level records ------------------------------------------------------------------------
 
@@ -120,10 +121,13 @@ class LegacyView:
 
     def visible_phases(self, project: Project) -> list[Phase]:
         """The phases this request shows: visible (or all with includeHiddenPhases), narrowed by phaseId."""
-        phases = self.service.list_phases(project, include_hidden=self.include_hidden)
-        if self.phase_filter is not None:
-            phases = [p for p in phases if {p.id, p.alias, p.name} & self.phase_filter]
-        return phases
+        key = (project.id, project.version)
+        if key not in self._phases:  # once per request and project: a budget document asks for every line
+            phases = self.service.list_phases(project, include_hidden=self.include_hidden)
+            if self.phase_filter is not None:
+                phases = [p for p in phases if {p.id, p.alias, p.name} & self.phase_filter]
+            self._phases[key] = phases
+        return self._phases[key]
 
     def phase(self, project: Project, phase: Phase) -> Json:
         currency = project.currencies.get(phase.currency_id or "")
@@ -299,6 +303,8 @@ class LegacyView:
         }
         if "contact" in self.expands and actual.contact_id in self.workspace.contacts:
             shaped["contact"] = self.contact(self.workspace.contacts[actual.contact_id or ""])
+        if "account" in self.expands and line is not None:
+            shaped["account"] = self.line(project, line, self.service.totals(self.workspace, project))
         return shaped
 
     def parent_ref(self, project: Project, node: Node) -> str | None:

@@ -39,6 +39,10 @@ async def test_actuals_filter_by_line_and_assignment(legacy_client: httpx.AsyncC
     coded = (await legacy_client.get(A, params={"idMode": "system", "accountId": line})).json()["actuals"]
     assert split["id"] in {a["id"] for a in coded}
     assert all(a["accountId"] == line or any(p["lineId"] == line for p in a["subactuals"]) for a in coded)
+    expanded = (await legacy_client.get(A, params={"expands[]": ["account", "contact"]})).json()["actuals"]
+    coded = next(a for a in expanded if a["accountId"])
+    assert coded["account"]["accountId"] == coded["accountId"]
+    assert all(a["contact"]["id"] == a["contactId"] for a in expanded if a["contactId"])
     unassigned = (await legacy_client.get(A, params={"hasAssignedAccount": "false"})).json()["actuals"]
     assert unassigned == []
 
