@@ -1,8 +1,8 @@
 """The emulated service's state and rules: one ``Service`` that both surfaces call, no HTTP in sight.
 
 The service is split by domain: this module holds spaces, projects and contacts and assembles ``Service``;
-``store_budget`` holds phases, currencies, fringes, globals, tags and the budget tree; ``store_actuals``
-holds actuals (v1 transactions). Updates take a mapping of model-attribute names to new values, so the
+``store_budget`` holds phases, currencies and the budget tree; ``store_library`` fringes, globals and tags;
+``store_actuals`` holds actuals (v1 transactions). Updates take a mapping of model-attribute names to new values, so the
 legacy PUT and the v1 PATCH share one rule set; every value is checked here, not in the surfaces.
 """
 
@@ -18,11 +18,12 @@ from bridge.emulator.model import Contact, Project, ProjectStatus, Space, Worksp
 from bridge.emulator.store_actuals import ActualsStore
 from bridge.emulator.store_budget import BudgetStore
 from bridge.emulator.store_core import slugify, unique_alias
+from bridge.emulator.store_library import LibraryStore
 
 PROJECT_STATUSES: tuple[ProjectStatus, ...] = ("active", "archived")
 
 
-class Service(BudgetStore, ActualsStore):
+class Service(BudgetStore, LibraryStore, ActualsStore):
     """Every workspace of the emulated service, with the rules that guard them."""
 
     # -- spaces ---------------------------------------------------------------------------------------------
