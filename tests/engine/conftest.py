@@ -1,0 +1,48 @@
+"""Engine fixtures: a fresh seeded emulator in process, and the census of a clean run to compare against."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bridge.emulator.app import create_app
+from bridge.emulator.seed import seeded_service
+from tests.engine.harness import World
+
+
+def fresh_world(state: Path) -> World:
+    """A new `small` emulator (seed 42) in process, with a token issued through its control API."""
+    app = create_app(seeded_service(42, "small"))
+    transport = httpx.ASGITransport(app=app)
+    world = World("http://emulator", app.state.credentials.legacy_key, "", state, transport)
+
+    async def issue() -> str:
+        answer = await world.control("POST", "/tokens", {"workspace": "target", "role": "admin"})
+        assert isinstance(answer, dict)
+        return str(answer["token"])
+
+    world.token = asyncio.run(issue())
+    return world
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    """A fresh emulator and an empty state file."""
+    return fresh_world(tmp_path / "state.sqlite")
+
+
+@pytest.fixture(scope="session")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Counter[tuple[str, ...]]:
+    """What a clean, uninterrupted run of the small project leaves on the target, read through v1."""
+    clean = fresh_world(tmp_path_factory.mktemp("reference") / "state.sqlite")
+
+    async def once() -> Counter[tuple[str, ...]]:
+        outcome = await clean.run()
+        assert not outcome.ledger.quarantine
+        return await clean.census()
+
+    return asyncio.run(once())

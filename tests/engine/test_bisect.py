@@ -1,0 +1,64 @@
+"""A bulk the target rejects for one entry is split until that entry stands alone; the rest goes through."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import httpx
+import pytest
+
+from bridge.engine.steps import Kind
+from tests.engine.harness import SMALL_PROJECT, World
+
+
+class RejectOneLine(httpx.AsyncBaseTransport):
+    """Answers 422 validation to any line bulk that carries the poisoned description; passes the rest on."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, poisoned: str) -> None:
+        self.inner = inner
+        self.poisoned = poisoned
+        self.bulk_sizes: list[int] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST" and request.url.path.endswith("/budget/lines/bulk"):
+            lines = json.loads(request.content)["lines"]
+            self.bulk_sizes.append(len(lines))
+            if any(line["description"] == self.poisoned for line in lines):
+                body = {"success": False, "code": "validation", "message": "poisoned entry", "requestId": "req_t"}
+                return httpx.Response(422, json=body)
+        return await self.inner.handle_async_request(request)
+
+
+@pytest.mark.anyio
+async def test_one_bad_line_is_isolated_and_quarantined(world: World, reference: Counter[tuple[str, ...]]) -> None:
+    """Only the poisoned line is quarantined (with the target's reason); every other line is migrated once."""
+    async with world.client("/api/v1", {"X-API-Key": world.legacy_key}) as legacy:
+        budget = (await legacy.get(f"/projects/{SMALL_PROJECT}/budget", params={"idMode": "system"})).json()
+    leaves = [
+        line
+        for line in budget["account"]["lines"]
+        + [line for account in budget.get("subAccounts", {}).values() for line in account["lines"]]
+        if line["type"] == "line"
+    ]
+    counts = Counter(line["description"] for line in leaves)
+    poisoned = next(line for line in leaves if counts[line["description"]] == 1)
+    rejecting: list[RejectOneLine] = []
+
+    def wrap(inner: httpx.AsyncBaseTransport) -> httpx.AsyncBaseTransport:
+        rejecting.append(RejectOneLine(inner, poisoned["description"]))
+        return rejecting[-1]
+
+    world.wrap = wrap
+    outcome = await world.run()
+    quarantined = [q for q in outcome.ledger.quarantine if q.kind == Kind.LINE.value]
+    assert [q.legacy_id for q in quarantined] == [poisoned["id"]]
+    assert quarantined[0].code == "target_validation_failed"
+    census = await world.census()
+    missing = reference - census
+    assert sum(missing.values()) == 1
+    assert next(iter(missing))[3] == poisoned["description"]
+    assert not census - reference
+    sizes = rejecting[0].bulk_sizes
+    assert 1 in sizes
+    assert len(sizes) <= 2 * 8 + 4  # halving a bulk of <= 100 takes at most 7 levels of two halves

@@ -1,0 +1,101 @@
+"""Kill -9 at every write point of every kind, resume, and find the target exactly as a clean run leaves it.
+
+Each `bridge run` is a real child process (forked from the test after the imports, so a run costs its work,
+not an interpreter start) talking to the emulator on a loopback port; the engine's test-only hook
+BRIDGE_TEST_KILL_AT makes it SIGKILL itself at the named point. A chain of runs kills at kind after kind,
+each resumed run replaying what the previous one left in flight; a last run finishes. The target is then
+read through the v1 surface and compared, as a multiset, with what a clean run leaves: no duplicate, no loss.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bridge.emulator.app import create_app
+from bridge.emulator.seed import seeded_service
+from bridge.emulator.serve import BackgroundServer
+from bridge.engine.killpoints import ENV_VAR, POINTS
+from bridge.engine.steps import ORDER
+from tests.engine.harness import SMALL_PROJECT, World
+
+KILLED = -9
+
+
+def run_forked(world: World, kill_at: str | None = None, kill_after: float | None = None) -> int:
+    """`bridge run --project SMALL_PROJECT` in a forked child; its exit status (-9 when it was killed).
+
+    ``kill_at`` names a write point for the engine's hook; ``kill_after`` has the test SIGKILL the child after
+    that many seconds, wherever it is (a truly random instant, not a named point).
+    """
+    env = world.env(**({ENV_VAR: kill_at} if kill_at else {}))
+    if kill_at is None:
+        env.pop(ENV_VAR, None)
+    pid = os.fork()
+    if pid == 0:  # the child: import the CLI here, run, and leave without running the parent's cleanups
+        code = 70
+        try:
+            os.environ.clear()
+            os.environ.update(env)
+            from bridge.cli import cli
+
+            cli.main(args=["run", "--project", SMALL_PROJECT], standalone_mode=False)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        finally:
+            os._exit(code)
+    if kill_after is not None:
+        deadline = time.monotonic() + kill_after
+        while time.monotonic() < deadline and os.waitpid(pid, os.WNOHANG) == (0, 0):
+            time.sleep(0.005)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[World]:
+    """A fresh `small` emulator served on a loopback port, with a token, and an empty state file."""
+    app = create_app(seeded_service(42, "small"))
+    with BackgroundServer(app) as base_url:
+        token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
+        yield World(base_url, app.state.credentials.legacy_key, token, tmp_path / "state.sqlite")
+
+
+@pytest.mark.slow
+@pytest.mark.wire
+@pytest.mark.parametrize("point", POINTS)
+def test_kill_at_every_kind_then_resume_leaves_no_duplicate_and_no_loss(
+    live: World, reference: Counter[tuple[str, ...]], point: str
+) -> None:
+    """Killed at `point` of each kind in turn (the first write of that kind), resumed each time: clean result."""
+    statuses = [run_forked(live, f"{kind.value}:{point}:1") for kind in ORDER]
+    assert KILLED in statuses
+    assert set(statuses) <= {KILLED, 0}
+    assert run_forked(live) == 0
+    assert asyncio.run(live.census()) == reference
+
+
+@pytest.mark.slow
+@pytest.mark.wire
+def test_twenty_seeded_random_kills_then_resume_leave_no_duplicate_and_no_loss(
+    live: World, reference: Counter[tuple[str, ...]]
+) -> None:
+    """20 runs SIGKILLed after a random 0.2-1.5 s (seeded), each resuming the last: clean result at the end."""
+    rng = random.Random(20)
+    statuses = [run_forked(live, kill_after=rng.uniform(0.2, 1.5)) for _ in range(20)]
+    assert statuses.count(KILLED) >= 5
+    assert run_forked(live) == 0
+    assert asyncio.run(live.census()) == reference

@@ -1,0 +1,97 @@
+"""A run on the emulator: plan without writes, the same plan executed, re-runs, changes, faults, revocation."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from bridge.engine.steps import Kind
+from bridge.errors import AuthenticationLost
+from tests.engine.harness import World, fast_controls
+
+
+async def _writes(world: World) -> int:
+    stats = await world.control("GET", "/stats")
+    assert isinstance(stats, dict)
+    return int(stats["writes"])
+
+
+@pytest.mark.anyio
+async def test_plan_writes_nothing_and_the_run_sends_what_it_planned(world: World) -> None:
+    """`bridge plan` leaves the emulator's writes counter where it was; the run then sends exactly that."""
+    plan = await world.run(dry_run=True)
+    assert await _writes(world) == 0
+    assert plan.ledger.of(Kind.LINE).to_create == 62
+    done = await world.run()
+    assert done.ledger.requests == plan.ledger.requests
+    assert {k.kind: k.to_create for k in done.ledger.ordered()} == {k.kind: k.to_create for k in plan.ledger.ordered()}
+
+
+@pytest.mark.anyio
+async def test_second_run_sends_nothing_and_changes_nothing(world: World, reference: Counter[tuple[str, ...]]) -> None:
+    """A re-run over an unchanged source finds everything unchanged by hash and sends no request."""
+    await world.run()
+    writes = await _writes(world)
+    again = await world.run()
+    assert again.ledger.requests == 0
+    assert again.ledger.of(Kind.LINE).unchanged == 62
+    assert await _writes(world) == writes
+    assert await world.census() == reference
+
+
+@pytest.mark.anyio
+async def test_rerun_after_source_change_patches_and_creates_only_the_difference(world: World) -> None:
+    """A changed contact is patched, a new contact created, the rest untouched; nothing is duplicated."""
+    await world.run()
+    async with world.client("/api/v1", {"X-API-Key": world.legacy_key}) as legacy:
+        contacts = (await legacy.get("/contacts", params={"idMode": "system"})).json()["contacts"]
+        changed = contacts[0]["id"]
+        assert (await legacy.put(f"/contacts/{changed}", json={"company": "Renamed Co"})).status_code == 200
+        assert (await legacy.post("/contacts", json={"name": "Brand New Person"})).status_code in (200, 201)
+    again = await world.run()
+    contact = again.ledger.of(Kind.CONTACT)
+    assert (contact.to_create, contact.to_update, contact.unchanged) == (1, 1, len(contacts) - 1)
+    assert again.ledger.requests == 2
+    census = await world.census()
+    assert census["contact", "Brand New Person"] == 1
+    assert all(count == 1 for key, count in census.items() if key[0] == "contact")
+
+
+@pytest.mark.anyio
+async def test_commit_then_drop_everywhere_ends_like_a_clean_run(
+    world: World, reference: Counter[tuple[str, ...]]
+) -> None:
+    """Half the writes are applied and their answer lost; replays with the same keys leave no duplicate."""
+    await world.control(
+        "POST",
+        "/faults",
+        {
+            "seed": 7,
+            "rules": [{"kind": "commit_then_drop", "rate": 0.5, "route": "/v1/*", "methods": ["POST", "PATCH"]}],
+        },
+    )
+    await world.run(controls=fast_controls(retry_ratio=50.0))
+    stats = await world.control("GET", "/stats")
+    assert isinstance(stats, dict)
+    assert stats["replays"] > 0
+    assert await world.census() == reference
+
+
+@pytest.mark.anyio
+async def test_revoked_token_stops_resumably_then_a_new_token_finishes(
+    world: World, reference: Counter[tuple[str, ...]]
+) -> None:
+    """The token dies after its 40th request: the run stops (exit 3), nothing is written after, a new token resumes."""
+    await world.control("POST", "/faults", {"rules": [{"kind": "revoke_token", "route": "/v1/*", "after": 40}]})
+    with pytest.raises(AuthenticationLost) as stopped:
+        await world.run()
+    assert stopped.value.exit_code == 3
+    written = await _writes(world)
+    assert written <= 40
+    await world.control("POST", "/faults", {})
+    fresh = await world.control("POST", "/tokens", {"workspace": "target", "role": "admin"})
+    assert isinstance(fresh, dict)
+    world.token = str(fresh["token"])
+    await world.run()
+    assert await world.census() == reference
