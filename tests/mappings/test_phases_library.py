@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mappings.errors import ErrorCode
 from mappings.library import plan_currencies, plan_fringes, plan_globals, plan_units
 from mappings.notes import NoteKind
 from mappings.phases import default_estimate_patch, phase_body, plan_phases
@@ -145,3 +146,19 @@ def test_library_and_phase_plans_are_pure_functions_of_the_source(budgets: list[
         ]
 
     assert plans(budgets) == plans(list(reversed([b.model_copy(deep=True) for b in budgets])))
+
+
+def test_a_rollup_over_a_quarantined_phase_is_quarantined_too() -> None:
+    """A rollup cannot compute without its inputs: it is set aside naming the missing input, others stay."""
+    phases = [
+        Phase(id="e1", type="estimate", name="Estimate"),
+        Phase(id="bad", type="estimate", name="Working", currency=PhaseCurrency(code="ZZQ")),
+        Phase(id="r1", type="rollup", name="Variance", operation="difference", phaseIds=("e1", "bad")),
+        Phase(id="r2", type="rollup", name="Again", operation="sum", phaseIds=("e1",)),
+    ]
+    plan = plan_phases("p1", phases)
+    assert [(e.ref.legacy_id, e.code) for e in plan.quarantined] == [
+        ("bad", ErrorCode.CURRENCY_UNKNOWN),
+        ("r1", ErrorCode.ROLLUP_INPUT_UNKNOWN),
+    ]
+    assert [p.id for p in plan.rollups] == ["r2"]
