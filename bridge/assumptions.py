@@ -376,6 +376,16 @@ REGISTRY: tuple[Assumption, ...] = (
         "scope not shown.",
         ("emulator.legacy_api", "emulator.calc", "clients.legacy"),
     ),
+    Assumption(
+        "A39",
+        "what a quarantined record adds to legacy totals",
+        "The legacy surface reads a stored amount as a decimal number: plain or exponent notation counts at its "
+        "value; text it cannot read (thousands separators, empty), NaN and infinities count as 0 (A27). The "
+        "verifier explains a total's shortfall on v1 by what the quarantined records add under this reading, "
+        "with the float spacing of amounts beyond 2^53 as extra tolerance.",
+        "neither document says how the service totals bad stored values; A27 leaves exponent notation open.",
+        ("verify.quarantine",),
+    ),
 )
 
 

@@ -8,10 +8,12 @@ is the phase-currency total times the rate, rounded once to the workspace curren
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 
-from mappings.money import ROUNDING, exponent, parse_decimal
+from mappings.errors import ErrorCode, MappingError
+from mappings.money import MAX_MAGNITUDE, ROUNDING, exponent, parse_decimal
 from mappings.records import RawNumber
 from mappings.refs import RecordRef
 
@@ -39,14 +41,43 @@ class Converted:
     minor: int
     rounding: Decimal
     """minor - exact: how far the single rounding moved it, in workspace minor units (|x| <= 0.5)."""
+    precision: Decimal = Decimal(0)
+    """How far the legacy float itself may be from the true total, converted (its ulp beyond 2^53, else 0)."""
 
 
 def convert(value: RawNumber, rate: PhaseRate, ref: RecordRef, field: str) -> Converted:
-    """Convert one legacy figure; a figure the legacy surface itself sent malformed raises a MappingError."""
-    amount = parse_decimal(value, ref, field)
-    exact = (amount * rate.rate).scaleb(exponent(rate.workspace_currency))
+    """Convert one legacy figure; a figure the legacy surface itself sent malformed raises a MappingError.
+
+    A total beyond 2^53 is not refused as a migrated value would be (the mappings quarantine such records):
+    it is what the legacy surface computed, so it is compared, with its float spacing as the precision.
+    """
+    try:
+        amount = parse_decimal(value, ref, field)
+    except MappingError as error:
+        if error.code != ErrorCode.NUMBER_TOO_LARGE or not isinstance(value, int | float):
+            raise
+        amount = Decimal(str(value))
+    return convert_amount(amount, rate)
+
+
+def convert_amount(amount: Decimal, rate: PhaseRate) -> Converted:
+    """An exact phase-currency amount in workspace minor units (A09: x rate, rounded half-even once)."""
+    spacing = Decimal(math.ulp(float(amount))) if abs(amount) > MAX_MAGNITUDE else Decimal(0)
+    places = exponent(rate.workspace_currency)
+    exact = (amount * rate.rate).scaleb(places)
     minor = exact.quantize(ONE, rounding=ROUNDING)
-    return Converted(amount, int(minor), minor - exact)
+    return Converted(amount, int(minor), minor - exact, (spacing * rate.rate).scaleb(places))
+
+
+def as_counted(value: RawNumber) -> Decimal:
+    """A stored amount as the legacy surface counts it in its totals (A39): readable -> its value, else 0."""
+    if isinstance(value, bool) or value is None:
+        return Decimal(0)
+    try:
+        number = Decimal(str(value).strip())
+    except InvalidOperation:
+        return Decimal(0)
+    return number if number.is_finite() else Decimal(0)
 
 
 def conversion_bound(rate: PhaseRate) -> Decimal:

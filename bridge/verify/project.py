@@ -15,9 +15,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from bridge.verify.compare import Explanation, Verdict, classify
-from bridge.verify.convert import Converted, PhaseRate, conversion_bound, convert, format_minor
+from bridge.verify.compare import NOTHING, Explanation, Verdict, classify
+from bridge.verify.convert import (
+    Converted,
+    PhaseRate,
+    as_counted,
+    conversion_bound,
+    convert,
+    convert_amount,
+    format_minor,
+)
 from bridge.verify.drill import Finding, Node, Presence, drill
+from bridge.verify.quarantine import Contributions, contributions, top_quarantined
 from bridge.verify.schema import (
     AccountSummary,
     ActualsSum,
@@ -30,7 +39,7 @@ from bridge.verify.schema import (
 )
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, amounts
 from mappings.errors import MappingError
-from mappings.money import exponent, parse_decimal
+from mappings.money import parse_decimal
 from mappings.records import Phase, RawNumber
 from mappings.refs import RecordRef
 
@@ -66,7 +75,13 @@ class ProjectComparison:
 
 
 def phase_plans(
-    legacy: LegacyProject, v1: V1Project, lookup: LookupV1, currency: str, wanted: tuple[str, ...]
+    legacy: LegacyProject,
+    v1: V1Project,
+    lookup: LookupV1,
+    currency: str,
+    *,
+    wanted: tuple[str, ...],
+    quarantined: Mapping[tuple[str, str], str],
 ) -> tuple[list[PhasePlan], list[str]]:
     """The phases to compare (``wanted`` = legacy ids or names; empty = all) and notes on the ones skipped."""
     plans: list[PhasePlan] = []
@@ -76,6 +91,10 @@ def phase_plans(
             continue
         label = phase.name or phase.id
         v1_id = lookup("phase", phase.id)
+        if ("phase", phase.id) in quarantined:
+            code = quarantined["phase", phase.id]
+            notes.append(f"phase {label!r} ({phase.id}) is quarantined ({code}): its totals were not migrated")
+            continue
         if v1_id is None:
             notes.append(f"phase {label!r} ({phase.id}) has no v1 phase in the crosswalk: not migrated yet")
             continue
@@ -126,11 +145,10 @@ class ProjectComparer:
         self.result = ProjectComparison()
         self.rounding: dict[str, Decimal] = {p.v1_id: conversion_bound(p.rate) for p in plans}
         self.nodes: dict[str, Node] = {}
-        self.as_read: dict[tuple[str, str], Decimal] = {}
-        self.parents: dict[str, str | None] = {}
-        self.contributions: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        self.parents: dict[str, str] = {}
+        self.converted: dict[str, dict[str, Converted]] = {}
         self.root = self._tree()
-        self._quarantine_contributions()
+        self.quarantine = self._contributions()
 
     # Building the legacy tree -----------------------------------------------------------------------------
 
@@ -142,17 +160,17 @@ class ProjectComparer:
             return convert(0, plan.rate, ref, what)
 
     def _figures(self, key: str, totals: Mapping[str, RawNumber], ref: RecordRef, *, rollups: bool) -> dict[str, int]:
-        """A node's legacy totals converted per v1 phase id; the figures as read are kept for the report."""
-        out: dict[str, int] = {}
+        """A node's legacy totals converted per v1 phase id; the conversions are kept for the report."""
+        converted: dict[str, Converted] = {}
         for v1_id, plan in self.plans.items():
             if plan.legacy.type == "rollup" and not rollups:
                 continue
-            converted = self._convert(totals.get(plan.legacy.id, 0), plan, ref, f"totals.{plan.legacy.id}")
-            self.as_read[(key, v1_id)] = converted.amount
-            out[v1_id] = converted.minor
-        return out
+            converted[v1_id] = self._convert(totals.get(plan.legacy.id, 0), plan, ref, f"totals.{plan.legacy.id}")
+        self.converted[key] = converted
+        return {v1_id: c.minor for v1_id, c in converted.items()}
 
     def _tree(self) -> Node:
+        """The legacy tree without quarantined subtrees: what they add is an explanation, not a node."""
         budget = self.legacy.budget
         root = Node(
             self.project_id,
@@ -165,63 +183,79 @@ class ProjectComparer:
             v1=amounts(self.v1.totals),
         )
         self.nodes[self.project_id] = root
+        known = {line.id for line in budget.lines}
+        self.parents = {
+            line.id: line.parent_id if line.parent_id in known else self.project_id for line in budget.lines
+        }
+        quarantined = {line.id for line in budget.lines if ("line", line.id) in self.quarantined}
+        tops = top_quarantined(budget.lines, self.parents, quarantined)
         ordered = sorted(budget.lines, key=lambda line: line.position)
         for line in ordered:
-            ref = RecordRef("line", line.id, self.project_id)
-            self.nodes[line.id] = Node(
-                line.id,
-                line.type,
-                line.account_id,
-                line.path,
-                line.description,
-                self.lookup("line", line.id),
-                self._figures(line.id, line.totals, ref, rollups=False),
-            )
-        for line in budget.lines:
-            parent = line.parent_id if line.parent_id in self.nodes else self.project_id
-            self.parents[line.id] = parent
+            figures = self._figures(line.id, line.totals, RecordRef("line", line.id, self.project_id), rollups=False)
+            node = Node(line.id, line.type, line.account_id, line.path, line.description, None, figures)
+            node.v1_id = self.lookup("line", line.id)
+            self.nodes[line.id] = node
+        excluded = {line.id for line in budget.lines if line.id in tops or self._below(line.id, tops)}
         for line in ordered:
-            self.nodes[self.parents[line.id] or self.project_id].children.append(self.nodes[line.id])
+            if line.id not in excluded:
+                self.nodes[self.parents[line.id]].children.append(self.nodes[line.id])
         return root
 
-    def _quarantine_contributions(self) -> None:
-        """What quarantined lines and actuals add on the legacy side, added up every ancestor."""
-        for line in self.legacy.budget.lines:
-            if ("line", line.id) in self.quarantined and not self._under_quarantined(line.id):
-                self._contribute(line.id, self.nodes[line.id].legacy)
-        actual_plans = [p for p in self.plans.values() if p.legacy.type == "actual"]
-        for actual in self.legacy.actuals:
-            if ("actual", actual.id) not in self.quarantined or actual.account_id not in self.nodes:
-                continue
-            ref = RecordRef("actual", actual.id, self.project_id)
-            figures = {p.v1_id: self._convert(actual.amount, p, ref, "amount").minor for p in actual_plans}
-            self._contribute(actual.account_id, figures)
-
-    def _under_quarantined(self, line_id: str) -> bool:
-        parent = self.parents.get(line_id)
-        while parent and parent != self.project_id:
-            if ("line", parent) in self.quarantined:
+    def _below(self, line_id: str, tops: set[str]) -> bool:
+        seen: set[str] = set()
+        current = self.parents.get(line_id)
+        while current is not None and current != self.project_id and current not in seen:
+            if current in tops:
                 return True
-            parent = self.parents.get(parent)
+            seen.add(current)
+            current = self.parents.get(current)
         return False
 
-    def _contribute(self, line_id: str, figures: Mapping[str, int]) -> None:
-        current: str | None = line_id
-        while current is not None:
-            for phase_id, minor in figures.items():
-                self.contributions[current][phase_id] += minor
-            current = self.parents.get(current) if current != self.project_id else None
+    def _contributions(self) -> Contributions:
+        """What quarantined lines and actuals add to every legacy total (see ``quarantine.py``)."""
+        actual_plans = [p for p in self.plans.values() if p.legacy.type == "actual"]
+        actuals: list[tuple[str, dict[str, Converted]]] = []
+        for actual in self.legacy.actuals:
+            if ("actual", actual.id) not in self.quarantined:
+                continue
+            # A split is counted where its parts are coded; a plain actual on its own line (A16).
+            parts = [(p.line_id, p.amount) for p in actual.subactuals] or [(actual.account_id, actual.amount)]
+            for line_id, amount in parts:
+                if line_id in self.parents:
+                    counted = as_counted(amount)  # A39
+                    actuals.append((line_id, {p.v1_id: convert_amount(counted, p.rate) for p in actual_plans}))
+        by_legacy = {plan.legacy.id: v1_id for v1_id, plan in self.plans.items()}
+        rollups: dict[str, list[tuple[int, str]]] = {}
+        for v1_id, plan in self.plans.items():
+            if plan.legacy.type == "rollup":
+                inputs = [by_legacy[i] for i in plan.legacy.phase_ids if i in by_legacy]
+                signs = [1, *([-1] * (len(inputs) - 1))] if plan.legacy.operation == "difference" else [1] * len(inputs)
+                rollups[v1_id] = list(zip(signs, inputs, strict=True))
+        quarantined = {line.id for line in self.legacy.budget.lines if ("line", line.id) in self.quarantined}
+        return contributions(
+            self.project_id,
+            self.legacy.budget.lines,
+            parents=self.parents,
+            figures=self.converted,
+            quarantined_lines=quarantined,
+            quarantined_actuals=actuals,
+            rollups=rollups,
+        )
 
     def explain(self, node: Node, phase_id: str) -> Explanation:
-        return Explanation(self.rounding.get(phase_id, Decimal(0)), self.contributions[node.key][phase_id])
+        """Rounding of the conversion, the legacy float's own precision, and the quarantined part."""
+        own = self.converted.get(node.key, {}).get(phase_id)
+        bound = self.rounding.get(phase_id, Decimal(0)) + (own.precision if own else Decimal(0))
+        bound += self.quarantine.slack[node.key][phase_id]
+        return Explanation(bound, self.quarantine.amounts[node.key][phase_id])
 
     # Comparing ---------------------------------------------------------------------------------------------
 
     def figure(self, node: Node, phase_id: str, legacy: int | None, v1: int | None, verdict: Verdict) -> Figure:
         plan = self.plans[phase_id]
-        amount = self.as_read.get((node.key, phase_id))
+        read = self.converted.get(node.key, {}).get(phase_id)
         return Figure(
-            legacy_amount=None if legacy is None or amount is None else str(amount),
+            legacy_amount=None if legacy is None or read is None else str(read.amount),
             legacy_currency=plan.rate.currency,
             rate=str(plan.rate.rate),
             legacy_minor=legacy,
@@ -229,8 +263,8 @@ class ProjectComparer:
             currency=self.currency,
             difference_minor=None if legacy is None or v1 is None else v1 - legacy,
             verdict=verdict,
-            rounding_bound_minor=str(self.rounding[phase_id]),
-            quarantined_minor=self.contributions[node.key][phase_id],
+            rounding_bound_minor=str(self.explain(node, phase_id).rounding_bound),
+            quarantined_minor=self.quarantine.amounts[node.key][phase_id],
         )
 
     async def compare(self, branches: V1Branches) -> ProjectComparison:
@@ -361,41 +395,32 @@ def _summary(location: Location, legacy: int | None, v1: int | None, verdict: Ve
 
 
 def actual_sums(
-    legacy: LegacyProject, v1: V1Project, currency: str, quarantined: Mapping[tuple[str, str], str], project_id: str
-) -> tuple[list[ActualsSum], list[str]]:
-    """Sums of actuals per currency on both sides; legacy actuals are in the first phase's currency."""
-    notes: list[str] = []
-    total = Decimal(0)
-    held_back = Decimal(0)
-    for actual in legacy.actuals:
-        try:
-            amount = parse_decimal(actual.amount, RecordRef("actual", actual.id, project_id), "amount")
-        except MappingError as error:
-            notes.append(f"legacy actual unreadable, left out of the sum: {error}")
-            continue
-        total += amount
-        if ("actual", actual.id) in quarantined:
-            held_back += amount
-    places = exponent(currency)
-    legacy_minor = int(total.scaleb(places).to_integral_value())
+    legacy: LegacyProject, v1: V1Project, currency: str, quarantined: Mapping[tuple[str, str], str]
+) -> list[ActualsSum]:
+    """Actuals summed per currency on both sides: the legacy ``totalAmount`` (in the first phase's currency)
+    against the v1 transactions of the project; quarantined actuals explain a shortfall (A39)."""
+    own = PhaseRate(currency, Decimal(1), currency)
+    total = convert_amount(legacy.total_amount, own)
+    held_back = sum((as_counted(a.amount) for a in legacy.actuals if ("actual", a.id) in quarantined), Decimal(0))
+    held_minor = convert_amount(held_back, own).minor
+    explanation = Explanation(total.precision + abs(total.rounding), held_minor)
     v1_by_currency: dict[str, list[int]] = defaultdict(list)
     for transaction in v1.transactions:
         v1_by_currency[transaction.amount.currency].append(transaction.amount.amount)
     sums = []
     for code in sorted({currency, *v1_by_currency}):
         rows = v1_by_currency.get(code, [])
-        legacy_count = len(legacy.actuals) if code == currency else 0
-        expected = legacy_minor if code == currency else 0
-        quarantined_minor = int(held_back.scaleb(places).to_integral_value()) if code == currency else 0
+        ours = code == currency
+        expected = total.minor if ours else 0
         sums.append(
             ActualsSum(
                 currency=code,
-                legacy_count=legacy_count,
+                legacy_count=len(legacy.actuals) if ours else 0,
                 v1_count=len(rows),
-                legacy_amount=str(total if code == currency else Decimal(0)),
+                legacy_amount=str(legacy.total_amount if ours else Decimal(0)),
                 legacy_minor=expected,
                 v1_minor=sum(rows),
-                verdict=classify(expected, sum(rows), Explanation(quarantined=quarantined_minor)),
+                verdict=classify(expected, sum(rows), explanation if ours else NOTHING),
             )
         )
-    return sums, notes
+    return sums

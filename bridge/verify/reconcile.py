@@ -182,8 +182,15 @@ class Verifier:
         v1 = await read_v1(self.v1, v1_project_id)
         scope = project.id
         currency = next((v.currency for v in v1.totals.values() if v.currency), DEFAULT_CURRENCY)
-        plans, notes = phase_plans(legacy, v1, lambda k, i: self.lookup(k, scope, i), currency, self.options.phases)
         quarantined = {(k, i): code for (k, s, i), code in self.quarantine.items() if s == scope}
+        plans, notes = phase_plans(
+            legacy,
+            v1,
+            lambda k, i: self.lookup(k, scope, i),
+            currency,
+            wanted=self.options.phases,
+            quarantined=quarantined,
+        )
         comparer = ProjectComparer(
             project.id,
             project_name=project.name or project.id,
@@ -200,7 +207,7 @@ class Verifier:
         library = library_differences(legacy.budget, lambda k, i: self.lookup(k, scope, i), copies.items, copies.phases)
         self.verdicts += [Verdict.MISMATCH] * len(library)
         result.tags = await self._tags(legacy, v1, plans, currency)
-        result.actuals, actual_notes = actual_sums(legacy, v1, _actual_currency(legacy, currency), quarantined, scope)
+        result.actuals = actual_sums(legacy, v1, _actual_currency(legacy, currency), quarantined)
         await self._collect(project.id, legacy, v1, copies)
         verdicts = [*result.verdicts, *(a.verdict for a in result.actuals), *(Verdict.MISMATCH for _ in library)]
         verdicts += [f.verdict for t in result.tags for f in (*t.totals.values(), *t.fringes.values())]
@@ -224,7 +231,7 @@ class Verifier:
             differences=result.differences,
             library=library,
             tree=result.tree,
-            notes=notes + result.notes + actual_notes,
+            notes=notes + result.notes,
         )
 
     async def _copies(self, v1_project_id: str) -> Copies:
@@ -244,6 +251,10 @@ class Verifier:
         summaries = []
         compared = [p for p in plans if p.legacy.type != "rollup"]
         for tag_id, totals in sorted(legacy.tags.items()):
+            code = self.quarantine.get(("tag", legacy.budget.project_id, tag_id))
+            if code is not None:
+                self.notes.append(f"tag {tag_id!r} of project {legacy.budget.project_id} is quarantined ({code})")
+                continue
             v1_tag = self.lookup("tag", WORKSPACE_SCOPE, tag_id)
             v1_values, summed = await tag_totals_v1(self.v1, v1, v1_tag) if v1_tag else ({}, 0)
             amounts: dict[str, Figure] = {}

@@ -44,11 +44,16 @@ class Migrated:
     project_id: str
 
 
-def migrate_one(tmp: Path, *, seed: int = 42, size: Size = "small") -> Migrated:
-    """Seed an emulator, migrate its first project through the engine, keep the service and state."""
-    service = seeded_service(seed, size)
+def migrate_one(tmp: Path, *, seed: int = 42, size: Size = "small", dirty: bool = False) -> Migrated:
+    """Seed an emulator, migrate one project through the engine, keep the service and state.
+
+    Clean: the project with the smallest id. Dirty: the first project created, the one holding the seed's
+    catalogue of bad records.
+    """
+    service = seeded_service(seed, size, dirty=dirty)
     app = create_app(service, legacy_key=LEGACY_KEY, token=TOKEN)
-    project_id = sorted(p.id for p in service.workspace("source").projects.values() if not p.deleted)[0]
+    live = [p.id for p in service.workspace("source").projects.values() if not p.deleted]
+    project_id = live[0] if dirty else sorted(live)[0]
     state = tmp / "state.db"
     settings = settings_for("http://emulator", state, (project_id,))
     wires = Transports(httpx.ASGITransport(app=app), httpx.ASGITransport(app=app))
