@@ -104,6 +104,8 @@ def test_a_changed_rate_is_pinned_on_its_line_account_and_phase(world: World, tm
     assert (line["accountId"], phases[phase_id]["name"]) in _places(differences)
     assert {d.location.presence for d in differences} == {Presence.BOTH}
     assert all(d.figure.legacy_amount is not None and d.figure.rate for d in differences)
+    routes = world.call("GET", "/_emulator/stats").json()["requests"]["byRoute"]
+    assert routes.get("GET /v1/projects/{project_id}/budget") == 1, "only the one differing branch is read"
 
 
 def test_a_deleted_line_is_reported_missing_with_its_account_and_phase(world: World, tmp_path: Path) -> None:
