@@ -13,7 +13,6 @@ import json
 import logging
 import shlex
 import signal
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -120,8 +119,17 @@ def render_plan(plan: Plan, title: str) -> Table:
 
 
 def resume_command() -> str:
-    """The exact command line to resume (secrets are never on it: they come from the environment or files)."""
-    return shlex.join(["bridge", *sys.argv[1:]])
+    """The exact command line to resume, rebuilt from the options given (secrets are never options)."""
+    context = click.get_current_context()
+    words = ["bridge", context.info_name or "run"]
+    for param in context.command.params:
+        value = context.params.get(param.name or "")
+        if not isinstance(param, click.Option) or value in (None, (), False) or value == param.default:
+            continue
+        flag = max(param.opts, key=len)
+        for item in value if isinstance(value, tuple) else (value,):
+            words += [flag, str(item)]
+    return shlex.join(words)
 
 
 def _progress(console: Console) -> Progress:

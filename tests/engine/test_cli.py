@@ -1,0 +1,92 @@
+"""`bridge plan` and `bridge run` as a user drives them: options, files, messages and exit codes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from bridge.cli import cli
+from bridge.emulator.app import create_app
+from bridge.emulator.seed import seeded_service
+from bridge.emulator.serve import BackgroundServer
+from tests.engine.harness import SMALL_PROJECT, World
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[World]:
+    """The `small` emulator (dirty catalogue included) on a loopback port, a token, an empty state file."""
+    app = create_app(seeded_service(42, "small", dirty=True))
+    with BackgroundServer(app) as base_url:
+        token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
+        yield World(base_url, app.state.credentials.legacy_key, token, tmp_path / "state.sqlite")
+
+
+def _bridge(world: World, *args: str, **env: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args), env=world.env(**env), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def _writes(world: World) -> int:
+    return int(httpx.get(f"{world.base_url}/_emulator/stats").json()["writes"])
+
+
+@pytest.mark.wire
+def test_plan_prints_the_table_writes_plan_json_and_nothing_to_v1(served: World, tmp_path: Path) -> None:
+    """The plan lists kinds and assumptions, writes plan.json, and the target's writes counter stays at zero."""
+    out = tmp_path / "plan.json"
+    code, output = _bridge(served, "plan", "--project", SMALL_PROJECT, "--out", str(out))
+    assert code == 0, output
+    assert "budget" not in output or "line" in output
+    assert "assumes A20" in output
+    plan = json.loads(out.read_text())
+    assert plan["schema_version"] == 1
+    assert plan["kinds"]["line"]["to_create"] > 0
+    assert plan["requests"] > 0
+    assert _writes(served) == 0
+
+
+@pytest.mark.wire
+@pytest.mark.slow
+def test_run_with_bad_records_exits_1_and_lists_them(served: World) -> None:
+    """Dirty source records are quarantined with their code, the rest migrates, and the run exits 1."""
+    code, output = _bridge(served, "run")
+    assert code == 1, output
+    assert "records quarantined:" in output
+    listed = [line for line in output.splitlines() if line.startswith("  ") and ": " in line]
+    assert listed
+    again, _ = _bridge(served, "run")
+    assert again == 1
+
+
+def test_missing_settings_exit_2_naming_what_to_set(tmp_path: Path) -> None:
+    """Without a legacy URL the command says which variable to set, and exits 2 before any request."""
+    result = CliRunner().invoke(cli, ["run", "--state", str(tmp_path / "s.sqlite")], env={"BRIDGE_LEGACY_URL": ""})
+    assert result.exit_code == 2
+    assert "BRIDGE_LEGACY_URL" in result.output
+
+
+@pytest.mark.wire
+def test_state_file_of_another_target_is_refused_with_exit_2(served: World) -> None:
+    """A state file bound to one target is not resumed against another workspace."""
+    code, output = _bridge(served, "plan", "--project", SMALL_PROJECT)
+    assert code == 0, output
+    assert _bridge(served, "run", "--project", SMALL_PROJECT)[0] in (0, 1)
+    other = httpx.post(f"{served.base_url}/_emulator/tokens", json={"workspace": "source"}).json()["token"]
+    code, output = _bridge(served, "run", "--project", SMALL_PROJECT, BRIDGE_V1_TOKEN=other)
+    assert code == 2
+    assert "belongs to source" in output
+
+
+@pytest.mark.wire
+def test_revoked_token_exits_3_with_the_command_to_resume(served: World) -> None:
+    """A revoked token stops the run resumably; the message names the exact command to run again."""
+    assert httpx.delete(f"{served.base_url}/_emulator/tokens/{served.token}").status_code == 204
+    code, output = _bridge(served, "run", "--project", SMALL_PROJECT)
+    assert code == 3
+    assert f"resume with:  bridge run --project {SMALL_PROJECT}" in output
+    assert served.token not in output
