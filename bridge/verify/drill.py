@@ -102,10 +102,11 @@ class Finding:
 
 def verdict_of(node: Node, phase_id: str, explain: Explain) -> Verdict:
     """The verdict of one node in one phase, given its v1 values were read."""
-    return classify(*_figures(node, phase_id), explain(node, phase_id))
+    return classify(*figures_of(node, phase_id), explain(node, phase_id))
 
 
-def _figures(node: Node, phase_id: str) -> tuple[int | None, int | None]:
+def figures_of(node: Node, phase_id: str) -> tuple[int | None, int | None]:
+    """(legacy, v1) of a node in a phase; None where the node is absent on that side or v1 was not read."""
     legacy = None if node.presence is Presence.UNEXPECTED else node.legacy.get(phase_id, 0)
     if node.presence is Presence.MISSING or node.v1 is None:
         return legacy, None
@@ -137,7 +138,7 @@ async def _visit(node: Node, phase_ids: list[str], reader: BranchReader, explain
     for phase_id in phase_ids:
         verdict = verdict_of(node, phase_id, explain)
         if verdict is Verdict.MISMATCH and phase_id not in differing_children:
-            legacy, v1 = _figures(node, phase_id)
+            legacy, v1 = figures_of(node, phase_id)
             out.append(Finding(node, phase_id, legacy, v1, verdict))
 
 

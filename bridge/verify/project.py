@@ -25,7 +25,7 @@ from bridge.verify.convert import (
     convert_amount,
     format_minor,
 )
-from bridge.verify.drill import Finding, Node, Presence, drill
+from bridge.verify.drill import Finding, Node, Presence, drill, figures_of
 from bridge.verify.quarantine import Contributions, contributions, top_quarantined
 from bridge.verify.schema import (
     AccountSummary,
@@ -110,6 +110,8 @@ def _rate(phase: Phase, workspace_currency: str, notes: list[str]) -> PhaseRate:
     cur = phase.currency
     code = (cur.code if cur and cur.code else workspace_currency).upper()
     if cur is None or cur.exchange_rate is None:
+        if code != workspace_currency:
+            notes.append(f"phase {phase.id} is in {code} with no exchange rate: compared at rate 1")
         return PhaseRate(code, Decimal(1), workspace_currency)
     try:
         rate = parse_decimal(cur.exchange_rate, RecordRef("phase", phase.id), "currency.exchangeRate")
@@ -302,8 +304,7 @@ class ProjectComparer:
                 continue
             figures: dict[str, Figure] = {}
             for phase_id in phase_ids:
-                legacy = None if account.presence is Presence.UNEXPECTED else account.legacy.get(phase_id, 0)
-                v1 = None if account.presence is Presence.MISSING or account.v1 is None else account.v1.get(phase_id, 0)
+                legacy, v1 = figures_of(account, phase_id)
                 verdict = classify(legacy, v1, self.explain(account, phase_id))
                 self.result.verdicts.append(verdict)
                 figures[phase_id] = self.figure(account, phase_id, legacy, v1, verdict)
@@ -354,8 +355,7 @@ class ProjectComparer:
         for phase_id in self.plans:
             if self.plans[phase_id].legacy.type == "rollup":
                 continue
-            legacy = None if node.presence is Presence.UNEXPECTED else node.legacy.get(phase_id, 0)
-            v1 = None if node.presence is Presence.MISSING or node.v1 is None else node.v1.get(phase_id, 0)
+            legacy, v1 = figures_of(node, phase_id)
             verdict = classify(legacy, v1, self.explain(node, phase_id))
             if verdict is not Verdict.EXACT:
                 verdicts[self.plans[phase_id].name] = verdict
