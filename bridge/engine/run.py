@@ -15,6 +15,7 @@ to v1, the executor counts the writes it would make) and `bridge run`. A live ru
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -175,7 +176,9 @@ async def _write_everything(
     applier = Applier(executor, books, ledger, namespace, salt=f"run-{run_id}")
     source = await read_workspace(legacy, settings.projects)
     stage = WorkspaceStage(applier, ledger, on_quarantine)
+    started = time.monotonic()
     await stage.run(source)
+    ledger.timings["workspace"] = round(time.monotonic() - started, 3)
     pipeline = ProjectPipeline(
         legacy=legacy,
         applier=applier,
@@ -190,6 +193,8 @@ async def _write_everything(
 
     async def one(index: int) -> None:
         async with gate:
+            began = time.monotonic()
             await pipeline.run(source.projects[index])
+            ledger.timings[f"project:{source.projects[index].project.id}"] = round(time.monotonic() - began, 3)
 
     await run_all(one(i) for i in range(len(source.projects)))

@@ -1,0 +1,193 @@
+"""The engine's figures, measured in one run: `medium` at 20 ms latency, the naive way, and memory on `large`.
+
+- ``wall_s``: one migration of the seeded `medium` workspace (seed 42) through ``bridge.engine.run.migrate``,
+  the code `bridge run` runs, against the emulator served by `bridge emulate` in its own process on a
+  loopback port with 20 ms injected latency on every v1 request;
+- ``requests`` (v1 writes sent) beside ``minimum_requests``: the same writes with every bulk filled to its
+  limit (100 lines per tree level and project, 500 transactions per project); kinds without a bulk endpoint
+  need one request per record either way;
+- ``naive_wall_s``: one request per record, sequential, at the same latency. Timed on a sample of
+  ``NAIVE_SAMPLE`` single-record creates and extrapolated to the records the run migrated (said so in
+  ``naive_method``);
+- ``critical_path_s``: the workspace stage plus the slowest project pipeline, as executed;
+- ``peak_rss_mb``: the peak resident memory of a `bridge run` process migrating `large` (a child process, its
+  ``ru_maxrss``), the emulator again in a process of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from bridge.clients.http import RunControls
+from bridge.clients.legacy import open_legacy
+from bridge.clients.limiter import AimdLimiter
+from bridge.clients.retry import RetryBudget
+from bridge.config import Secret, Settings
+from bridge.engine.progress import Progress
+from bridge.engine.run import migrate
+from bridge.engine.steps import LINE_BULK_LIMIT, TRANSACTION_BULK_LIMIT, Kind
+from bridge.logging import configure_logging
+from mappings.lines import plan_budget
+from state.store import open_state
+
+LATENCY_MS = 20
+NAIVE_SAMPLE = 150
+BRIDGE = [sys.executable, "-c", "from bridge.cli import main; main()"]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+LEGACY_KEY = "bench-legacy-key-0001"
+
+
+@contextmanager
+def emulator(size: str, latency_ms: float = 0) -> Iterator[tuple[str, str]]:
+    """`bridge emulate` in its own process; yields its base URL and a fresh v1 token for `target`."""
+    port = _free_port()
+    command = [*BRIDGE, "emulate", "--port", str(port), "--size", size, "--legacy-key", LEGACY_KEY]
+    process = subprocess.Popen([*command, "--latency-ms", str(latency_ms)], stdout=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 600
+        while True:
+            try:
+                answer = httpx.post(f"{base}/_emulator/tokens", json={"workspace": "target"}, timeout=30)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        yield base, str(answer.json()["token"])
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def _settings(base: str, token: str, state: Path) -> Settings:
+    return Settings(
+        legacy_url=f"{base}/api/v1",
+        legacy_key=Secret(LEGACY_KEY),
+        v1_url=f"{base}/v1",
+        token=Secret(token),
+        state=state,
+        concurrency=16,
+    )
+
+
+async def _minimum_requests(base: str, sent: dict[Kind, int]) -> int:
+    """The requests the bulk limits allow at best: every bulk full (100 lines per tree level and project, 500
+    transactions per project); kinds without a bulk endpoint need one request per record either way."""
+    bulks = 0
+    async with open_legacy(f"{base}/api/v1", Secret(LEGACY_KEY), RunControls()) as legacy:
+        for project in await legacy.projects():
+            globals_ = await legacy.globals(project.id)
+            tree = plan_budget(await legacy.budget(project.id), {g.symbol for g in globals_ if g.symbol})
+            bulks += sum(math.ceil(n / LINE_BULK_LIMIT) for n in Counter(tree.depth.values()).values())
+            body, _ = await legacy.get_json(f"/projects/{project.id}/actuals")
+            actuals = body.get("actuals", []) if isinstance(body, dict) else []
+            bulks += math.ceil(len(actuals) / TRANSACTION_BULK_LIMIT)
+    return bulks + sum(n for kind, n in sent.items() if kind not in (Kind.LINE, Kind.ACTUAL))
+
+
+async def _naive(base: str, token: str, project: str) -> float:
+    """Seconds per single-record create, sent one after another (contacts, lines, transactions alike)."""
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=f"{base}/v1", headers=headers, timeout=60) as v1:
+        started = time.monotonic()
+        for n in range(NAIVE_SAMPLE):
+            key = {"Idempotency-Key": f"naive-sample-{n:012d}-{os.getpid()}"}
+            if n % 3 == 0:
+                await v1.post("/contacts", json={"name": f"Naive {n}"}, headers=key)
+            elif n % 3 == 1:
+                await v1.post(
+                    f"/projects/{project}/budget/lines", json={"description": f"n{n}", "type": "account"}, headers=key
+                )
+            else:
+                body = {
+                    "type": "Invoice",
+                    "amount": {"amount": 100, "currency": "USD"},
+                    "timestamp": "2025-01-01",
+                    "projectId": project,
+                }
+                await v1.post("/transactions", json=body, headers=key)
+        return (time.monotonic() - started) / NAIVE_SAMPLE
+
+
+def _medium() -> dict[str, object]:
+    with emulator("medium", LATENCY_MS) as (base, token), tempfile.TemporaryDirectory() as scratch:
+        settings = _settings(base, token, Path(scratch) / "state.sqlite")
+        controls = RunControls(budget=RetryBudget(), limiter=AimdLimiter(settings.concurrency))
+        started = time.monotonic()
+        outcome = asyncio.run(migrate(settings, dry_run=False, progress=Progress(), controls=controls))
+        wall = time.monotonic() - started
+        ledger = outcome.ledger
+        sent = {row.kind: row.requests for row in ledger.ordered()}
+        minimum = asyncio.run(_minimum_requests(base, sent))
+        records = sum(row.to_create + row.to_update for row in ledger.ordered())
+        project = next(k for k in ledger.timings if k.startswith("project:")).removeprefix("project:")
+        per_request = asyncio.run(_naive(base, token, _v1_project(settings, project)))
+    return {
+        "wall_s": round(wall, 2),
+        "requests": ledger.requests,
+        "minimum_requests": minimum,
+        "records": records,
+        "naive_wall_s": round(per_request * records, 1),
+        "naive_method": f"{NAIVE_SAMPLE} single-record creates timed one after another, x {records} records",
+        "speedup_vs_naive": round(per_request * records / wall, 1),
+        "critical_path_s": ledger.critical_path_s,
+        "latency_ms": LATENCY_MS,
+        "quarantined": len(ledger.quarantine),
+    }
+
+
+def _v1_project(settings: Settings, legacy_project: str) -> str:
+
+    with open_state(str(settings.state), read_only=True) as store:
+        found = store.crosswalk.lookup("project", legacy_project, "")
+    return found or legacy_project
+
+
+def _large_rss() -> dict[str, object]:
+    with emulator("large") as (base, token), tempfile.TemporaryDirectory() as scratch:
+        env = {
+            **os.environ,
+            "BRIDGE_LEGACY_URL": f"{base}/api/v1",
+            "BRIDGE_V1_URL": f"{base}/v1",
+            "BRIDGE_LEGACY_KEY": LEGACY_KEY,
+            "BRIDGE_V1_TOKEN": token,
+            "BRIDGE_STATE": str(Path(scratch) / "state.sqlite"),
+        }
+        started = time.monotonic()
+        child = subprocess.Popen([*BRIDGE, "run", "--concurrency", "16"], env=env, stdout=subprocess.DEVNULL)
+        _, status, usage = os.wait4(child.pid, 0)
+        return {
+            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+            "large_wall_s": round(time.monotonic() - started, 1),
+            "large_exit": os.waitstatus_to_exitcode(status),
+            "rss_method": "ru_maxrss of the `bridge run` child process migrating `large`",
+        }
+
+
+def run() -> dict[str, object]:
+    configure_logging("WARNING")
+    figures = _medium()
+    if os.environ.get("BENCH_SKIP_LARGE") != "1":
+        figures.update(_large_rss())
+    return figures
