@@ -31,6 +31,7 @@ Exit codes:
   2  usage or configuration error
   3  could not finish (auth rejected, rate limited, service unavailable): run again to resume"""
 
+TERMINAL_DIFFERENCES = 20
 _STYLE = {Verdict.EXACT: "green", Verdict.ROUNDING: "yellow", Verdict.QUARANTINE: "magenta", Verdict.MISMATCH: "red"}
 
 
@@ -61,7 +62,9 @@ def verify_command(report_dir: Path | None, phases: tuple[str, ...], fail_on: st
         raise SystemExit(exc.exit_code) from None
     directory = report_dir or settings.report_dir / f"run-{report.run or 'none'}"
     written = write_reports(report, directory)
-    Console().print(summary_table(report))
+    terminal = Console()
+    # Amounts are never truncated: an accountant reads every digit, so the table may be wider than 80 columns.
+    Console(width=max(terminal.width, 120)).print(summary_table(report))
     for path in written:
         click.echo(f"report: {path}")
     raise SystemExit(0 if report.reconciled else 1)
@@ -71,13 +74,15 @@ def summary_table(report: Reconciliation) -> Table:
     """Per project and phase: both totals, the difference and the verdict; the caption gives the answer."""
     table = Table(title="reconciliation", title_justify="left")
     for header in ("project", "phase", "rate", "legacy", "v1", "difference", "verdict"):
-        table.add_column(header, justify="left" if header in ("project", "phase", "verdict") else "right")
+        left = header in ("project", "phase", "verdict")
+        table.add_column(header, justify="left" if left else "right", no_wrap=not left)
     for project in report.projects:
-        for phase in project.phases:
+        table.add_section()
+        for index, phase in enumerate(project.phases):
             f = phase.total
             style = _STYLE[f.verdict]
             table.add_row(
-                project.name,
+                project.name if index == 0 else "",
                 phase.name,
                 f.rate,
                 format_minor(f.legacy_minor, f.currency),
@@ -85,9 +90,13 @@ def summary_table(report: Reconciliation) -> Table:
                 format_minor(f.difference_minor, f.currency),
                 f"[{style}]{f.verdict}[/]",
             )
-        for diff in project.differences:
-            if diff.location.kind != "project":
-                table.add_row(project.name, diff.location.phase_name, "", "", "", "", f"[red]{diff.summary}[/]")
+        located = [d for d in project.differences if d.location.kind != "project"]
+        for diff in located[:TERMINAL_DIFFERENCES]:
+            style = _STYLE[diff.figure.verdict]
+            table.add_row("", diff.location.phase_name, "", "", "", "", f"[{style}]{diff.summary}[/]")
+        if len(located) > TERMINAL_DIFFERENCES:
+            more = len(located) - TERMINAL_DIFFERENCES
+            table.add_row("", "", "", "", "", "", f"... and {more} more in reconciliation.md")
     v = report.verdicts
     answer = "[green]RECONCILED[/]" if report.reconciled else "[red]NOT RECONCILED[/]"
     open_ledgers = [e.kind for e in report.ledger if not is_clean([e])]
