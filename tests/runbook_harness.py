@@ -12,7 +12,7 @@ The convention, which a runbook's reader sees too (runbooks/README.md explains i
   so what the reader is shown is what the test checks.
 - ``console rehearsal`` blocks make the emulator misbehave (revoke a token, inject 429s, change the source)
   through its control API or the legacy surface; only they may name ``$EMULATOR`` (the ``/_emulator`` base),
-  and every runbook says so where the block appears.
+  and the text just above each one says ``**Rehearsal only**`` so the reader sees it.
 - The line ``Rehearsal emulator: `bridge emulate ...` `` (one per runbook) names how the test serves the
   emulator for it; the harness adds ``--port 0`` and credentials and sets ``BRIDGE_LEGACY_URL``,
   ``BRIDGE_LEGACY_KEY``, ``BRIDGE_V1_URL``, ``BRIDGE_V1_TOKEN``, ``BRIDGE_STATE`` and ``EMULATOR``.
@@ -50,6 +50,7 @@ _FENCE = re.compile(r"^```(?P<info>\S*)(?:\s+(?P<flag>\S+))?\s*$")
 _EXPECT = re.compile(r"^# expect: exit (?P<code>\d+)(?P<rest>.*)$")
 _CONTAINS = re.compile(r'\s*,\s*contains "(?P<text>[^"]+)"')
 _REHEARSAL_EMULATOR = re.compile(r"^Rehearsal emulator: `bridge emulate(?P<args>[^`]*)`\s*$", re.MULTILINE)
+_REHEARSAL_MARK = "**Rehearsal only"
 _BANNER_URL = re.compile(r"^legacy\s+(?P<base>http://\S+)/api/v1\s", re.MULTILINE)
 
 
@@ -145,18 +146,25 @@ def parse_runbook(path: Path) -> Runbook:
     block: list[tuple[int, str]] | None = None
     in_shown_block = False
     rehearsal = False
+    prose: list[str] = []  # what the reader sees since the last block
     for number, line in enumerate(text.splitlines(), start=1):
         fence = _FENCE.match(line)
         if fence is None:
             if block is not None:
                 block.append((number, line))
+            elif not in_shown_block:
+                prose.append(line)
         elif block is not None:
             steps += _steps_of_block(path.name, block, rehearsal)
-            block = None
+            block, prose = None, []
         elif in_shown_block:
-            in_shown_block = False
+            in_shown_block, prose = False, []
         elif fence["info"] == "console":
             block, rehearsal = [], fence["flag"] == "rehearsal"
+            if rehearsal and not any(_REHEARSAL_MARK in text_line for text_line in prose):
+                raise RunbookFormatError(
+                    f"runbooks/{path.name}:{number}: say {_REHEARSAL_MARK} in the text just above a rehearsal block"
+                )
         else:
             in_shown_block = True
     return Runbook(path.name, tuple(shlex.split(emulator[0])), tuple(steps))

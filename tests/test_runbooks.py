@@ -56,6 +56,7 @@ def test_parser_reads_commands_expectations_and_rehearsal_blocks(tmp_path: Path)
             "```console\n$ bridge run \\\n  --concurrency 2\nrun 1 of migration m-1\n"
             '# expect: exit 1, contains "run 1", contains "m-1"\n$ true\n```\n\n'
             "```sh\n$ not run\n```\n\n"
+            "> **Rehearsal only.** Resets the emulator.\n\n"
             '```console rehearsal\n$ curl -s -X POST "$EMULATOR/reset"\n```\n',
         )
     )
@@ -74,10 +75,11 @@ def test_parser_reads_commands_expectations_and_rehearsal_blocks(tmp_path: Path)
         ('```console\n$ curl "$EMULATOR/reset"\n```\n', "only a `console rehearsal` block"),
         ("```console\nstray output\n```\n", "output before the first command"),
         ("```console\n$ true\n# expect: exit zero\n```\n", "# expect: exit N"),
+        ('Reset it.\n\n```console rehearsal\n$ curl -X POST "$EMULATOR/reset"\n```\n', "Rehearsal only"),
     ],
 )
 def test_parser_rejects_a_runbook_that_breaks_the_convention(tmp_path: Path, body: str, complaint: str) -> None:
-    """A misleading sample, control-API use outside rehearsal, stray output or an unreadable expect is refused."""
+    """Misleading samples, control-API use outside or unmarked rehearsals, stray output and bad expects are refused."""
     with pytest.raises(RunbookFormatError, match=complaint):
         parse_runbook(_write(tmp_path, body))
 
@@ -102,6 +104,9 @@ def test_exported_variables_carry_over_to_the_next_command(tmp_path: Path) -> No
     assert failure(second, run_step(second, tmp_path, {})) is None
 
 
+# A runbook is several full migrations; on a loaded 2-core machine one can pass the suite's 300 s default.
+# Each command still has its own limit (COMMAND_TIMEOUT_S), so a hang fails fast.
+@pytest.mark.timeout(600)
 @pytest.mark.slow
 @pytest.mark.wire
 @pytest.mark.parametrize("path", runbook_paths(), ids=lambda p: p.stem)
