@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from bridge.engine.groupcommit import GroupCommit
 from bridge.engine.plan import QuarantinedRecord
@@ -47,9 +48,13 @@ class Books:
         self.journal = Journal(database)
         self.crosswalk = Crosswalk(database)
         self.quarantine_file = Quarantine(database)
-        self._records: GroupCommit[IntentSpec, IntentRow] = GroupCommit(self.journal.record_many)
+        # One writer thread for every state write of the run: SQLite has one write lock, and two threads of
+        # this process waiting on each other would only add busy-timeout stalls.
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="state-writer")
+        self._pending: list[Future[None]] = []
+        self._records: GroupCommit[IntentSpec, IntentRow] = GroupCommit(self.journal.record_many, self._writer)
         self._completions: GroupCommit[tuple[str, Sequence[CrosswalkEntry]], IntentRow] = GroupCommit(
-            self.journal.complete_many
+            self.journal.complete_many, self._writer
         )
         self._ids: dict[CacheKey, str] = {}
         self._hashes: dict[CacheKey, str] = {}
@@ -123,21 +128,32 @@ class Books:
             self._ids[(kind, write.scope, write.members[0])] = v1_id
 
     async def aclose(self) -> None:
-        """Let the batches in flight commit."""
+        """Let the batches and the quarantine entries in flight commit, then stop the writer thread."""
         await self._records.aclose()
         await self._completions.aclose()
+        for pending in self._pending:
+            await asyncio.wrap_future(pending)
+        self._writer.shutdown(wait=True)
 
     async def fail(self, write: Write, code: str, request_id: str | None) -> None:
-        await asyncio.to_thread(self.journal.fail, write.step_key, code, request_id)
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._writer, self.journal.fail, write.step_key, code, request_id)
 
     async def quarantine(self, write: Write, records: Sequence[QuarantinedRecord], request_id: str | None) -> None:
         """File the refused records and close the intent as quarantined, in one transaction."""
-        await asyncio.to_thread(self.journal.quarantine, write.step_key, [_entry(r) for r in records], request_id)
+        entries = [_entry(r) for r in records]
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._writer, self.journal.quarantine, write.step_key, entries, request_id)
 
     def quarantine_unsent(self, records: Sequence[QuarantinedRecord]) -> None:
-        """File records the mappings refused before any request was built (never journalled)."""
+        """File records the mappings refused before any request was built (never journalled).
+
+        Queued on the writer thread without waiting: nothing depends on it before the run ends (a resumed
+        run maps the same records again), and ``aclose`` waits for it.
+        """
         if records:
-            self.quarantine_file.add([_entry(r) for r in records], run_id=self.run_id)
+            entries = [_entry(r) for r in records]
+            self._pending.append(self._writer.submit(self.quarantine_file.add, entries, run_id=self.run_id))
 
 
 def _entry(record: QuarantinedRecord) -> QuarantineEntry:

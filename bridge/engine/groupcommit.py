@@ -2,16 +2,18 @@
 
 Every journal transition must be durable before the engine moves on (an intent before its request leaves,
 a completion before its ids are used), and one fsync costs milliseconds. Concurrent writers therefore queue
-their transition; one drainer takes everything queued so far, commits it in a single transaction in a
-worker thread, and wakes each waiter with its own result. While that commit runs the next batch gathers, so
-batches grow with the load and a lone writer still waits for exactly one commit. A failed batch fails every
-waiter in it with the same error (the run stops; nothing of the batch is in the file).
+their transition; one drainer takes everything queued so far, commits it in a single transaction on the
+writer thread, and wakes each waiter with its own result. While that commit runs the next batch gathers, so
+batches grow with the load and a lone writer still waits for exactly one commit. All of a run's state writes
+share that one writer thread, so the process never contends with itself for SQLite's write lock. A failed
+batch fails every waiter in it with the same error (the run stops; nothing of the batch is in the file).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from typing import Generic, TypeVar
 
 Item = TypeVar("Item")
@@ -21,8 +23,9 @@ Result = TypeVar("Result")
 class GroupCommit(Generic[Item, Result]):
     """Queues items for ``flush`` (a blocking call that commits a batch and returns one result per item)."""
 
-    def __init__(self, flush: Callable[[Sequence[Item]], Sequence[Result]]) -> None:
+    def __init__(self, flush: Callable[[Sequence[Item]], Sequence[Result]], writer: Executor) -> None:
         self._flush = flush
+        self._writer = writer
         self._queue: list[tuple[Item, asyncio.Future[Result]]] = []
         self._drainer: asyncio.Task[None] | None = None
 
@@ -39,7 +42,8 @@ class GroupCommit(Generic[Item, Result]):
         while self._queue:
             batch, self._queue = self._queue, []
             try:
-                results = await asyncio.to_thread(self._flush, [item for item, _ in batch])
+                items = [item for item, _ in batch]
+                results = await asyncio.get_running_loop().run_in_executor(self._writer, self._flush, items)
             except BaseException as exc:  # noqa: BLE001 - handed to every waiter of the batch
                 for _, future in batch:
                     if not future.done():
