@@ -82,10 +82,6 @@ class Books:
             self._ids[(crosswalk_kind(write.kind), write.scope, member)] = v1_id
             self._hashes[(crosswalk_kind(write.kind), write.scope, member)] = digest
 
-    def count(self, kind: str) -> int:
-        """How many records of ``kind`` the crosswalk (or the dry run's cache) knows."""
-        return sum(1 for key in self._ids if key[0] == kind)
-
     # Journal transitions.
 
     def _spec(self, write: Write) -> IntentSpec:

@@ -38,10 +38,15 @@ def _writes(world: World) -> int:
 @pytest.mark.wire
 def test_plan_prints_the_table_writes_plan_json_and_nothing_to_v1(served: World, tmp_path: Path) -> None:
     """The plan lists kinds and assumptions, writes plan.json, and the target's writes counter stays at zero."""
-    out = tmp_path / "plan.json"
-    code, output = _bridge(served, "plan", "--project", SMALL_PROJECT, "--out", str(out))
+    out, log = tmp_path / "plan.json", tmp_path / "bridge.log"
+    code, output = _bridge(served, "plan", "--project", SMALL_PROJECT, "--out", str(out), "--log-file", str(log))
     assert code == 0, output
-    assert "budget" not in output or "line" in output
+    events = [json.loads(line)["event"] for line in log.read_text().splitlines()]
+    assert "bridge.run.started" in events
+    assert "bridge.run.finished" in events
+    for secret in (served.token, served.legacy_key):
+        assert secret not in log.read_text()
+        assert secret not in output
     assert "assumes A20" in output
     plan = json.loads(out.read_text())
     assert plan["schema_version"] == 1
