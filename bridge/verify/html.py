@@ -59,7 +59,7 @@ def _project(project: ProjectReport, currency: str, index: int) -> list[str]:
         f"<code>{escape(project.v1_project_id or '—')}</code></p>",
         _chart(project.phases, currency, f"chart-{index}"),
         '<table class="totals"><thead><tr><th>phase</th><th>type</th><th>legacy as computed</th><th>rate</th>'
-        "<th>legacy converted</th><th>v1</th><th>difference</th><th>verdict</th></tr></thead><tbody>",
+        "<th>legacy converted</th><th>v1</th><th>difference</th><th>verdict</th><th>fringe</th></tr></thead><tbody>",
     ]
     for phase in project.phases:
         f = phase.total
@@ -67,7 +67,8 @@ def _project(project: ProjectReport, currency: str, index: int) -> list[str]:
         out.append(
             f"<tr><td>{escape(phase.name)}</td><td>{escape(phase.type)}</td><td>{escape(legacy)}</td>"
             f"<td>{escape(f.rate)}</td><td>{_money(f.legacy_minor, currency)}</td><td>{_money(f.v1_minor, currency)}"
-            f'</td><td>{_money(f.difference_minor, currency)}</td><td class="{f.verdict}">{f.verdict}</td></tr>'
+            f'</td><td>{_money(f.difference_minor, currency)}</td><td class="{f.verdict}">{f.verdict}</td>'
+            f"<td>{escape(phase.fringe_text())}</td></tr>"
         )
     out.append("</tbody></table>")
     if project.differences:

@@ -148,6 +148,7 @@ class ProjectComparer:
         self.rounding: dict[str, Decimal] = {p.v1_id: conversion_bound(p.rate) for p in plans}
         self.nodes: dict[str, Node] = {}
         self.parents: dict[str, str] = {}
+        self.excluded: set[str] = set()
         self.converted: dict[str, dict[str, Converted]] = {}
         self.root = self._tree()
         self.quarantine = self._contributions()
@@ -197,9 +198,9 @@ class ProjectComparer:
             node = Node(line.id, line.type, line.account_id, line.path, line.description, None, figures)
             node.v1_id = self.lookup("line", line.id)
             self.nodes[line.id] = node
-        excluded = {line.id for line in budget.lines if line.id in tops or self._below(line.id, tops)}
+        self.excluded = {line.id for line in budget.lines if line.id in tops or self._below(line.id, tops)}
         for line in ordered:
-            if line.id not in excluded:
+            if line.id not in self.excluded:
                 self.nodes[self.parents[line.id]].children.append(self.nodes[line.id])
         return root
 
@@ -293,10 +294,39 @@ class ProjectComparer:
                     name=plan.name,
                     type=plan.legacy.type,
                     total=self.figure(self.root, phase_id, legacy, v1, verdict),
+                    fringe=self._fringe(plan) if plan.legacy.type != "rollup" else None,
                 )
             )
             if verdict is not Verdict.EXACT:
                 self._difference(self.root, phase_id, legacy, v1, verdict)
+
+    def _fringe(self, plan: PhasePlan) -> Figure:
+        """The phase's fringe total: the legacy lines' ``fringeTotal`` summed, against v1's ``fringe``."""
+        total = held_back = Decimal(0)
+        for line in self.legacy.budget.lines:
+            data = line.phase_data.get(plan.legacy.id)
+            amount = as_counted((data.model_extra or {}).get("fringeTotal")) if data is not None else Decimal(0)
+            total += amount
+            if line.id in self.excluded:
+                held_back += amount
+        legacy = convert_amount(total, plan.rate)
+        quarantined = convert_amount(held_back, plan.rate)
+        v1 = self.v1.totals[plan.v1_id].fringe
+        bound = self.rounding[plan.v1_id] + legacy.precision + quarantined.precision + abs(quarantined.rounding)
+        verdict = classify(legacy.minor, v1, Explanation(bound, quarantined.minor))
+        self.result.verdicts.append(verdict)
+        return Figure(
+            legacy_amount=str(total),
+            legacy_currency=plan.rate.currency,
+            rate=str(plan.rate.rate),
+            legacy_minor=legacy.minor,
+            v1_minor=v1,
+            currency=self.currency,
+            difference_minor=v1 - legacy.minor,
+            verdict=verdict,
+            rounding_bound_minor=str(bound),
+            quarantined_minor=quarantined.minor,
+        )
 
     def _topsheet(self, phase_ids: list[str]) -> None:
         for account in self.root.children:

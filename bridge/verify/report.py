@@ -81,10 +81,13 @@ def _project_md(project: ProjectReport, currency: str) -> list[str]:
     out = [
         f"## {_cell(project.name)} (`{project.project_id}` -> `{project.v1_project_id or '—'}`): {project.verdict}",
         "",
-        "| phase | type | legacy (as computed) | rate | legacy converted | v1 | difference | verdict |",
-        "|---|---|---|---|---|---|---|---|",
+        "| phase | type | legacy (as computed) | rate | legacy converted | v1 | difference | verdict | fringe |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    out += [_figure_row(phase.name, phase.type, phase.total, currency) for phase in project.phases]
+    out += [
+        f"{_figure_row(phase.name, phase.type, phase.total, currency)} {phase.fringe_text()} |"
+        for phase in project.phases
+    ]
     out.append("")
     if project.actuals:
         out += ["| actuals currency | legacy count | v1 count | legacy | v1 | verdict |", "|---|---|---|---|---|---|"]

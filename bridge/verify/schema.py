@@ -21,6 +21,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.verify.compare import FailOn, Verdict
+from bridge.verify.convert import format_minor
 from bridge.verify.drill import Presence
 
 SCHEMA_VERSION: Final = "1.0.0"
@@ -55,6 +56,14 @@ class PhaseSummary(ReportModel):
     name: str
     type: str
     total: Figure
+    fringe: Figure | None = Field(description="the fringe part: legacy lines' fringeTotal against v1 'fringe'")
+
+    def fringe_text(self) -> str:
+        """The fringe comparison in a few words: legacy -> v1 and the verdict (a dash for rollups)."""
+        f = self.fringe
+        if f is None:
+            return "—"
+        return f"{format_minor(f.legacy_minor, f.currency)} -> {format_minor(f.v1_minor, f.currency)} {f.verdict}"
 
 
 class Location(ReportModel):

@@ -90,6 +90,7 @@ def report() -> Reconciliation:
                 name="Estimate",
                 type="estimate",
                 total=figure(150000, 150000, Verdict.EXACT),
+                fringe=None,
             ),
             PhaseSummary(
                 legacy_phase_id="working",
@@ -97,6 +98,7 @@ def report() -> Reconciliation:
                 name="Working",
                 type="estimate",
                 total=figure(170000, 173000, Verdict.MISMATCH),
+                fringe=None,
             ),
             PhaseSummary(
                 legacy_phase_id="variance",
@@ -104,6 +106,7 @@ def report() -> Reconciliation:
                 name="Variance",
                 type="rollup",
                 total=figure(-20000, -23000, Verdict.MISMATCH),
+                fringe=None,
             ),
         ],
         accounts=[

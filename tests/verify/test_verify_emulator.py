@@ -175,6 +175,9 @@ def test_a_fringe_missing_from_the_project_copy_is_located_on_the_lines_using_it
     assert [(d.kind, d.legacy_id, d.field) for p in report.projects for d in p.library] == [
         ("fringe", legacy_fringe, "(copy)")
     ]
+    fringe_totals = {p.name: p.fringe for r in report.projects for p in r.phases}
+    assert fringe_totals[phases[phase_id]["name"]] is not None
+    assert fringe_totals[phases[phase_id]["name"]].verdict is Verdict.MISMATCH  # type: ignore[union-attr]
 
 
 def test_a_changed_global_is_located_on_the_lines_whose_formula_uses_it(world: World, tmp_path: Path) -> None:
