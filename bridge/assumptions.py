@@ -386,6 +386,18 @@ REGISTRY: tuple[Assumption, ...] = (
         "neither document says how the service totals bad stored values; A27 leaves exponent notation open.",
         ("verify.quarantine",),
     ),
+    Assumption(
+        "A40",
+        "re-run updates in place",
+        "A re-run patches what changed: a manual transaction by PATCH /transactions/{id} with the fields of its "
+        "create (manual transactions are editable); a project's library copy by PATCH with the project's own "
+        "values but without its name field (code, symbol or name, which the copy takes from its workspace item); "
+        "a budget line by PATCH with its create body. Workspace roles other than admin, owner, editor and member "
+        "are warned about in preflight as possibly read-only.",
+        "V-SPEC: 'financial fields editable only on manual' without the route; copy PATCH fields and role "
+        "values not shown.",
+        ("engine.run", "emulator.v1_api"),
+    ),
 )
 
 

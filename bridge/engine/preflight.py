@@ -17,6 +17,7 @@ from bridge.errors import UsageError
 from mappings.keys import digest
 from state.store import StateStore
 
+# A40: roles beyond admin are not shown; these are taken to write, others draw a warning.
 WRITE_ROLES = frozenset({"admin", "owner", "editor", "member"})
 
 

@@ -242,7 +242,7 @@ class ProjectPipeline:
         await run_all(self._split_items(project_id, m) for m in splits)
 
     async def _existing_actual(self, project_id: str, mapped: MappedActual) -> None:
-        # Assumption A32: a manual transaction's fields are patched in place (PATCH /transactions/{id}).
+        # A40: a manual transaction's fields are patched in place (PATCH /transactions/{id}).
         body = as_json(mapped.transaction.body)
         legacy_id = mapped.transaction.ref.legacy_id
         await self.applier.apply(Desired(Kind.ACTUAL, project_id, legacy_id, "", body, "/transactions/{id}"))

@@ -142,7 +142,7 @@ class WorkspaceStage:
             winner = items[copy.name]
             # The workspace item was created from this very record: the copy already holds its values.
             own = winner.existing_id is not None or winner.ref != copy.ref
-            # The copy's name field (code, symbol) is its workspace item's by construction and not editable.
+            # A40: the copy's name field (code, symbol) is its workspace item's by construction and not editable.
             values = {k: v for k, v in copy.patch.items() if k not in COPY_KEY_FIELDS}
             patch: ProjectCopy[JsonObject] = ProjectCopy(copy.kind, copy.name, copy.ref, values)
             self.copies.setdefault(copy.ref.scope, []).append((COPY_STEPS[kind], patch, own))
