@@ -277,3 +277,15 @@ def test_usage_errors_exit_2_without_reading_anything(tmp_path: Path) -> None:
     assert no_state.exit_code == 2
     assert "no state file" in no_state.output
     assert not (tmp_path / "absent.db").exists()
+
+
+def test_phase_option_narrows_the_comparison_to_the_named_phases(world: World) -> None:
+    """--phase Working compares that phase only, at every level, and says so for no other."""
+    _, phases = _budget(world)
+    wanted = next(p["name"] for p in phases.values() if p["type"] == "estimate")
+    options = VerifyOptions(projects=(world.project_id,), phases=(wanted,))
+    report = asyncio.run(verify(world.settings(), options, world.transports()))
+    compared = {p.name for r in report.projects for p in r.phases}
+    assert compared == {wanted}
+    per_account = {phase for r in report.projects for a in r.accounts for phase in a.totals}
+    assert per_account == {p["id"] for p in phases.values() if p["name"] == wanted}
