@@ -17,6 +17,7 @@ import structlog
 
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import LegacyClient, open_legacy
+from bridge.clients.limiter import AimdLimiter
 from bridge.clients.models import LibraryItem, Phase
 from bridge.clients.v1 import ProjectCopyKind, V1Client, open_v1
 from bridge.config import Settings
@@ -70,8 +71,16 @@ class CountingTransport(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-async def verify(settings: Settings, options: VerifyOptions, transports: Transports | None = None) -> Reconciliation:
-    """Verify the migration the settings describe; raises a BridgeError when it cannot finish."""
+async def verify(
+    settings: Settings,
+    options: VerifyOptions,
+    transports: Transports | None = None,
+    controls: RunControls | None = None,
+) -> Reconciliation:
+    """Verify the migration the settings describe; raises a BridgeError when it cannot finish.
+
+    ``transports`` and ``controls`` are the test seams (in-process emulator, a clock that never sleeps).
+    """
     legacy_url, legacy_key = settings.require_legacy()
     v1_url, token = settings.require_v1()
     if "://" not in str(settings.state) and not settings.state.exists():
@@ -84,7 +93,7 @@ async def verify(settings: Settings, options: VerifyOptions, transports: Transpo
         "legacy": CountingTransport(wires.legacy or httpx.AsyncHTTPTransport()),
         "v1": CountingTransport(wires.v1 or httpx.AsyncHTTPTransport()),
     }
-    controls = RunControls()
+    controls = controls or RunControls(limiter=AimdLimiter(settings.concurrency))
     store = open_state(str(settings.state), read_only=True)
     try:
         async with (

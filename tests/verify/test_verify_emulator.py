@@ -10,9 +10,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli
+from bridge.clients.http import RunControls
+from bridge.clients.retry import Timing
+from bridge.errors import BridgeError
 from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.drill import Presence
 from bridge.verify.reconcile import VerifyOptions, verify
@@ -289,3 +293,18 @@ def test_phase_option_narrows_the_comparison_to_the_named_phases(world: World) -
     assert compared == {wanted}
     per_account = {phase for r in report.projects for a in r.accounts for phase in a.totals}
     assert per_account == {p["id"] for p in phases.values() if p["name"] == wanted}
+
+
+def test_a_rate_limit_that_does_not_lift_stops_verification_resumably(world: World) -> None:
+    """Every totals read answered 429: once its retries are spent verify stops with a resumable error (exit 3)."""
+    plan = {"rules": [{"kind": "rate_limit", "rate": 1.0, "route": "*/budget/totals", "retryAfterS": 0}]}
+    assert world.call("POST", "/_emulator/faults", json=plan).status_code in (200, 204)
+
+    async def no_wait(_seconds: float) -> None:
+        return None
+
+    controls = RunControls(timing=Timing(sleep=no_wait))
+    with pytest.raises(BridgeError) as stopped:
+        asyncio.run(verify(world.settings(), VerifyOptions(projects=(world.project_id,)), world.transports(), controls))
+    assert stopped.value.exit_code == 3
+    assert "429" in str(stopped.value) or "rate" in str(stopped.value).lower()
