@@ -22,7 +22,7 @@ from bridge.clients.models import LibraryItem, Phase
 from bridge.clients.v1 import ProjectCopyKind, V1Client, open_v1
 from bridge.config import Settings
 from bridge.engine.run import Transports
-from bridge.errors import ConfigError
+from bridge.errors import ConfigError, NotFound
 from bridge.verify.compare import Explanation, FailOn, Verdict, classify, worst
 from bridge.verify.convert import convert, summed_bound
 from bridge.verify.ledger import CrosswalkEntry, KindInput, SourceKey, TargetObject, is_clean, ledger
@@ -122,6 +122,8 @@ class _Sources:
 
 
 class Verifier:
+    """One verification: the state file's identities, both clients, and what was found so far."""
+
     def __init__(self, legacy: LegacyClient, v1: V1Client, store: StateStore, options: VerifyOptions) -> None:
         self.legacy = legacy
         self.v1 = v1
@@ -150,7 +152,7 @@ class Verifier:
         if unknown:
             self.notes.append(f"--project names no legacy project: {', '.join(sorted(unknown))}")
         self.sources.source["project"] = {(WORKSPACE_SCOPE, p.id) for p in wanted}
-        reports = [await self._project(p) for p in wanted if self.lookup("project", WORKSPACE_SCOPE, p.id)]
+        reports = [await self._project_or_gone(p) for p in wanted if self.lookup("project", WORKSPACE_SCOPE, p.id)]
         if not self.options.projects:
             await self._workspace_kinds()
         self.sources.target["project"] = [
@@ -184,6 +186,27 @@ class Verifier:
         if not self.options.projects:
             return True
         return any(self.lookup("project", WORKSPACE_SCOPE, p) == v1_project_id for p in self.options.projects)
+
+    async def _project_or_gone(self, project: Project) -> ProjectReport:
+        """The project's comparison, or a mismatch saying its v1 copy is gone (the rest is still verified)."""
+        try:
+            return await self._project(project)
+        except NotFound as error:
+            self.verdicts.append(Verdict.MISMATCH)
+            return ProjectReport(
+                project_id=project.id,
+                v1_project_id=self.lookup("project", WORKSPACE_SCOPE, project.id),
+                name=project.name or project.id,
+                verdict=Verdict.MISMATCH,
+                phases=[],
+                accounts=[],
+                tags=[],
+                actuals=[],
+                differences=[],
+                library=[],
+                tree=[],
+                notes=[f"the v1 project the crosswalk names could not be read: {error}"],
+            )
 
     async def _project(self, project: Project) -> ProjectReport:
         v1_project_id = self.lookup("project", WORKSPACE_SCOPE, project.id) or ""

@@ -7,6 +7,7 @@ then runs the real command over HTTP and reads the report it wrote.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -308,3 +309,15 @@ def test_a_rate_limit_that_does_not_lift_stops_verification_resumably(world: Wor
         asyncio.run(verify(world.settings(), VerifyOptions(projects=(world.project_id,)), world.transports(), controls))
     assert stopped.value.exit_code == 3
     assert "429" in str(stopped.value) or "rate" in str(stopped.value).lower()
+
+
+def test_a_v1_project_that_cannot_be_read_is_a_mismatch_not_a_crash(world: World) -> None:
+    """A crosswalk naming a v1 project the target does not hold: that project fails, verification completes."""
+    with sqlite3.connect(world.state) as db:
+        db.execute("UPDATE crosswalk SET v1_id = 'prj_gone00000000' WHERE kind = 'project'")
+    report = asyncio.run(verify(world.settings(), VerifyOptions(projects=(world.project_id,)), world.transports()))
+    assert not report.reconciled
+    [project] = report.projects
+    assert project.verdict is Verdict.MISMATCH
+    assert "prj_gone00000000" in project.notes[0] or "could not be read" in project.notes[0]
+    assert next(e for e in report.ledger if e.kind == "project").missing == [world.project_id]
