@@ -255,7 +255,7 @@ REGISTRY: tuple[Assumption, ...] = (
         "A subtotal with subtotalSumAllAbove sums every sibling above it; without it, the siblings since the "
         "previous subtotal. Either way it adds nothing to its parent (A13).",
         "service-shapes: 'subtotal default scope NOT FOUND'.",
-        ("emulator.calc",),
+        ("emulator.calc", "verify.quarantine"),
     ),
     Assumption(
         "A27",
@@ -264,7 +264,7 @@ REGISTRY: tuple[Assumption, ...] = (
         "as empty in every total: missing quantity/multiplier = 1, rate = 0, actual amount = 0. The legacy "
         "surface still returns the raw value, so the bridge can quarantine the record.",
         "neither document says how the service totals bad stored values.",
-        ("emulator.calc", "mappings.money"),
+        ("emulator.calc", "mappings.money", "verify.quarantine"),
     ),
     Assumption(
         "A28",

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 import httpx
 import structlog
 
+from bridge.assumptions import used_by
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import LegacyClient, open_legacy
 from bridge.clients.limiter import AimdLimiter
@@ -179,6 +180,7 @@ class Verifier:
                 for r in self.quarantine_rows
             ],
             requests={},
+            assumptions=[f"{a.id} {a.topic}" for a in used_by("verify")],
             notes=self.notes + ([] if reports else ["no migrated project to verify: run `bridge run` first"]),
         )
 

@@ -56,6 +56,7 @@ def render_markdown(report: Reconciliation) -> str:
         f"{v.quarantine} explained by quarantine, {v.mismatch} mismatch",
         f"- amounts in {report.currency}; each legacy figure converted at the rate shown beside it",
         f"- requests sent: {', '.join(f'{k} {n}' for k, n in sorted(report.requests.items())) or 'none'}",
+        f"- relies on assumptions: {'; '.join(report.assumptions) or 'none'}",
         "",
     ]
     lines += [f"> {note}" for note in report.notes]

@@ -230,6 +230,9 @@ class Reconciliation(ReportModel):
     ledger: list[KindLedger]
     quarantine: list[QuarantinedRecord]
     requests: dict[str, int] = Field(description="requests verification sent, by surface")
+    assumptions: list[str] = Field(
+        default_factory=list, description="the guesses (bridge/assumptions.py) verification relies on: 'id topic'"
+    )
     notes: list[str] = Field(default_factory=list)
 
 
