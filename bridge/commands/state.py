@@ -8,36 +8,48 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import NotRequired, TypedDict
+from typing import NotRequired, TypedDict, TypeVar
 
 import click
 from rich.console import Console
 from rich.table import Table
 
+from bridge.config import ENV_STATE, load_settings
+from bridge.errors import BridgeError
 from state import StateError, StateStore, open_state
 from state.crosswalk import ExportFormat
 from state.models import INTENT_STATUSES, utc_now
 
-STATE_OPTION = click.option(
-    "--state",
-    envvar="BRIDGE_STATE",
-    default=None,
-    metavar="PATH|URL",
-    help="State file or SQLAlchemy URL [env BRIDGE_STATE; default ./bridge-state.db].",
-)
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def _state_options(command: F) -> F:
+    command = click.option(
+        "--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="TOML settings (its `state`)."
+    )(command)
+    return click.option(
+        "--state",
+        envvar=ENV_STATE,
+        default=None,
+        metavar="PATH|URL",
+        help=f"State file or SQLAlchemy URL [env {ENV_STATE}; else --config; else the bridge's default].",
+    )(command)
 
 
 @contextmanager
-def _reading(state: str | None) -> Iterator[StateStore]:
-    """Open the state for reading; a state error becomes its message on stderr and its exit code."""
+def _reading(state: str | None, config_file: Path | None) -> Iterator[StateStore]:
+    """Open the state for reading; a state or config error becomes its message on stderr and its exit code."""
     try:
-        with open_state(state, read_only=True) as store:
+        # An explicit --state / BRIDGE_STATE is used as typed (a URL must not go through Path); otherwise the
+        # same Settings as `bridge run` decide, so every command finds the file the run wrote.
+        location = state if state is not None else str(load_settings(config_file).state)
+        with open_state(location, read_only=True) as store:
             yield store
-    except StateError as exc:
+    except (StateError, BridgeError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
 
@@ -48,13 +60,15 @@ def crosswalk_group() -> None:
 
 
 @crosswalk_group.command("export")
-@STATE_OPTION
+@_state_options
 @click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
 @click.option("--kind", default=None, help="Only this kind (for example spaces, projects, lines).")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Write here, not stdout.")
-def export_command(state: str | None, fmt: ExportFormat, kind: str | None, out: Path | None) -> None:
+def export_command(
+    state: str | None, config_file: Path | None, fmt: ExportFormat, kind: str | None, out: Path | None
+) -> None:
     """Export the crosswalk: kind, scope, legacy id, v1 id, source hash, run and times."""
-    with _reading(state) as store:
+    with _reading(state, config_file) as store:
         text = store.crosswalk.export(fmt, kind=kind)
     if out is None:
         click.echo(text, nl=False)
@@ -64,13 +78,13 @@ def export_command(state: str | None, fmt: ExportFormat, kind: str | None, out: 
 
 
 @crosswalk_group.command("lookup")
-@STATE_OPTION
+@_state_options
 @click.option("--scope", default="", help="Legacy project id for records inside a project [workspace-wide].")
 @click.argument("kind")
 @click.argument("legacy_id")
-def lookup_command(state: str | None, scope: str, kind: str, legacy_id: str) -> None:
+def lookup_command(state: str | None, config_file: Path | None, scope: str, kind: str, legacy_id: str) -> None:
     """Print the v1 id of one legacy record (exit 1 when it has not been migrated)."""
-    with _reading(state) as store:
+    with _reading(state, config_file) as store:
         v1_id = store.crosswalk.lookup(kind, legacy_id, scope)
         if v1_id is None:
             where = f" in project {scope}" if scope else ""
@@ -81,15 +95,15 @@ def lookup_command(state: str | None, scope: str, kind: str, legacy_id: str) -> 
 
 
 @click.command("status")
-@STATE_OPTION
+@_state_options
 @click.option("--runs", "run_count", default=5, show_default=True, help="How many recent runs to show.")
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON instead of tables.")
 @click.option(
     "--check", is_flag=True, help="Also run PRAGMA integrity_check (reads the whole file; exit 4 if damaged)."
 )
-def status_command(state: str | None, run_count: int, as_json: bool, check: bool) -> None:
+def status_command(state: str | None, config_file: Path | None, run_count: int, as_json: bool, check: bool) -> None:
     """Show the last runs, per-kind counts, in-flight intents and quarantine by code."""
-    with _reading(state) as store:
+    with _reading(state, config_file) as store:
         status = _status(store, run_count)
         problems = store.integrity_problems() if check else []
     if check:

@@ -128,3 +128,29 @@ def test_status_check_reports_a_sound_file(state_file: Path) -> None:
     code, out, _ = _invoke("status", "--check", "--state", str(state_file))
     assert code == 0
     assert "integrity: ok" in out
+
+
+def test_state_location_comes_from_the_config_file(state_file: Path, tmp_path: Path) -> None:
+    """With neither --state nor BRIDGE_STATE, the --config file's `state` names the file (as for `bridge run`)."""
+    config = tmp_path / "bridge.toml"
+    config.write_text(f'state = "{state_file}"\n')
+    code, out, _ = _invoke("crosswalk", "lookup", "--config", str(config), "spaces", "S1", env={"BRIDGE_STATE": None})
+    assert (code, out.strip()) == (0, "spc_1")
+
+
+def test_without_any_setting_the_bridge_default_file_is_read(
+    state_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no setting at all, the commands read the same default file `bridge run` writes."""
+    from bridge.config import Settings
+
+    monkeypatch.chdir(tmp_path)
+    state_file.rename(tmp_path / Settings().state)
+    code, out, _ = _invoke("crosswalk", "lookup", "spaces", "S1", env={"BRIDGE_STATE": None})
+    assert (code, out.strip()) == (0, "spc_1")
+
+
+def test_a_sqlalchemy_url_names_the_state(state_file: Path) -> None:
+    """--state also takes a SQLAlchemy URL."""
+    code, out, _ = _invoke("crosswalk", "lookup", "--state", f"sqlite:///{state_file}", "spaces", "S1")
+    assert (code, out.strip()) == (0, "spc_1")
