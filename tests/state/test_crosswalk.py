@@ -66,12 +66,13 @@ def test_migrating_a_quarantined_record_resolves_its_quarantine_entry(store: Sta
 
 def test_export_csv_and_json_hold_every_entry(store: StateStore) -> None:
     """CSV and JSON exports list every entry with its ids, hash, run and times; --kind filters."""
+    awkward = 'L,1 "quoted"\nsecond line, Zürich 東京'
     store.crosswalk.put(
-        [CrosswalkEntry("spaces", "S1", "spc_1", "", "h1"), CrosswalkEntry("lines", "L,1", "lin_1", "P1")]
+        [CrosswalkEntry("spaces", "S1", "spc_1", "", "h1"), CrosswalkEntry("lines", awkward, "lin_1", "P1")]
     )
     rows = list(csv.DictReader(io.StringIO(store.crosswalk.export("csv"))))
     assert [(r["kind"], r["scope"], r["legacy_id"], r["v1_id"]) for r in rows] == [
-        ("lines", "P1", "L,1", "lin_1"),
+        ("lines", "P1", awkward, "lin_1"),
         ("spaces", "", "S1", "spc_1"),
     ]
     assert rows[1]["source_hash"] == "h1"

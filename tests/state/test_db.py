@@ -10,10 +10,18 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import MetaData
+from sqlalchemy.exc import OperationalError
 from sqlmodel import SQLModel, select
 
-from state import SchemaTooNewError, StateCorruptError, StateLocationError, open_state
-from state.db import DEFAULT_STATE, resolve_location
+from state import (
+    SchemaTooNewError,
+    StateCorruptError,
+    StateLocationError,
+    StateLockedError,
+    StateStorageError,
+    open_state,
+)
+from state.db import DEFAULT_STATE, resolve_location, storage_error
 from state.models import RunRow, SessionRow, utc_now
 from state.schema import REVISIONS
 from state.upgrade import shipped_revisions
@@ -154,3 +162,24 @@ def test_a_reader_neither_checks_nor_hides_an_unclean_stop(store_path: Path) -> 
     with open_state(store_path) as store, store.database.read() as session:
         gone = session.exec(select(SessionRow).where(SessionRow.host == "gone-host")).one()
         assert gone.checked_at is not None
+
+
+@pytest.mark.parametrize(
+    ("driver_message", "error", "advice"),
+    [
+        ("database or disk is full", StateStorageError, "Free disk space"),
+        ("disk I/O error", StateStorageError, "rerun the same command to resume"),
+        ("database is locked", StateLockedError, "another bridge process"),
+        ("database disk image is malformed", StateCorruptError, "restore the newest *.bak"),
+        ("file is not a database", StateCorruptError, "restore the newest *.bak"),
+    ],
+)
+def test_driver_errors_become_state_errors_with_a_remedy(
+    driver_message: str, error: type[Exception], advice: str
+) -> None:
+    """Each SQLite failure maps to the state error whose message says what to do, naming the file."""
+    where = resolve_location("/srv/bridge/state.db")
+    translated = storage_error(OperationalError("COMMIT", {}, sqlite3.OperationalError(driver_message)), where)
+    assert type(translated) is error
+    assert advice in str(translated)
+    assert "/srv/bridge/state.db" in str(translated)
