@@ -30,7 +30,7 @@ class Progress:
         """Announce how many records of ``kind`` this run will write (creates plus updates)."""
         self.totals[kind] = self.totals.get(kind, 0) + total
         self.done.setdefault(kind, 0)
-        log.info("bridge.progress.planned", kind=kind.value, total=self.totals[kind])
+        log.debug("bridge.progress.planned", kind=kind.value, total=self.totals[kind])
 
     def advance(self, kind: Kind, records: int) -> None:
         """Record that ``records`` more records of ``kind`` are committed on the target."""

@@ -12,6 +12,7 @@ whatever was in flight. Actuals are read in date windows and sent 500 per bulk.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterable, Sequence
 from datetime import date
 
@@ -120,11 +121,17 @@ class ProjectPipeline:
         v1_project = self.books.lookup(PROJECT, WORKSPACE, project.id)
         if v1_project is None:
             return  # the project itself is quarantined; its contents wait for it
-        await self.library_copies(project.id, v1_project)
-        await self.phases(library, v1_project)
         symbols = {g.symbol for g in library.budget.globals_ if g.symbol}
-        await self.lines(project.id, v1_project, symbols)
-        await self.actuals(project.id, v1_project, actual_currency(library.phases))
+        steps = (
+            ("copies", self.library_copies(project.id, v1_project)),
+            ("phases", self.phases(library, v1_project)),
+            ("lines", self.lines(project.id, v1_project, symbols)),
+            ("actuals", self.actuals(project.id, v1_project, actual_currency(library.phases))),
+        )
+        for name, step in steps:
+            began = time.monotonic()
+            await step
+            self.ledger.timings[f"step:{project.id}:{name}"] = round(time.monotonic() - began, 3)
 
     async def library_copies(self, project_id: str, v1_project: str) -> None:
         # A global's formula may name other globals, and the target refuses a copy whose formula names a
@@ -239,7 +246,9 @@ class ProjectPipeline:
                     sends.create_task(self._transactions(project_id, fresh))
         except BaseExceptionGroup as failed:
             raise most_severe(failed) from None
+        began = time.monotonic()
         await run_all(self._split_items(project_id, m) for m in splits)
+        self.ledger.timings[f"step:{project_id}:split items"] = round(time.monotonic() - began, 3)
 
     async def _existing_actual(self, project_id: str, mapped: MappedActual) -> None:
         # A40: a manual transaction's fields are patched in place (PATCH /transactions/{id}).
