@@ -71,7 +71,8 @@ class Settings:
     legacy_key: Secret | None = None
     v1_url: str = ""
     token: Secret | None = None
-    state: Path = Path("bridge-state.sqlite")
+    # A file path or a SQLAlchemy URL (anything with "://"), kept as text so a URL is never mangled.
+    state: str = "bridge-state.db"
     migration: str = "default"
     projects: tuple[str, ...] = ()
     concurrency: int = 8
@@ -113,7 +114,9 @@ def _read_secret_file(path: Path, name: str) -> Secret:
 def _coerce(name: str, value: object) -> object:
     """One option's value in the type Settings holds; a ConfigError names the option otherwise."""
     try:
-        if name in {"state", "report_dir", "log_file"}:
+        if name == "state":
+            return str(value)
+        if name in {"report_dir", "log_file"}:
             return None if value is None else Path(str(value))
         if name == "projects":
             if isinstance(value, str):

@@ -41,7 +41,7 @@ def test_environment_supplies_urls_credentials_and_state() -> None:
     settings = load_settings(env=env)
     assert settings.require_legacy() == ("https://old.test/api/v1", Secret(KEY))
     assert settings.require_v1()[1].reveal() == "tok_config_0123456789abcdef"
-    assert settings.state == Path("/tmp/run.sqlite")
+    assert settings.state == "/tmp/run.sqlite"
 
 
 def test_options_beat_environment_beat_file(tmp_path: Path) -> None:

@@ -86,7 +86,7 @@ def demo_command(size: str, seed: int, out_dir: Path) -> None:
     """Migrate a seeded emulator workspace end to end, with faults, a SIGKILL and a resume."""
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
-    state, log_file, reports = out_dir / "bridge-state.sqlite", out_dir / "bridge.log", out_dir / "reports"
+    state, log_file, reports = out_dir / "bridge-state.db", out_dir / "bridge.log", out_dir / "reports"
     started = time.monotonic()
     _step(f"serving the emulator (seed {seed}, size {size}) on a loopback port")
     with serve_in_thread(size, seed) as (base, key), httpx.Client(base_url=f"{base}/_emulator", timeout=30) as control:

@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 import httpx
 import structlog
@@ -84,7 +85,7 @@ async def verify(
     """
     legacy_url, legacy_key = settings.require_legacy()
     v1_url, token = settings.require_v1()
-    if "://" not in str(settings.state) and not settings.state.exists():
+    if "://" not in settings.state and not Path(settings.state).exists():
         raise ConfigError(
             f"no state file at {settings.state}: verification follows the crosswalk of a run; "
             "pass --state (or BRIDGE_STATE) pointing at the state file `bridge run` wrote"
