@@ -321,3 +321,27 @@ def test_a_v1_project_that_cannot_be_read_is_a_mismatch_not_a_crash(world: World
     assert project.verdict is Verdict.MISMATCH
     assert "prj_gone00000000" in project.notes[0] or "could not be read" in project.notes[0]
     assert next(e for e in report.ledger if e.kind == "project").missing == [world.project_id]
+
+
+def test_a_second_top_level_account_with_the_same_code_is_caught_despite_the_ambiguous_path(
+    world: World, tmp_path: Path
+) -> None:
+    """Two top-level accounts share a code (the totals path turns ambiguous): verify falls back to the whole
+    document, still compares every account, and the ledger names the stray as a duplicate."""
+    lines, _ = _budget(world)
+    top = next(line for line in lines if line["type"] == "account" and line["parentId"] is None)
+    body = {"description": top["description"], "type": "account", "accountId": top["accountId"]}
+    key = {"Idempotency-Key": "verify-tests-duplicate-account-01"}
+    created = world.call("POST", f"/projects/{_v1_project(world)}/budget/lines", json=body, headers=key)
+    assert created.status_code == 201, created.text
+    code, report, _ = run_cli(world, tmp_path / "reports")
+    assert code == 1
+    assert report is not None
+    [project] = report.projects
+    topsheet = {a.line_id: a for a in project.accounts}
+    legacy_top = _legacy_id(world, "line", top["id"])
+    assert all(f.verdict is Verdict.EXACT for f in topsheet[legacy_top].totals.values())
+    duplicated = next(e for e in report.ledger if e.kind == "line").duplicated
+    assert [(d.legacy_id, d.v1_ids) for d in duplicated] == [(legacy_top, [top["id"], created.json()["id"]])]
+    routes = world.call("GET", "/_emulator/stats").json()["requests"]["byRoute"]
+    assert routes.get("GET /v1/projects/{project_id}/budget") == 1, "one whole-document read after the 409"
