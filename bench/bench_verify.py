@@ -39,7 +39,7 @@ async def _measure(state: Path) -> dict[str, object]:
         legacy_key=Secret(LEGACY_KEY),
         v1_url="http://emulator/v1",
         token=Secret(TOKEN),
-        state=state,
+        state=str(state),
         migration="bench-verify",
     )
     wires = Transports(httpx.ASGITransport(app=app), httpx.ASGITransport(app=app))

@@ -370,13 +370,8 @@ class ProjectComparer:
             description=None if is_root else node.description,
             presence=node.presence,
         )
-        self.result.differences.append(
-            Difference(
-                location=location,
-                figure=self.figure(node, phase_id, legacy, v1, verdict),
-                summary=_summary(location, legacy, v1, verdict, self.currency),
-            )
-        )
+        figure = self.figure(node, phase_id, legacy, v1, verdict)
+        self.result.differences.append(Difference(location=location, figure=figure, summary=_summary(location, figure)))
 
     def _tree_node(self, node: Node) -> TreeNode | None:
         if node.v1 is None and node.presence is Presence.BOTH:
@@ -405,7 +400,9 @@ class ProjectComparer:
         )
 
 
-def _summary(location: Location, legacy: int | None, v1: int | None, verdict: Verdict, currency: str) -> str:
+def _summary(location: Location, figure: Figure) -> str:
+    """One sentence for a person: where, both figures, the difference and what explains it."""
+    legacy, v1, currency = figure.legacy_minor, figure.v1_minor, figure.currency
     where = (
         f"project total of phase {location.phase_name!r}"
         if location.kind == "project"
@@ -417,10 +414,13 @@ def _summary(location: Location, legacy: int | None, v1: int | None, verdict: Ve
         return f"{where}: missing on v1 (legacy {format_minor(legacy, currency)} {currency})"
     if location.presence is Presence.UNEXPECTED:
         return f"{where}: on v1 only, unknown to the crosswalk (v1 {format_minor(v1, currency)} {currency})"
-    delta = None if legacy is None or v1 is None else v1 - legacy
+    because = {
+        Verdict.ROUNDING: f"within the rounding bound of {figure.rounding_bound_minor} minor units",
+        Verdict.QUARANTINE: f"quarantined source records add {format_minor(figure.quarantined_minor, currency)}",
+    }.get(figure.verdict, str(figure.verdict))
     return (
         f"{where}: legacy {format_minor(legacy, currency)}, v1 {format_minor(v1, currency)} {currency} "
-        f"(difference {format_minor(delta, currency)}; {verdict})"
+        f"(difference {format_minor(figure.difference_minor, currency)}; {because})"
     )
 
 

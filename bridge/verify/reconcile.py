@@ -96,7 +96,7 @@ async def verify(
         "v1": CountingTransport(wires.v1 or httpx.AsyncHTTPTransport()),
     }
     controls = controls or RunControls(limiter=AimdLimiter(settings.concurrency))
-    store = open_state(str(settings.state), read_only=True)
+    store = open_state(settings.state, read_only=True)
     try:
         async with (
             open_legacy(legacy_url, legacy_key, controls, transport=counters["legacy"]) as legacy,

@@ -60,6 +60,7 @@ def render_markdown(report: Reconciliation) -> str:
         "",
     ]
     lines += [f"> {note}" for note in report.notes]
+    lines += [""] if report.notes else []
     for project in report.projects:
         lines += _project_md(project, report.currency)
     lines += ["## Ledger", "", *_ledger_md(report.ledger)]

@@ -67,7 +67,7 @@ def settings_for(base: str, state: Path, projects: tuple[str, ...]) -> Settings:
         legacy_key=Secret(LEGACY_KEY),
         v1_url=f"{base}/v1",
         token=Secret(TOKEN),
-        state=state,
+        state=str(state),
         migration="verify-tests",
         projects=projects,
     )
