@@ -135,11 +135,13 @@ async def _visit(node: Node, phase_ids: list[str], reader: BranchReader, explain
         differing_children.update(failing)
         if failing:
             await _visit(child, failing, reader, explain, out)
-    for phase_id in phase_ids:
-        verdict = verdict_of(node, phase_id, explain)
-        if verdict is Verdict.MISMATCH and phase_id not in differing_children:
-            legacy, v1 = figures_of(node, phase_id)
-            out.append(Finding(node, phase_id, legacy, v1, verdict))
+    here = [p for p in phase_ids if p not in differing_children and verdict_of(node, p, explain) is Verdict.MISMATCH]
+    if node.presence is not Presence.BOTH:
+        # A node on one side only is named in the phases where it carries money (once if it carries none).
+        here = [p for p in here if any(figures_of(node, p))] or here[:1]
+    for phase_id in here:
+        legacy, v1 = figures_of(node, phase_id)
+        out.append(Finding(node, phase_id, legacy, v1, Verdict.MISMATCH))
 
 
 def _apply(node: Node, branch: Branch) -> None:

@@ -138,3 +138,15 @@ async def test_an_account_whose_own_rollup_is_off_is_the_deepest_finding() -> No
     assert [(f.node.key, f.phase_id, f.difference, f.verdict) for f in findings] == [
         ("a2000", "phs_est", 5, Verdict.MISMATCH)
     ]
+
+
+@pytest.mark.anyio
+async def test_a_missing_node_is_named_only_in_the_phases_where_it_carries_money() -> None:
+    """A deleted line worth nothing in one phase is reported in the phase where it had money, not in both."""
+    root = _budget()
+    root.children[1].children[0].legacy["phs_work"] = 0
+    v1 = FakeV1(root)
+    v1.change("v1_l3", "phs_est", -7)
+    del v1.values["v1_l3"]
+    findings = await drill(root, PHASES, v1)
+    assert [(f.node.key, f.phase_id, f.node.presence) for f in findings] == [("l3", "phs_est", Presence.MISSING)]
