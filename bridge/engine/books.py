@@ -131,6 +131,21 @@ class Books:
             await asyncio.wrap_future(pending)
         self._writer.shutdown(wait=True)
 
+    async def complete_partly(self, write: Write, ids: dict[str, str], refused: Sequence[QuarantinedRecord]) -> None:
+        """A fan-out's outcome: ids of the entries that went through, quarantine for the refused ones."""
+        scope = state_scope(write.scope)
+        kind = crosswalk_kind(write.kind)
+        hashes = dict(zip(write.members, write.hashes, strict=True))
+        entries = [CrosswalkEntry(kind, member, v1_id, scope, hashes[member]) for member, v1_id in ids.items()]
+        if refused:
+            await asyncio.get_running_loop().run_in_executor(
+                self._writer, lambda: self.quarantine_file.add([_entry(r) for r in refused], run_id=self.run_id)
+            )
+        await self._completions.submit((write.step_key, entries))
+        for member, v1_id in ids.items():
+            self._ids[(kind, write.scope, member)] = v1_id
+            self._hashes[(kind, write.scope, member)] = hashes[member]
+
     async def fail(self, write: Write, code: str, request_id: str | None) -> None:
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._writer, self.journal.fail, write.step_key, code, request_id)

@@ -22,6 +22,7 @@ from bridge.engine.books import Books
 from bridge.engine.killpoints import KillSwitch
 from bridge.engine.plan import Plan, QuarantinedRecord
 from bridge.engine.progress import Progress
+from bridge.engine.tasks import run_all
 from bridge.engine.writes import Write
 from bridge.errors import RecordError, UnexpectedResponse
 
@@ -84,6 +85,8 @@ class Executor:
             # A bisection interrupted by a crash: its halves are journalled under derived keys; resume them.
             return await self._halves(write)
         self.kill.reach(kind, "sent")
+        if write.fanout:
+            return await self._fan_out(write)
         try:
             answer = await self._send(write)
         except RecordError as error:
@@ -105,6 +108,50 @@ class Executor:
         call = Call(write.method, write.path, body=write.body, headers=headers, replay_safe=True)
         response = await self.v1.send(call)
         return json_body(response, f"{write.method} {write.path}")
+
+    async def _fan_out(self, write: Write) -> dict[str, str]:
+        """Send a fan-out's requests (a transaction's items in order, transactions side by side), then book
+        the ids of those that went through and quarantine those the target refused, in one transaction."""
+        assert self.v1 is not None
+        entries = write.entries()
+        by_transaction: dict[str, list[int]] = {}
+        for index, entry in enumerate(entries):
+            assert isinstance(entry, dict)
+            by_transaction.setdefault(str(entry["transactionId"]), []).append(index)
+        ids: dict[int, str] = {}
+        refused: dict[int, RecordError] = {}
+
+        async def items_of(transaction: str, indexes: list[int]) -> None:
+            for index in indexes:
+                entry = entries[index]
+                assert isinstance(entry, dict)
+                path = f"/transactions/{transaction}/items"
+                headers = {"Idempotency-Key": write.entry_key(index)}
+                call = Call("POST", path, body=entry["item"], headers=headers, replay_safe=True)
+                try:
+                    answer = json_body(await self.v1.send(call), f"POST {path}")  # type: ignore[union-attr]
+                except RecordError as error:
+                    refused[index] = error
+                    continue
+                ids[index] = Write(write.kind, write.scope, "POST", path, {}, (write.members[index],)).v1_ids(answer)[0]
+
+        await run_all(items_of(t, indexes) for t, indexes in by_transaction.items())
+        self.kill.reach(write.kind.value, "service")
+        self.kill.reach(write.kind.value, "response")
+        records = [
+            QuarantinedRecord(write.kind.value, write.scope, write.members[i], rejection_code(e), None, e.message)
+            for i, e in sorted(refused.items())
+        ]
+        await self.books.complete_partly(write, {write.members[i]: v for i, v in ids.items()}, records)
+        self.kill.reach(write.kind.value, "done")
+        entry = self.ledger.of(write.kind)
+        entry.requests += len(entries)
+        entry.to_create += len(ids)
+        for record in records:
+            entry.quarantined[record.code] += 1
+        self.ledger.quarantine.extend(records)
+        self.progress.advance(write.kind, len(entries))
+        return {write.members[i]: v for i, v in ids.items()}
 
     async def _rejected(self, write: Write, error: RecordError) -> dict[str, str]:
         code = rejection_code(error)
@@ -141,6 +188,8 @@ class Executor:
 
     def _count(self, write: Write) -> dict[str, str]:
         self._booked(write)
+        if write.fanout:
+            self.ledger.of(write.kind).requests += len(write.members) - 1
         ids = {member: placeholder_id(write, member) for member in write.members}
         self.books.remember(write, list(ids.values()))
         return ids

@@ -24,7 +24,7 @@ from bridge.engine.source import ProjectLibrary
 from bridge.engine.steps import LINE_BULK_LIMIT, TRANSACTION_BULK_LIMIT, Kind
 from bridge.engine.tasks import most_severe, run_all
 from bridge.engine.workspace import Quarantiner, as_json, quarantined
-from bridge.engine.writes import DEFAULT_PHASE, JsonObject, Write
+from bridge.engine.writes import DEFAULT_PHASE, FANOUT_LIMIT, FANOUT_PATH, JsonObject, Write
 from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
 from mappings.actuals import MappedActual, map_actual
 from mappings.budget import BudgetTree, LineGroup, chunks
@@ -36,12 +36,13 @@ from mappings.lines import BULK_KIND as LINE_BULK_KIND
 from mappings.lines import bulk_request, line_body, plan_budget
 from mappings.phases import default_estimate_patch, phase_body, plan_phases
 from mappings.records import Phase
-from mappings.refs import ACTUAL, LINE, PROJECT, WORKSPACE
+from mappings.refs import ACTUAL, LINE, PROJECT, SPLIT, WORKSPACE
 
 # Legacy actuals are read in date windows over this span around today; the client's open-ended edge reads
 # catch anything dated before or after it, so the span only decides how many windows a read takes.
 ACTUALS_YEARS_BACK = 6
 ACTUALS_YEARS_AHEAD = 2
+SPLIT_FANOUT_KIND = "split.fanout"
 COPY_KINDS = {Kind.PROJECT_CURRENCY: "currencies", Kind.PROJECT_FRINGE: "fringes", Kind.PROJECT_GLOBAL: "globals"}
 
 
@@ -247,7 +248,7 @@ class ProjectPipeline:
         except BaseExceptionGroup as failed:
             raise most_severe(failed) from None
         began = time.monotonic()
-        await run_all(self._split_items(project_id, m) for m in splits)
+        await self._split_items(project_id, splits)
         self.ledger.timings[f"step:{project_id}:split items"] = round(time.monotonic() - began, 3)
 
     async def _existing_actual(self, project_id: str, mapped: MappedActual) -> None:
@@ -262,13 +263,27 @@ class ProjectPipeline:
         key = idempotency_key(self.namespace, TRANSACTION_BULK_KIND, project_id, members, body)
         await self.executor.submit(Write(Kind.ACTUAL, project_id, "POST", "/transactions/bulk", body, members, key))
 
-    async def _split_items(self, project_id: str, mapped: MappedActual) -> None:
-        transaction = self.books.lookup(ACTUAL, project_id, mapped.transaction.ref.legacy_id)
-        if transaction is None:
-            return  # the transaction was quarantined: its parts stay with it
-        for item in mapped.items:  # items of one transaction in order: the first moves the coding to items
-            await self.applier.apply(
-                Desired(
-                    Kind.SPLIT, project_id, item.ref.legacy_id, f"/transactions/{transaction}/items", as_json(item.body)
-                )
-            )
+    async def _split_items(self, project_id: str, splits: Sequence[MappedActual]) -> None:
+        """Split parts as fan-outs of whole actuals (a transaction's items stay in one fan-out, in order)."""
+        groups: list[list[tuple[str, JsonObject]]] = [[]]
+        for mapped in splits:
+            transaction = self.books.lookup(ACTUAL, project_id, mapped.transaction.ref.legacy_id)
+            if transaction is None:
+                continue  # the transaction was quarantined: its parts stay with it
+            missing: list[tuple[str, JsonObject]] = []
+            for item in mapped.items:
+                if self.books.lookup(SPLIT, project_id, item.ref.legacy_id) is None:
+                    entry: JsonObject = {"transactionId": transaction, "item": as_json(item.body)}
+                    missing.append((item.ref.legacy_id, entry))
+                else:
+                    self.ledger.of(Kind.SPLIT).unchanged += 1
+            if missing and len(groups[-1]) + len(missing) > FANOUT_LIMIT:
+                groups.append([])
+            groups[-1].extend(missing)
+        await run_all(self._fan_out(project_id, group) for group in groups if group)
+
+    async def _fan_out(self, project_id: str, group: Sequence[tuple[str, JsonObject]]) -> None:
+        members = tuple(legacy_id for legacy_id, _ in group)
+        body: JsonObject = {"items": [entry for _, entry in group]}
+        key = idempotency_key(self.namespace, SPLIT_FANOUT_KIND, project_id, members, body)
+        await self.executor.submit(Write(Kind.SPLIT, project_id, "POST", FANOUT_PATH, body, members, key))

@@ -34,7 +34,13 @@ DEFAULT_PHASE = "default_phase"
 DERIVED: dict[Kind, tuple[Derived, ...]] = {
     Kind.PROJECT: (Derived(DEFAULT_PHASE, ("defaultBudget", "estimatePhaseId")),)
 }
-BULK_LISTS = {"/budget/lines/bulk": "lines", "/transactions/bulk": "transactions"}
+BULK_LISTS = {"/budget/lines/bulk": "lines", "/transactions/bulk": "transactions", "/transactions/-/items": "items"}
+# Split items have no bulk endpoint: one POST /transactions/{id}/items each. A fan-out journals up to
+# FANOUT_LIMIT of them as ONE intent (one journal record and one completion instead of one per item) and sends
+# each entry with its own key derived from the intent's, so a replay re-sends every entry under the same key
+# and the target answers the ones it already made. Entries are {"transactionId", "item"}.
+FANOUT_PATH = "/transactions/-/items"
+FANOUT_LIMIT = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +120,20 @@ class Write:
         return list(value) if isinstance(value, list) else []
 
     @property
+    def fanout(self) -> bool:
+        """One journalled intent for many single-record requests (see FANOUT_PATH)."""
+        return self.path == FANOUT_PATH
+
+    def entry_key(self, index: int) -> str:
+        """The Idempotency-Key of a fan-out's ``index``-th request, derived from the intent's own key."""
+        if self.key is None:
+            raise ValueError(f"fan-out {self.step_key} has no key to derive its requests' keys from")
+        return child_key(self.key, (self.members[index],), self.entries()[index])
+
+    @property
     def splittable(self) -> bool:
-        return self.list_field is not None and len(self.members) > 1
+        # A fan-out is not all-or-nothing on the target: it is never split, each entry stands on its own.
+        return self.list_field is not None and len(self.members) > 1 and not self.fanout
 
     def split(self) -> tuple[Write, Write]:
         """The two halves of a bulk, each with a key derived from this write's key."""

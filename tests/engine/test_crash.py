@@ -57,7 +57,10 @@ def run_forked(world: World, kill_at: str | None = None, kill_after: float | Non
             os._exit(code)
     if kill_after is not None:
         deadline = time.monotonic() + kill_after
-        while time.monotonic() < deadline and os.waitpid(pid, os.WNOHANG) == (0, 0):
+        while time.monotonic() < deadline:
+            reaped, status = os.waitpid(pid, os.WNOHANG)
+            if reaped:  # finished before its kill time
+                return os.waitstatus_to_exitcode(status)
             time.sleep(0.005)
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
