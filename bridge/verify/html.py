@@ -16,8 +16,8 @@ _STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#1f2933}
 h1.ok{color:#1b7f3b}h1.fail{color:#b42318}
 table{border-collapse:collapse;margin:.6em 0 1.2em}
-th,td{border:1px solid #cbd2d9;padding:.25em .6em;text-align:right}
-th:first-child,td:first-child{text-align:left}
+th,td{border:1px solid #cbd2d9;padding:.25em .6em;text-align:left;vertical-align:top}
+td.num{text-align:right;white-space:nowrap}
 .exact{color:#1b7f3b}.rounding{color:#8a6d00}.quarantine{color:#6941c6}.mismatch{color:#b42318;font-weight:600}
 ul.tree{font-family:ui-monospace,monospace}
 svg.chart text{font:11px system-ui,sans-serif}
@@ -66,8 +66,8 @@ def _project(project: ProjectReport, currency: str, index: int) -> list[str]:
         legacy = f"{f.legacy_amount} {f.legacy_currency}" if f.legacy_amount is not None else "—"
         out.append(
             f"<tr><td>{escape(phase.name)}</td><td>{escape(phase.type)}</td><td>{escape(legacy)}</td>"
-            f"<td>{escape(f.rate)}</td><td>{_money(f.legacy_minor, currency)}</td><td>{_money(f.v1_minor, currency)}"
-            f'</td><td>{_money(f.difference_minor, currency)}</td><td class="{f.verdict}">{f.verdict}</td>'
+            f"{_num(escape(f.rate))}{_num(_money(f.legacy_minor, currency))}{_num(_money(f.v1_minor, currency))}"
+            f'{_num(_money(f.difference_minor, currency))}<td class="{f.verdict}">{f.verdict}</td>'
             f"<td>{escape(phase.fringe_text())}</td></tr>"
         )
     out.append("</tbody></table>")
@@ -81,8 +81,8 @@ def _project(project: ProjectReport, currency: str, index: int) -> list[str]:
             out.append(
                 f"<tr><td>{escape(loc.phase_name)}</td><td>{escape(loc.account_code or '')}</td>"
                 f"<td>{escape(loc.path or '')}</td><td>{escape(loc.line_id or loc.v1_line_id or '')}</td>"
-                f"<td>{_money(diff.figure.legacy_minor, currency)}</td><td>{_money(diff.figure.v1_minor, currency)}"
-                f'</td><td class="{diff.figure.verdict}">{diff.figure.verdict}</td><td>{escape(diff.summary)}</td></tr>'
+                f"{_num(_money(diff.figure.legacy_minor, currency))}{_num(_money(diff.figure.v1_minor, currency))}"
+                f'<td class="{diff.figure.verdict}">{diff.figure.verdict}</td><td>{escape(diff.summary)}</td></tr>'
             )
         out.append("</tbody></table>")
     tag_rows = project.inexact_tag_figures()
@@ -93,8 +93,8 @@ def _project(project: ProjectReport, currency: str, index: int) -> list[str]:
             "</thead><tbody>"
         )
         out += [
-            f"<tr><td>{escape(name)}</td><td>{what}</td><td>{escape(phase)}</td><td>{escape(f.rate)}</td>"
-            f"<td>{_money(f.legacy_minor, currency)}</td><td>{_money(f.v1_minor, currency)}</td>"
+            f"<tr><td>{escape(name)}</td><td>{what}</td><td>{escape(phase)}</td>{_num(escape(f.rate))}"
+            f"{_num(_money(f.legacy_minor, currency))}{_num(_money(f.v1_minor, currency))}"
             f'<td>{escape(f.rounding_bound_minor)}</td><td class="{f.verdict}">{f.verdict}</td></tr>'
             for name, what, phase, f in tag_rows
         ]
@@ -105,8 +105,8 @@ def _project(project: ProjectReport, currency: str, index: int) -> list[str]:
             "<th>legacy</th><th>v1</th><th>verdict</th></tr></thead><tbody>"
         )
         out += [
-            f"<tr><td>{escape(a.currency)}</td><td>{a.legacy_count}</td><td>{a.v1_count}</td>"
-            f"<td>{_money(a.legacy_minor, a.currency)}</td><td>{_money(a.v1_minor, a.currency)}</td>"
+            f"<tr><td>{escape(a.currency)}</td>{_num(a.legacy_count)}{_num(a.v1_count)}"
+            f"{_num(_money(a.legacy_minor, a.currency))}{_num(_money(a.v1_minor, a.currency))}"
             f'<td class="{a.verdict}">{a.verdict}</td></tr>'
             for a in project.actuals
         ]
@@ -187,9 +187,9 @@ def _chart(phases: list[PhaseSummary], currency: str, chart_id: str) -> str:
 
 def _ledger(entries: list[KindLedger]) -> str:
     rows = "".join(
-        f"<tr><td>{escape(e.kind)}</td><td>{e.source}</td><td>{e.migrated}</td><td>{e.unchanged}</td>"
-        f"<td>{sum(e.quarantined.values())}</td><td>{e.pending}</td><td>{'yes' if e.closed else 'no'}</td>"
-        f"<td>{e.ok}</td><td>{len(e.missing)}</td><td>{len(e.unexpected)}</td><td>{len(e.duplicated)}</td></tr>"
+        f"<tr><td>{escape(e.kind)}</td>{_num(e.source)}{_num(e.migrated)}{_num(e.unchanged)}"
+        f"{_num(sum(e.quarantined.values()))}{_num(e.pending)}<td>{'yes' if e.closed else 'no'}</td>"
+        f"{_num(e.ok)}{_num(len(e.missing))}{_num(len(e.unexpected))}{_num(len(e.duplicated))}</tr>"
         for e in entries
     )
     return (
@@ -197,6 +197,11 @@ def _ledger(entries: list[KindLedger]) -> str:
         "<th>quarantined</th><th>pending</th><th>closed</th><th>ok</th><th>missing</th><th>unexpected</th>"
         f"<th>duplicated</th></tr></thead><tbody>{rows}</tbody></table>"
     )
+
+
+def _num(value: object) -> str:
+    """A right-aligned cell for a figure (already escaped, or a number); figures never wrap."""
+    return f"<td class=num>{value}</td>"
 
 
 def _money(minor: int | None, currency: str) -> str:
