@@ -71,7 +71,7 @@ class Applier:
         v1_id = self.books.lookup(kind, desired.scope, desired.legacy_id)
         wanted = source_hash(desired.full_state)
         if v1_id is not None:
-            if self.books.source_hash(kind, desired.scope, desired.legacy_id) == wanted:
+            if self.books.unchanged(kind, desired.scope, desired.legacy_id, wanted):
                 self.ledger.of(desired.kind).unchanged += 1
                 return v1_id
             if desired.patch_path is None:

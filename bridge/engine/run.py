@@ -45,6 +45,8 @@ from state.store import StateStore, open_state
 
 log = structlog.get_logger("bridge.engine")
 
+PROJECTS_IN_FLIGHT = 2
+
 
 class Interrupted(ResumableStop):
     """SIGINT or SIGTERM: the run stopped between two journal transitions and resumes from the journal."""
@@ -189,7 +191,9 @@ async def _write_everything(
         copies=stage.copies,
     )
     # Projects are independent of each other; the limiter bounds the requests in flight across all of them.
-    gate = asyncio.Semaphore(max(1, settings.concurrency))
+    # Each project in flight holds its whole budget tree in memory, so only a few run at once: within one
+    # project there is parallel work enough (bulks of a tree level, transaction bulks, fan-outs).
+    gate = asyncio.Semaphore(PROJECTS_IN_FLIGHT)
 
     async def one(index: int) -> None:
         async with gate:
