@@ -24,6 +24,7 @@ from bridge.clients.models import LibraryItem, Phase
 from bridge.clients.v1 import ProjectCopyKind, V1Client, open_v1
 from bridge.config import Settings
 from bridge.engine.run import Transports
+from bridge.engine.tasks import run_all
 from bridge.errors import ConfigError, NotFound
 from bridge.verify.compare import Explanation, FailOn, Verdict, classify, worst
 from bridge.verify.convert import convert, summed_bound
@@ -85,7 +86,8 @@ async def verify(
     """
     legacy_url, legacy_key = settings.require_legacy()
     v1_url, token = settings.require_v1()
-    if "://" not in settings.state and not Path(settings.state).exists():
+    state = str(settings.state)
+    if "://" not in state and not Path(state).exists():
         raise ConfigError(
             f"no state file at {settings.state}: verification follows the crosswalk of a run; "
             "pass --state (or BRIDGE_STATE) pointing at the state file `bridge run` wrote"
@@ -96,7 +98,7 @@ async def verify(
         "v1": CountingTransport(wires.v1 or httpx.AsyncHTTPTransport()),
     }
     controls = controls or RunControls(limiter=AimdLimiter(settings.concurrency))
-    store = open_state(settings.state, read_only=True)
+    store = open_state(state, read_only=True)
     try:
         async with (
             open_legacy(legacy_url, legacy_key, controls, transport=counters["legacy"]) as legacy,
@@ -154,7 +156,9 @@ class Verifier:
         if unknown:
             self.notes.append(f"--project names no legacy project: {', '.join(sorted(unknown))}")
         self.sources.source["project"] = {(WORKSPACE_SCOPE, p.id) for p in wanted}
-        reports = [await self._project_or_gone(p) for p in wanted if self.lookup("project", WORKSPACE_SCOPE, p.id)]
+        migrated = [p for p in wanted if self.lookup("project", WORKSPACE_SCOPE, p.id)]
+        # Projects are independent: verified side by side, within the clients' shared in-flight limit.
+        reports = await run_all(self._project_or_gone(p) for p in migrated)
         if not self.options.projects:
             await self._workspace_kinds()
         self.sources.target["project"] = [
@@ -182,7 +186,7 @@ class Verifier:
             ],
             requests={},
             assumptions=[f"{a.id} {a.topic}" for a in used_by("verify")],
-            notes=self.notes + ([] if reports else ["no migrated project to verify: run `bridge run` first"]),
+            notes=sorted(self.notes) + ([] if reports else ["no migrated project to verify: run `bridge run` first"]),
         )
 
     def _selected(self, v1_project_id: str) -> bool:

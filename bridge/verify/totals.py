@@ -9,17 +9,22 @@ differing branch when a difference is drilled down (``V1Branches``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import TypeVar
 
 from bridge.clients.legacy import LegacyClient, TagTotals
 from bridge.clients.models import BudgetLine, PhaseValues, Transaction
 from bridge.clients.v1 import V1Client
 from bridge.clients.v1_budget import LineFilter
+from bridge.engine.tasks import most_severe
 from bridge.errors import AmbiguousAccount, PayloadTooLarge
 from bridge.verify.drill import Branch, ExtraNode, Node
 from mappings.records import Actual, ProjectBudget
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +59,19 @@ async def read_legacy(legacy: LegacyClient, project_id: str) -> LegacyProject:
 
 
 async def read_v1(v1: V1Client, v1_project_id: str) -> V1Project:
+    """Totals, then the line and transaction lists side by side (each is a cursor chain, paged in order)."""
     totals = (await v1.totals(v1_project_id)).value.totals
-    lines = tuple([line async for line in v1.lines(v1_project_id)])
-    transactions = tuple([t async for t in v1.transactions(v1_project_id)])
-    return V1Project(v1_project_id, totals, lines, transactions)
+    try:
+        async with asyncio.TaskGroup() as group:
+            lines = group.create_task(_every(v1.lines(v1_project_id)))
+            transactions = group.create_task(_every(v1.transactions(v1_project_id)))
+    except BaseExceptionGroup as failed:
+        raise most_severe(failed) from None
+    return V1Project(v1_project_id, totals, tuple(lines.result()), tuple(transactions.result()))
+
+
+async def _every(items: AsyncIterator[T]) -> list[T]:
+    return [item async for item in items]
 
 
 def amounts(values: Mapping[str, PhaseValues]) -> dict[str, int]:
