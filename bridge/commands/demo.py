@@ -41,10 +41,12 @@ STEP_TIMEOUT_S = 120
 @contextlib.contextmanager
 def serve_in_thread(size: str, seed: int) -> Iterator[tuple[str, str]]:
     """The emulator under uvicorn on an ephemeral loopback port; yields its base URL and its legacy key."""
-    # The demo drops connections on purpose (commit-then-drop); uvicorn would print each one as an error.
-    logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)
     app = create_app(seed=seed, size=size)  # type: ignore[arg-type]
-    with BackgroundServer(app) as base_url:
+    server = BackgroundServer(app)
+    # The demo drops connections on purpose (commit-then-drop); uvicorn would print each one as an error.
+    # Set after the server's config, which sets uvicorn's own levels.
+    logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)
+    with server as base_url:
         yield base_url, app.state.credentials.legacy_key
 
 

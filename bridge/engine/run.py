@@ -45,7 +45,7 @@ from state.store import StateStore, open_state
 
 log = structlog.get_logger("bridge.engine")
 
-PROJECTS_IN_FLIGHT = 2
+PROJECTS_IN_FLIGHT = 4
 
 
 class Interrupted(ResumableStop):
@@ -191,8 +191,7 @@ async def _write_everything(
         copies=stage.copies,
     )
     # Projects are independent of each other; the limiter bounds the requests in flight across all of them.
-    # Each project in flight holds its whole budget tree in memory, so only a few run at once: within one
-    # project there is parallel work enough (bulks of a tree level, transaction bulks, fan-outs).
+    # Budget trees (the big memory) go one at a time inside the pipeline; the rest of each project overlaps.
     gate = asyncio.Semaphore(PROJECTS_IN_FLIGHT)
 
     async def one(index: int) -> None:
