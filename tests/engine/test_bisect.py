@@ -62,3 +62,48 @@ async def test_one_bad_line_is_isolated_and_quarantined(world: World, reference:
     sizes = rejecting[0].bulk_sizes
     assert 1 in sizes
     assert len(sizes) <= 2 * 8 + 4  # halving a bulk of <= 100 takes at most 7 levels of two halves
+
+
+class RejectItemsOfOneTransaction(httpx.AsyncBaseTransport):
+    """Answers 422 to every item request of the first transaction that receives one; passes the rest on."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.victim: str | None = None
+        self.refused = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if request.method == "POST" and path.endswith("/items") and "/transactions/" in path:
+            self.victim = self.victim or path
+            if path == self.victim:
+                self.refused += 1
+                body = {"success": False, "code": "validation", "message": "refused item", "requestId": "req_i"}
+                return httpx.Response(422, json=body)
+        return await self.inner.handle_async_request(request)
+
+
+@pytest.mark.anyio
+async def test_refused_split_items_are_quarantined_one_by_one_and_the_rest_go_through(
+    world: World, reference: Counter[tuple[str, ...]]
+) -> None:
+    """Split items share a journal intent but not a fate: only the refused ones are quarantined."""
+    rejecting: list[RejectItemsOfOneTransaction] = []
+
+    def wrap(inner: httpx.AsyncBaseTransport) -> httpx.AsyncBaseTransport:
+        rejecting.append(RejectItemsOfOneTransaction(inner))
+        return rejecting[-1]
+
+    world.wrap = wrap
+    outcome = await world.run()
+    refused = [q for q in outcome.ledger.quarantine if q.kind == Kind.SPLIT.value]
+    assert len(refused) == rejecting[0].refused > 0
+    assert {q.code for q in refused} == {"target_validation_failed"}
+    census = await world.census()
+    differing = (reference - census) + (census - reference)
+    assert sum(differing.values()) == 2  # one transaction seen with fewer items: once missing, once extra
+    assert {key[0] for key in differing} == {"transaction"}
+    world.wrap = None
+    again = await world.run()
+    assert again.ledger.of(Kind.SPLIT).to_create == len(refused)
+    assert await world.census() == reference
