@@ -95,3 +95,16 @@ async def test_revoked_token_stops_resumably_then_a_new_token_finishes(
     world.token = str(fresh["token"])
     await world.run()
     assert await world.census() == reference
+
+
+@pytest.mark.anyio
+async def test_plan_reports_target_objects_the_state_file_does_not_know(world: World) -> None:
+    """A space someone made on the target by hand is reported by preflight, not adopted or touched."""
+    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+        made = await v1.post(
+            "/spaces", json={"name": "Made By Hand"}, headers={"Idempotency-Key": "by-hand-" + "x" * 20}
+        )
+        assert made.status_code == 201
+    plan = await world.run(dry_run=True)
+    assert plan.ledger.unknown_on_target == {"space": 1}
+    assert plan.preflight.role == "admin"
