@@ -139,8 +139,10 @@ def demo_command(size: str, seed: int, out_dir: Path) -> None:
         _step("bridge run again: replays what was in flight, then finishes")
         resumed = _call(_bridge("run", *common), env)
         click.echo(f"bridge run exited {resumed.returncode} (0 all migrated, 1 with quarantined records)")
-        faults = control.get("/faults").json()
-        click.echo(f"faults injected: {faults.get('injected', {})}")
+        stats = control.get("/stats").json()
+        click.echo(
+            f"faults injected: {stats.get('faultsInjected', {})}; keyed replays answered: {stats.get('replays')}"
+        )
 
         listing = _call(_bridge("--help"), env, capture=True)
         verify_ran = " verify " in listing.stdout
