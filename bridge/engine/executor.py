@@ -4,7 +4,9 @@ For every write, live: journal the intent (``pending``), send it with its Idempo
 read the v1 ids, then write the ids into the crosswalk and complete the intent in one transaction. A bulk
 the service rejects as a record-level error (400/422/413/404/409 other than idempotency_conflict) is split
 in halves with keys derived from the parent's, recursively, until the bad entry stands alone; that entry is
-quarantined with the service's reason and every other entry goes through. Resumable stops (auth lost,
+quarantined with the service's reason and every other entry goes through. A fan-out (split items: one
+intent, many single-item requests under derived keys) is never split: each refused entry is quarantined on
+its own and the others are booked. Resumable stops (auth lost,
 retry budget) and fatal errors propagate untouched: the journal already says what was in flight.
 
 The crash hook (``killpoints``) is passed at each state transition so the crash tests can stop the process
