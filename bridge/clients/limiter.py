@@ -4,6 +4,11 @@ Additive increase, multiplicative decrease (TCP's rule): each success grows the 
 one slot per window of successes); a 429 halves it, once per generation, so a burst of 429s from requests
 that all started under the old window counts as one signal. A 429's Retry-After also pauses every new
 request until it has passed: no request leaves before the service said it may.
+
+A window alone cannot hold a rate below one request per round trip, and a token bucket in front of a fast
+service is exactly that case; so 429s also double a spacing between request starts (from 5 ms, at most
+250 ms: slower limits are met by the Retry-After pauses), which each success shrinks by 1%. A rate limit is
+then met at a pace close to its refill rate, with few retries.
 """
 
 from __future__ import annotations
@@ -14,6 +19,10 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from bridge.clients.retry import Timing
+
+FIRST_SPACING_S = 0.005
+MIN_SPACING_S = 0.001
+MAX_SPACING_S = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +44,8 @@ class AimdLimiter:
         self._in_flight = 0
         self._generation = 0
         self._paused_until = 0.0
+        self._spacing = 0.0
+        self._next_start = 0.0
         self._timing = timing or Timing()
         self._changed = asyncio.Condition()
 
@@ -51,9 +62,20 @@ class AimdLimiter:
         """Hold every new request until ``seconds`` from now (never shortens an earlier pause)."""
         self._paused_until = max(self._paused_until, self._timing.monotonic() + seconds)
 
-    async def _wait_for_pause(self) -> None:
+    @property
+    def spacing(self) -> float:
+        """Seconds kept between two request starts (0 until a 429 has been seen)."""
+        return self._spacing
+
+    async def _wait_for_turn(self) -> None:
         while (remaining := self._paused_until - self._timing.monotonic()) > 0:
             await self._timing.sleep(remaining)
+        if self._spacing:
+            now = self._timing.monotonic()
+            start = max(now, self._next_start)
+            self._next_start = start + self._spacing
+            if start > now:
+                await self._timing.sleep(start - now)
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[Slot]:
@@ -62,7 +84,7 @@ class AimdLimiter:
             await self._changed.wait_for(lambda: self._in_flight < self.window)
             self._in_flight += 1
         try:
-            await self._wait_for_pause()
+            await self._wait_for_turn()
             yield Slot(self._generation)
         finally:
             async with self._changed:
@@ -71,6 +93,7 @@ class AimdLimiter:
 
     def on_success(self) -> None:
         self._window = min(float(self.maximum), self._window + 1.0 / self._window)
+        self._spacing = self._spacing * 0.99 if self._spacing > MIN_SPACING_S else 0.0
 
     def on_rate_limited(self, slot: Slot, retry_after: float | None) -> None:
         """A 429: halve the window once per generation and pause for Retry-After."""
@@ -78,4 +101,5 @@ class AimdLimiter:
             self.pause_for(retry_after)
         if slot.generation == self._generation:
             self._window = max(float(self.minimum), self._window / 2)
+            self._spacing = min(MAX_SPACING_S, max(FIRST_SPACING_S, self._spacing * 2))
             self._generation += 1
