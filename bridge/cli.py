@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
@@ -10,8 +11,37 @@ from bridge import assumptions
 from bridge.errors import BridgeError
 from bridge.logging import redact_text
 
+# Each subcommand lives in its own module, imported only when that command runs: `bridge status` need not load
+# the emulator, and every runbook step starts faster.
+SUBCOMMANDS: dict[str, str] = {
+    "plan": "bridge.commands.migrate:plan_command",
+    "run": "bridge.commands.migrate:run_command",
+    "demo": "bridge.commands.demo:demo_command",
+    "verify": "bridge.commands.verify:verify_command",
+    "status": "bridge.commands.state:status_command",
+    "crosswalk": "bridge.commands.state:crosswalk_group",
+    "emulate": "bridge.emulator.serve:emulate_command",
+}
 
-@click.group()
+
+class LazyGroup(click.Group):
+    """A click group that imports a subcommand's module on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *SUBCOMMANDS])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = SUBCOMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module_name, attribute = target.split(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{target} is not a click command")
+        return command
+
+
+@click.group(cls=LazyGroup)
 @click.version_option(package_name="workspace-bridge")
 def cli() -> None:
     """Move a workspace's finance data from the legacy key surface to the v1 token surface."""
@@ -31,19 +61,3 @@ def main() -> None:
     except BridgeError as exc:
         click.echo(f"error: {redact_text(str(exc))}", err=True)
         sys.exit(exc.exit_code)
-
-
-# Subcommands are defined in their own modules and registered here, one line each.
-from bridge.commands.demo import demo_command  # noqa: E402
-from bridge.commands.migrate import plan_command, run_command  # noqa: E402
-from bridge.commands.state import crosswalk_group, status_command  # noqa: E402
-from bridge.commands.verify import verify_command  # noqa: E402
-from bridge.emulator.serve import emulate_command  # noqa: E402
-
-cli.add_command(plan_command)
-cli.add_command(run_command)
-cli.add_command(demo_command)
-cli.add_command(verify_command)
-cli.add_command(emulate_command)
-cli.add_command(crosswalk_group)
-cli.add_command(status_command)

@@ -134,6 +134,8 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # see BackgroundServer
     sock.bind((host, port))
+    # Listen before printing the URLs: a client that reads the banner may connect at once (the kernel queues it).
+    sock.listen(128)
     bound_host, bound_port = sock.getsockname()[:2]
     click.echo(banner(f"http://{bound_host}:{bound_port}", app.state.credentials))
     # uvicorn installs SIGINT/SIGTERM handlers in the main thread and returns after a graceful shutdown.
