@@ -105,10 +105,18 @@ async def verify(
             open_v1(v1_url, token, controls, transport=counters["v1"]) as v1,
         ):
             verifier = Verifier(legacy, v1, store, options)
-            report = await verifier.run(settings.migration)
+            report = await verifier.run(migration_name(settings, store))
     finally:
         store.close()
     return report.model_copy(update={"requests": {name: c.count for name, c in counters.items()}})
+
+
+def migration_name(settings: Settings, store: StateStore) -> str:
+    """The --migration name, else the name the last run recorded (the engine derives one from both workspaces)."""
+    if settings.migration != "default":
+        return settings.migration
+    last = store.runs.last_runs(1)
+    return last[0].migration if last else settings.migration
 
 
 @dataclass(frozen=True, slots=True)
