@@ -26,7 +26,7 @@ from bridge.engine.tasks import most_severe, run_all
 from bridge.engine.workspace import Quarantiner, as_json, quarantined
 from bridge.engine.writes import DEFAULT_PHASE, FANOUT_LIMIT, FANOUT_PATH, JsonObject, Write
 from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
-from mappings.actuals import MappedActual, map_actual
+from mappings.actuals import MappedActual, TransactionItem, map_actual
 from mappings.budget import BudgetTree, LineGroup, chunks
 from mappings.errors import MappingError
 from mappings.formulas import symbols_of
@@ -37,12 +37,15 @@ from mappings.lines import bulk_request, line_body, plan_budget
 from mappings.phases import default_estimate_patch, phase_body, plan_phases
 from mappings.records import Phase
 from mappings.refs import ACTUAL, LINE, PROJECT, SPLIT, WORKSPACE
+from mappings.results import Mapped
 
 # Legacy actuals are read in date windows over this span around today; the client's open-ended edge reads
 # catch anything dated before or after it, so the span only decides how many windows a read takes.
 ACTUALS_YEARS_BACK = 6
 ACTUALS_YEARS_AHEAD = 2
 SPLIT_FANOUT_KIND = "split.fanout"
+BULKS_IN_FLIGHT = 4
+SplitParts = tuple[str, tuple[Mapped[TransactionItem], ...]]
 COPY_KINDS = {Kind.PROJECT_CURRENCY: "currencies", Kind.PROJECT_FRINGE: "fringes", Kind.PROJECT_GLOBAL: "globals"}
 
 
@@ -231,10 +234,20 @@ class ProjectPipeline:
         end = today.replace(year=today.year + ACTUALS_YEARS_AHEAD, day=28)
         _reader, rows = self.legacy.actuals(project_id, start, end)
         fresh: list[MappedActual] = []
-        splits: list[MappedActual] = []
+        # Only what the split step needs later (the actual's id and its parts), not the transactions' bodies.
+        splits: list[SplitParts] = []
+        room = asyncio.Semaphore(BULKS_IN_FLIGHT)
+
+        async def send(part: list[MappedActual]) -> None:
+            try:
+                await self._transactions(project_id, part)
+            finally:
+                room.release()
+
         try:
             async with asyncio.TaskGroup() as sends:
-                # Bulks of 500 leave while the next windows are still being read: memory holds one bulk.
+                # Bulks of 500 leave while the next windows are read; at most BULKS_IN_FLIGHT wait to be sent,
+                # so reading never runs ahead of writing and memory holds a few bulks, not a project's actuals.
                 async for actual in rows:
                     try:
                         mapped = map_actual(project_id, v1_project, actual, currency, self.books.lookup)
@@ -242,16 +255,18 @@ class ProjectPipeline:
                         self._refuse(Kind.ACTUAL, [error])
                         continue
                     if mapped.items:
-                        splits.append(mapped)
+                        splits.append((mapped.transaction.ref.legacy_id, mapped.items))
                     if self.books.lookup(ACTUAL, project_id, actual.id) is not None:
-                        sends.create_task(self._existing_actual(project_id, mapped))
+                        await self._existing_actual(project_id, mapped)
                         continue
                     fresh.append(mapped)
                     if len(fresh) == TRANSACTION_BULK_LIMIT:
-                        sends.create_task(self._transactions(project_id, fresh))
+                        await room.acquire()
+                        sends.create_task(send(fresh))
                         fresh = []
                 if fresh:
-                    sends.create_task(self._transactions(project_id, fresh))
+                    await room.acquire()
+                    sends.create_task(send(fresh))
         except BaseExceptionGroup as failed:
             raise most_severe(failed) from None
         began = time.monotonic()
@@ -270,15 +285,15 @@ class ProjectPipeline:
         key = idempotency_key(self.namespace, TRANSACTION_BULK_KIND, project_id, members, body)
         await self.executor.submit(Write(Kind.ACTUAL, project_id, "POST", "/transactions/bulk", body, members, key))
 
-    async def _split_items(self, project_id: str, splits: Sequence[MappedActual]) -> None:
+    async def _split_items(self, project_id: str, splits: Sequence[SplitParts]) -> None:
         """Split parts as fan-outs of whole actuals (a transaction's items stay in one fan-out, in order)."""
         groups: list[list[tuple[str, JsonObject]]] = [[]]
-        for mapped in splits:
-            transaction = self.books.lookup(ACTUAL, project_id, mapped.transaction.ref.legacy_id)
+        for actual_id, items in splits:
+            transaction = self.books.lookup(ACTUAL, project_id, actual_id)
             if transaction is None:
                 continue  # the transaction was quarantined: its parts stay with it
             missing: list[tuple[str, JsonObject]] = []
-            for item in mapped.items:
+            for item in items:
                 if self.books.lookup(SPLIT, project_id, item.ref.legacy_id) is None:
                     entry: JsonObject = {"transactionId": transaction, "item": as_json(item.body)}
                     missing.append((item.ref.legacy_id, entry))
