@@ -193,7 +193,7 @@ def served_emulator(args: tuple[str, ...], workdir: Path) -> Iterator[Emulator]:
             "BRIDGE_LEGACY_KEY": legacy_key,
             "BRIDGE_V1_URL": f"{base}/v1",
             "BRIDGE_V1_TOKEN": token,
-            "BRIDGE_STATE": str(workdir / "bridge-state.sqlite"),
+            "BRIDGE_STATE": str(workdir / "bridge-state.db"),
             "EMULATOR": f"{base}/_emulator",
         }
         yield Emulator(process, env)
