@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import click
+
 from bridge import config
 from bridge.assumptions import as_markdown
 from bridge.cli import cli
@@ -30,6 +32,13 @@ def _text() -> str:
     return README.read_text(encoding="utf-8")
 
 
+def _command(name: str) -> click.Command:
+    """A `bridge` subcommand, loaded as the CLI loads it (subcommands are imported on first use)."""
+    command = cli.get_command(click.Context(cli), name)
+    assert command is not None, f"`bridge {name}` is not a command"
+    return command
+
+
 def test_assumptions_section_is_generated_from_the_registry() -> None:
     """The README's assumptions table equals the registry's rendering, so a new guess cannot go undocumented."""
     text = _text()
@@ -43,7 +52,7 @@ def test_every_bridge_command_the_readme_names_exists() -> None:
     """Each `bridge <command>` in the README is a registered subcommand of the CLI."""
     named = set(re.findall(r"`bridge ([a-z]+)", _text()))
     assert named, "the README names no bridge command"
-    missing = sorted(named - set(cli.commands))
+    missing = sorted(named - set(cli.list_commands(click.Context(cli))))
     assert not missing, f"README.md names bridge commands the CLI does not have: {missing}"
 
 
@@ -84,5 +93,5 @@ def test_every_option_the_readme_tabulates_exists_on_the_migration_commands() ->
     """The configuration table's --options are options of `bridge run` or `bridge verify`."""
     table = _text().split("## Configuration", 1)[1].split("## Exit codes", 1)[0]
     named = set(re.findall(r"`(--[a-z0-9-]+)`", table)) - {"--config"}
-    known = {opt for name in ("run", "verify") for param in cli.commands[name].params for opt in param.opts}
+    known = {opt for name in ("run", "verify") for param in _command(name).params for opt in param.opts}
     assert named <= known, f"README.md tabulates options the commands lack: {sorted(named - known)}"
