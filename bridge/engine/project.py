@@ -45,6 +45,9 @@ ACTUALS_YEARS_BACK = 6
 ACTUALS_YEARS_AHEAD = 2
 SPLIT_FANOUT_KIND = "split.fanout"
 BULKS_IN_FLIGHT = 4
+# A date window of the legacy actuals read holds at most this many rows (the client halves busier windows):
+# memory holds one window per project in flight, at the price of a few more reads on a busy project.
+ACTUALS_WINDOW_ROWS = 1000
 SplitParts = tuple[str, tuple[Mapped[TransactionItem], ...]]
 COPY_KINDS = {Kind.PROJECT_CURRENCY: "currencies", Kind.PROJECT_FRINGE: "fringes", Kind.PROJECT_GLOBAL: "globals"}
 
@@ -232,7 +235,7 @@ class ProjectPipeline:
         today = date.today()
         start = today.replace(year=today.year - ACTUALS_YEARS_BACK, day=1)
         end = today.replace(year=today.year + ACTUALS_YEARS_AHEAD, day=28)
-        _reader, rows = self.legacy.actuals(project_id, start, end)
+        _reader, rows = self.legacy.actuals(project_id, start, end, max_rows=ACTUALS_WINDOW_ROWS)
         fresh: list[MappedActual] = []
         # Only what the split step needs later (the actual's id and its parts), not the transactions' bodies.
         splits: list[SplitParts] = []
