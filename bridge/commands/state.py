@@ -62,13 +62,19 @@ def crosswalk_group() -> None:
 @crosswalk_group.command("export")
 @_state_options
 @click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
-@click.option("--kind", default=None, help="Only this kind (for example spaces, projects, lines).")
+@click.option("--kind", default=None, help="Only this kind (singular: space, project, line, actual...).")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Write here, not stdout.")
 def export_command(
     state: str | None, config_file: Path | None, fmt: ExportFormat, kind: str | None, out: Path | None
 ) -> None:
     """Export the crosswalk: kind, scope, legacy id, v1 id, source hash, run and times."""
     with _reading(state, config_file) as store:
+        known = store.crosswalk.counts()
+        if kind is not None and kind not in known:
+            # An empty export of a mistyped kind ("projects") would look like a migration that moved nothing.
+            names = ", ".join(sorted(known)) or "none yet"
+            click.echo(f"no crosswalk entries of kind {kind!r} (kinds mapped: {names})", err=True)
+            sys.exit(1)
         text = store.crosswalk.export(fmt, kind=kind)
     if out is None:
         click.echo(text, nl=False)

@@ -94,6 +94,14 @@ def test_export_writes_every_entry_or_one_kind(state_file: Path, fmt: str) -> No
     assert [r["v1_id"] for r in rows] == ["spc_1"]
 
 
+def test_export_of_an_unmapped_kind_says_which_kinds_exist(state_file: Path) -> None:
+    """A mistyped kind is not an empty export that looks like success: exit 1 naming the kinds mapped."""
+    code, out, err = _invoke("crosswalk", "export", "--state", str(state_file), "--kind", "space")
+    assert (code, out) == (1, "")
+    assert "'space'" in err
+    assert "phases, spaces" in err
+
+
 def test_export_to_a_file(state_file: Path, tmp_path: Path) -> None:
     """--out writes the export to a file instead of stdout."""
     target = tmp_path / "crosswalk.csv"
