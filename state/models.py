@@ -21,8 +21,15 @@ IntentStatus = Literal["pending", "sent", "done", "failed", "quarantined"]
 INTENT_STATUSES: tuple[IntentStatus, ...] = ("pending", "sent", "done", "failed", "quarantined")
 IN_FLIGHT: tuple[IntentStatus, ...] = ("pending", "sent")
 
-RunStatus = Literal["running", "completed", "completed_with_quarantine", "stopped", "failed"]
-RUN_STATUSES: tuple[RunStatus, ...] = ("running", "completed", "completed_with_quarantine", "stopped", "failed")
+RunStatus = Literal["running", "completed", "completed_with_quarantine", "stopped", "failed", "interrupted"]
+RUN_STATUSES: tuple[RunStatus, ...] = (
+    "running",
+    "completed",
+    "completed_with_quarantine",
+    "stopped",
+    "failed",
+    "interrupted",
+)
 
 
 def utc_now() -> datetime:

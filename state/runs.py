@@ -52,7 +52,11 @@ class Runs:
         options: Mapping[str, OptionValue],
         plan_fingerprint: str = "",
     ) -> RunRow:
-        """Record a new running run; refuses another source/target pair and any option that names a secret."""
+        """Record a new running run; refuses another source/target pair and any option that names a secret.
+
+        A run still marked running when the next one starts was killed before it could finish (runs on one
+        state file follow each other): it is marked interrupted, so `bridge status` does not show it as live.
+        """
         secret_names = sorted(name for name in options if names_a_secret(name))
         if secret_names:
             raise SecretInStateError(
@@ -61,6 +65,9 @@ class Runs:
             )
         self.check_binding(source_identity, target_identity)
         with self._db.write() as session:
+            for dead in session.exec(select(RunRow).where(col(RunRow.status) == "running")):
+                dead.status = "interrupted"
+                session.add(dead)
             row = RunRow(
                 migration=migration,
                 source_identity=source_identity,

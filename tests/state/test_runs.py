@@ -54,3 +54,15 @@ def test_a_run_cannot_finish_as_running(store: StateStore) -> None:
     assert run.id is not None
     with pytest.raises(ValueError, match="not 'running'"):
         store.runs.finish(run.id, "running")
+
+
+def test_a_run_left_running_is_marked_interrupted_when_the_next_starts(store: StateStore) -> None:
+    """A killed run never finished; the next run marks it interrupted, and finished runs keep their status."""
+    done = store.runs.start("m", "src", "tgt", {})
+    store.runs.finish(done.id or 0, "completed")
+    killed = store.runs.start("m", "src", "tgt", {})
+    store.runs.start("m", "src", "tgt", {})
+    statuses = {run.id: run.status for run in store.runs.last_runs(3)}
+    assert statuses[done.id] == "completed"
+    assert statuses[killed.id] == "interrupted"
+    assert sorted(statuses.values()) == ["completed", "interrupted", "running"]
