@@ -17,8 +17,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> int:
-    results: dict[str, object] = {"measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     only = set(sys.argv[1:])
+    target = ROOT / "bench-results.json"
+    # A partial run (`python -m bench engine`) updates its areas and keeps the others' last figures.
+    results: dict[str, object] = json.loads(target.read_text()) if only and target.exists() else {}
+    results["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     for module in sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])):
         if not module.startswith("bench_"):
             continue
@@ -33,8 +36,8 @@ def main() -> int:
     engine = results.get("engine")
     if isinstance(engine, dict):
         results.update({k: v for k, v in engine.items() if k in HEADLINE})
-    (ROOT / "bench-results.json").write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
-    print(f"wrote {ROOT / 'bench-results.json'}")
+    target.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    print(f"wrote {target}")
     return 0
 
 
