@@ -219,10 +219,19 @@ class ProjectPipeline:
             by_depth[depth] = [LineGroup(depth, part) for part in chunks(fresh, LINE_BULK_LIMIT)]
         await run_all(self.applier.apply(d) for d in updates)
         route = f"/projects/{v1_project}/budget/lines/bulk"
+        # A level of a large tree is dozens of bulks; their bodies are built only when one of a few slots is
+        # free, so memory holds a few request bodies, not the whole level as JSON.
+        room = asyncio.Semaphore(BULKS_IN_FLIGHT * 2)
         for depth in sorted(by_depth):  # a level's parents are the previous level: levels go in order
-            await run_all(self._line_group(tree, g, symbols, route) for g in by_depth[depth])
+            await run_all(self._line_group(tree, g, symbols, route, room) for g in by_depth[depth])
 
-    async def _line_group(self, tree: BudgetTree, group: LineGroup, symbols: set[str], route: str) -> None:
+    async def _line_group(
+        self, tree: BudgetTree, group: LineGroup, symbols: set[str], route: str, room: asyncio.Semaphore
+    ) -> None:
+        async with room:
+            await self._line_bulk(tree, group, symbols, route)
+
+    async def _line_bulk(self, tree: BudgetTree, group: LineGroup, symbols: set[str], route: str) -> None:
         request = bulk_request(tree, group, self.books.lookup, symbols)
         self._refuse(Kind.LINE, request.failed)
         if not request.legacy_ids:
