@@ -27,8 +27,6 @@ from state.journal import IntentSpec, Journal
 from state.models import IntentRow
 from state.quarantine import Quarantine, QuarantineEntry
 
-CacheKey = tuple[str, str, str]
-
 
 def compact(digest: str) -> bytes:
     """A source hash as kept in memory: its first 128 bits as bytes (a third of the hex text's size; a large
@@ -63,32 +61,47 @@ class Books:
         self._completions: GroupCommit[tuple[str, Sequence[CrosswalkEntry]], IntentRow] = GroupCommit(
             self.journal.complete_many, self._writer
         )
-        self._ids: dict[CacheKey, str] = {}
-        self._hashes: dict[CacheKey, bytes] = {}
-        for row in self.crosswalk.entries():
-            key = (sys.intern(row.kind), sys.intern(engine_scope(row.scope)), row.legacy_id)
-            self._ids[key] = row.v1_id
-            self._hashes[key] = compact(row.source_hash)
+        # Per scope (the workspace, or one legacy project): (kind, legacy id) -> (v1 id, compact source hash).
+        # A project's entries are loaded when its pipeline first looks one up and dropped when it is done
+        # (``forget``): nothing outside a project refers to its lines or transactions, and a `large` workspace
+        # would otherwise keep a quarter of a million entries in memory.
+        self._scopes: dict[str, dict[tuple[str, str], tuple[str, bytes]]] = {}
+
+    def _scope(self, scope: str) -> dict[tuple[str, str], tuple[str, bytes]]:
+        entries = self._scopes.get(scope)
+        if entries is None:
+            rows = self.crosswalk.entries(scope=state_scope(scope))
+            entries = {(sys.intern(r.kind), r.legacy_id): (r.v1_id, compact(r.source_hash)) for r in rows}
+            self._scopes[scope] = entries
+        return entries
+
+    def forget(self, scope: str) -> None:
+        """Drop a finished project's entries from memory (they stay in the state file)."""
+        self._scopes.pop(scope, None)
+
+    def _put(self, kind: str, scope: str, legacy_id: str, v1_id: str, digest: str) -> None:
+        self._scope(scope)[(kind, legacy_id)] = (v1_id, compact(digest))
 
     # Lookups (the mappings' Lookup signature) and change detection.
 
     def lookup(self, kind: str, scope: str, legacy_id: str) -> str | None:
-        return self._ids.get((kind, scope, legacy_id))
+        found = self._scope(scope).get((kind, legacy_id))
+        return found[0] if found else None
 
     def unchanged(self, kind: str, scope: str, legacy_id: str, digest: str) -> bool:
         """Whether the record was last written with this source hash."""
-        return self._hashes.get((kind, scope, legacy_id)) == compact(digest)
+        found = self._scope(scope).get((kind, legacy_id))
+        return found is not None and found[1] == compact(digest)
 
     def known(self, write: Write) -> dict[str, str]:
         """Members of ``write`` that already have v1 ids."""
-        found = {m: self._ids.get((crosswalk_kind(write.kind), write.scope, m)) for m in write.members}
+        found = {m: self.lookup(crosswalk_kind(write.kind), write.scope, m) for m in write.members}
         return {m: v for m, v in found.items() if v is not None}
 
     def remember(self, write: Write, ids: Sequence[str]) -> None:
         """Put ids in the cache only (the dry run's placeholders)."""
         for member, digest, v1_id in zip(write.members, write.hashes, ids, strict=True):
-            self._ids[(crosswalk_kind(write.kind), write.scope, member)] = v1_id
-            self._hashes[(crosswalk_kind(write.kind), write.scope, member)] = compact(digest)
+            self._put(crosswalk_kind(write.kind), write.scope, member, v1_id, digest)
 
     # Journal transitions.
 
@@ -129,7 +142,7 @@ class Books:
         await self._completions.submit((write.step_key, entries))
         self.remember(write, ids)
         for kind, v1_id in derived:
-            self._ids[(kind, write.scope, write.members[0])] = v1_id
+            self._put(kind, write.scope, write.members[0], v1_id, "")
 
     async def aclose(self) -> None:
         """Let the batches and the quarantine entries in flight commit, then stop the writer thread."""
@@ -151,8 +164,7 @@ class Books:
             )
         await self._completions.submit((write.step_key, entries))
         for member, v1_id in ids.items():
-            self._ids[(kind, write.scope, member)] = v1_id
-            self._hashes[(kind, write.scope, member)] = compact(hashes[member])
+            self._put(kind, write.scope, member, v1_id, hashes[member])
 
     async def fail(self, write: Write, code: str, request_id: str | None) -> None:
         loop = asyncio.get_running_loop()

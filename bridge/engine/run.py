@@ -198,6 +198,7 @@ async def _write_everything(
         async with gate:
             began = time.monotonic()
             await pipeline.run(source.projects[index])
+            books.forget(source.projects[index].project.id)
             ledger.timings[f"project:{source.projects[index].project.id}"] = round(time.monotonic() - began, 3)
 
     await run_all(one(i) for i in range(len(source.projects)))
