@@ -187,6 +187,30 @@ async def get_transaction(request: Request, grant: Auth, transaction_id: str) ->
     return ok(view(*find(context, context.workspace(grant), transaction_id)))
 
 
+@router.patch("/{transaction_id}")
+async def update_transaction(request: Request, grant: Auth, transaction_id: str) -> Response:
+    """Partial update of a manual transaction (A40); omitted fields stay, the project cannot change."""
+    can(grant, "update", "Transaction")
+    body = await json_body(request)
+    context = context_of(request)
+    workspace = context.workspace(grant)
+    project, actual = find(context, workspace, transaction_id)
+    fields = renamed(body, CREATE_FIELDS, "transaction")
+    project_ref = fields.pop("project", None)
+    if project_ref is not None and project_ref not in (project.id, project.alias):
+        raise ValidationError("transaction.projectId cannot change; create the transaction in the other project.")
+    if "type" in fields and fields["type"] not in MANUAL_TYPES:
+        raise ValidationError(f"transaction.type must be one of {', '.join(MANUAL_TYPES)}; got {fields['type']!r}.")
+    if "status" in fields and fields["status"] not in MANUAL_STATUSES:
+        raise ValidationError(f"transaction.status of a manual transaction is one of {', '.join(MANUAL_STATUSES)}.")
+    if "amount" in fields:
+        fields["amount"], fields["currency"] = money_in(fields["amount"], "transaction.amount")
+    with domain_errors(body_refs=True):
+        updated = context.service.update_actual(workspace, project, actual.id, fields)
+    _announce(context, grant, "transaction.updated", project, updated)
+    return ok(view(project, updated))
+
+
 @router.post("/{transaction_id}/items", status_code=201)
 async def add_item(request: Request, grant: Auth, transaction_id: str) -> Response:
     can(grant, "update", "Transaction")

@@ -8,7 +8,7 @@ import pytest
 
 from bridge.engine.steps import Kind
 from bridge.errors import AuthenticationLost
-from tests.engine.harness import World, fast_controls
+from tests.engine.harness import World, _pages, fast_controls
 
 
 async def _writes(world: World) -> int:
@@ -49,10 +49,20 @@ async def test_rerun_after_source_change_patches_and_creates_only_the_difference
         changed = contacts[0]["id"]
         assert (await legacy.put(f"/contacts/{changed}", json={"company": "Renamed Co"})).status_code == 200
         assert (await legacy.post("/contacts", json={"name": "Brand New Person"})).status_code in (200, 201)
+        project = world.projects[0]
+        actuals = (await legacy.get(f"/projects/{project}/actuals", params={"idMode": "system"})).json()["actuals"]
+        plain = next(a for a in actuals if not a.get("subactuals"))
+        edit = {"amount": 1234.5, "description": "re-coded invoice"}
+        assert (await legacy.put(f"/projects/{project}/actuals/{plain['id']}", json=edit)).status_code == 200
     again = await world.run()
     contact = again.ledger.of(Kind.CONTACT)
     assert (contact.to_create, contact.to_update, contact.unchanged) == (1, 1, len(contacts) - 1)
-    assert again.ledger.requests == 2
+    assert again.ledger.of(Kind.ACTUAL).to_update == 1
+    assert again.ledger.requests == 3
+    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+        transactions = await _pages(v1.get, "/transactions")
+    patched = [t for t in transactions if t["description"] == "re-coded invoice"]
+    assert [t["amount"] for t in patched] == [{"amount": 123450, "currency": "USD"}]
     census = await world.census()
     assert census["contact", "Brand New Person"] == 1
     assert all(count == 1 for key, count in census.items() if key[0] == "contact")
