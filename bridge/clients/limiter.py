@@ -9,13 +9,17 @@ A window alone cannot hold a rate below one request per round trip, and a token 
 service is exactly that case; so 429s also double a spacing between request starts (from 5 ms, at most
 250 ms: slower limits are met by the Retry-After pauses), which each success shrinks by 1%. A rate limit is
 then met at a pace close to its refill rate, with few retries.
+
+Waiting requests queue in arrival order and a freed slot is handed to the first of them: a run with
+thousands of requests waiting (a fan-out of split items) wakes one waiter per release, not all of them.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 
 from bridge.clients.retry import Timing
@@ -47,7 +51,7 @@ class AimdLimiter:
         self._spacing = 0.0
         self._next_start = 0.0
         self._timing = timing or Timing()
-        self._changed = asyncio.Condition()
+        self._waiters: deque[asyncio.Future[None]] = deque()
 
     @property
     def window(self) -> int:
@@ -80,20 +84,43 @@ class AimdLimiter:
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[Slot]:
         """Wait for a free slot (and for any Retry-After pause), hold it for one request."""
-        async with self._changed:
-            await self._changed.wait_for(lambda: self._in_flight < self.window)
-            self._in_flight += 1
+        await self._admitted()
         try:
             await self._wait_for_turn()
             yield Slot(self._generation)
         finally:
-            async with self._changed:
+            self._in_flight -= 1
+            self._hand_over()
+
+    async def _admitted(self) -> None:
+        if not self._waiters and self._in_flight < self.window:
+            self._in_flight += 1
+            return
+        turn = asyncio.get_running_loop().create_future()
+        self._waiters.append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():  # the slot was handed over just as we were cancelled
                 self._in_flight -= 1
-                self._changed.notify_all()
+                self._hand_over()
+            else:
+                with suppress(ValueError):  # a cancelled turn may already have been passed over
+                    self._waiters.remove(turn)
+            raise
+
+    def _hand_over(self) -> None:
+        """Give free slots to the longest waiting requests (a slot is counted as taken when handed over)."""
+        while self._waiters and self._in_flight < self.window:
+            turn = self._waiters.popleft()
+            if not turn.done():
+                self._in_flight += 1
+                turn.set_result(None)
 
     def on_success(self) -> None:
         self._window = min(float(self.maximum), self._window + 1.0 / self._window)
         self._spacing = self._spacing * 0.99 if self._spacing > MIN_SPACING_S else 0.0
+        self._hand_over()
 
     def on_rate_limited(self, slot: Slot, retry_after: float | None) -> None:
         """A 429: halve the window once per generation and pause for Retry-After."""

@@ -74,3 +74,35 @@ async def test_retry_after_pauses_every_new_request(clock: FakeClock) -> None:
     paused_at = clock.now
     async with limiter.slot():
         assert clock.now >= paused_at + 5.0
+
+
+@pytest.mark.anyio
+async def test_freed_slots_go_to_the_longest_waiting_request(clock: FakeClock) -> None:
+    """Requests that had to wait are admitted in the order they arrived."""
+    limiter = AimdLimiter(2, timing=clock.timing())
+    admitted: list[int] = []
+
+    async def request(n: int) -> None:
+        async with limiter.slot():
+            admitted.append(n)
+            await anyio.sleep(0)
+
+    async with anyio.create_task_group() as group:
+        for n in range(12):
+            group.start_soon(request, n)
+            await anyio.sleep(0)  # arrive one after another
+    assert admitted == list(range(12))
+
+
+@pytest.mark.anyio
+async def test_a_request_cancelled_while_waiting_takes_no_slot(clock: FakeClock) -> None:
+    """Cancelling a queued request leaves the window whole: the next request still gets in."""
+    limiter = AimdLimiter(1, timing=clock.timing())
+    async with limiter.slot():
+        with anyio.move_on_after(0.01):
+            async with limiter.slot():
+                pytest.fail("a second request got in while the only slot was held")
+    assert limiter.in_flight == 0
+    with anyio.fail_after(1):
+        async with limiter.slot():
+            assert limiter.in_flight == 1
