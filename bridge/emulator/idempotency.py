@@ -17,6 +17,7 @@ import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from itertools import takewhile
 
 from starlette.responses import Response
 
@@ -77,8 +78,10 @@ class IdempotencyStore:
         self.replays = 0
 
     def _expire(self) -> None:
+        # Entries are stored in the order they were made, so the expired ones are a prefix: each request
+        # looks at the expired keys and one more, not at every key the service holds.
         horizon = self.clock() - self.retention_s
-        for scoped in [k for k, v in self._entries.items() if v.stored_at <= horizon]:
+        for scoped in [k for k, _ in takewhile(lambda kv: kv[1].stored_at <= horizon, self._entries.items())]:
             del self._entries[scoped]
             self._locks.pop(scoped, None)
 

@@ -4,7 +4,7 @@ with a chosen id, read, update (including writing a split), delete and the batch
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from fastapi import APIRouter
@@ -87,20 +87,27 @@ def _window(ctx: Ctx) -> tuple[datetime | None, datetime | None, bool, bool]:
     )
 
 
-def _keep(ctx: Ctx, project: Project, actual: Actual, account: str | None) -> bool:
+def _filter(ctx: Ctx, account: str | None) -> Callable[[Actual], bool]:
+    """The request's filters, read once: a window read keeps its rows out of every actual of the project."""
     start, end, start_is_day, end_is_day = _window(ctx)
-    if start and (actual.date.date() < start.date() if start_is_day else actual.date < start):
-        return False
-    # Inclusive: a date-only endDate keeps the whole of that day.
-    if end and (actual.date.date() > end.date() if end_is_day else actual.date > end):
-        return False
-    lines = {actual.line_id, *(p.line_id for p in actual.subactuals)} - {None}
-    if account is not None and account not in lines:
-        return False
-    if ctx.param("hasAssignedAccount") is not None and ctx.flag("hasAssignedAccount") != bool(lines):
-        return False
+    assigned = ctx.flag("hasAssignedAccount") if ctx.param("hasAssignedAccount") is not None else None
     # The emulator stores no attachments or linked bank transactions.
-    return not (ctx.flag("hasAttachments") or ctx.flag("hasLinkedTransaction"))
+    none_match = ctx.flag("hasAttachments") or ctx.flag("hasLinkedTransaction")
+
+    def keep(actual: Actual) -> bool:
+        if none_match:
+            return False
+        if start and (actual.date.date() < start.date() if start_is_day else actual.date < start):
+            return False
+        # Inclusive: a date-only endDate keeps the whole of that day.
+        if end and (actual.date.date() > end.date() if end_is_day else actual.date > end):
+            return False
+        lines = {actual.line_id, *(p.line_id for p in actual.subactuals)} - {None}
+        if account is not None and account not in lines:
+            return False
+        return assigned is None or assigned == bool(lines)
+
+    return keep
 
 
 @router.get(BASE)
@@ -108,7 +115,8 @@ async def list_actuals(ctx: Ctx, project_id: str) -> Response:
     project = ctx.project(project_id)
     account_ref = ctx.param("accountId")
     account = line_id(ctx, project, account_ref, "accountId") if account_ref else None
-    actuals = [a for a in ctx.service.list_actuals(project) if _keep(ctx, project, a, account)]
+    keep = _filter(ctx, account)
+    actuals = [a for a in ctx.service.list_actuals(project) if keep(a)]
     view = ctx.view()
     return ok({"actuals": [view.actual(project, a) for a in actuals], "totalAmount": float(sum_amounts(actuals))})
 
