@@ -1,4 +1,4 @@
-"""One project's pipeline: library copies, phases, the budget tree level by level, actuals, split items.
+"""One project's pipeline: library copies, phases, the budget tree level by level, then its actuals.
 
 Each step needs the v1 ids of the one before (copies before phases before lines before transactions), so a
 project's steps run in order; within a step, independent requests (the copies, the plain phases, the bulk
@@ -6,7 +6,7 @@ groups of one tree level, the transaction bulks) go concurrently. Projects run s
 
 Budget lines are grouped anew on every run from what is still missing, 100 per bulk and one tree level at a
 time, so a resumed run never re-sends a line the crosswalk knows; the journal replay has already completed
-whatever was in flight. Actuals are read in date windows and sent 500 per bulk.
+whatever was in flight. Actuals and their split items are the last step (``actuals``).
 """
 
 from __future__ import annotations
@@ -14,19 +14,17 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Coroutine, Iterable, Sequence
-from datetime import date
 
 from bridge.clients.legacy import LegacyClient
+from bridge.engine.actuals import ActualsStep, actual_currency
 from bridge.engine.apply import Applier, Desired
 from bridge.engine.executor import PLACEHOLDER, Executor
 from bridge.engine.plan import Plan
 from bridge.engine.source import ProjectLibrary
-from bridge.engine.steps import LINE_BULK_LIMIT, TRANSACTION_BULK_LIMIT, Kind
-from bridge.engine.tasks import most_severe, run_all
+from bridge.engine.steps import LINE_BULK_LIMIT, Kind
+from bridge.engine.tasks import run_all
 from bridge.engine.workspace import Quarantiner, as_json, quarantined
-from bridge.engine.writes import DEFAULT_PHASE, FANOUT_LIMIT, FANOUT_PATH, JsonObject, Write
-from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
-from mappings.actuals import MappedActual, TransactionItem, map_actual
+from bridge.engine.writes import DEFAULT_PHASE, JsonObject, Write
 from mappings.budget import BudgetTree, LineGroup, chunks
 from mappings.errors import MappingError
 from mappings.formulas import symbols_of
@@ -36,29 +34,11 @@ from mappings.lines import BULK_KIND as LINE_BULK_KIND
 from mappings.lines import bulk_request, line_body, plan_budget
 from mappings.phases import default_estimate_patch, phase_body, plan_phases
 from mappings.records import Phase
-from mappings.refs import ACTUAL, LINE, PROJECT, SPLIT, WORKSPACE
-from mappings.results import Mapped
+from mappings.refs import LINE, PROJECT, WORKSPACE
 
-# Legacy actuals are read in date windows over this span around today; the client's open-ended edge reads
-# catch anything dated before or after it, so the span only decides how many windows a read takes.
-ACTUALS_YEARS_BACK = 6
-ACTUALS_YEARS_AHEAD = 2
-SPLIT_FANOUT_KIND = "split.fanout"
-BULKS_IN_FLIGHT = 4
-# A date window of the legacy actuals read holds at most this many rows (the client halves busier windows):
-# memory holds one window per project in flight, at the price of a few more reads on a busy project.
-ACTUALS_WINDOW_ROWS = 1000
-SplitParts = tuple[str, tuple[Mapped[TransactionItem], ...]]
+# Line bulks of one tree level whose bodies exist at once (built when a slot frees, see ``lines``).
+LINE_BULKS_BUILT = 8
 COPY_KINDS = {Kind.PROJECT_CURRENCY: "currencies", Kind.PROJECT_FRINGE: "fringes", Kind.PROJECT_GLOBAL: "globals"}
-
-
-def actual_currency(phases: Sequence[Phase]) -> str:
-    """Actuals are in the first phase's currency (HELP currency article); USD when no phase names one (A09)."""
-    for phase in phases:
-        if phase.currency is not None and phase.currency.code:
-            return phase.currency.code
-    return "USD"
-
 
 CopyPlan = tuple[Kind, ProjectCopy[JsonObject], bool]
 
@@ -117,6 +97,14 @@ class ProjectPipeline:
         self.on_quarantine = on_quarantine
         self.copies = copies
         self._tree_gate = asyncio.Semaphore(1)
+        self.actuals = ActualsStep(
+            legacy=legacy,
+            applier=applier,
+            executor=executor,
+            ledger=ledger,
+            namespace=namespace,
+            on_quarantine=on_quarantine,
+        )
 
     def _refuse(self, kind: Kind, errors: Iterable[MappingError]) -> None:
         records = quarantined(errors)
@@ -134,7 +122,7 @@ class ProjectPipeline:
             ("copies", lambda: self.library_copies(project.id, v1_project)),
             ("phases", lambda: self.phases(library, v1_project)),
             ("lines", lambda: self._lines_one_tree_at_a_time(project.id, v1_project, symbols)),
-            ("actuals", lambda: self.actuals(project.id, v1_project, actual_currency(library.phases))),
+            ("actuals", lambda: self.actuals.run(project.id, v1_project, actual_currency(library.phases))),
         )
         for name, step in steps:
             began = time.monotonic()
@@ -221,7 +209,7 @@ class ProjectPipeline:
         route = f"/projects/{v1_project}/budget/lines/bulk"
         # A level of a large tree is dozens of bulks; their bodies are built only when one of a few slots is
         # free, so memory holds a few request bodies, not the whole level as JSON.
-        room = asyncio.Semaphore(BULKS_IN_FLIGHT * 2)
+        room = asyncio.Semaphore(LINE_BULKS_BUILT)
         for depth in sorted(by_depth):  # a level's parents are the previous level: levels go in order
             await run_all(self._line_group(tree, g, symbols, route, room) for g in by_depth[depth])
 
@@ -239,85 +227,3 @@ class ProjectPipeline:
         body: JsonObject = {"lines": [dict(entry) for entry in request.body["lines"]]}  # type: ignore[typeddict-item]
         key = idempotency_key(self.namespace, LINE_BULK_KIND, tree.project_id, request.legacy_ids, body)
         await self.executor.submit(Write(Kind.LINE, tree.project_id, "POST", route, body, request.legacy_ids, key))
-
-    async def actuals(self, project_id: str, v1_project: str, currency: str) -> None:
-        today = date.today()
-        start = today.replace(year=today.year - ACTUALS_YEARS_BACK, day=1)
-        end = today.replace(year=today.year + ACTUALS_YEARS_AHEAD, day=28)
-        _reader, rows = self.legacy.actuals(project_id, start, end, max_rows=ACTUALS_WINDOW_ROWS)
-        fresh: list[MappedActual] = []
-        # Only what the split step needs later (the actual's id and its parts), not the transactions' bodies.
-        splits: list[SplitParts] = []
-        room = asyncio.Semaphore(BULKS_IN_FLIGHT)
-
-        async def send(part: list[MappedActual]) -> None:
-            try:
-                await self._transactions(project_id, part)
-            finally:
-                room.release()
-
-        try:
-            async with asyncio.TaskGroup() as sends:
-                # Bulks of 500 leave while the next windows are read; at most BULKS_IN_FLIGHT wait to be sent,
-                # so reading never runs ahead of writing and memory holds a few bulks, not a project's actuals.
-                async for actual in rows:
-                    try:
-                        mapped = map_actual(project_id, v1_project, actual, currency, self.books.lookup)
-                    except MappingError as error:
-                        self._refuse(Kind.ACTUAL, [error])
-                        continue
-                    if mapped.items:
-                        splits.append((mapped.transaction.ref.legacy_id, mapped.items))
-                    if self.books.lookup(ACTUAL, project_id, actual.id) is not None:
-                        await self._existing_actual(project_id, mapped)
-                        continue
-                    fresh.append(mapped)
-                    if len(fresh) == TRANSACTION_BULK_LIMIT:
-                        await room.acquire()
-                        sends.create_task(send(fresh))
-                        fresh = []
-                if fresh:
-                    await room.acquire()
-                    sends.create_task(send(fresh))
-        except BaseExceptionGroup as failed:
-            raise most_severe(failed) from None
-        began = time.monotonic()
-        await self._split_items(project_id, splits)
-        self.ledger.timings[f"step:{project_id}:split items"] = round(time.monotonic() - began, 3)
-
-    async def _existing_actual(self, project_id: str, mapped: MappedActual) -> None:
-        # A40: a manual transaction's fields are patched in place (PATCH /transactions/{id}).
-        body = as_json(mapped.transaction.body)
-        legacy_id = mapped.transaction.ref.legacy_id
-        await self.applier.apply(Desired(Kind.ACTUAL, project_id, legacy_id, "", body, "/transactions/{id}"))
-
-    async def _transactions(self, project_id: str, part: Sequence[MappedActual]) -> None:
-        members = tuple(m.transaction.ref.legacy_id for m in part)
-        body: JsonObject = {"transactions": [as_json(m.transaction.body) for m in part]}
-        key = idempotency_key(self.namespace, TRANSACTION_BULK_KIND, project_id, members, body)
-        await self.executor.submit(Write(Kind.ACTUAL, project_id, "POST", "/transactions/bulk", body, members, key))
-
-    async def _split_items(self, project_id: str, splits: Sequence[SplitParts]) -> None:
-        """Split parts as fan-outs of whole actuals (a transaction's items stay in one fan-out, in order)."""
-        groups: list[list[tuple[str, JsonObject]]] = [[]]
-        for actual_id, items in splits:
-            transaction = self.books.lookup(ACTUAL, project_id, actual_id)
-            if transaction is None:
-                continue  # the transaction was quarantined: its parts stay with it
-            missing: list[tuple[str, JsonObject]] = []
-            for item in items:
-                if self.books.lookup(SPLIT, project_id, item.ref.legacy_id) is None:
-                    entry: JsonObject = {"transactionId": transaction, "item": as_json(item.body)}
-                    missing.append((item.ref.legacy_id, entry))
-                else:
-                    self.ledger.of(Kind.SPLIT).unchanged += 1
-            if missing and len(groups[-1]) + len(missing) > FANOUT_LIMIT:
-                groups.append([])
-            groups[-1].extend(missing)
-        await run_all(self._fan_out(project_id, group) for group in groups if group)
-
-    async def _fan_out(self, project_id: str, group: Sequence[tuple[str, JsonObject]]) -> None:
-        members = tuple(legacy_id for legacy_id, _ in group)
-        body: JsonObject = {"items": [entry for _, entry in group]}
-        key = idempotency_key(self.namespace, SPLIT_FANOUT_KIND, project_id, members, body)
-        await self.executor.submit(Write(Kind.SPLIT, project_id, "POST", FANOUT_PATH, body, members, key))

@@ -1,0 +1,159 @@
+"""One project's actuals: transactions 500 per bulk, and each bulk's split items right behind it.
+
+Legacy actuals are read in date windows and mapped one by one. New ones go out 500 per transaction bulk
+while the next windows are read; as soon as a bulk is booked, the split parts of its actuals go out as
+fan-outs (they need the transactions' v1 ids, nothing else), so the items of one bulk travel while the next
+bulk is read and sent. At most BULKS_IN_FLIGHT bulks (each with its items) are on their way at once, so
+reading never runs ahead of writing and memory holds a few bulks, not a project's actuals.
+
+An actual the crosswalk already knows is patched in place (A40) when its source changed, and its missing
+split parts, if any, are sent at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import date
+
+from bridge.clients.legacy import LegacyClient
+from bridge.engine.apply import Applier, Desired
+from bridge.engine.executor import Executor
+from bridge.engine.plan import Plan
+from bridge.engine.steps import TRANSACTION_BULK_LIMIT, Kind
+from bridge.engine.tasks import most_severe, run_all
+from bridge.engine.workspace import Quarantiner, as_json, quarantined
+from bridge.engine.writes import FANOUT_LIMIT, FANOUT_PATH, JsonObject, Write
+from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
+from mappings.actuals import MappedActual, TransactionItem, map_actual
+from mappings.errors import MappingError
+from mappings.keys import idempotency_key
+from mappings.records import Phase
+from mappings.refs import ACTUAL, SPLIT
+from mappings.results import Mapped
+
+# Legacy actuals are read in date windows over this span around today; the client's open-ended edge reads
+# catch anything dated before or after it, so the span only decides how many windows a read takes.
+ACTUALS_YEARS_BACK = 6
+ACTUALS_YEARS_AHEAD = 2
+# A date window of the legacy actuals read holds at most this many rows (the client halves busier windows):
+# memory holds one window per project in flight, at the price of a few more reads on a busy project.
+ACTUALS_WINDOW_ROWS = 1000
+BULKS_IN_FLIGHT = 4
+SPLIT_FANOUT_KIND = "split.fanout"
+SplitParts = tuple[str, tuple[Mapped[TransactionItem], ...]]
+
+
+def actual_currency(phases: Sequence[Phase]) -> str:
+    """Actuals are in the first phase's currency (HELP currency article); USD when no phase names one (A09)."""
+    for phase in phases:
+        if phase.currency is not None and phase.currency.code:
+            return phase.currency.code
+    return "USD"
+
+
+class ActualsStep:
+    """Writes one project's actuals and their split parts, after its budget lines."""
+
+    def __init__(
+        self,
+        *,
+        legacy: LegacyClient,
+        applier: Applier,
+        executor: Executor,
+        ledger: Plan,
+        namespace: str,
+        on_quarantine: Quarantiner,
+    ) -> None:
+        self.legacy = legacy
+        self.applier = applier
+        self.books = applier.books
+        self.executor = executor
+        self.ledger = ledger
+        self.namespace = namespace
+        self.on_quarantine = on_quarantine
+
+    def _refuse(self, errors: Sequence[MappingError]) -> None:
+        records = quarantined(errors)
+        for record in records:
+            self.ledger.of(Kind.ACTUAL).quarantined[record.code] += 1
+        self.on_quarantine(records)
+
+    async def run(self, project_id: str, v1_project: str, currency: str) -> None:
+        today = date.today()
+        start = today.replace(year=today.year - ACTUALS_YEARS_BACK, day=1)
+        end = today.replace(year=today.year + ACTUALS_YEARS_AHEAD, day=28)
+        _reader, rows = self.legacy.actuals(project_id, start, end, max_rows=ACTUALS_WINDOW_ROWS)
+        fresh: list[MappedActual] = []
+        # Split parts of actuals the crosswalk already knows: only their ids and parts, sent at the end.
+        known_splits: list[SplitParts] = []
+        room = asyncio.Semaphore(BULKS_IN_FLIGHT)
+
+        async def send(part: list[MappedActual]) -> None:
+            try:
+                await self._transactions(project_id, part)
+                await self._split_items(project_id, [(m.transaction.ref.legacy_id, m.items) for m in part if m.items])
+            finally:
+                room.release()
+
+        try:
+            async with asyncio.TaskGroup() as sends:
+                async for actual in rows:
+                    try:
+                        mapped = map_actual(project_id, v1_project, actual, currency, self.books.lookup)
+                    except MappingError as error:
+                        self._refuse([error])
+                        continue
+                    if self.books.lookup(ACTUAL, project_id, actual.id) is not None:
+                        await self._existing_actual(project_id, mapped)
+                        if mapped.items:
+                            known_splits.append((mapped.transaction.ref.legacy_id, mapped.items))
+                        continue
+                    fresh.append(mapped)
+                    if len(fresh) == TRANSACTION_BULK_LIMIT:
+                        await room.acquire()
+                        sends.create_task(send(fresh))
+                        fresh = []
+                if fresh:
+                    await room.acquire()
+                    sends.create_task(send(fresh))
+        except BaseExceptionGroup as failed:
+            raise most_severe(failed) from None
+        await self._split_items(project_id, known_splits)
+
+    async def _existing_actual(self, project_id: str, mapped: MappedActual) -> None:
+        # A40: a manual transaction's fields are patched in place (PATCH /transactions/{id}).
+        body = as_json(mapped.transaction.body)
+        legacy_id = mapped.transaction.ref.legacy_id
+        await self.applier.apply(Desired(Kind.ACTUAL, project_id, legacy_id, "", body, "/transactions/{id}"))
+
+    async def _transactions(self, project_id: str, part: Sequence[MappedActual]) -> None:
+        members = tuple(m.transaction.ref.legacy_id for m in part)
+        body: JsonObject = {"transactions": [as_json(m.transaction.body) for m in part]}
+        key = idempotency_key(self.namespace, TRANSACTION_BULK_KIND, project_id, members, body)
+        await self.executor.submit(Write(Kind.ACTUAL, project_id, "POST", "/transactions/bulk", body, members, key))
+
+    async def _split_items(self, project_id: str, splits: Sequence[SplitParts]) -> None:
+        """Split parts as fan-outs of whole actuals (a transaction's items stay in one fan-out, in order)."""
+        groups: list[list[tuple[str, JsonObject]]] = [[]]
+        for actual_id, items in splits:
+            transaction = self.books.lookup(ACTUAL, project_id, actual_id)
+            if transaction is None:
+                continue  # the transaction was quarantined: its parts stay with it
+            missing: list[tuple[str, JsonObject]] = []
+            for item in items:
+                if self.books.lookup(SPLIT, project_id, item.ref.legacy_id) is None:
+                    entry: JsonObject = {"transactionId": transaction, "item": as_json(item.body)}
+                    missing.append((item.ref.legacy_id, entry))
+                else:
+                    self.ledger.of(Kind.SPLIT).unchanged += 1
+            if missing and len(groups[-1]) + len(missing) > FANOUT_LIMIT:
+                groups.append([])
+            groups[-1].extend(missing)
+        await run_all(self._fan_out(project_id, group) for group in groups if group)
+
+    async def _fan_out(self, project_id: str, group: Sequence[tuple[str, JsonObject]]) -> None:
+        members = tuple(legacy_id for legacy_id, _ in group)
+        body: JsonObject = {"items": [entry for _, entry in group]}
+        key = idempotency_key(self.namespace, SPLIT_FANOUT_KIND, project_id, members, body)
+        await self.executor.submit(Write(Kind.SPLIT, project_id, "POST", FANOUT_PATH, body, members, key))
