@@ -9,7 +9,12 @@ surface unless the pattern names the legacy one (``/api/v1``); the control API i
   on a budget read is ``budget_compute_timeout``, the real service's code for it; A33);
 - ``reset``: the connection drops before the request is handled;
 - ``commit_then_drop``: the request is handled (the write is applied, its idempotency key stored), then the
-  connection drops before the client reads the response;
+  connection drops before the client reads the response. Only a request that changed the service loses its
+  answer: a read, a refused request, a keyed replay (``Idempotency-Replayed``), a create answered 200 with the
+  record already there instead of its 201 (A18), and a PATCH/PUT that leaves its record as it was (read
+  through the surface before and after, ``updatedAt`` aside) commit nothing, so they are answered. A retry of
+  a dropped write therefore goes through, as it does on a real network after a blip, and a run under this
+  fault on every write can finish;
 - ``stall``: the request is held ``stall_s`` seconds (longer than a client's timeout) before it is handled;
 - ``revoke_token``: the bearer token is revoked after its ``after``-th matching request.
 
@@ -26,6 +31,7 @@ import fnmatch
 import json
 import random
 import time
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -61,6 +67,12 @@ FaultKind = Literal[
 FAULT_KINDS: tuple[str, ...] = FaultKind.__args__  # type: ignore[attr-defined]
 LEGACY_PREFIX = "/api/v1"
 V1_PREFIX = "/v1"
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+UPDATE_METHODS = frozenset({"PUT", "PATCH"})
+REPLAYED_HEADER = b"idempotency-replayed"
+CREDENTIAL_HEADERS = frozenset({b"authorization", b"x-api-key"})
+# What an internal read keeps of the request's scope: the connection, not what routing added to it.
+CONNECTION_KEYS = ("type", "asgi", "http_version", "scheme", "server", "client", "root_path", "app")
 
 
 class FaultRule(BaseModel):
@@ -212,7 +224,7 @@ class FaultInjector:
             self._count("rate_limit")
             await _send_error(refusal, scope, send)
             return
-        after_response: str | None = None
+        drop_if_changed = False
         revoke_after: str | None = None
         for rule in plan.rules:
             if not rule.applies_to(method, path) or self._rng.random() >= rule.rate:
@@ -220,25 +232,32 @@ class FaultInjector:
             if rule.kind == "revoke_token":
                 revoke_after = self._note_token_use(scope, rule.after) or revoke_after
                 continue
+            if rule.kind == "commit_then_drop":
+                drop_if_changed = method.upper() in WRITE_METHODS
+                continue
             self._count(rule.kind)
             if rule.kind == "stall":
                 await asyncio.sleep(rule.stall_s)
             elif rule.kind == "reset":
                 scope.setdefault("state", {})["dropped"] = True
                 await _drop(send)
-            elif rule.kind == "commit_then_drop":
-                after_response = rule.kind
             else:
                 await _send_error(self._error_for(rule, path), scope, send)
                 return
         try:
-            if after_response is None:
+            if not drop_if_changed:
                 await app(scope, receive, send)
                 return
-            await app(scope, receive, _swallow)
+            before = await _record_as_read(app, scope) if method.upper() in UPDATE_METHODS else None
+            held = _HeldResponse()
+            await app(scope, receive, held.send)
+            if not await held.changed_service(app, scope, before):
+                await held.deliver(send)
+                return
         finally:
             if revoke_after is not None and self.tokens.revoke(revoke_after):
                 self._count("revoke_token")
+        self._count("commit_then_drop")
         scope.setdefault("state", {})["dropped"] = True
         await _drop(send)
 
@@ -253,8 +272,86 @@ class FaultInjector:
         return token if uses == after else None
 
 
-async def _swallow(message: Message) -> None:
-    """The response a commit-then-drop request produced: applied, never delivered."""
+@dataclass(slots=True)
+class _HeldResponse:
+    """A commit-then-drop request's response, held until it is known whether the request changed anything."""
+
+    messages: list[Message] = field(default_factory=list)
+    status: int | None = None
+    replayed: bool = False
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.status = int(message["status"])
+            self.replayed = any(name.lower() == REPLAYED_HEADER for name, _ in message.get("headers", []))
+        self.messages.append(message)
+
+    async def deliver(self, send: Send) -> None:
+        for message in self.messages:
+            await send(message)
+
+    async def changed_service(self, app: ASGIApp, scope: Scope, before: object) -> bool:
+        """Whether the request committed something: a successful write that is not a keyed replay and, for a
+        PATCH/PUT, left its record different from how it read before."""
+        if self.status is None or not 200 <= self.status < 300 or self.replayed:
+            return False
+        if self.status == 200 and getattr(scope.get("route"), "status_code", None) == 201:
+            return False  # a create answered with what was already there (A18: a project's library copy)
+        if scope["method"].upper() not in UPDATE_METHODS:
+            return True
+        return before is None or await _record_as_read(app, scope) != before
+
+
+async def _read(app: ASGIApp, scope: Scope, path: str, query: bytes = b"") -> object:
+    """GET ``path`` through ``app`` (below the faults and the counters) with the request's credentials; the
+    JSON body of a 200, else None."""
+    credentials = [(name, value) for name, value in scope["headers"] if name.lower() in CREDENTIAL_HEADERS]
+    read_scope: Scope = {
+        **{name: scope[name] for name in CONNECTION_KEYS if name in scope},
+        "method": "GET",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query,
+        "headers": credentials,
+        "state": {},
+    }
+    held = _HeldResponse()
+
+    async def no_body() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    await app(read_scope, no_body, held.send)
+    if held.status != 200:
+        return None
+    body = b"".join(m.get("body", b"") for m in held.messages if m["type"] == "http.response.body")
+    return json.loads(body)
+
+
+async def _record_as_read(app: ASGIApp, scope: Scope) -> object:
+    """The record a PATCH/PUT addresses as the surface reads it (``updatedAt`` aside): from its own GET, or
+    from its collection's pages where the record has no GET of its own (a v1 space); None if unreadable."""
+    path: str = scope["path"]
+    found = await _read(app, scope, path)
+    if found is None:
+        collection, _, record_id = path.rpartition("/")
+        query: dict[str, object] | None = {"limit": 100}
+        while found is None and query is not None:
+            page = await _read(app, scope, collection, urllib.parse.urlencode(query).encode())
+            if not isinstance(page, dict) or not isinstance(page.get("data"), list):
+                return None
+            found = next((row for row in page["data"] if isinstance(row, dict) and row.get("id") == record_id), None)
+            cursor = page.get("nextCursor")
+            query = {"limit": 100, "cursor": cursor} if isinstance(cursor, str) else None
+    return _without_stamps(found)
+
+
+def _without_stamps(value: object) -> object:
+    # A no-op update still moves updatedAt; it is not a change of the record's content.
+    if isinstance(value, dict):
+        return {k: _without_stamps(v) for k, v in value.items() if k != "updatedAt"}
+    if isinstance(value, list):
+        return [_without_stamps(v) for v in value]
+    return value
 
 
 async def _drop(send: Send) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -11,7 +12,7 @@ import pytest
 
 from bridge.emulator.app import create_app
 from bridge.emulator.seed import seeded_service
-from tests.engine.harness import World
+from tests.engine.harness import World, v1_writes_by_route
 
 
 def fresh_world(state: Path) -> World:
@@ -44,5 +45,29 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Counter[tuple[str, ..
         outcome = await clean.run()
         assert not outcome.ledger.quarantine
         return await clean.census()
+
+    return asyncio.run(once())
+
+
+@dataclass(frozen=True, slots=True)
+class CleanRun:
+    """What a clean, uninterrupted run of a whole workspace left on the target, and the v1 writes it sent."""
+
+    census: Counter[tuple[str, ...]]
+    writes_by_route: Counter[str]
+
+
+@pytest.fixture(scope="session")
+def workspace_reference(tmp_path_factory: pytest.TempPathFactory) -> CleanRun:
+    """A clean run of every project of `small`: its v1 census and the emulator's count of writes per route."""
+    clean = fresh_world(tmp_path_factory.mktemp("workspace") / "state.sqlite")
+    clean.projects = ()
+
+    async def once() -> CleanRun:
+        outcome = await clean.run()
+        assert not outcome.ledger.quarantine
+        stats = await clean.control("GET", "/stats")
+        assert isinstance(stats, dict)
+        return CleanRun(await clean.census(), v1_writes_by_route(stats))
 
     return asyncio.run(once())

@@ -25,6 +25,7 @@ from bridge.engine.run import Outcome, Transports, migrate
 # The smallest project of the seed-42 `small` workspace (62 lines, 100 actuals; archived, so its status
 # PATCH is exercised too). Tests that migrate one project use it to stay fast.
 SMALL_PROJECT = "prj_4f276ac9d964"
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 async def no_wait(_seconds: float) -> None:
@@ -101,6 +102,15 @@ class World:
     async def census(self) -> Counter[tuple[str, ...]]:
         async with self.client("/v1", {"Authorization": f"Bearer {self.token}"}) as v1:
             return await census(v1.get)
+
+
+def v1_writes_by_route(stats: object) -> Counter[str]:
+    """The v1 write requests (every POST/PUT/PATCH/DELETE, answered or not) per route, from /_emulator/stats."""
+    assert isinstance(stats, dict)
+    routes = stats["requests"]["byRoute"]
+    return Counter(
+        {route: int(n) for route, n in routes.items() if route.split(" ")[0] in WRITE_METHODS and " /v1/" in route}
+    )
 
 
 async def _pages(get: Callable[..., Awaitable[httpx.Response]], path: str, **params: str) -> list[dict[str, object]]:
