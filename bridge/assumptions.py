@@ -398,6 +398,17 @@ REGISTRY: tuple[Assumption, ...] = (
         "values not shown.",
         ("engine.run", "emulator.v1_api"),
     ),
+    Assumption(
+        "A41",
+        "legacy budget read one account at a time",
+        "GET /budget?accountId={id}&excludeSubAccounts=true returns that account (its own fields, parentId "
+        "included) with `lines` = its direct children in order, child accounts as entries without their lines, "
+        "and no subAccounts; without accountId the root's direct children. GET /budget/accounts lists every "
+        "account with its parentId, the ones the root does not reach too. So a tree read account by account "
+        "equals one whole read (A29).",
+        "legacy seed: accountId and excludeSubAccounts are named query parameters, their effect is not shown.",
+        ("clients.legacy", "emulator.legacy_api", "engine.project"),
+    ),
 )
 
 

@@ -18,7 +18,7 @@ from typing import Final, TypeVar
 
 from mappings.enums import LINE_TYPES
 from mappings.errors import ErrorCode, MappingError
-from mappings.records import BudgetLine
+from mappings.records import LineFields
 from mappings.refs import LINE, RecordRef
 
 T = TypeVar("T")
@@ -38,7 +38,7 @@ class LineGroup:
     """One bulk-create request's worth of lines: all at the same depth, parents already in earlier groups."""
 
     depth: int
-    lines: tuple[BudgetLine, ...]
+    lines: tuple[LineFields, ...]
 
     @property
     def legacy_ids(self) -> tuple[str, ...]:
@@ -50,7 +50,7 @@ class BudgetTree:
     """A validated budget: the good nodes in order, their depths and children, and what was quarantined."""
 
     project_id: str
-    ordered: tuple[BudgetLine, ...]
+    ordered: tuple[LineFields, ...]
     depth: Mapping[str, int]
     children: Mapping[str, tuple[str, ...]]
     quarantined: tuple[MappingError, ...] = field(default=())
@@ -59,7 +59,7 @@ class BudgetTree:
         """Bulk groups of at most ``limit`` lines, one depth level at a time, in tree order."""
         if limit < 1:
             raise ValueError(f"a bulk group holds at least one line, not {limit}")
-        by_depth: dict[int, list[BudgetLine]] = defaultdict(list)
+        by_depth: dict[int, list[LineFields]] = defaultdict(list)
         for line in self.ordered:
             by_depth[self.depth[line.id]].append(line)
         return tuple(
@@ -80,7 +80,7 @@ class BudgetTree:
 
 
 def build_tree(
-    project_id: str, lines: Iterable[BudgetLine], rejected: Mapping[str, MappingError] | None = None
+    project_id: str, lines: Iterable[LineFields], rejected: Mapping[str, MappingError] | None = None
 ) -> BudgetTree:
     """Validate and order a project's budget nodes; ``rejected`` holds field errors found on single nodes."""
     nodes = tuple(lines)
@@ -97,19 +97,19 @@ def build_tree(
         if problem is not None:
             errors[node_id] = problem
 
-    children: dict[str | None, list[BudgetLine]] = defaultdict(list)
+    children: dict[str | None, list[LineFields]] = defaultdict(list)
     for node in by_id.values():
         if node.id not in errors:
             children[node.parent_id].append(node)
     for siblings in children.values():
         siblings.sort(key=lambda n: (n.position, n.id))
 
-    ordered: list[BudgetLine] = []
+    ordered: list[LineFields] = []
     depth: dict[str, int] = {}
     level = list(children.get(None, ()))
     current = 0
     while level:
-        next_level: list[BudgetLine] = []
+        next_level: list[LineFields] = []
         for node in level:
             depth[node.id] = current
             ordered.append(node)
@@ -126,7 +126,7 @@ def build_tree(
 
 
 def _node_problem(
-    project_id: str, node: BudgetLine, by_id: Mapping[str, BudgetLine], counts: Counter[str]
+    project_id: str, node: LineFields, by_id: Mapping[str, LineFields], counts: Counter[str]
 ) -> MappingError | None:
     """What is wrong with the node itself or its link to its parent, if anything."""
     ref = line_ref(project_id, node.id)
@@ -152,7 +152,7 @@ def _node_problem(
 
 
 def _unreachable(
-    project_id: str, by_id: Mapping[str, BudgetLine], errors: Mapping[str, MappingError], placed: Mapping[str, int]
+    project_id: str, by_id: Mapping[str, LineFields], errors: Mapping[str, MappingError], placed: Mapping[str, int]
 ) -> dict[str, MappingError]:
     """Errors for nodes not placed under a root: members of a parent cycle, or below a quarantined node."""
     found: dict[str, MappingError] = {}

@@ -26,7 +26,7 @@ from mappings.formulas import check_formula
 from mappings.keys import child_key, idempotency_key
 from mappings.money import parse_decimal
 from mappings.notes import Note, unassigned
-from mappings.records import BudgetLine, PhaseData, ProjectBudget, RawNumber
+from mappings.records import LineFields, PhaseFields, ProjectBudget, RawNumber
 from mappings.refs import CONTACT, FRINGE, LINE, PHASE, TAG, WORKSPACE, Lookup, RecordRef
 from mappings.results import Mapped
 from mappings.text import NAME_LIMIT, TAG_NAME_LIMIT, check_text
@@ -106,16 +106,21 @@ def _part_of(body: BulkLines | PhaseDataBulk, all_ids: Sequence[str], ids: Seque
 
 def plan_budget(budget: ProjectBudget, symbols: Collection[str]) -> BudgetTree:
     """Validate every node's fields, then the tree; ``symbols`` are the project's global symbols."""
+    return plan_lines(budget.project_id, budget.lines, symbols)
+
+
+def plan_lines(project_id: str, lines: Sequence[LineFields], symbols: Collection[str]) -> BudgetTree:
+    """``plan_budget`` over the nodes alone (full ``BudgetLine`` records or their compact form)."""
     rejected: dict[str, MappingError] = {}
-    for line in budget.lines:
+    for line in lines:
         try:
-            check_line(budget.project_id, line, symbols)
+            check_line(project_id, line, symbols)
         except MappingError as error:
             rejected.setdefault(line.id, error)
-    return build_tree(budget.project_id, budget.lines, rejected)
+    return build_tree(project_id, lines, rejected)
 
 
-def check_line(project_id: str, line: BudgetLine, symbols: Collection[str]) -> None:
+def check_line(project_id: str, line: LineFields, symbols: Collection[str]) -> None:
     """Raise the first catalogue error in the node's own fields."""
     ref = line_ref(project_id, line.id)
     check_text(line.description, ref, "description", limit=NAME_LIMIT)
@@ -167,7 +172,7 @@ def bulk_request(tree: BudgetTree, group: LineGroup, lookup: Lookup, symbols: Co
     )
 
 
-def line_body(project_id: str, line: BudgetLine, lookup: Lookup, symbols: Collection[str]) -> Mapped[LineCreate]:
+def line_body(project_id: str, line: LineFields, lookup: Lookup, symbols: Collection[str]) -> Mapped[LineCreate]:
     """One line's create body with every reference resolved through the crosswalk."""
     ref = line_ref(project_id, line.id)
     notes: list[Note] = []
@@ -219,9 +224,9 @@ def _tag_ids(ref: RecordRef, tags: Sequence[str], lookup: Lookup, notes: list[No
 
 def phase_write(
     project_id: str,
-    line: BudgetLine,
+    line: LineFields,
     phase_key: str,
-    data: PhaseData,
+    data: PhaseFields,
     *,
     lookup: Lookup,
     symbols: Collection[str],
@@ -255,7 +260,7 @@ def phase_write(
 
 
 def phase_data_items(
-    project_id: str, line: BudgetLine, v1_line_id: str, lookup: Lookup, symbols: Collection[str]
+    project_id: str, line: LineFields, v1_line_id: str, lookup: Lookup, symbols: Collection[str]
 ) -> tuple[list[PhaseDataItem], tuple[Note, ...]]:
     """A line's phase data as phase-data bulk items: how a re-run updates lines that already exist."""
     notes: list[Note] = []

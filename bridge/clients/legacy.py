@@ -24,16 +24,28 @@ from bridge.clients.http import (
     parse_model,
 )
 from bridge.clients.legacy_actuals import ActualsReader
-from bridge.clients.legacy_budget import flatten_budget
+from bridge.clients.legacy_budget import PiecewiseReader, flatten_budget
 from bridge.config import Secret
 from bridge.errors import UnexpectedResponse
 from bridge.logging import register_secret
-from mappings.records import Actual, Contact, Fringe, Global, Phase, Project, ProjectBudget, Space, Tag
+from mappings.records import (
+    Actual,
+    CompactLine,
+    Contact,
+    Fringe,
+    Global,
+    Phase,
+    Project,
+    ProjectBudget,
+    Space,
+    Tag,
+)
 
 RecordT = TypeVar("RecordT", bound=BaseModel)
 
 SYSTEM_IDS = ("idMode", "system")
 BUDGET_EXPANDS = ("phases", "fringes", "globals", "lines.phaseData", "lines.contact")
+LINE_EXPANDS = ("lines.phaseData", "lines.contact")
 
 
 class AccountSummary(BaseModel):
@@ -45,6 +57,7 @@ class AccountSummary(BaseModel):
     account_id: str | None = Field(default=None, alias="accountId")
     path: str | None = None
     description: str | None = None
+    parent_id: str | None = Field(default=None, alias="parentId")
 
 
 class TagTotals(BaseModel):
@@ -141,6 +154,16 @@ class LegacyClient:
         params = [("includeHiddenPhases", "true"), *(("expands[]", value) for value in BUDGET_EXPANDS)]
         body, rid = await self.get_json(f"/projects/{project_id}/budget", params)
         return flatten_budget(project_id, body, rid)
+
+    async def budget_lines(self, project_id: str) -> tuple[CompactLine, ...]:
+        """The budget's nodes as ``budget`` flattens them, compact, read one account at a time (A41).
+
+        What a migration holds while it writes a tree: no totals, library or expanded contacts, and never the
+        raw document of more than one account. Costs one read per account plus the account list.
+        """
+        accounts = [(account.id, account.parent_id) for account in await self.accounts(project_id)]
+        params = [("includeHiddenPhases", "true"), *(("expands[]", value) for value in LINE_EXPANDS)]
+        return await PiecewiseReader(self.get_json, project_id, params).read(accounts)
 
     def actuals(
         self, project_id: str, start: date, end: date, *, max_rows: int = 5000, recheck: bool = False

@@ -6,15 +6,22 @@ found by its path (A29). Each flattened line records its parent and its index am
 and its order survive the trip; ``contact`` (expanded) becomes ``contactId``. Accounts the root does not reach
 (a missing parent, a cycle) are appended with the parentId the service gave them, so the mappings can
 quarantine them by name instead of the read silently losing them.
+
+``PiecewiseReader`` gives the same lines for a migration, read one account at a time and kept compact.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from bridge.clients.http import parse_model
 from bridge.errors import UnexpectedResponse
-from mappings.records import BudgetLine, ProjectBudget
+from mappings.records import BudgetLine, CompactLine, ProjectBudget
+
+JsonGetter = Callable[[str, Sequence[tuple[str, str]]], Awaitable[tuple[object, str | None]]]
+
+# Read for a whole budget only (the verifier compares them); a migration never sends them.
+_NOT_MIGRATED = frozenset({"totals", "contact", "path", "lastModified"})
 
 
 def _as_map(value: object) -> Mapping[str, object]:
@@ -23,6 +30,29 @@ def _as_map(value: object) -> Mapping[str, object]:
 
 def _as_list(value: object) -> list[object]:
     return value if isinstance(value, list) else []
+
+
+def _line(
+    raw: Mapping[str, object], parent_id: str | None, position: int, what: str, request_id: str | None, *, slim: bool
+) -> BudgetLine:
+    """One row of an account's ``lines`` as a flattened node; ``slim`` leaves out what is never migrated."""
+    line_id = raw.get("id")
+    if not isinstance(line_id, str):
+        raise UnexpectedResponse(f"{what}: a line under {parent_id or 'root'} has no id", request_id=request_id)
+    fields = {key: value for key, value in raw.items() if key != "lines" and not (slim and key in _NOT_MIGRATED)}
+    contact = _as_map(raw.get("contact"))
+    if "contactId" not in fields and isinstance(contact.get("id"), str):
+        fields["contactId"] = contact["id"]
+    fields.update(parentId=parent_id, position=position)
+    return parse_model(BudgetLine, fields, what, request_id)
+
+
+def _orphan(account_id: str, raw: Mapping[str, object]) -> dict[str, object]:
+    """An account the root does not reach, as a row of its own (its ``lines`` kept nested)."""
+    orphan = dict(raw)
+    orphan.setdefault("id", account_id)
+    orphan.setdefault("type", "account")
+    return orphan
 
 
 class _Flattener:
@@ -47,23 +77,14 @@ class _Flattener:
     def walk(self, rows: list[object], parent_id: str | None) -> None:
         for position, row in enumerate(rows):
             raw = _as_map(row)
-            line_id = raw.get("id")
-            if not isinstance(line_id, str):
-                raise UnexpectedResponse(
-                    f"{self.what}: a line under {parent_id or 'root'} has no id", request_id=self.request_id
-                )
-            if line_id in self.seen:
+            if raw.get("id") in self.seen:
                 # A line listed twice (or an account that contains itself) would loop or duplicate: keep the first.
                 continue
-            self.seen.add(line_id)
-            fields = {key: value for key, value in raw.items() if key != "lines"}
-            contact = _as_map(raw.get("contact"))
-            if "contactId" not in fields and isinstance(contact.get("id"), str):
-                fields["contactId"] = contact["id"]
-            fields.update(parentId=parent_id, position=position)
-            self.lines.append(parse_model(BudgetLine, fields, self.what, self.request_id))
-            if raw.get("type") == "account":
-                self.walk(self.children_of(raw), line_id)
+            line = _line(raw, parent_id, position, self.what, self.request_id, slim=False)
+            self.seen.add(line.id)
+            self.lines.append(line)
+            if line.type == "account":
+                self.walk(self.children_of(raw), line.id)
 
     def add_unreached(self) -> None:
         for account_id, account in self.sub_accounts.items():
@@ -71,10 +92,9 @@ class _Flattener:
             if account_id in self.seen or not raw:
                 continue
             parent = raw.get("parentId")
-            orphan = {key: value for key, value in raw.items() if key != "lines"}
-            orphan.setdefault("id", account_id)
-            orphan.setdefault("type", "account")
-            self.walk([{**orphan, "lines": _as_list(raw.get("lines"))}], parent if isinstance(parent, str) else None)
+            orphan = _orphan(account_id, raw)
+            orphan["lines"] = _as_list(raw.get("lines"))
+            self.walk([orphan], parent if isinstance(parent, str) else None)
 
 
 def flatten_budget(project_id: str, body: object, request_id: str | None) -> ProjectBudget:
@@ -101,3 +121,76 @@ def flatten_budget(project_id: str, body: object, request_id: str | None) -> Pro
         flattener.what,
         request_id,
     )
+
+
+class PiecewiseReader:
+    """A budget's nodes read one account at a time, each piece made compact as soon as it arrives (A41).
+
+    The result is the lines ``flatten_budget`` gives for the whole document, in the same order with the same
+    parents and positions (orphan accounts appended with the parent the service names), without what a
+    migration never sends. Only one account's raw rows exist at a time, so reading a 27,500-line budget costs
+    a few MB above its compact result instead of several hundred.
+    """
+
+    def __init__(self, get_json: JsonGetter, project_id: str, params: Sequence[tuple[str, str]]) -> None:
+        self.get_json = get_json
+        self.path = f"/projects/{project_id}/budget"
+        self.params = [*params, ("excludeSubAccounts", "true")]
+        self.what = f"legacy GET {self.path}"
+        self.lines: list[CompactLine] = []
+        self.seen: set[str] = set()
+        # Children that came nested in their account's row: that account needs no read of its own.
+        self.nested: dict[str, list[CompactLine]] = {}
+
+    async def read(self, accounts: Sequence[tuple[str, str | None]]) -> tuple[CompactLine, ...]:
+        """Every node; ``accounts`` are (id, parentId) as ``budget/accounts`` lists them, unreachable ones too."""
+        root, request_id = await self._read(None)
+        await self._walk(self._children(root, None, request_id))
+        for account_id, listed_parent in accounts:
+            if account_id in self.seen:
+                continue
+            # Not under the root (a missing parent, a cycle): a node of its own, under the parent the service names.
+            account, request_id = await self._read(account_id)
+            parent = account.get("parentId")
+            row = _orphan(account_id, account)
+            line = _line(row, parent if isinstance(parent, str) else listed_parent, 0, self.what, request_id, slim=True)
+            if self._keep(CompactLine.of(line)) and line.type == "account":
+                await self._walk(self._children(account, line.id, request_id))
+        return tuple(self.lines)
+
+    def _keep(self, line: CompactLine) -> bool:
+        if line.id in self.seen:
+            return False  # listed twice, or an account that contains itself: keep the first, as a whole read does
+        self.seen.add(line.id)
+        self.lines.append(line)
+        return True
+
+    async def _walk(self, rows: list[CompactLine]) -> None:
+        for line in rows:
+            if self._keep(line) and line.type == "account":
+                children = self.nested.pop(line.id, None)
+                if children is None:
+                    account, request_id = await self._read(line.id)
+                    children = self._children(account, line.id, request_id)
+                await self._walk(children)
+
+    async def _read(self, account_id: str | None) -> tuple[Mapping[str, object], str | None]:
+        """One account (None: the root) with its direct children as rows."""
+        params = self.params if account_id is None else [("accountId", account_id), *self.params]
+        body, request_id = await self.get_json(self.path, params)
+        account = _as_map(_as_map(body).get("account"))
+        if not account:
+            raise UnexpectedResponse(
+                f"{self.what}?accountId={account_id or 'root'} answered without its account", request_id=request_id
+            )
+        return account, request_id
+
+    def _children(self, row: Mapping[str, object], parent_id: str | None, request_id: str | None) -> list[CompactLine]:
+        children = []
+        for position, child in enumerate(_as_list(row.get("lines"))):
+            raw = _as_map(child)
+            line = CompactLine.of(_line(raw, parent_id, position, self.what, request_id, slim=True))
+            if isinstance(raw.get("lines"), list):
+                self.nested.setdefault(line.id, self._children(raw, line.id, request_id))
+            children.append(line)
+        return children

@@ -31,9 +31,9 @@ from mappings.formulas import symbols_of
 from mappings.keys import idempotency_key
 from mappings.library import ProjectCopy
 from mappings.lines import BULK_KIND as LINE_BULK_KIND
-from mappings.lines import bulk_request, line_body, plan_budget
+from mappings.lines import bulk_request, line_body, plan_lines
 from mappings.phases import default_estimate_patch, phase_body, plan_phases
-from mappings.records import Phase
+from mappings.records import LineFields, Phase
 from mappings.refs import LINE, PROJECT, WORKSPACE
 
 # Line bulks of one tree level whose bodies exist at once (built when a slot frees, see ``lines``).
@@ -96,7 +96,6 @@ class ProjectPipeline:
         self.namespace = namespace
         self.on_quarantine = on_quarantine
         self.copies = copies
-        self._tree_gate = asyncio.Semaphore(1)
         self.actuals = ActualsStep(
             legacy=legacy,
             applier=applier,
@@ -121,19 +120,13 @@ class ProjectPipeline:
         steps: tuple[tuple[str, Callable[[], Coroutine[object, object, None]]], ...] = (
             ("copies", lambda: self.library_copies(project.id, v1_project)),
             ("phases", lambda: self.phases(library, v1_project)),
-            ("lines", lambda: self._lines_one_tree_at_a_time(project.id, v1_project, symbols)),
+            ("lines", lambda: self.lines(project.id, v1_project, symbols)),
             ("actuals", lambda: self.actuals.run(project.id, v1_project, actual_currency(library.phases))),
         )
         for name, step in steps:
             began = time.monotonic()
             await step()
             self.ledger.timings[f"step:{project.id}:{name}"] = round(time.monotonic() - began, 3)
-
-    async def _lines_one_tree_at_a_time(self, project_id: str, v1_project: str, symbols: set[str]) -> None:
-        # A budget tree is the one large thing a run holds (a `large` project: 12,500 lines with their phase
-        # data); other projects' copies, phases and actuals go on meanwhile, so little speed is lost.
-        async with self._tree_gate:
-            await self.lines(project_id, v1_project, symbols)
 
     async def library_copies(self, project_id: str, v1_project: str) -> None:
         # A global's formula may name other globals, and the target refuses a copy whose formula names a
@@ -185,33 +178,38 @@ class ProjectPipeline:
         await self.applier.apply(Desired(Kind.PHASE, project_id, phase.id, base, body, base + "/{id}", adopt_id=adopt))
 
     async def lines(self, project_id: str, v1_project: str, symbols: set[str]) -> None:
-        budget = await self.legacy.budget(project_id)
-        tree = plan_budget(budget, symbols)
+        # The tree is read one account at a time into compact nodes (about 1 KB a line, A41), so the trees
+        # of every project in flight fit together; a whole-budget read used to cost ~8 KB a line.
+        tree = plan_lines(project_id, await self.legacy.budget_lines(project_id), symbols)
         self._refuse(Kind.LINE, tree.quarantined)
         lookup = self.books.lookup
         by_depth: dict[int, list[LineGroup]] = {}
-        updates: list[Desired] = []
+        known: list[LineFields] = []
         for depth in sorted(set(tree.depth.values())):
-            fresh = []
+            fresh: list[LineFields] = []
             for line in (n for n in tree.ordered if tree.depth[n.id] == depth):
-                if lookup(LINE, project_id, line.id) is None:
-                    fresh.append(line)
-                    continue
-                try:
-                    body = as_json(line_body(project_id, line, lookup, symbols).body)
-                except MappingError as error:
-                    self._refuse(Kind.LINE, [error])
-                    continue
-                path = f"/projects/{v1_project}/budget/lines/{{id}}"
-                updates.append(Desired(Kind.LINE, project_id, line.id, "", body, path))
+                (fresh if lookup(LINE, project_id, line.id) is None else known).append(line)
+            # Every bulk of a level is full but the last: the fewest requests the bulk limit allows.
             by_depth[depth] = [LineGroup(depth, part) for part in chunks(fresh, LINE_BULK_LIMIT)]
-        await run_all(self.applier.apply(d) for d in updates)
+        # Lines a previous run created: compared (and patched if changed) a bulk's worth at a time, so a
+        # resumed run over a big tree never holds every line's body at once; none of them is created again.
+        for part in chunks(known, LINE_BULK_LIMIT):
+            await run_all(self._update(project_id, v1_project, line, symbols) for line in part)
         route = f"/projects/{v1_project}/budget/lines/bulk"
         # A level of a large tree is dozens of bulks; their bodies are built only when one of a few slots is
         # free, so memory holds a few request bodies, not the whole level as JSON.
         room = asyncio.Semaphore(LINE_BULKS_BUILT)
         for depth in sorted(by_depth):  # a level's parents are the previous level: levels go in order
-            await run_all(self._line_group(tree, g, symbols, route, room) for g in by_depth[depth])
+            await run_all(self._line_group(tree, g, symbols, route, room) for g in by_depth.pop(depth))
+
+    async def _update(self, project_id: str, v1_project: str, line: LineFields, symbols: set[str]) -> None:
+        try:
+            body = as_json(line_body(project_id, line, self.books.lookup, symbols).body)
+        except MappingError as error:
+            self._refuse(Kind.LINE, [error])
+            return
+        path = f"/projects/{v1_project}/budget/lines/{{id}}"
+        await self.applier.apply(Desired(Kind.LINE, project_id, line.id, "", body, path))
 
     async def _line_group(
         self, tree: BudgetTree, group: LineGroup, symbols: set[str], route: str, room: asyncio.Semaphore
