@@ -9,6 +9,7 @@
     ├── SecretInStateError          a caller tried to store something that looks like a secret (4: a bug)
     ├── StateStorageError           the disk refused a write (disk full, I/O error); nothing half-written (3)
     ├── StateLockedError            another process holds the write lock past the busy timeout (3)
+    │   └── StateInUseError         another live process has the state file open for writing (3)
     ├── StateCorruptError           PRAGMA integrity_check failed (4: restore the backup, report it)
     ├── IntentConflictError         the same step key recorded with a different request (4: a bug)
     ├── IntentTransitionError       a journal transition the state machine does not allow (4: a bug)
@@ -49,6 +50,10 @@ class StateStorageError(StateError):
 
 class StateLockedError(StateError):
     exit_code = 3
+
+
+class StateInUseError(StateLockedError):
+    pass
 
 
 class StateCorruptError(StateError):

@@ -41,18 +41,20 @@ from state.journal import Journal
 from state.quarantine import Quarantine
 from state.runs import Runs
 from state.schema import current_revision, ensure_current_schema
+from state.writer_lock import WriterLock
 
 
 class StateStore:
     """An open state file: runs, crosswalk, journal and quarantine over one database."""
 
-    def __init__(self, database: Database, session_id: int | None) -> None:
+    def __init__(self, database: Database, session_id: int | None, lock: WriterLock | None = None) -> None:
         self.database = database
         self.runs = Runs(database)
         self.crosswalk = Crosswalk(database)
         self.journal = Journal(database)
         self.quarantine = Quarantine(database)
         self._session_id = session_id
+        self._lock = lock
         self._closed = False
 
     @property
@@ -72,7 +74,11 @@ class StateStore:
         """Mark a clean close (so the next open skips the integrity check) and release the file."""
         if not self._closed:
             self._closed = True
-            close_database(self.database, self._session_id)
+            try:
+                close_database(self.database, self._session_id)
+            finally:
+                if self._lock is not None:
+                    self._lock.release()
 
     def __enter__(self) -> StateStore:
         return self
@@ -87,8 +93,9 @@ def open_state(url_or_path: str | os.PathLike[str] | None = None, *, read_only: 
     """Open a state file (creating it with mode 0600, or upgrading an older schema one step at a time).
 
     ``read_only`` is for commands that only look (status, export, lookup): they do not register as a
-    writer, so they neither trigger nor suppress the integrity check after an unclean stop, and they refuse a
-    file that does not exist instead of creating one.
+    writer, so they neither trigger nor suppress the integrity check after an unclean stop, they may look while
+    a run writes, and they refuse a file that does not exist instead of creating one. A writer holds the file's
+    writer lock until it closes (``writer_lock``): a second writer is refused with StateInUseError.
     Raises SchemaTooNewError, StateCorruptError, StateLocationError, StateStorageError or StateLockedError.
     """
     where = resolve_location(url_or_path)
@@ -98,15 +105,17 @@ def open_state(url_or_path: str | os.PathLike[str] | None = None, *, read_only: 
         )
     if where.path is not None:
         prepare_file(where.path)
+    lock = WriterLock.acquire(where.path) if where.path is not None and not read_only else None
     engine = make_engine(where)
     database = Database(engine, where)
     try:
         ensure_current_schema(database)
         session_id = None if read_only else register_writer(database)
-    except DBAPIError as exc:
+    except BaseException as exc:
         engine.dispose()
-        raise storage_error(exc, where) from exc
-    except BaseException:
-        engine.dispose()
+        if lock is not None:
+            lock.release()
+        if isinstance(exc, DBAPIError):
+            raise storage_error(exc, where) from exc
         raise
-    return StateStore(database, session_id)
+    return StateStore(database, session_id, lock)

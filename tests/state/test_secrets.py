@@ -59,7 +59,7 @@ def test_state_files_hold_no_canary_secret(
     assert process.returncode == -signal.SIGKILL
     assert Path(f"{path}-wal").stat().st_size > 0
     files = sorted(p.name for p in tmp_path.iterdir())
-    assert files == ["bridge-state.db", "bridge-state.db-shm", "bridge-state.db-wal"]
+    assert files == ["bridge-state.db", "bridge-state.db-lock", "bridge-state.db-shm", "bridge-state.db-wal"]
     assert _scan(tmp_path) == []
     with open_state(path) as store:
         writer.drive(store, writer.load_snapshots(expected_file))

@@ -1,0 +1,58 @@
+"""One writer per state file: a second process opening a file that a live process is writing is refused.
+
+SQLite alone would let two runs interleave (each transaction waits for the other), and the idempotency keys
+would keep the target safe, but two runs sharing one journal cannot be followed or trusted by the person
+running them. So every writer holds an exclusive ``flock`` on a sidecar file, ``<state file>-lock``, for as
+long as the store is open. The kernel releases it when the process ends, however it ends: a killed run never
+leaves a stale lock behind, and the next run starts without anyone deleting anything.
+
+The lock is on a sidecar, never on the database file: closing any descriptor of the database would drop the
+POSIX locks SQLite holds on it in this process.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+from state.errors import StateInUseError
+from state.models import utc_now
+
+LOCK_SUFFIX = "-lock"
+
+
+@dataclass(slots=True)
+class WriterLock:
+    """The held lock of one open writer; ``release`` (or the process's end) frees it."""
+
+    path: Path
+    _fd: int | None
+
+    @classmethod
+    def acquire(cls, database: Path) -> WriterLock:
+        """Take the writer lock of ``database`` or raise StateInUseError naming the process that holds it."""
+        path = database.with_name(database.name + LOCK_SUFFIX)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 300, 0).decode("utf-8", "replace").strip() or "another process"
+            os.close(fd)
+            raise StateInUseError(
+                f"the state file {database} is being written by {holder}. Two runs on one state file would "
+                "interleave one journal: wait for that run to finish (`bridge status` shows its progress) or "
+                "stop it, then run again; a stopped run resumes where it stopped"
+            ) from None
+        os.ftruncate(fd, 0)
+        started = utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} (since {started})\n".encode(), 0)
+        return cls(path, fd)
+
+    def release(self) -> None:
+        """Free the lock (closing the descriptor releases the flock); the sidecar file stays for the next run."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
