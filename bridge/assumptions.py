@@ -163,8 +163,10 @@ REGISTRY: tuple[Assumption, ...] = (
         "A legacy actual becomes a manual v1 transaction: POST /transactions/bulk {transactions: [...]} "
         "(<= 500, all-or-nothing, Idempotency-Key) with {type, amount: Money, timestamp, status, description, "
         "projectId, contactId?, budgetLineId?, number?, ref?, notes?, actualized: true}; a split actual's parts "
-        "become items through POST /transactions/{id}/items {description?, budgetLineId?, amount: Money} "
-        "(Idempotency-Key). The actual phase of a project totals its actualized transactions by budget line.",
+        "become items through POST /transactions/{id}/items {description?, budgetLineId?, amount: Money, tagIds?} "
+        "(Idempotency-Key), each carrying the actual's tags (v1 takes tags on items only; an unsplit actual's tags "
+        "are reported, not carried). The actual phase of a project totals its actualized transactions by budget "
+        "line.",
         "v1 seed: transaction bodies 'not shown'; V-SPEC TransactionManualCreate and items.",
         ("emulator.v1_api", "emulator.calc", "mappings.actuals", "engine.run"),
     ),

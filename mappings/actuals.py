@@ -22,6 +22,7 @@ from mappings.notes import Note, lossy, unassigned
 from mappings.records import Actual
 from mappings.refs import ACTUAL, CONTACT, LINE, SPLIT, WORKSPACE, Lookup, RecordRef
 from mappings.results import Mapped
+from mappings.tags import tag_ids
 from mappings.text import check_text
 
 TRANSACTIONS_PER_BULK: Final = 500
@@ -54,6 +55,7 @@ class TransactionItem(TypedDict, total=False):
     description: str
     budgetLineId: str
     amount: Required[Money]
+    tagIds: list[str]
 
 
 class TransactionBulk(TypedDict):
@@ -120,7 +122,10 @@ def map_actual(
         body["notes"] = text_notes
     if actual.pay_id:
         notes.append(unassigned(ref, "payId", actual.pay_id, "v1 manual transactions have no payId"))
-    notes.extend(unassigned(ref, "tags", tag, "v1 transactions take tags on items only", "A16") for tag in actual.tags)
+    if not actual.subactuals:  # a split actual's tags go on each of its items
+        notes.extend(
+            unassigned(ref, "tags", tag, "v1 transactions take tags on items only", "A16") for tag in actual.tags
+        )
     if actual.contact_id is not None:
         contact = lookup(CONTACT, WORKSPACE, actual.contact_id)
         if contact is None:
@@ -171,6 +176,9 @@ def _items(
                 notes.append(unassigned(part_ref, "lineId", line_id, "budget line has no v1 id; left uncoded"))
             else:
                 body["budgetLineId"] = line
+        tags = tag_ids(part_ref, actual.tags, lookup, notes)
+        if tags:
+            body["tagIds"] = tags
         items.append(Mapped(part_ref, body, tuple(notes)))
     parts = total(conversions, currency)
     if parts.money["amount"] != whole["amount"]:

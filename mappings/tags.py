@@ -16,9 +16,9 @@ from typing import Required, TypedDict
 
 from mappings.enums import exact_tag_color, hex_rgb, nearest_tag_color
 from mappings.errors import ErrorCode, MappingError
-from mappings.notes import Note, conflict, lossy
+from mappings.notes import Note, conflict, lossy, unassigned
 from mappings.records import Project, ProjectBudget, Tag
-from mappings.refs import TAG, WORKSPACE, RecordRef
+from mappings.refs import TAG, WORKSPACE, Lookup, RecordRef
 from mappings.text import DESCRIPTION_LIMIT, TAG_NAME_LIMIT, check_text, required_text
 
 WINNER_RULE = "the first project (by legacy id) that defines the tag sets it (A15)"
@@ -112,3 +112,15 @@ def plan_tags(
                 if body.get(field) != first[1].get(field)
             )
     return TagPlan(tuple(chosen.values()), tuple(errors), tuple(notes), aliases)
+
+
+def tag_ids(ref: RecordRef, names: Sequence[str], lookup: Lookup, notes: list[Note]) -> list[str]:
+    """The workspace tag ids of a record's tag names, each once; a name with no v1 tag is noted (A14)."""
+    ids: list[str] = []
+    for name in names:
+        tag_id = lookup(TAG, WORKSPACE, name)
+        if tag_id is None:
+            notes.append(unassigned(ref, "tags", name, "tag has no v1 id", assumption="A14"))
+        elif tag_id not in ids:
+            ids.append(tag_id)
+    return ids

@@ -121,7 +121,14 @@ class ActualsStore(StoreCore):
         fields: dict[str, object] = {name: getattr(actual, name) for name in ACTUAL_FIELDS if name != "subactuals"}
         fields["date"] = actual.date.isoformat()
         fields["subactuals"] = [
-            {"id": p.id, "amount": p.amount, "line_id": p.line_id, "description": p.description, "notes": p.notes}
+            {
+                "id": p.id,
+                "amount": p.amount,
+                "line_id": p.line_id,
+                "description": p.description,
+                "notes": p.notes,
+                "tags": p.tags,
+            }
             for p in actual.subactuals
         ]
         return fields
@@ -175,6 +182,7 @@ class ActualsStore(StoreCore):
             line_id=self._line_ref(project, f"{label}.accountId", part.get("line_id")),
             description=validate.text(f"{label}.description", part.get("description"), max_len=1000),
             notes=validate.text(f"{label}.notes", part.get("notes"), max_len=1000),
+            tags=validate.string_list(f"{label}.tags", part.get("tags"), max_len=100),
         )
 
     def _line_ref(self, project: Project, label: str, value: object) -> str | None:

@@ -42,20 +42,12 @@ def _line_fields(context: V1Context, workspace: Workspace, project: Project, bod
         raise ValidationError("description must be a string of at most 255 characters.")
     kind = str(fields.get("type", node_type))
     if "tags" in fields:
-        ids = fields["tags"] if isinstance(fields["tags"], list) else None
-        if ids is None:
-            raise ValidationError("tagIds must be a list of workspace tag ids.")
-        library = workspace.library.tags
-        unknown = [t for t in ids if t not in library or library[t].deleted]
-        if unknown:
-            raise UnprocessableError(
-                f"tag {unknown[0]!r} in tagIds is not a workspace tag; create it in /library/tags."
-            )
-        for tag_id in ids:  # a v1 tag id reaches the core as its name, held as a project tag (A14)
-            if library[tag_id].name not in project.tags:
+        names = shapes.tag_names(workspace, fields["tags"])
+        for name in names:  # a v1 tag id reaches the core as its name, held as a project tag (A14)
+            if name not in project.tags:
                 with domain_errors():
-                    context.service.create_tag(project, name=library[tag_id].name, color=None)
-        fields["tags"] = [library[t].name for t in ids]
+                    context.service.create_tag(project, name=name, color=None)
+        fields["tags"] = names
     contact = fields.get("contact_id")
     if contact is not None and contact not in workspace.contacts:
         raise UnprocessableError(f"contactId {contact!r} is not a contact of this workspace.")

@@ -11,6 +11,7 @@ from decimal import Decimal, InvalidOperation
 from bridge.emulator.model import Contact, Node, Phase, PhaseData, Project, Space, Workspace
 from bridge.emulator.money import to_minor_units
 from bridge.emulator.store import Service
+from bridge.emulator.v1_errors import UnprocessableError, ValidationError
 
 Json = dict[str, object]
 
@@ -111,6 +112,17 @@ def phase_data(node: Node, data: PhaseData) -> Json:
         "startDate": data.start_date,
         "endDate": data.end_date,
     }
+
+
+def tag_names(workspace: Workspace, ids: object) -> list[str]:
+    """A body's ``tagIds`` as the core's tag names (A14); not a list is 400, an unknown or deleted tag 422."""
+    if not isinstance(ids, list):
+        raise ValidationError("tagIds must be a list of workspace tag ids.")
+    library = workspace.library.tags
+    unknown = [t for t in ids if t not in library or library[t].deleted]
+    if unknown:
+        raise UnprocessableError(f"tag {unknown[0]!r} in tagIds is not a workspace tag; create it in /library/tags.")
+    return [library[t].name for t in ids]
 
 
 def tag_ids(workspace: Workspace, names: list[str]) -> list[str]:

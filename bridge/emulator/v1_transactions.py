@@ -42,7 +42,13 @@ CREATE_FIELDS = {
     "notes": "notes",
     "actualized": "actualized",
 }
-ITEM_FIELDS = {"description": "description", "budgetLineId": "line_id", "amount": "amount", "notes": "notes"}
+ITEM_FIELDS = {
+    "description": "description",
+    "budgetLineId": "line_id",
+    "amount": "amount",
+    "notes": "notes",
+    "tagIds": "tags",
+}
 
 
 def money_in(value: object, field: str) -> tuple[Decimal, str]:
@@ -57,16 +63,17 @@ def money_in(value: object, field: str) -> tuple[Decimal, str]:
     return Decimal(amount).scaleb(-minor_digits(currency)), currency
 
 
-def item_view(actual: Actual, part: SubActual) -> Json:
+def item_view(workspace: Workspace, actual: Actual, part: SubActual) -> Json:
     return {
         "id": part.id,
         "description": part.description,
         "budgetLineId": part.line_id,
         "amount": shapes.money(part.amount, actual.currency),
+        "tagIds": shapes.tag_ids(workspace, part.tags),
     }
 
 
-def view(project: Project, actual: Actual) -> Json:
+def view(workspace: Workspace, project: Project, actual: Actual) -> Json:
     return {
         "id": actual.id,
         "source": actual.source,
@@ -84,7 +91,7 @@ def view(project: Project, actual: Actual) -> Json:
         "budgetLineId": actual.line_id,
         "isItemized": bool(actual.subactuals),
         "actualized": actual.actualized,
-        "items": [item_view(actual, part) for part in actual.subactuals],
+        "items": [item_view(workspace, actual, part) for part in actual.subactuals],
         "createdAt": shapes.timestamp(actual.created_at),
         "updatedAt": shapes.timestamp(actual.updated_at),
     }
@@ -135,7 +142,7 @@ async def create_transaction(request: Request, grant: Auth) -> Response:
     async def produce() -> Response:
         project, actual = _create(context, workspace, body, "transaction")
         _announce(context, grant, "transaction.created", project, actual)
-        return created(view(project, actual))
+        return created(view(workspace, project, actual))
 
     return await idempotent(request, grant, produce)
 
@@ -163,7 +170,7 @@ async def create_transactions(request: Request, grant: Auth) -> Response:
             raise
         for project, actual in made:
             _announce(context, grant, "transaction.created", project, actual)
-        return created({"data": [view(p, a) for p, a in made]})
+        return created({"data": [view(workspace, p, a) for p, a in made]})
 
     return await idempotent(request, grant, produce)
 
@@ -178,13 +185,14 @@ async def list_transactions(request: Request, grant: Auth) -> Response:
         projects = [p for p in projects if wanted in (p.id, p.alias)]
     rows = [(p, a) for p in projects for a in p.actuals.values()]
     rows.sort(key=lambda row: (-row[1].date.timestamp(), row[1].id))
-    return page_response(request, rows, lambda row: view(*row), filters={"projectId": wanted})
+    return page_response(request, rows, lambda row: view(workspace, *row), filters={"projectId": wanted})
 
 
 @router.get("/{transaction_id}")
 async def get_transaction(request: Request, grant: Auth, transaction_id: str) -> Response:
     context = context_of(request)
-    return ok(view(*find(context, context.workspace(grant), transaction_id)))
+    workspace = context.workspace(grant)
+    return ok(view(workspace, *find(context, workspace, transaction_id)))
 
 
 @router.patch("/{transaction_id}")
@@ -208,7 +216,7 @@ async def update_transaction(request: Request, grant: Auth, transaction_id: str)
     with domain_errors(body_refs=True):
         updated = context.service.update_actual(workspace, project, actual.id, fields)
     _announce(context, grant, "transaction.updated", project, updated)
-    return ok(view(project, updated))
+    return ok(view(workspace, project, updated))
 
 
 @router.post("/{transaction_id}/items", status_code=201)
@@ -222,10 +230,19 @@ async def add_item(request: Request, grant: Auth, transaction_id: str) -> Respon
     amount, currency = money_in(fields.get("amount"), "amount")
     if currency != actual.currency:
         raise UnprocessableError(f"amount.currency {currency} differs from the transaction's {actual.currency}.")
+    if "tags" in fields:
+        fields["tags"] = shapes.tag_names(workspace, fields["tags"])
 
     async def produce() -> Response:
         parts: list[dict[str, object]] = [
-            {"id": p.id, "amount": p.amount, "line_id": p.line_id, "description": p.description, "notes": p.notes}
+            {
+                "id": p.id,
+                "amount": p.amount,
+                "line_id": p.line_id,
+                "description": p.description,
+                "notes": p.notes,
+                "tags": p.tags,
+            }
             for p in actual.subactuals
         ]
         parts.append({**fields, "amount": amount})
@@ -235,6 +252,6 @@ async def add_item(request: Request, grant: Auth, transaction_id: str) -> Respon
                 workspace, project, actual.id, {"subactuals": parts, "line_id": None, "mode": "split"}
             )
         _announce(context, grant, "transaction.updated", project, updated)
-        return created(item_view(updated, updated.subactuals[-1]))
+        return created(item_view(workspace, updated, updated.subactuals[-1]))
 
     return await idempotent(request, grant, produce)

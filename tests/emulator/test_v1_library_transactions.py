@@ -115,3 +115,22 @@ async def test_transaction_items_split_the_transaction(v1_client: httpx.AsyncCli
     read = (await v1_client.get(f"/transactions/{txn['id']}")).json()
     assert [i["amount"]["amount"] for i in read["items"]] == [600]
     assert read["isItemized"] is True
+
+
+async def test_transaction_items_keep_their_tags(v1_client: httpx.AsyncClient) -> None:
+    """An item's tagIds are kept and read back, survive a later item and a PATCH; an unknown tag is 422."""
+    pid, _, line = await project_with_line(v1_client)
+    tag = await post(v1_client, "/library/tags", {"name": "Union"})
+    body = {"type": "Check", "amount": {"amount": 1000, "currency": "USD"}, "timestamp": "2026-02-01", "projectId": pid}
+    txn = await post(v1_client, "/transactions", body)
+    items = f"/transactions/{txn['id']}/items"
+    first = await post(v1_client, items, {"amount": {"amount": 600, "currency": "USD"}, "tagIds": [tag["id"]]})
+    assert first["tagIds"] == [tag["id"]]
+    await post(v1_client, items, {"amount": {"amount": 400, "currency": "USD"}, "budgetLineId": line})
+    unknown = await v1_client.post(
+        items, json={"amount": {"amount": 1, "currency": "USD"}, "tagIds": ["tag_missing"]}, headers=key()
+    )
+    assert unknown.status_code == 422
+    assert (await v1_client.patch(f"/transactions/{txn['id']}", json={"notes": "checked"})).status_code == 200
+    read = (await v1_client.get(f"/transactions/{txn['id']}")).json()
+    assert [i["tagIds"] for i in read["items"]] == [[tag["id"]], []]

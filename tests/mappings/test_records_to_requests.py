@@ -105,6 +105,30 @@ def test_a_split_actual_becomes_items_coded_to_lines() -> None:
     ]
 
 
+def test_a_split_actuals_tags_go_on_each_of_its_items() -> None:
+    """v1 takes tags on items only: every item of a split actual carries the actual's tags, nothing is noted
+    as dropped; a tag with no v1 id is reported on each item it could not reach."""
+    actual = Actual(
+        id="a4",
+        amount=10,
+        date="2026-02-01",
+        tags=("union", "gone"),
+        subactuals=(SubActual(amount=6, lineId="l1"), SubActual(amount=4, lineId="l2")),
+    )
+    mapped = map_actual("p1", "prj_1", actual, "USD", LOOKUP)
+    assert [i.body.get("tagIds") for i in mapped.items] == [["tag_u"], ["tag_u"]]
+    assert not [n for n in mapped.transaction.notes if n.field == "tags"]
+    assert [[(n.field, n.old) for n in i.notes] for i in mapped.items] == [[("tags", "gone")], [("tags", "gone")]]
+
+
+def test_an_unsplit_actuals_tags_are_reported_as_not_carried() -> None:
+    """An actual without parts has no item to carry its tags: each tag is a note on the transaction."""
+    actual = Actual(id="a5", amount=10, date="2026-02-01", tags=("union",), accountId="l1", type="Check")
+    mapped = map_actual("p1", "prj_1", actual, "USD", LOOKUP)
+    assert "tagIds" not in mapped.transaction.body
+    assert [(n.kind, n.field, n.old) for n in mapped.transaction.notes] == [(NoteKind.UNASSIGNED, "tags", "union")]
+
+
 @given(actual=split_actuals())
 def test_split_parts_always_sum_to_the_transaction(actual: Actual) -> None:
     """Whatever the parts, the items sent add up to exactly the transaction's amount."""
