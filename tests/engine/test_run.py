@@ -8,7 +8,7 @@ import pytest
 
 from bridge.engine.steps import Kind
 from bridge.errors import AuthenticationLost
-from tests.engine.harness import World, _pages, fast_controls
+from tests.engine.harness import SMALL_PROJECT, World, _pages, fast_controls
 
 
 async def _writes(world: World) -> int:
@@ -118,3 +118,22 @@ async def test_plan_reports_target_objects_the_state_file_does_not_know(world: W
     plan = await world.run(dry_run=True)
     assert plan.ledger.unknown_on_target == {"space": 1}
     assert plan.preflight.role == "admin"
+
+
+@pytest.mark.anyio
+async def test_a_split_actuals_tags_arrive_on_each_of_its_items(world: World) -> None:
+    """Read back through v1: every item of a tagged, split legacy actual carries that actual's tags."""
+    await world.run()
+    async with world.client("/api/v1", {"X-API-Key": world.legacy_key}) as legacy:
+        answer = await legacy.get(f"/projects/{SMALL_PROJECT}/actuals", params={"idMode": "system"})
+    tagged = {a["number"]: sorted(a["tags"]) for a in answer.json()["actuals"] if a["subactuals"] and a["tags"]}
+    assert tagged, "the seeded project has tagged split actuals"
+    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+        names = {str(t["id"]): str(t["name"]) for t in await _pages(v1.get, "/library/tags")}
+        transactions = await _pages(v1.get, "/transactions")
+    carried = {
+        str(t["number"]): {tuple(sorted(names[i] for i in item["tagIds"])) for item in t["items"]}
+        for t in transactions
+        if t["number"] in tagged
+    }
+    assert carried == {number: {tuple(tags)} for number, tags in tagged.items()}
