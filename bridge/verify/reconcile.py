@@ -131,6 +131,8 @@ class _Sources:
 
     source: dict[str, set[SourceKey]] = field(default_factory=lambda: defaultdict(set))
     target: dict[str, list[TargetObject]] = field(default_factory=lambda: defaultdict(list))
+    actual_of_part: dict[SourceKey, SourceKey] = field(default_factory=dict)
+    """Each split part's actual: a part of a quarantined actual is quarantined with it."""
 
 
 class Verifier:
@@ -325,6 +327,12 @@ class Verifier:
         s.source["phase"] |= {(project_id, p.id) for p in budget.phases}
         s.source["line"] |= {(project_id, line.id) for line in budget.lines}
         s.source["actual"] |= {(project_id, a.id) for a in legacy.actuals}
+        # A split part's legacy id is its actual's id and its position, as the mappings name it.
+        parts = {
+            (project_id, f"{a.id}#{n}"): (project_id, a.id) for a in legacy.actuals for n in range(len(a.subactuals))
+        }
+        s.source["split"] |= set(parts)
+        s.actual_of_part.update(parts)
         s.source["fringe"] |= {(project_id, f.id) for f in budget.fringes}
         s.source["global"] |= {(project_id, g.id) for g in budget.globals_}
         s.target["phase"] += [TargetObject(p.id, project_id, p.name) for p in copies.phases]
@@ -335,6 +343,11 @@ class Verifier:
         s.target["actual"] += [
             TargetObject(t.id, project_id, _transaction_key(t.model_extra or {}, t.amount.amount, t.amount.currency))
             for t in v1.transactions
+        ]
+        s.target["split"] += [
+            TargetObject(str(item["id"]), project_id, f"{t.id}|{_item_key(item)}")
+            for t in v1.transactions
+            for item in _items_of(t.model_extra or {})
         ]
         for kind in ("fringe", "global"):
             s.target[kind] += [
@@ -353,13 +366,16 @@ class Verifier:
 
     def _ledgers(self) -> list[KindLedger]:
         entries = []
-        for kind in ("space", "contact", "project", "phase", "fringe", "global", "line", "actual"):
+        for kind in ("space", "contact", "project", "phase", "fringe", "global", "line", "actual", "split"):
             if kind not in self.sources.source:
                 continue
             source = frozenset(self.sources.source[kind])
             scopes = {scope for scope, _ in source} or {WORKSPACE_SCOPE}
             crosswalk = {(s, i): e for (k, s, i), e in self.crosswalk.items() if k == kind and s in scopes}
             quarantine = {(s, i): c for (k, s, i), c in self.quarantine.items() if k == kind and s in scopes}
+            if kind == "split":
+                held = {(s, i): c for (k, s, i), c in self.quarantine.items() if k == "actual"}
+                quarantine |= {part: held[a] for part, a in self.sources.actual_of_part.items() if a in held}
             target = tuple(self.sources.target[kind]) if kind in self.sources.target else None
             entries.append(ledger(KindInput(kind, source, crosswalk, quarantine, target), self.latest_run))
         return entries
@@ -405,3 +421,17 @@ def _item_name(fields: Mapping[str, object]) -> str:
 
 def _transaction_key(fields: Mapping[str, object], amount: int, currency: str) -> str:
     return f"{fields.get('timestamp')}|{amount}|{currency}|{fields.get('description')}|{fields.get('budgetLineId')}"
+
+
+def _items_of(fields: Mapping[str, object]) -> list[Mapping[str, object]]:
+    """A transaction's items as v1 lists them (extra fields of the transaction record)."""
+    items = fields.get("items")
+    if not isinstance(items, list):
+        return []
+    return [i for i in items if isinstance(i, Mapping) and isinstance(i.get("id"), str)]
+
+
+def _item_key(item: Mapping[str, object]) -> str:
+    amount = item.get("amount")
+    minor = amount.get("amount") if isinstance(amount, Mapping) else None
+    return f"{minor}|{item.get('budgetLineId')}|{item.get('description')}"

@@ -345,3 +345,22 @@ def test_a_second_top_level_account_with_the_same_code_is_caught_despite_the_amb
     assert [(d.legacy_id, d.v1_ids) for d in duplicated] == [(legacy_top, [top["id"], created.json()["id"]])]
     routes = world.call("GET", "/_emulator/stats").json()["requests"]["byRoute"]
     assert routes.get("GET /v1/projects/{project_id}/budget") == 1, "one whole-document read after the 409"
+
+
+def test_a_split_item_added_twice_on_v1_is_a_duplicate_in_the_split_ledger(world: World, tmp_path: Path) -> None:
+    """A second copy of a migrated split item: exit 1, the split ledger names both v1 items for one legacy part."""
+    transactions = world.list_all("/transactions", {"projectId": _v1_project(world)})
+    split = next(t for t in transactions if t["items"])
+    first: Row = split["items"][0]
+    body = {k: first[k] for k in ("amount", "budgetLineId", "description") if first.get(k) is not None}
+    key = {"Idempotency-Key": "verify-tests-duplicate-item-0001"}
+    created = world.call("POST", f"/transactions/{split['id']}/items", json=body, headers=key)
+    assert created.status_code == 201, created.text
+    code, report, _ = run_cli(world, tmp_path / "reports")
+    assert code == 1
+    assert report is not None
+    ledger = next(e for e in report.ledger if e.kind == "split")
+    assert ledger.source > 0
+    assert [(d.legacy_id, d.v1_ids) for d in ledger.duplicated] == [
+        (_legacy_id(world, "split", first["id"]), [first["id"], created.json()["id"]])
+    ]
