@@ -18,6 +18,12 @@ from mappings.records import SubActual as LegacySubActual
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "KRW", "BHD", "KWD", "CLP", "CAD")
 """A mix of exponents: 2 (USD...), 0 (JPY, KRW, CLP), 3 (BHD, KWD)."""
 
+# The emulator's core: rates and quantities as it stores them (positive, up to three places), line counts
+# of an account, and any finite decimal a formula may meet.
+core_amounts = st.decimals(min_value=Decimal("0.001"), max_value=Decimal(100_000), places=3)
+line_counts = st.integers(min_value=0, max_value=40)
+finite_decimals = st.decimals(allow_nan=False, allow_infinity=False, places=4)
+
 ids = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_", min_size=1, max_size=12)
 names = st.text(
     alphabet=st.characters(codec="utf-8", categories=("L", "N", "Zs", "P")), min_size=1, max_size=40

@@ -10,9 +10,7 @@ from hypothesis import strategies as st
 from bridge.emulator import formula
 from bridge.emulator.model import Node, Project, Workspace
 from bridge.emulator.store import Service
-
-AMOUNTS = st.decimals(min_value=Decimal("0.001"), max_value=Decimal(100_000), places=3)
-COUNTS = st.integers(min_value=0, max_value=40)
+from tests.strategies import core_amounts, line_counts
 
 
 def _budget(service: Service) -> tuple[Workspace, Project, str, str]:
@@ -32,7 +30,7 @@ def _children_sum(service: Service, workspace: Workspace, project: Project, node
 
 
 @given(
-    st.lists(st.lists(st.tuples(COUNTS, AMOUNTS), min_size=0, max_size=6), min_size=1, max_size=4),
+    st.lists(st.lists(st.tuples(line_counts, core_amounts), min_size=0, max_size=6), min_size=1, max_size=4),
     st.integers(min_value=-20, max_value=50),
     st.booleans(),
 )
@@ -83,7 +81,7 @@ def test_an_account_total_is_the_sum_of_its_children_in_every_phase(
 
 @given(
     st.lists(st.integers(min_value=1, max_value=50), min_size=2, max_size=5),
-    st.lists(st.tuples(st.integers(min_value=0, max_value=6), AMOUNTS), min_size=1, max_size=12),
+    st.lists(st.tuples(st.integers(min_value=0, max_value=6), core_amounts), min_size=1, max_size=12),
     st.data(),
 )
 def test_changing_a_global_changes_exactly_its_dependent_lines(
@@ -120,7 +118,9 @@ def test_changing_a_global_changes_exactly_its_dependent_lines(
         assert (after.node(node.id, dollars).amount != before[node.id]) == depends
 
 
-@given(AMOUNTS, st.integers(min_value=1, max_value=400), st.integers(min_value=0, max_value=200_000), st.booleans())
+@given(
+    core_amounts, st.integers(min_value=1, max_value=400), st.integers(min_value=0, max_value=200_000), st.booleans()
+)
 def test_percent_fringes_stop_at_their_cutoff(rate: Decimal, quantity: int, cutoff: int, capped: bool) -> None:
     """A percent fringe is rate% of the line's base up to the cutoff, never more (A12)."""
     service = Service()
@@ -141,7 +141,7 @@ def test_percent_fringes_stop_at_their_cutoff(rate: Decimal, quantity: int, cuto
         assert values.fringe <= (Decimal(cutoff) * Decimal("0.062")).quantize(Decimal("0.01"), ROUND_HALF_EVEN)
 
 
-@given(st.lists(st.one_of(AMOUNTS, st.just(None)), min_size=1, max_size=10), st.booleans())
+@given(st.lists(st.one_of(core_amounts, st.just(None)), min_size=1, max_size=10), st.booleans())
 def test_subtotals_show_the_lines_above_and_add_nothing(rates: list[Decimal | None], sum_all: bool) -> None:
     """None in ``rates`` places a subtotal; each subtotal shows the lines since the previous one (or all above)."""
     service = Service()
@@ -167,7 +167,7 @@ def test_subtotals_show_the_lines_above_and_add_nothing(rates: list[Decimal | No
     assert totals.node(account.id, dollars).amount == running
 
 
-@given(AMOUNTS, AMOUNTS, st.integers(min_value=-50, max_value=50), st.sampled_from(["percent", "flat"]))
+@given(core_amounts, core_amounts, st.integers(min_value=-50, max_value=50), st.sampled_from(["percent", "flat"]))
 def test_markups_follow_their_rule(first: Decimal, second: Decimal, amount: int, kind: str) -> None:
     """A percent markup adds amount% of its included siblings; a flat one adds its amount (A13)."""
     service = Service()
@@ -197,7 +197,7 @@ def test_markups_follow_their_rule(first: Decimal, second: Decimal, amount: int,
     )
 
 
-@given(st.lists(st.tuples(COUNTS, AMOUNTS), min_size=1, max_size=8), st.integers(min_value=-30, max_value=30))
+@given(st.lists(st.tuples(line_counts, core_amounts), min_size=1, max_size=8), st.integers(min_value=-30, max_value=30))
 def test_a_zero_decimal_currency_never_shows_a_fraction_of_its_minor_unit(
     lines: list[tuple[int, Decimal]], markup: int
 ) -> None:

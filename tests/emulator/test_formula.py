@@ -6,10 +6,10 @@ from decimal import Decimal
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from bridge.emulator import formula
 from bridge.emulator.errors import FormulaError
+from tests.strategies import finite_decimals
 
 
 @pytest.mark.parametrize(
@@ -67,10 +67,7 @@ def test_rollup_formulas_reference_phases_by_id() -> None:
     assert formula.evaluate_rollup(text, {"phs_a": Decimal(10), "phs-b": Decimal(4)}) == Decimal(6)
 
 
-@given(
-    st.decimals(allow_nan=False, allow_infinity=False, places=4),
-    st.decimals(allow_nan=False, allow_infinity=False, places=4),
-)
+@given(finite_decimals, finite_decimals)
 def test_sum_and_difference_match_decimal_arithmetic(a: Decimal, b: Decimal) -> None:
     """Evaluating A + B and A - B over any finite decimals equals Decimal arithmetic."""
     env = {"A": a, "B": b}
