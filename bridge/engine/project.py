@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence
+from contextlib import asynccontextmanager
+from typing import TypeVar
 
 from bridge.clients.legacy import LegacyClient
 from bridge.engine.actuals import ActualsStep, actual_currency
@@ -38,9 +40,12 @@ from mappings.refs import LINE, PROJECT, WORKSPACE
 
 # Line bulks of one tree level whose bodies exist at once (built when a slot frees, see ``lines``).
 LINE_BULKS_BUILT = 8
+# Budget lines the trees being written may hold before another tree waits: about 70 MB of compact nodes.
+LINES_HELD = 40_000
 COPY_KINDS = {Kind.PROJECT_CURRENCY: "currencies", Kind.PROJECT_FRINGE: "fringes", Kind.PROJECT_GLOBAL: "globals"}
 
 CopyPlan = tuple[Kind, ProjectCopy[JsonObject], bool]
+T = TypeVar("T")
 
 
 def copy_waves(copies: Sequence[CopyPlan]) -> list[list[CopyPlan]]:
@@ -74,6 +79,47 @@ def _uses(copy: CopyPlan) -> frozenset[str]:
         return frozenset()
 
 
+class TreeRoom:
+    """Admits budget trees by the lines they hold, so several go at once without memory growing with them.
+
+    A tree is read only while the trees already held hold fewer than ``capacity`` lines and no other tree is
+    being read (its size is not known yet); a lone tree always goes, however big. Memory holds at most
+    ``capacity`` lines plus one tree, whatever the number of projects in flight.
+    """
+
+    def __init__(self, capacity: int = LINES_HELD) -> None:
+        self.capacity = capacity
+        self.held = 0
+        self.trees = 0
+        self.reading = False
+        self._changed = asyncio.Condition()
+
+    def _fits(self) -> bool:
+        return self.trees == 0 or (not self.reading and self.held < self.capacity)
+
+    @asynccontextmanager
+    async def holding(self, read: Callable[[], Awaitable[Sequence[T]]]) -> AsyncIterator[Sequence[T]]:
+        """Wait for room, ``read`` the tree and hold its lines until the block ends."""
+        async with self._changed:
+            await self._changed.wait_for(self._fits)
+            self.trees += 1
+            self.reading = True
+        lines: Sequence[T] = ()
+        try:
+            lines = await read()
+            async with self._changed:
+                self.held += len(lines)
+                self.reading = False
+                self._changed.notify_all()
+            yield lines
+        finally:
+            async with self._changed:
+                self.held -= len(lines)
+                self.trees -= 1
+                self.reading = False
+                self._changed.notify_all()
+
+
 class ProjectPipeline:
     """Writes everything inside one project, after the workspace stage has run."""
 
@@ -96,6 +142,7 @@ class ProjectPipeline:
         self.namespace = namespace
         self.on_quarantine = on_quarantine
         self.copies = copies
+        self.trees = TreeRoom()
         self.actuals = ActualsStep(
             legacy=legacy,
             applier=applier,
@@ -178,9 +225,13 @@ class ProjectPipeline:
         await self.applier.apply(Desired(Kind.PHASE, project_id, phase.id, base, body, base + "/{id}", adopt_id=adopt))
 
     async def lines(self, project_id: str, v1_project: str, symbols: set[str]) -> None:
-        # The tree is read one account at a time into compact nodes (about 1 KB a line, A41), so the trees
-        # of every project in flight fit together; a whole-budget read used to cost ~8 KB a line.
-        tree = plan_lines(project_id, await self.legacy.budget_lines(project_id), symbols)
+        # The tree is read one account at a time into compact nodes (about 2 KB a line with its tree entry,
+        # A41; a whole-budget read cost ~8 KB), so trees of several projects are written at once.
+        async with self.trees.holding(lambda: self.legacy.budget_lines(project_id)) as nodes:
+            await self._write_tree(plan_lines(project_id, nodes, symbols), v1_project, symbols)
+
+    async def _write_tree(self, tree: BudgetTree, v1_project: str, symbols: set[str]) -> None:
+        project_id = tree.project_id
         self._refuse(Kind.LINE, tree.quarantined)
         lookup = self.books.lookup
         by_depth: dict[int, list[LineGroup]] = {}

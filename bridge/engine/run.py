@@ -191,7 +191,7 @@ async def _write_everything(
         copies=stage.copies,
     )
     # Projects are independent of each other; the limiter bounds the requests in flight across all of them.
-    # Each project in flight holds its budget tree, compact (about 1 KB a line): PROJECTS_IN_FLIGHT bounds them.
+    # Budget trees (the big memory) are admitted by the lines they hold (TreeRoom), several at once.
     gate = asyncio.Semaphore(PROJECTS_IN_FLIGHT)
 
     async def one(index: int) -> None:
