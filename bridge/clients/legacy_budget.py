@@ -12,7 +12,9 @@ quarantine them by name instead of the read silently losing them.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from bridge.clients.http import parse_model
 from bridge.errors import UnexpectedResponse
@@ -123,14 +125,26 @@ def flatten_budget(project_id: str, body: object, request_id: str | None) -> Pro
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """One account as read: its own fields (``lines`` left out), its direct children compact, the request id."""
+
+    account: Mapping[str, object]
+    children: list[CompactLine]
+    request_id: str | None
+
+
 class PiecewiseReader:
     """A budget's nodes read one account at a time, each piece made compact as soon as it arrives (A41).
 
     The result is the lines ``flatten_budget`` gives for the whole document, in the same order with the same
     parents and positions (orphan accounts appended with the parent the service names), without what a
-    migration never sends. Only one account's raw rows exist at a time, so reading a 27,500-line budget costs
-    a few MB above its compact result instead of several hundred.
+    migration never sends. Accounts are read ``READS_AT_ONCE`` at a time ahead of the walk (the service shapes
+    one while the bridge parses another); only their raw rows exist at once, so reading a 27,500-line budget
+    costs a few MB above its compact result instead of several hundred.
     """
+
+    READS_AT_ONCE = 4
 
     def __init__(self, get_json: JsonGetter, project_id: str, params: Sequence[tuple[str, str]]) -> None:
         self.get_json = get_json
@@ -141,21 +155,34 @@ class PiecewiseReader:
         self.seen: set[str] = set()
         # Children that came nested in their account's row: that account needs no read of its own.
         self.nested: dict[str, list[CompactLine]] = {}
+        self.ahead: dict[str, asyncio.Task[_Piece]] = {}
+        self.reads = asyncio.Semaphore(self.READS_AT_ONCE)
 
     async def read(self, accounts: Sequence[tuple[str, str | None]]) -> tuple[CompactLine, ...]:
         """Every node; ``accounts`` are (id, parentId) as ``budget/accounts`` lists them, unreachable ones too."""
-        root, request_id = await self._read(None)
-        await self._walk(self._children(root, None, request_id))
-        for account_id, listed_parent in accounts:
-            if account_id in self.seen:
-                continue
-            # Not under the root (a missing parent, a cycle): a node of its own, under the parent the service names.
-            account, request_id = await self._read(account_id)
-            parent = account.get("parentId")
-            row = _orphan(account_id, account)
-            line = _line(row, parent if isinstance(parent, str) else listed_parent, 0, self.what, request_id, slim=True)
-            if self._keep(CompactLine.of(line)) and line.type == "account":
-                await self._walk(self._children(account, line.id, request_id))
+        # The root, then the listed accounts parents first: the order the walk needs them in, and the order
+        # the semaphore lets the reads go.
+        root = asyncio.create_task(self._fetch(None))
+        self.ahead = {account_id: asyncio.create_task(self._fetch(account_id)) for account_id, _ in accounts}
+        try:
+            await self._walk((await root).children)
+            for account_id, listed_parent in accounts:
+                if account_id in self.seen:
+                    continue
+                # Not under the root (a missing parent, a cycle): a node of its own, under the parent it names.
+                piece = await self._piece(account_id)
+                parent = piece.account.get("parentId")
+                row = _orphan(account_id, piece.account)
+                line = _line(
+                    row, parent if isinstance(parent, str) else listed_parent, 0, self.what, piece.request_id, slim=True
+                )
+                if self._keep(CompactLine.of(line)) and line.type == "account":
+                    await self._walk(piece.children)
+        finally:
+            unread = [root, *self.ahead.values()]  # accounts whose lines came nested, or all after a failure
+            for task in unread:
+                task.cancel()
+            await asyncio.gather(*unread, return_exceptions=True)
         return tuple(self.lines)
 
     def _keep(self, line: CompactLine) -> bool:
@@ -169,21 +196,24 @@ class PiecewiseReader:
         for line in rows:
             if self._keep(line) and line.type == "account":
                 children = self.nested.pop(line.id, None)
-                if children is None:
-                    account, request_id = await self._read(line.id)
-                    children = self._children(account, line.id, request_id)
-                await self._walk(children)
+                await self._walk(children if children is not None else (await self._piece(line.id)).children)
 
-    async def _read(self, account_id: str | None) -> tuple[Mapping[str, object], str | None]:
-        """One account (None: the root) with its direct children as rows."""
+    async def _piece(self, account_id: str) -> _Piece:
+        ahead = self.ahead.pop(account_id, None)
+        return await (ahead if ahead is not None else self._fetch(account_id))
+
+    async def _fetch(self, account_id: str | None) -> _Piece:
+        """One account (None: the root) with its direct children."""
         params = self.params if account_id is None else [("accountId", account_id), *self.params]
-        body, request_id = await self.get_json(self.path, params)
+        async with self.reads:
+            body, request_id = await self.get_json(self.path, params)
         account = _as_map(_as_map(body).get("account"))
         if not account:
             raise UnexpectedResponse(
                 f"{self.what}?accountId={account_id or 'root'} answered without its account", request_id=request_id
             )
-        return account, request_id
+        own = {key: value for key, value in account.items() if key != "lines"}
+        return _Piece(own, self._children(account, account_id, request_id), request_id)
 
     def _children(self, row: Mapping[str, object], parent_id: str | None, request_id: str | None) -> list[CompactLine]:
         children = []

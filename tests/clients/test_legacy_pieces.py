@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import random
 from collections.abc import AsyncIterator
@@ -11,6 +12,7 @@ import pytest
 import respx
 from fastapi import FastAPI
 
+from bridge import errors
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import LegacyClient, open_legacy
 from bridge.clients.retry import RetryPolicy
@@ -91,18 +93,45 @@ async def test_pieces_ask_one_account_at_a_time_and_rebuild_the_tree(controls: R
 
 
 @pytest.mark.anyio
-async def test_children_nested_in_their_account_need_no_read_of_their_own(controls: RunControls) -> None:
-    """An account row that carries its lines is walked from them; only accounts without them are read."""
+async def test_children_nested_in_their_account_row_are_the_ones_kept(controls: RunControls) -> None:
+    """An account row that carries its lines is walked from them, as a whole read does, not from another read."""
     root = {
         "id": "root",
         "lines": [{"id": "a1", "type": "account", "lines": [{"id": "l1", "type": "line", "accountId": "1001"}]}],
     }
+    elsewhere = {"id": "a1", "type": "account", "lines": [{"id": "stale", "type": "line"}]}
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        asked = request.url.params.get("accountId")
+        return httpx.Response(200, json={"account": root if asked is None else elsewhere})
+
     async with respx.mock() as router:
         router.get(f"{BASE}/projects/p1/budget/accounts").mock(
             return_value=httpx.Response(200, json={"accounts": [{"id": "a1"}]})
         )
-        route = router.get(f"{BASE}/projects/p1/budget").mock(return_value=httpx.Response(200, json={"account": root}))
+        router.get(f"{BASE}/projects/p1/budget").mock(side_effect=answer)
         async with open_legacy(BASE, KEY, controls) as client:
             pieces = await client.budget_lines("p1")
-    assert route.call_count == 1
     assert [(line.id, line.parent_id, line.position) for line in pieces] == [("a1", None, 0), ("l1", "a1", 0)]
+
+
+@pytest.mark.anyio
+async def test_a_failed_account_read_stops_the_read_with_its_error(controls: RunControls) -> None:
+    """A piece the service cannot give fails the whole read (no partial tree), and no read is left running."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.params.get("accountId") == "a2":
+            return httpx.Response(200, json={"subAccounts": {}})
+        return _per_account(request)
+
+    accounts = [{"id": "a1"}, {"id": "a2", "parentId": "a1"}, {"id": "a9", "parentId": "gone"}]
+    async with respx.mock() as router:
+        router.get(f"{BASE}/projects/p1/budget/accounts").mock(
+            return_value=httpx.Response(200, json={"accounts": accounts})
+        )
+        router.get(f"{BASE}/projects/p1/budget").mock(side_effect=answer)
+        async with open_legacy(BASE, KEY, controls) as client:
+            with pytest.raises(errors.UnexpectedResponse, match="accountId=a2 answered without its account"):
+                await client.budget_lines("p1")
+    reads = [task for task in asyncio.all_tasks() if "_fetch" in getattr(task.get_coro(), "__qualname__", "")]
+    assert reads == []
