@@ -16,6 +16,7 @@ at every one of them.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import structlog
 
@@ -72,8 +73,12 @@ class Executor:
             self.progress.planned(write.kind, len(write.members))
         return await self.write(write)
 
-    async def write(self, write: Write) -> dict[str, str]:
-        """Apply ``write``; returns legacy id -> v1 id for the members that reached the target."""
+    async def write(self, write: Write, *, landed: Mapping[int, str] | None = None) -> dict[str, str]:
+        """Apply ``write``; returns legacy id -> v1 id for the members that reached the target.
+
+        ``landed`` (a fan-out replayed past key retention): the entries whose items are already on the target,
+        by index, with the target's ids; they are booked, not sent again.
+        """
         if self.dry_run:
             return self._count(write)
         kind = write.kind.value
@@ -88,7 +93,7 @@ class Executor:
             return await self._halves(write)
         self.kill.reach(kind, "sent")
         if write.fanout:
-            return await self._fan_out(write)
+            return await self._fan_out(write, landed or {})
         try:
             answer = await self._send(write)
         except RecordError as error:
@@ -111,16 +116,18 @@ class Executor:
         response = await self.v1.send(call)
         return json_body(response, f"{write.method} {write.path}")
 
-    async def _fan_out(self, write: Write) -> dict[str, str]:
-        """Send a fan-out's requests (a transaction's items in order, transactions side by side), then book
-        the ids of those that went through and quarantine those the target refused, in one transaction."""
+    async def _fan_out(self, write: Write, landed: Mapping[int, str]) -> dict[str, str]:
+        """Send a fan-out's requests (a transaction's items in order, transactions side by side) but for the
+        ``landed`` ones, then book the ids of those that went through (and of the landed ones) and quarantine
+        those the target refused, in one transaction."""
         assert self.v1 is not None
         entries = write.entries()
         by_transaction: dict[str, list[int]] = {}
         for index, entry in enumerate(entries):
             assert isinstance(entry, dict)
-            by_transaction.setdefault(str(entry["transactionId"]), []).append(index)
-        ids: dict[int, str] = {}
+            if index not in landed:
+                by_transaction.setdefault(str(entry["transactionId"]), []).append(index)
+        ids: dict[int, str] = dict(landed)
         refused: dict[int, RecordError] = {}
 
         async def items_of(transaction: str, indexes: list[int]) -> None:
@@ -147,7 +154,7 @@ class Executor:
         await self.books.complete_partly(write, {write.members[i]: v for i, v in ids.items()}, records)
         self.kill.reach(write.kind.value, "done")
         entry = self.ledger.of(write.kind)
-        entry.requests += len(entries)
+        entry.requests += len(entries) - len(landed)
         entry.to_create += len(ids)
         for record in records:
             entry.quarantined[record.code] += 1

@@ -5,7 +5,8 @@ byte: the target either runs it once (it never arrived) or answers the first res
 the v1 ids go into the crosswalk. An intent older than the target's key retention window (A20: 24 hours)
 cannot trust that: the key may be forgotten and a replay would create a second object. Such an intent is
 first looked up on the target (``stale.find_on_target``); what is found is completed from the target's own
-ids, and only what is provably absent is sent again.
+ids, and only what is provably absent is sent again. A split-item fan-out is looked up entry by entry
+(``stale.find_fan_out_items``): the items found are booked, the others sent.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import structlog
 from bridge.clients.v1 import V1Client
 from bridge.engine.books import Books, engine_scope
 from bridge.engine.executor import Executor
-from bridge.engine.stale import find_on_target
+from bridge.engine.stale import find_fan_out_items, find_on_target
 from bridge.engine.steps import Kind
 from bridge.engine.writes import Write
 from state.journal import members_of
@@ -56,7 +57,13 @@ async def replay_in_flight(
         log.info(
             "bridge.replay.intent", kind=row.kind, step=row.step_key, status=row.status, members=len(write.members)
         )
-        if write.key is not None and moment - row.created_at > retention:
+        stale = write.key is not None and moment - row.created_at > retention
+        if stale and write.fanout:
+            landed = await find_fan_out_items(v1, write)
+            log.info("bridge.replay.found_on_target", kind=row.kind, step=row.step_key, entries=len(landed))
+            await executor.write(write, landed=landed)
+            continue
+        if stale:
             found = await find_on_target(v1, write)
             if found is not None:
                 await books.complete(write, found, [])

@@ -5,6 +5,10 @@ looks for the intent's records on the target by their natural fields (a space's 
 parent, description, account and type, a transaction's date, amount and references...). Every record
 found: the intent completes with the target's ids. None found: the write never happened and is sent again.
 Some but not all of a bulk (which is all-or-nothing on the target): a person must look, so the run stops.
+
+A split-item fan-out is different: its entries are independent requests, so any of them may have landed.
+``find_fan_out_items`` reads each of its transactions once and says which entries' items are there; the
+replay books those with the target's ids and sends only the others.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from bridge.clients.http import Call, json_body
 from bridge.clients.pages import iterate_pages
 from bridge.clients.v1 import V1Client
 from bridge.engine.writes import Write
@@ -30,6 +35,8 @@ NATURAL_FIELDS: dict[str, tuple[str, ...]] = {
     "/budget/lines/bulk": ("parentId", "description", "accountId", "type"),
     "/transactions/bulk": ("timestamp", "amount", "description", "number", "ref", "projectId"),
 }
+# A split item's fields as a fan-out entry sends them and GET /transactions/{id} lists them under `items` (A16).
+ITEM_FIELDS = ("description", "budgetLineId", "amount", "tagIds")
 LIST_ROUTE = {"/budget/lines/bulk": "/budget/lines", "/transactions/bulk": "/transactions"}
 
 
@@ -75,3 +82,39 @@ async def find_on_target(v1: V1Client, write: Write) -> list[str] | None:
         f"{len(ids)} of its {len(entries)} records are on the target; a bulk is all-or-nothing, so these may "
         "be look-alikes. Compare them by hand before resuming"
     )
+
+
+async def find_fan_out_items(v1: V1Client, write: Write) -> dict[int, str]:
+    """For a fan-out past key retention: entry index -> the target's id of its item, for each entry whose item
+    is already on its transaction.
+
+    Each transaction is read once. Its entries were sent in order, so they are matched to its items in order,
+    by their fields: an entry claims the first unclaimed item after the one the previous entry claimed, and an
+    entry with no such item (never sent, or refused) claims nothing. Two equal entries (two equal parts of one
+    actual) therefore need two items.
+    """
+    entries = write.entries()
+    by_transaction: dict[str, list[int]] = {}
+    for index, entry in enumerate(entries):
+        if isinstance(entry, Mapping):
+            by_transaction.setdefault(str(entry.get("transactionId")), []).append(index)
+    found: dict[int, str] = {}
+    for transaction, indexes in by_transaction.items():
+        path = f"/transactions/{transaction}"
+        answer = json_body(await v1.session.send(Call("GET", path)), f"GET {path}")
+        listed = answer.get("items") if isinstance(answer, Mapping) else None
+        items = [item for item in listed or [] if isinstance(item, Mapping) and isinstance(item.get("id"), str)]
+        start = 0
+        for index in indexes:
+            wanted = entries[index]
+            body = wanted.get("item") if isinstance(wanted, Mapping) else None
+            if not isinstance(body, Mapping):
+                continue
+            position = next(
+                (n for n in range(start, len(items)) if _matches(body, items[n], ITEM_FIELDS)),
+                None,
+            )
+            if position is not None:
+                found[index] = str(items[position]["id"])
+                start = position + 1
+    return found

@@ -14,7 +14,7 @@ from bridge.engine.plan import Plan
 from bridge.engine.progress import Progress
 from bridge.engine.replay import replay_in_flight
 from bridge.engine.steps import Kind
-from bridge.engine.writes import Write
+from bridge.engine.writes import FANOUT_PATH, Write
 from mappings.refs import WORKSPACE
 from state.store import open_state
 from tests.engine.harness import World, fast_controls
@@ -74,3 +74,81 @@ async def test_old_intent_not_found_on_the_target_is_sent(world: World) -> None:
     found = await _spaces_named(world, "Never Arrived")
     assert len(found) == 1
     assert books.lookup("space", WORKSPACE, "spc_3") == found[0]
+
+
+async def _transaction_with_items(
+    world: World, sent: list[dict[str, object]], entries: list[dict[str, object]]
+) -> Write:
+    """A transaction on the target, a fan-out of ``entries`` for it, and the ``sent`` prefix of them already
+    posted under their entry keys (a run killed mid-fan-out); then the target forgets every key (retention 0)."""
+    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+        project = await v1.post("/projects", json={"name": "Split Target"}, headers={"Idempotency-Key": "p" * 20})
+        transaction = await v1.post(
+            "/transactions",
+            json={
+                "projectId": project.json()["id"],
+                "type": "Invoice",
+                "timestamp": "2026-01-05T00:00:00Z",
+                "amount": {"amount": 900, "currency": "USD"},
+            },
+            headers={"Idempotency-Key": "t" * 20},
+        )
+        txn = str(transaction.json()["id"])
+        body: dict[str, object] = {"items": [{"transactionId": txn, "item": item} for item in entries]}
+        members = tuple(f"sub_{n}" for n in range(len(entries)))
+        write = Write(Kind.SPLIT, "prj_legacy", "POST", FANOUT_PATH, body, members, "fanout-" + "e" * 40)
+        for index, item in enumerate(sent):
+            answer = await v1.post(
+                f"/transactions/{txn}/items", json=item, headers={"Idempotency-Key": write.entry_key(index)}
+            )
+            assert answer.status_code == 201
+    await world.control("POST", "/settings", {"idempotencyRetentionS": 0})
+    return write
+
+
+async def _items(world: World, write: Write) -> list[tuple[str, str]]:
+    entry = write.entries()[0]
+    assert isinstance(entry, dict)
+    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+        found = (await v1.get(f"/transactions/{entry['transactionId']}")).json()["items"]
+    return [(str(item["id"]), str(item["description"])) for item in found]
+
+
+def _item(description: str, cents: int) -> dict[str, object]:
+    return {"description": description, "amount": {"amount": cents, "currency": "USD"}}
+
+
+@pytest.mark.anyio
+async def test_stale_fan_out_sends_only_the_items_not_on_the_target(world: World) -> None:
+    """Two of three split items landed before the crash and the target forgot their keys: the resume finds
+    them on the transaction, books their ids, and sends only the third; no item twice."""
+    entries = [_item("Labour", 300), _item("Parts", 200), _item("Freight", 400)]
+    write = await _transaction_with_items(world, entries[:2], entries)
+    books, _ = await _replay_one(world, write, age=timedelta(hours=25))
+    items = await _items(world, write)
+    assert [description for _, description in items] == ["Labour", "Parts", "Freight"]
+    assert [books.lookup("split", "prj_legacy", member) for member in write.members] == [i for i, _ in items]
+    stats = await world.control("GET", "/stats")
+    assert isinstance(stats, dict)
+    assert stats["requests"]["byRoute"]["POST /v1/transactions/{transaction_id}/items"] == 3
+
+
+@pytest.mark.anyio
+async def test_stale_fan_out_matches_equal_items_one_each(world: World) -> None:
+    """Two equal parts of one actual, only the first landed: the second is not taken for it, and is sent."""
+    entries = [_item("Hire", 450), _item("Hire", 450)]
+    write = await _transaction_with_items(world, entries[:1], entries)
+    books, _ = await _replay_one(world, write, age=timedelta(hours=25))
+    items = await _items(world, write)
+    assert [description for _, description in items] == ["Hire", "Hire"]
+    assert {books.lookup("split", "prj_legacy", member) for member in write.members} == {i for i, _ in items}
+
+
+@pytest.mark.anyio
+async def test_fresh_fan_out_is_replayed_under_its_keys(world: World) -> None:
+    """Within retention the fan-out is simply re-sent: the landed items answer from their keys, none twice."""
+    entries = [_item("Labour", 300), _item("Parts", 200)]
+    write = await _transaction_with_items(world, entries[:1], entries)
+    await world.control("POST", "/settings", {"idempotencyRetentionS": 86400})
+    await _replay_one(world, write, age=timedelta(minutes=5))
+    assert [description for _, description in await _items(world, write)] == ["Labour", "Parts"]
