@@ -11,13 +11,13 @@ import httpx
 import pytest
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
+from bridge.emulator.seed import Size, seeded_service
 from tests.engine.harness import World, v1_writes_by_route
 
 
-def fresh_world(state: Path) -> World:
-    """A new `small` emulator (seed 42) in process, with a token issued through its control API."""
-    app = create_app(seeded_service(42, "small"))
+def fresh_world(state: Path, size: Size = "small") -> World:
+    """A new emulator (seed 42, `small` unless told) in process, with a token issued through its control API."""
+    app = create_app(seeded_service(42, size))
     transport = httpx.ASGITransport(app=app)
     world = World("http://emulator", app.state.credentials.legacy_key, "", state, transport)
 
@@ -69,5 +69,23 @@ def workspace_reference(tmp_path_factory: pytest.TempPathFactory) -> CleanRun:
         stats = await clean.control("GET", "/stats")
         assert isinstance(stats, dict)
         return CleanRun(await clean.census(), v1_writes_by_route(stats))
+
+    return asyncio.run(once())
+
+
+@pytest.fixture(scope="session")
+def medium_reference(tmp_path_factory: pytest.TempPathFactory) -> Counter[tuple[str, ...]]:
+    """What a clean run of the whole seeded `medium` workspace leaves on the target, read through v1.
+
+    Run in process (the same engine as `bridge run`, without the loopback sockets, so about half the time);
+    computed once per session for every test that compares a `medium` migration with a clean one.
+    """
+    clean = fresh_world(tmp_path_factory.mktemp("medium") / "state.sqlite", "medium")
+    clean.projects = ()
+
+    async def once() -> Counter[tuple[str, ...]]:
+        outcome = await clean.run()
+        assert not outcome.ledger.quarantine
+        return await clean.census()
 
     return asyncio.run(once())

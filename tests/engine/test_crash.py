@@ -1,20 +1,16 @@
 """Kill -9 at every write point of every kind, resume, and find the target exactly as a clean run leaves it.
 
-Each `bridge run` is a real child process (forked from the test after the imports, so a run costs its work,
-not an interpreter start) talking to the emulator on a loopback port; the engine's test-only hook
-BRIDGE_TEST_KILL_AT makes it SIGKILL itself at the named point. A chain of runs kills at kind after kind,
-each resumed run replaying what the previous one left in flight; a last run finishes. The target is then
-read through the v1 surface and compared, as a multiset, with what a clean run leaves: no duplicate, no loss.
+Each `bridge run` is a real child process (``forked.run_forked``) talking to the emulator on a loopback port;
+the engine's test-only hook BRIDGE_TEST_KILL_AT makes it SIGKILL itself at the named point. A chain of runs
+kills at kind after kind, each resumed run replaying what the previous one left in flight; a last run
+finishes. The target is then read through the v1 surface and compared, as a multiset, with what a clean run
+leaves: no duplicate, no loss.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import random
-import signal
-import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,47 +21,10 @@ import pytest
 from bridge.emulator.app import create_app
 from bridge.emulator.seed import seeded_service
 from bridge.emulator.serve import BackgroundServer
-from bridge.engine.killpoints import ENV_VAR, POINTS
+from bridge.engine.killpoints import POINTS
 from bridge.engine.steps import ORDER
-from tests.engine.harness import SMALL_PROJECT, World
-
-KILLED = -9
-
-
-def run_forked(world: World, kill_at: str | None = None, kill_after: float | None = None) -> int:
-    """`bridge run --project SMALL_PROJECT` in a forked child; its exit status (-9 when it was killed).
-
-    ``kill_at`` names a write point for the engine's hook; ``kill_after`` has the test SIGKILL the child after
-    that many seconds, wherever it is (a truly random instant, not a named point).
-    """
-    env = world.env(**({ENV_VAR: kill_at} if kill_at else {}))
-    if kill_at is None:
-        env.pop(ENV_VAR, None)
-    pid = os.fork()
-    if pid == 0:  # the child: import the CLI here, run, and leave without running the parent's cleanups
-        code = 70
-        try:
-            os.environ.clear()
-            os.environ.update(env)
-            from bridge.cli import cli
-
-            cli.main(args=["run", "--project", SMALL_PROJECT], standalone_mode=False)
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        finally:
-            os._exit(code)
-    if kill_after is not None:
-        deadline = time.monotonic() + kill_after
-        while time.monotonic() < deadline:
-            reaped, status = os.waitpid(pid, os.WNOHANG)
-            if reaped:  # finished before its kill time
-                return os.waitstatus_to_exitcode(status)
-            time.sleep(0.005)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
+from tests.engine.forked import KILLED, run_forked
+from tests.engine.harness import World
 
 
 @pytest.fixture

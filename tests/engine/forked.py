@@ -1,0 +1,64 @@
+"""`bridge run` in a forked child that the test can SIGKILL: at a named write point, or at an instant it picks.
+
+The child is forked from the test after the imports, so a run costs its work, not an interpreter start; it
+talks to an emulator served on a loopback port. The engine's test-only hook BRIDGE_TEST_KILL_AT makes it
+SIGKILL itself at a named write point; otherwise the test kills it from outside, wherever it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable
+
+from bridge.engine.killpoints import ENV_VAR
+from tests.engine.harness import World
+
+KILLED = -9
+POLL_S = 0.005
+
+
+def run_forked(
+    world: World,
+    kill_at: str | None = None,
+    kill_after: float | None = None,
+    armed: Callable[[], bool] | None = None,
+) -> int:
+    """`bridge run` of the world's projects (all when none) in a forked child; its exit status (-9 if killed).
+
+    ``kill_at`` names a write point for the engine's hook. ``kill_after`` has the test SIGKILL the child that
+    many seconds after ``armed`` first holds (after the start without ``armed``), wherever it is then: a truly
+    random instant, not a named point.
+    """
+    env = world.env(**({ENV_VAR: kill_at} if kill_at else {}))
+    if kill_at is None:
+        env.pop(ENV_VAR, None)
+    pid = os.fork()
+    if pid == 0:  # the child: import the CLI here, run, and leave without running the parent's cleanups
+        code = 70
+        try:
+            os.environ.clear()
+            os.environ.update(env)
+            from bridge.cli import cli
+
+            cli.main(args=["run", *(f"--project={project}" for project in world.projects)], standalone_mode=False)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        finally:
+            os._exit(code)
+    if kill_after is not None:
+        deadline = None if armed is not None else time.monotonic() + kill_after
+        while deadline is None or time.monotonic() < deadline:
+            reaped, status = os.waitpid(pid, os.WNOHANG)
+            if reaped:  # finished before its kill time
+                return os.waitstatus_to_exitcode(status)
+            if deadline is None and armed is not None and armed():
+                deadline = time.monotonic() + kill_after
+            time.sleep(POLL_S)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
