@@ -7,6 +7,9 @@ groups of one tree level, the transaction bulks) go concurrently. Projects run s
 Budget lines are grouped anew on every run from what is still missing, 100 per bulk and one tree level at a
 time, so a resumed run never re-sends a line the crosswalk knows; the journal replay has already completed
 whatever was in flight. Actuals and their split items are the last step (``actuals``).
+
+A budget tree is the largest thing a run holds: it is read as compact nodes, one account at a time (A41), and
+``TreeRoom`` admits the trees of several projects by the lines they hold.
 """
 
 from __future__ import annotations
