@@ -79,7 +79,8 @@ class _Flattener:
     def walk(self, rows: list[object], parent_id: str | None) -> None:
         for position, row in enumerate(rows):
             raw = _as_map(row)
-            if raw.get("id") in self.seen:
+            line_id = raw.get("id")
+            if isinstance(line_id, str) and line_id in self.seen:
                 # A line listed twice (or an account that contains itself) would loop or duplicate: keep the first.
                 continue
             line = _line(raw, parent_id, position, self.what, self.request_id, slim=False)

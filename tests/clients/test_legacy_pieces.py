@@ -135,3 +135,18 @@ async def test_a_failed_account_read_stops_the_read_with_its_error(controls: Run
                 await client.budget_lines("p1")
     reads = [task for task in asyncio.all_tasks() if "_fetch" in getattr(task.get_coro(), "__qualname__", "")]
     assert reads == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("bad_id", [None, 17, ["l1"]])
+async def test_a_line_without_a_string_id_is_refused_by_both_reads(controls: RunControls, bad_id: object) -> None:
+    """Whole or in pieces, a line whose id is missing or not a string stops the read naming where it was."""
+    root = {"id": "root", "lines": [{"id": bad_id, "type": "line"}]}
+    async with respx.mock() as router:
+        router.get(f"{BASE}/projects/p1/budget/accounts").mock(return_value=httpx.Response(200, json={"accounts": []}))
+        router.get(f"{BASE}/projects/p1/budget").mock(return_value=httpx.Response(200, json={"account": root}))
+        async with open_legacy(BASE, KEY, controls) as client:
+            with pytest.raises(errors.UnexpectedResponse, match="a line under root has no id"):
+                await client.budget("p1")
+            with pytest.raises(errors.UnexpectedResponse, match="a line under root has no id"):
+                await client.budget_lines("p1")
