@@ -8,16 +8,37 @@ SIGKILL itself at a named write point; otherwise the test kills it from outside,
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
+from fastapi import FastAPI
+
+from bridge.emulator.serve import BackgroundServer
 from bridge.engine.killpoints import ENV_VAR
 from tests.engine.harness import World
 
 KILLED = -9
 POLL_S = 0.005
+
+
+@contextlib.contextmanager
+def serving(app: FastAPI) -> Iterator[str]:
+    """``app`` on a loopback port for forked runs; its base URL.
+
+    A killed child leaves a request half read, and uvicorn logs the ClientDisconnect from its thread: a fork
+    at that instant would copy the held stderr lock into the next child, which then hangs on its first
+    write. The server's error log is therefore off while the runs are forked.
+    """
+    server_log = logging.getLogger("uvicorn.error")
+    with BackgroundServer(app) as base_url:
+        server_log.disabled = True
+        try:
+            yield base_url
+        finally:
+            server_log.disabled = False
 
 
 def run_forked(

@@ -20,10 +20,9 @@ import pytest
 
 from bridge.emulator.app import create_app
 from bridge.emulator.seed import seeded_service
-from bridge.emulator.serve import BackgroundServer
 from bridge.engine.killpoints import POINTS
 from bridge.engine.steps import ORDER
-from tests.engine.forked import KILLED, run_forked
+from tests.engine.forked import KILLED, run_forked, serving
 from tests.engine.harness import World
 
 
@@ -31,7 +30,7 @@ from tests.engine.harness import World
 def live(tmp_path: Path) -> Iterator[World]:
     """A fresh `small` emulator served on a loopback port, with a token, and an empty state file."""
     app = create_app(seeded_service(42, "small"))
-    with BackgroundServer(app) as base_url:
+    with serving(app) as base_url:
         token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
         yield World(base_url, app.state.credentials.legacy_key, token, tmp_path / "state.sqlite")
 

@@ -11,8 +11,6 @@ census (read through v1, never the crosswalk) equals a clean `medium` run's.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
 import random
 import sqlite3
 import time
@@ -27,12 +25,11 @@ import structlog
 
 from bridge.emulator.app import create_app
 from bridge.emulator.seed import seeded_service
-from bridge.emulator.serve import BackgroundServer
 from bridge.emulator.v1_context import V1Context
 from bridge.emulator.v1_stats import RequestStats
 from bridge.engine.killpoints import POINTS
 from bridge.engine.steps import ORDER, Kind
-from tests.engine.forked import KILLED, run_forked
+from tests.engine.forked import KILLED, run_forked, serving
 from tests.engine.harness import World
 
 log = structlog.get_logger("tests.engine")
@@ -70,23 +67,11 @@ def medium(tmp_path: Path) -> Iterator[tuple[World, V1Context]]:
     """A fresh seeded `medium` emulator on a loopback port for the runs (its census read in process, which
     is the same app without the sockets), and its v1 context for the request counters."""
     app = create_app(seeded_service(42, "medium"))
-    # A killed client leaves a request unread and uvicorn logs the ClientDisconnect from its thread; a fork
-    # at that instant would copy the held stderr lock into the child, which then hangs on its first write.
-    server_log = logging.getLogger("uvicorn.error")
-    with BackgroundServer(app) as base_url, _silenced(server_log):
+    with serving(app) as base_url:
         token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
         state = tmp_path / "state.sqlite"
         world = World(base_url, app.state.credentials.legacy_key, token, state, httpx.ASGITransport(app), ())
         yield world, app.state.v1
-
-
-@contextlib.contextmanager
-def _silenced(logger: logging.Logger) -> Iterator[None]:
-    logger.disabled = True
-    try:
-        yield
-    finally:
-        logger.disabled = False
 
 
 def stages_in_flight(state: Path) -> set[str]:

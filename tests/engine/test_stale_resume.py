@@ -15,10 +15,9 @@ import pytest
 
 from bridge.emulator.app import create_app
 from bridge.emulator.seed import seeded_service
-from bridge.emulator.serve import BackgroundServer
 from bridge.emulator.v1_context import V1Context
 from bridge.engine.writes import FANOUT_PATH
-from tests.engine.forked import KILLED, run_forked
+from tests.engine.forked import KILLED, run_forked, serving
 from tests.engine.harness import World
 
 ITEMS_ROUTE = "POST /v1/transactions/{transaction_id}/items"
@@ -29,7 +28,7 @@ STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
 def live(tmp_path: Path) -> Iterator[tuple[World, V1Context]]:
     """A fresh `small` emulator on a loopback port (the small project's runs), and its v1 context."""
     app = create_app(seeded_service(42, "small"))
-    with BackgroundServer(app) as base_url:
+    with serving(app) as base_url:
         token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
         yield World(base_url, app.state.credentials.legacy_key, token, tmp_path / "state.sqlite"), app.state.v1
 
