@@ -14,13 +14,17 @@ How rows are neither dropped nor duplicated while the source changes during the 
   actual moved into an already-read window, or created there during the read, is not lost. Ids are all that
   the read keeps (a set of strings), never the rows.
 
-A window that answers more than ``max_rows`` rows is thrown away and read again as two halves (down to a single
-day, which is kept whatever its size); a window far under the target grows the next one, so sparse years cost
-few requests and dense months never hold more than about ``max_rows`` rows in memory.
+A window that answers more than ``max_rows`` rows is thrown away and read again as consecutive smaller windows
+planned from the days its rows carry, each of at most ``max_rows`` rows by that answer (a day over the limit
+alone, kept whatever its size); the windows are still read from the service, so its day boundaries decide
+what each holds. Rows whose day cannot be read fall back to two halves. A window far under the target grows
+the next one, so sparse years cost few requests, and a dense month is read about once, not re-read at every
+halving. Memory holds one answer at a time: an over-full one is dropped before the next read.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -45,6 +49,42 @@ class ActualsRead:
     rows: int = 0
     total_amount: Decimal = Decimal(0)
     ids: set[str] = field(default_factory=set)
+
+
+def _day(row: object) -> date | None:
+    """The calendar day an actual's ``date`` (date-time) names, None if it has none readable."""
+    stamp = row.get("date") if isinstance(row, dict) else None
+    try:
+        return date.fromisoformat(stamp[:10]) if isinstance(stamp, str) else None
+    except ValueError:
+        return None
+
+
+def plan_windows(first: date, last: date, rows: Sequence[object], max_rows: int) -> list[tuple[date, date]] | None:
+    """``[first, last]`` as consecutive windows of at most ``max_rows`` of these rows each, by their days.
+
+    A day holding more than ``max_rows`` rows is a window of its own. None when a row has no readable day in
+    the window (the caller halves instead).
+    """
+    per_day: Counter[date] = Counter()
+    for row in rows:
+        day = _day(row)
+        if day is None or not first <= day <= last:
+            return None
+        per_day[day] += 1
+    windows: list[tuple[date, date]] = []
+    start, count = first, 0
+    for day in sorted(per_day):
+        if count + per_day[day] > max_rows and start < day:
+            windows.append((start, day - timedelta(days=1)))
+            start, count = day, 0
+        count += per_day[day]
+        if count > max_rows:
+            windows.append((start, day))
+            start, count = day + timedelta(days=1), 0
+    if start <= last:
+        windows.append((start, last))
+    return windows
 
 
 def _normalise(raw: dict[str, object]) -> dict[str, object]:
@@ -113,16 +153,28 @@ class ActualsReader:
             days = (last - first).days + 1
             edge = date.min in {first, last} or date.max in {first, last}
             if len(rows) > self.max_rows and days > 1 and not edge:
-                middle = first + timedelta(days=days // 2 - 1)
-                pending += [(middle + timedelta(days=1), last), (first, middle)]  # popped earliest first
-                span = max(1, days // 2)
+                planned = plan_windows(first, last, rows, self.max_rows)
+                if planned is None:
+                    middle = first + timedelta(days=days // 2 - 1)
+                    planned = [(first, middle), (middle + timedelta(days=1), last)]
+                pending += reversed(planned)  # popped earliest first
+                span = max(1, days * self.max_rows // (2 * len(rows)))
+                rows = []  # not held while the planned windows are read
                 continue
             self.summary.windows.append((first, last, len(rows)))
             self.summary.total_amount += total
-            for actual in self._fresh(rows, rid):
-                yield actual
-            if not pending and len(rows) < self.max_rows // 4:
+            count = len(rows)
+            fresh = self._fresh(rows, rid)
+            rows = []
+            fresh.reverse()
+            while fresh:  # each actual is let go once the caller has it
+                yield fresh.pop()
+            if edge or pending:
+                continue
+            if count < self.max_rows // 4:
                 span = min(MAX_WINDOW_DAYS, span * 2)
+            else:  # the next window sized by this one's density, for about three quarters of the limit
+                span = max(1, min(MAX_WINDOW_DAYS, days * 3 * self.max_rows // (4 * count)))
         if recheck:
             for first, last, _count in list(self.summary.windows):
                 rows, _total, rid = await self._window(first, last)
