@@ -234,6 +234,8 @@ async def add_item(request: Request, grant: Auth, transaction_id: str) -> Respon
         fields["tags"] = shapes.tag_names(workspace, fields["tags"])
 
     async def produce() -> Response:
+        # Read again under the key's lock: another item may have joined the transaction since the lookup.
+        current = context.service.get_actual(project, actual.id)
         parts: list[dict[str, object]] = [
             {
                 "id": p.id,
@@ -243,7 +245,7 @@ async def add_item(request: Request, grant: Auth, transaction_id: str) -> Respon
                 "notes": p.notes,
                 "tags": p.tags,
             }
-            for p in actual.subactuals
+            for p in current.subactuals
         ]
         parts.append({**fields, "amount": amount})
         # The first item moves the coding from the transaction to its items (V-SPEC).
