@@ -8,6 +8,7 @@ SIGKILL itself at a named write point; otherwise the test kills it from outside,
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import os
 import signal
@@ -56,7 +57,15 @@ def run_forked(
     env = world.env(**({ENV_VAR: kill_at} if kill_at else {}))
     if kill_at is None:
         env.pop(ENV_VAR, None)
-    pid = os.fork()
+    # A collection in the server thread may be closing a dead SQLite connection (the GIL released, SQLite's
+    # global mutex held) at the instant of the fork; the child would inherit the held mutex and hang on its
+    # first open. So garbage is collected here, and no collection starts in any thread until the fork is done.
+    gc.collect()
+    gc.disable()
+    try:
+        pid = os.fork()
+    finally:
+        gc.enable()
     if pid == 0:  # the child: import the CLI here, run, and leave without running the parent's cleanups
         code = 70
         try:
