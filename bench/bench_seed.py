@@ -1,4 +1,4 @@
-"""Seed generation and first-read totals per size, each size in a fresh process (so peak RSS is its own)."""
+"""Seed generation and first-read totals per size, each size in a fresh process (its own VmHWM is its peak)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import subprocess
 import sys
 
 PROBE = """
-import json, resource, time
+import json, time
+from pathlib import Path
 from bridge.emulator.seed import seeded_service
 size = SIZE
 wall, cpu = time.perf_counter(), time.process_time()
@@ -29,7 +30,9 @@ print(json.dumps({
     "biggest_project_nodes": len(biggest.nodes),
     "totals_wall_s": round(totals_wall, 2), "totals_cpu_s": round(totals_cpu, 2),
     "cached_totals_ms": round(cached_ms, 3),
-    "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    # VmHWM, not ru_maxrss: Linux carries the spawning process's peak into a child's ru_maxrss across exec.
+    "peak_rss_mb": round(int(next(r for r in Path("/proc/self/status").read_text().splitlines()
+                                  if r.startswith("VmHWM:")).split()[1]) / 1024, 1),
 }))
 """
 
