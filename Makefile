@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The HTML report's test opens it in a headless browser; installed once (the machine runs as root).
 BROWSER_STAMP := $(VENV)/.chromium
 
-.PHONY: test check demo bench soak lint types format clean
+.PHONY: test check demo bench lint types format clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -40,9 +40,6 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
-
-soak: $(STAMP)
-	$(BIN)/pytest -q -m soak
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -7,6 +7,7 @@ import asyncio
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -35,7 +36,7 @@ def live(tmp_path: Path) -> Iterator[tuple[World, V1Context]]:
 
 def age_in_flight(state: Path, hours: int) -> int:
     """Move the in-flight intents' journal time ``hours`` back (the resume comes that much later); how many."""
-    with sqlite3.connect(state) as db:
+    with closing(sqlite3.connect(state)) as db, db:
         rows = db.execute("SELECT step_key, created_at FROM intents WHERE status IN ('pending', 'sent')").fetchall()
         for step_key, created in rows:
             older = datetime.strptime(created, STAMP).replace(tzinfo=UTC) - timedelta(hours=hours)
@@ -49,7 +50,7 @@ def items_of(census: Counter[tuple[str, ...]]) -> int:
 
 
 def fan_outs_in_flight(state: Path) -> int:
-    with sqlite3.connect(state) as db:
+    with closing(sqlite3.connect(state)) as db, db:
         query = "SELECT COUNT(*) FROM intents WHERE path = ? AND status IN ('pending', 'sent')"
         return int(db.execute(query, (FANOUT_PATH,)).fetchone()[0])
 
