@@ -27,8 +27,9 @@ from mappings.keys import child_key, idempotency_key
 from mappings.money import parse_decimal
 from mappings.notes import Note, unassigned
 from mappings.records import LineFields, PhaseFields, ProjectBudget, RawNumber
-from mappings.refs import CONTACT, FRINGE, LINE, PHASE, TAG, WORKSPACE, Lookup, RecordRef
+from mappings.refs import CONTACT, FRINGE, LINE, PHASE, WORKSPACE, Lookup, RecordRef
 from mappings.results import Mapped
+from mappings.tags import tag_ids
 from mappings.text import NAME_LIMIT, TAG_NAME_LIMIT, check_text
 
 PhaseNumber = float | int | str | None
@@ -196,7 +197,7 @@ def line_body(project_id: str, line: LineFields, lookup: Lookup, symbols: Collec
         # A13: the account selection becomes a comma-separated list of codes; None means every sibling.
         body["markupAccountFilter"] = ",".join(line.include_accounts) if line.include_accounts else None
     if line.tags:
-        body["tagIds"] = _tag_ids(ref, line.tags, lookup, notes)
+        body["tagIds"] = tag_ids(ref, line.tags, lookup, notes)
     phase_data = {}
     for phase_key, data in sorted(line.phase_data.items()):
         phase_id = lookup(PHASE, project_id, phase_key)
@@ -209,17 +210,6 @@ def line_body(project_id: str, line: LineFields, lookup: Lookup, symbols: Collec
     if phase_data:
         body["phaseData"] = phase_data
     return Mapped(ref, body, tuple(notes))
-
-
-def _tag_ids(ref: RecordRef, tags: Sequence[str], lookup: Lookup, notes: list[Note]) -> list[str]:
-    ids: list[str] = []
-    for name in tags:
-        tag_id = lookup(TAG, WORKSPACE, name)
-        if tag_id is None:
-            notes.append(unassigned(ref, "tags", name, "tag has no v1 id", assumption="A14"))
-        elif tag_id not in ids:
-            ids.append(tag_id)
-    return ids
 
 
 def phase_write(

@@ -85,6 +85,14 @@ class ActualsStore(StoreCore):
         self.touch(project)
         return updated
 
+    def add_part(self, workspace: Workspace, project: Project, actual_id: str, part: Mapping[str, object]) -> Actual:
+        """Append one split part to the actual as it is now; the first moves the coding from the actual to its
+        parts (V-SPEC: the first item of a transaction)."""
+        parts = self._fields_of(self.get_actual(project, actual_id))["subactuals"]
+        assert isinstance(parts, list)
+        changes = {"subactuals": [*parts, dict(part)], "line_id": None, "mode": "split"}
+        return self.update_actual(workspace, project, actual_id, changes)
+
     def delete_actual(self, project: Project, actual_id: str) -> None:
         """Remove an actual."""
         self.get_actual(project, actual_id)

@@ -234,25 +234,8 @@ async def add_item(request: Request, grant: Auth, transaction_id: str) -> Respon
         fields["tags"] = shapes.tag_names(workspace, fields["tags"])
 
     async def produce() -> Response:
-        # Read again under the key's lock: another item may have joined the transaction since the lookup.
-        current = context.service.get_actual(project, actual.id)
-        parts: list[dict[str, object]] = [
-            {
-                "id": p.id,
-                "amount": p.amount,
-                "line_id": p.line_id,
-                "description": p.description,
-                "notes": p.notes,
-                "tags": p.tags,
-            }
-            for p in current.subactuals
-        ]
-        parts.append({**fields, "amount": amount})
-        # The first item moves the coding from the transaction to its items (V-SPEC).
         with domain_errors(body_refs=True):
-            updated = context.service.update_actual(
-                workspace, project, actual.id, {"subactuals": parts, "line_id": None, "mode": "split"}
-            )
+            updated = context.service.add_part(workspace, project, actual.id, {**fields, "amount": amount})
         _announce(context, grant, "transaction.updated", project, updated)
         return created(item_view(workspace, updated, updated.subactuals[-1]))
 

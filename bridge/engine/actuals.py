@@ -16,13 +16,11 @@ import asyncio
 from collections.abc import Sequence
 from datetime import date
 
-from bridge.clients.legacy import LegacyClient
-from bridge.engine.apply import Applier, Desired
-from bridge.engine.executor import Executor
-from bridge.engine.plan import Plan
+from bridge.engine.apply import Desired
+from bridge.engine.project_step import ProjectStep
 from bridge.engine.steps import TRANSACTION_BULK_LIMIT, Kind
 from bridge.engine.tasks import most_severe, run_all
-from bridge.engine.workspace import Quarantiner, as_json, quarantined
+from bridge.engine.workspace import as_json
 from bridge.engine.writes import FANOUT_LIMIT, FANOUT_PATH, JsonObject, Write
 from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
 from mappings.actuals import MappedActual, TransactionItem, map_actual
@@ -52,32 +50,8 @@ def actual_currency(phases: Sequence[Phase]) -> str:
     return "USD"
 
 
-class ActualsStep:
+class ActualsStep(ProjectStep):
     """Writes one project's actuals and their split parts, after its budget lines."""
-
-    def __init__(
-        self,
-        *,
-        legacy: LegacyClient,
-        applier: Applier,
-        executor: Executor,
-        ledger: Plan,
-        namespace: str,
-        on_quarantine: Quarantiner,
-    ) -> None:
-        self.legacy = legacy
-        self.applier = applier
-        self.books = applier.books
-        self.executor = executor
-        self.ledger = ledger
-        self.namespace = namespace
-        self.on_quarantine = on_quarantine
-
-    def _refuse(self, errors: Sequence[MappingError]) -> None:
-        records = quarantined(errors)
-        for record in records:
-            self.ledger.of(Kind.ACTUAL).quarantined[record.code] += 1
-        self.on_quarantine(records)
 
     async def run(self, project_id: str, v1_project: str, currency: str) -> None:
         today = date.today()
@@ -102,7 +76,7 @@ class ActualsStep:
                     try:
                         mapped = map_actual(project_id, v1_project, actual, currency, self.books.lookup)
                     except MappingError as error:
-                        self._refuse([error])
+                        self._refuse(Kind.ACTUAL, [error])
                         continue
                     if self.books.lookup(ACTUAL, project_id, actual.id) is not None:
                         await self._existing_actual(project_id, mapped)

@@ -16,19 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
-from typing import TypeVar
+from typing import TypeVar, Unpack
 
-from bridge.clients.legacy import LegacyClient
 from bridge.engine.actuals import ActualsStep, actual_currency
-from bridge.engine.apply import Applier, Desired
-from bridge.engine.executor import PLACEHOLDER, Executor
-from bridge.engine.plan import Plan
+from bridge.engine.apply import Desired
+from bridge.engine.executor import PLACEHOLDER
+from bridge.engine.project_step import ProjectStep, ProjectTools
 from bridge.engine.source import ProjectLibrary
 from bridge.engine.steps import LINE_BULK_LIMIT, Kind
 from bridge.engine.tasks import run_all
-from bridge.engine.workspace import Quarantiner, as_json, quarantined
+from bridge.engine.workspace import as_json
 from bridge.engine.writes import DEFAULT_PHASE, JsonObject, Write
 from mappings.budget import BudgetTree, LineGroup, chunks
 from mappings.errors import MappingError
@@ -123,43 +122,14 @@ class TreeRoom:
                 self._changed.notify_all()
 
 
-class ProjectPipeline:
+class ProjectPipeline(ProjectStep):
     """Writes everything inside one project, after the workspace stage has run."""
 
-    def __init__(
-        self,
-        *,
-        legacy: LegacyClient,
-        applier: Applier,
-        executor: Executor,
-        ledger: Plan,
-        namespace: str,
-        on_quarantine: Quarantiner,
-        copies: dict[str, list[CopyPlan]],
-    ) -> None:
-        self.legacy = legacy
-        self.applier = applier
-        self.books = applier.books
-        self.executor = executor
-        self.ledger = ledger
-        self.namespace = namespace
-        self.on_quarantine = on_quarantine
+    def __init__(self, *, copies: dict[str, list[CopyPlan]], **tools: Unpack[ProjectTools]) -> None:
+        super().__init__(**tools)
         self.copies = copies
         self.trees = TreeRoom()
-        self.actuals = ActualsStep(
-            legacy=legacy,
-            applier=applier,
-            executor=executor,
-            ledger=ledger,
-            namespace=namespace,
-            on_quarantine=on_quarantine,
-        )
-
-    def _refuse(self, kind: Kind, errors: Iterable[MappingError]) -> None:
-        records = quarantined(errors)
-        for record in records:
-            self.ledger.of(kind).quarantined[record.code] += 1
-        self.on_quarantine(records)
+        self.actuals = ActualsStep(**tools)
 
     async def run(self, library: ProjectLibrary) -> None:
         project = library.project

@@ -46,6 +46,14 @@ def quarantined(errors: Iterable[MappingError]) -> list[QuarantinedRecord]:
     ]
 
 
+def refuse(ledger: Plan, on_quarantine: Quarantiner, kind: Kind, errors: Iterable[MappingError]) -> None:
+    """Count the mappings' refusals of ``kind`` in the ledger and file them in the quarantine."""
+    records = quarantined(errors)
+    for record in records:
+        ledger.of(kind).quarantined[record.code] += 1
+    on_quarantine(records)
+
+
 def as_json(body: Mapping[str, object]) -> JsonObject:
     """A mapped TypedDict body as the plain JSON object a write carries."""
     return dict(body)
@@ -66,10 +74,7 @@ class WorkspaceStage:
         await run_all(self.applier.apply(record) for record in records)
 
     def _refuse(self, kind: Kind, errors: Iterable[MappingError]) -> None:
-        records = quarantined(errors)
-        for record in records:
-            self.ledger.of(kind).quarantined[record.code] += 1
-        self.on_quarantine(records)
+        refuse(self.ledger, self.on_quarantine, kind, errors)
 
     async def run(self, source: WorkspaceSource) -> None:
         await self.spaces(source)
