@@ -20,15 +20,15 @@ $(BROWSER_STAMP): | $(STAMP)
 	touch $(BROWSER_STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check bridge mappings state tests bench
-	$(BIN)/ruff format --check bridge mappings state tests bench
+	$(BIN)/ruff check bridge mappings state tests bench conformance
+	$(BIN)/ruff format --check bridge mappings state tests bench conformance
 
 types: $(STAMP)
 	$(BIN)/mypy
 
 format: $(STAMP)
-	$(BIN)/ruff format bridge mappings state tests bench
-	$(BIN)/ruff check --fix bridge mappings state tests bench
+	$(BIN)/ruff format bridge mappings state tests bench conformance
+	$(BIN)/ruff check --fix bridge mappings state tests bench conformance
 
 check: lint types
 

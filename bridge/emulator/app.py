@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from pathlib import Path
 
 from fastapi import FastAPI
 
+from bridge.emulator.capture import CaptureMiddleware
 from bridge.emulator.legacy_api import mount_legacy
 from bridge.emulator.legacy_routing import LegacyState, TokenBucket
 from bridge.emulator.seed import Size, seeded_service
@@ -39,12 +41,14 @@ def create_app(
     legacy_key: str | None = None,
     token: str | None = None,
     legacy_rate_limit: float | None = None,
+    capture: Path | None = None,
 ) -> FastAPI:
     """The emulator app. Without ``service`` it seeds one from (seed, size); ``/_emulator/reset`` reseeds.
 
     ``legacy_key``/``token`` fix the credentials (generated otherwise; read them from
     ``app.state.credentials``). ``legacy_rate_limit`` turns on a per-key token bucket (requests per second,
-    bursts of the same size) on the legacy surface (A02).
+    bursts of the same size) on the legacy surface (A02). ``capture`` appends every product exchange to that
+    file as JSON lines (``bridge.emulator.capture``), for the contract conformance check.
     """
     credentials = Credentials(
         legacy_key=legacy_key or "lk_" + secrets.token_urlsafe(24),
@@ -72,4 +76,6 @@ def create_app(
     context.on_reset.append(lambda fresh: setattr(legacy_state, "service", fresh))
     context.tokens.issue(service.workspace(TARGET).id, "admin", token=credentials.token)
     mount_v1(app, context)
+    if capture is not None:  # outermost, so what faults answer is recorded as the client saw it
+        app.add_middleware(CaptureMiddleware, path=capture)
     return app

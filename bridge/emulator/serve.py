@@ -10,6 +10,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from pathlib import Path
 from types import FrameType, TracebackType
 from typing import get_args
 
@@ -101,6 +102,12 @@ def banner(base_url: str, credentials: Credentials) -> str:
 @click.option("--latency-ms", default=0.0, type=float, help="Added latency on every v1 request.")
 @click.option("--fault-seed", default=0, type=int, help="Seed of the fault plan's random choices.")
 @click.option("--fault", "faults", multiple=True, help="KIND:RATE[:ROUTE], repeatable (see bridge.emulator.faults).")
+@click.option(
+    "--capture",
+    type=click.Path(path_type=Path, dir_okay=False),
+    envvar="BRIDGE_EMULATOR_CAPTURE",
+    help="Append every request and response to this JSON-lines file (no credentials), for `python -m conformance`.",
+)
 def emulate_command(  # noqa: PLR0917 - click passes every option positionally by name
     host: str,
     port: int,
@@ -114,6 +121,7 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     latency_ms: float,
     fault_seed: int,
     faults: tuple[str, ...],
+    capture: Path | None,
 ) -> None:
     """Serve the emulated service (legacy /api/v1, v1 /v1, control /_emulator) until stopped."""
     app = create_app(
@@ -124,6 +132,7 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
         legacy_key=legacy_key,
         token=token,
         legacy_rate_limit=legacy_rate_limit,
+        capture=capture,
     )
     try:
         rules = [parse_fault_option(option) for option in faults]

@@ -1,0 +1,102 @@
+"""A record of every exchange the emulator serves, one JSON line each, for the contract conformance check.
+
+``bridge emulate --capture FILE`` (or ``create_app(capture=FILE)``) appends one line per request to FILE:
+method, path, query string, the headers a contract names (content type, idempotency key, replay flag,
+``Retry-After``), whether and how the request authenticated, the request body and the response status and
+body. Credentials are never written: the key and the token are reduced to the scheme that carried them.
+Exchanges on the control API (``/_emulator``) are not product traffic and are left out.
+
+The file is appended to, so several emulators (or one restarted) can share one capture; a line is written
+whole under a lock, so lines from concurrent requests never interleave.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+CONTROL_PREFIX = "/_emulator"
+# Headers a published contract speaks of; everything else (host, user agent, ...) says nothing about conformance.
+KEPT_REQUEST_HEADERS = ("content-type", "idempotency-key", "if-none-match")
+KEPT_RESPONSE_HEADERS = ("content-type", "idempotency-replayed", "retry-after", "etag")
+MAX_BODY_BYTES = 8 * 1024 * 1024
+
+
+def _auth(headers: dict[str, str]) -> list[str]:
+    """How the request authenticated, without the secret: the header names and the scheme only."""
+    seen = []
+    if "x-api-key" in headers:
+        seen.append("x-api-key")
+    scheme = headers.get("authorization", "").split(" ", 1)[0]
+    if scheme:
+        seen.append(f"authorization:{scheme.lower()}")
+    return seen
+
+
+def _json(raw: bytes) -> object:
+    if not raw:
+        return None
+    if len(raw) > MAX_BODY_BYTES:
+        return {"$truncated": len(raw)}
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, ValueError):
+        return {"$unparsed": len(raw)}
+
+
+class CaptureMiddleware:
+    """ASGI middleware appending each product exchange to a JSON-lines file."""
+
+    def __init__(self, app: ASGIApp, path: Path) -> None:
+        self.app = app
+        self.path = path
+        self.lock = threading.Lock()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"].startswith(CONTROL_PREFIX):
+            await self.app(scope, receive, send)
+            return
+        request_body = bytearray()
+        response_body = bytearray()
+        response: dict[str, object] = {}
+
+        async def receiving() -> Message:
+            message = await receive()
+            if message["type"] == "http.request":
+                request_body.extend(message.get("body", b""))
+            return message
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                response["status"] = message["status"]
+                response["headers"] = _headers(message.get("headers", []), KEPT_RESPONSE_HEADERS)
+            elif message["type"] == "http.response.body":
+                response_body.extend(message.get("body", b""))
+            await send(message)
+
+        try:
+            await self.app(scope, receiving, sending)
+        finally:
+            headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
+            record = {
+                "method": scope["method"],
+                "path": scope["path"],
+                "query": scope.get("query_string", b"").decode("latin-1"),
+                "auth": _auth(headers),
+                "headers": {name: headers[name] for name in KEPT_REQUEST_HEADERS if name in headers},
+                "body": _json(bytes(request_body)),
+                "status": response.get("status"),
+                "responseHeaders": response.get("headers", {}),
+                "response": _json(bytes(response_body)),
+            }
+            line = json.dumps(record, separators=(",", ":")) + "\n"
+            with self.lock, self.path.open("a", encoding="utf-8") as out:
+                out.write(line)
+
+
+def _headers(raw: list[tuple[bytes, bytes]], kept: tuple[str, ...]) -> dict[str, str]:
+    pairs = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in raw}
+    return {name: pairs[name] for name in kept if name in pairs}
