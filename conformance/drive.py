@@ -1,0 +1,124 @@
+"""``python -m conformance.drive --out DIR [--size small --size medium]``: capture the runs the contract covers.
+
+For each size it serves the emulator (seed 42) on a loopback port with a capture file and drives the real
+``bridge`` commands as subprocesses, as an operator would:
+
+- ``clean``: ``plan``, ``run``, ``verify`` on a fresh emulator;
+- ``dirty``: the same with the catalogue of bad source records (``--dirty``);
+- ``delta``: after the clean run, the source changes (a line's rate, a new actual, a project renamed: made in
+  the emulator's store, so the rehearsal itself is not in the capture) and ``plan``, ``run``, ``verify`` again.
+
+Each scenario leaves ``DIR/<size>-<scenario>.jsonl``. The cleanup runbook is captured by its own test:
+``BRIDGE_EMULATOR_CAPTURE=DIR/runbooks.jsonl pytest tests/test_runbooks.py`` (every ``bridge emulate`` the
+runbooks start appends to that file). Then ``python -m conformance --v1 ... --legacy ... DIR/*.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from decimal import Decimal
+from pathlib import Path
+
+import httpx
+
+from bridge.emulator.app import create_app
+from bridge.emulator.seed import Size, seeded_service
+from bridge.emulator.serve import BackgroundServer
+from bridge.emulator.store import Service
+
+COMMANDS = (("plan", "--out", "plan.json"), ("run",), ("verify",))
+STEP_TIMEOUT_S = 1200
+
+
+@contextmanager
+def _served(service: Service, capture: Path) -> Iterator[dict[str, str]]:
+    """The emulator over ``service`` on a loopback port; yields the environment a bridge command needs."""
+    app = create_app(service, capture=capture)
+    with BackgroundServer(app) as base, httpx.Client(base_url=f"{base}/_emulator", timeout=30) as control:
+        token = control.post("/tokens", json={"workspace": "target", "role": "admin"}).json()["token"]
+        yield {
+            "BRIDGE_LEGACY_URL": f"{base}/api/v1",
+            "BRIDGE_V1_URL": f"{base}/v1",
+            "BRIDGE_LEGACY_KEY": app.state.credentials.legacy_key,
+            "BRIDGE_V1_TOKEN": token,
+            "NO_COLOR": "1",
+        }
+
+
+def _bridge(env: dict[str, str], work: Path, state: Path) -> None:
+    for command in COMMANDS:
+        argv = [sys.executable, "-c", "from bridge.cli import main; main()", *command]
+        done = subprocess.run(  # noqa: S603 - this interpreter and fixed bridge subcommands
+            argv,
+            env={**os.environ, **env, "BRIDGE_STATE": str(state)},
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=STEP_TIMEOUT_S,
+            check=False,
+        )
+        last = (done.stdout.strip().splitlines() or [""])[-1]
+        print(f"    bridge {command[0]}: exit {done.returncode}  {last[:100]}")
+
+
+def _change_source(service: Service) -> None:
+    """What people keep doing in the legacy workspace after a first migration (runbook 07, plus a rename)."""
+    workspace = service.workspace("source")
+    project = service.list_projects(workspace)[0]
+    line = next(node for node in service.walk(project) if node.type == "line")
+    phase = sorted(project.phases.values(), key=lambda p: p.sort)[0]
+    service.set_phase_data(project, line.id, phase.id, {"rate": Decimal(2000)})
+    service.create_actual(
+        workspace,
+        project,
+        {
+            "description": "Late invoice: grip truck",
+            "amount": Decimal("1234.56"),
+            "date": "2026-11-20T00:00:00Z",
+            "line_id": line.id,
+            "type": "Invoice",
+            "status": "Paid",
+        },
+    )
+    service.update_project(workspace, project.id, {"name": f"{project.name} (director's cut)"})
+
+
+def drive(size: Size, out: Path) -> None:
+    work = out / f"{size}-work"
+    work.mkdir(parents=True, exist_ok=True)
+    # The capture is appended to line by line, so renaming it between scenarios splits one served emulator's
+    # traffic (the delta must reach the same URLs, which the state file is bound to).
+    live = out / f"{size}-live.jsonl"
+    for scenario in ("clean", "dirty"):
+        live.unlink(missing_ok=True)
+        service = seeded_service(42, size, dirty=scenario == "dirty")
+        state = work / f"{scenario}.db"
+        state.unlink(missing_ok=True)
+        with _served(service, live) as env:
+            print(f"  {size} {scenario}")
+            _bridge(env, work, state)
+            live.replace(out / f"{size}-{scenario}.jsonl")
+            if scenario == "clean":
+                print(f"  {size} delta")
+                _change_source(service)
+                _bridge(env, work, state)
+                live.replace(out / f"{size}-delta.jsonl")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m conformance.drive", description=__doc__)
+    parser.add_argument("--out", type=Path, required=True, help="folder for the captures")
+    parser.add_argument("--size", action="append", choices=["small", "medium"], help="repeatable; default small")
+    args = parser.parse_args()
+    for size in args.size or ["small"]:
+        drive(size, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
