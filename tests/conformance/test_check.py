@@ -1,0 +1,173 @@
+"""The conformance check finds what breaks a description, and the emulator's capture feeds it without secrets.
+
+The published descriptions are never committed, so these tests use a small description written here in the
+same form (OpenAPI 3.1, a closed body, a declared query parameter, a required response field).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bridge.emulator.app import create_app
+from bridge.emulator.seed import seeded_service
+from conformance.check import V1, Contract, Exchange, check, read_capture
+
+DESCRIPTION = """
+openapi: 3.1.0
+info: {title: t, version: 1.0.0}
+servers: [{url: https://example.invalid/v1}]
+components:
+  securitySchemes:
+    bearerAuth: {type: http, scheme: bearer}
+  schemas:
+    TagCreate:
+      type: object
+      additionalProperties: false
+      required: [name]
+      properties:
+        name: {type: string, minLength: 1}
+        description: {type: string}
+    Tag:
+      type: object
+      required: [id, name]
+      properties:
+        id: {type: string}
+        name: {type: string}
+security: [{bearerAuth: []}]
+paths:
+  /library/tags:
+    get:
+      operationId: listTags
+      parameters:
+      - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: 100}}
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [data]
+                properties:
+                  data: {type: array, items: {$ref: '#/components/schemas/Tag'}}
+    post:
+      operationId: createTag
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/TagCreate'}
+      responses:
+        '201':
+          description: created
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Tag'}
+"""
+
+
+@pytest.fixture(scope="module")
+def contract(tmp_path_factory: pytest.TempPathFactory) -> Contract:
+    path = tmp_path_factory.mktemp("contract") / "v1.yaml"
+    path.write_text(DESCRIPTION, encoding="utf-8")
+    return Contract(V1, path)
+
+
+def exchange(
+    method: str, path: str, *, query: str = "", body: object = None, status: int = 200, response: object = None
+) -> Exchange:
+    return Exchange(
+        method=method,
+        path=path,
+        query=query,
+        auth=("authorization:bearer",),
+        headers={"content-type": "application/json"} if body is not None else {},
+        body=body,
+        status=status,
+        response_headers={"content-type": "application/json"},
+        response=response,
+    )
+
+
+GOOD_LIST = exchange("GET", "/v1/library/tags", query="limit=5", response={"data": [{"id": "tag_1", "name": "VFX"}]})
+GOOD_CREATE = exchange(
+    "POST", "/v1/library/tags", body={"name": "VFX"}, status=201, response={"id": "tag_1", "name": "VFX"}
+)
+
+
+def test_conforming_exchanges_are_counted_as_such(contract: Contract) -> None:
+    """A declared parameter, a valid closed body and complete responses all conform."""
+    report = check({V1: contract}, [GOOD_LIST, GOOD_CREATE])
+    assert (report.requests.conform, report.requests.checked) == (2, 2)
+    assert (report.responses.conform, report.responses.checked) == (2, 2)
+
+
+@pytest.mark.parametrize(
+    ("bad", "finding"),
+    [
+        (exchange("GET", "/v1/library/tags", query="limit=5&withCount=true", response={"data": []}), "'withCount'"),
+        (exchange("GET", "/v1/library/tags", query="limit=500", response={"data": []}), "limit"),
+        (exchange("POST", "/v1/library/tags", body={"name": "x", "color": "red"}, status=201), "color"),
+        (exchange("POST", "/v1/library/tags", body={"name": "x", "description": None}, status=201), "description"),
+        (exchange("POST", "/v1/library/tags", body={}, status=201), "name"),
+        (exchange("DELETE", "/v1/library/tags"), "no such operation"),
+    ],
+    ids=["undeclared-query", "out-of-bounds", "closed-body", "null-string", "missing-required", "unknown-route"],
+)
+def test_each_kind_of_request_violation_is_found(contract: Contract, bad: Exchange, finding: str) -> None:
+    """Each request that breaks the description is counted as not conforming, with a finding naming why."""
+    report = check({V1: contract}, [bad])
+    assert report.requests.conform == 0
+    assert any(finding in problem for problem in report.requests.violations), report.requests.violations
+
+
+def test_a_response_missing_a_required_field_is_found(contract: Contract) -> None:
+    """A created tag answered without its id does not conform."""
+    bad = exchange("POST", "/v1/library/tags", body={"name": "VFX"}, status=201, response={"name": "VFX"})
+    report = check({V1: contract}, [bad])
+    assert report.requests.conform == 1
+    assert report.responses.conform == 0
+    assert any("'id' is a required property" in problem for problem in report.responses.violations)
+
+
+def test_equal_findings_on_different_records_group_together(contract: Contract) -> None:
+    """Record values and ids do not split one finding into many rows."""
+    bodies = [{"name": "a", "description": None}, {"name": "b", "description": None}]
+    report = check({V1: contract}, [exchange("POST", "/v1/library/tags", body=b, status=201) for b in bodies])
+    assert report.requests.checked == 2
+    assert len(report.requests.violations) == 1
+    assert next(iter(report.requests.violations.values())) == 2
+
+
+def test_the_emulator_capture_feeds_the_check_and_holds_no_secret(tmp_path: Path) -> None:
+    """Every product request is captured (the control API is not), with the auth scheme but never the secret."""
+    capture = tmp_path / "capture.jsonl"
+    app = create_app(seeded_service(42, "small"), legacy_key="lk_secret_key_0123456789", capture=capture)
+    token = "tok_secret_token_0123456789"
+    app.state.v1.tokens.issue(app.state.v1.service.workspace("target").id, "admin", token=token)
+
+    async def calls() -> None:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://emulator") as client:
+            legacy = {"X-API-Key": "lk_secret_key_0123456789"}
+            await client.get("/api/v1/projects", params={"idMode": "system"}, headers=legacy)
+            await client.get("/v1/me", headers={"Authorization": f"Bearer {token}"})
+            await client.get("/_emulator/stats")
+
+    asyncio.run(calls())
+    text = capture.read_text(encoding="utf-8")
+    assert "lk_secret_key_0123456789" not in text
+    assert token not in text
+    captured = list(read_capture([capture]))
+    assert [(e.method, e.path, e.auth, e.status) for e in captured] == [
+        ("GET", "/api/v1/projects", ("x-api-key",), 200),
+        ("GET", "/v1/me", ("authorization:bearer",), 200),
+    ]
+    assert captured[0].query == "idMode=system"
+    assert isinstance(captured[0].response, dict)
+    assert "projects" in captured[0].response
+    assert json.loads(text.splitlines()[1])["response"]["workspaces"]
