@@ -370,12 +370,10 @@ REGISTRY: tuple[Assumption, ...] = (
     Assumption(
         "A38",
         "legacy phase-data formulas and tag totals",
-        "A legacy phaseData cell written as an '='-formula reads back as the same string in `quantity`/`rate`/"
-        "`multiplier`, repeated in `quantityFormula`/`rateFormula`/`multiplierFormula`; a number reads back as a "
-        "number. Tag totals count each tagged node once (a tagged account's tagged children are not added "
-        "again); `actualTotal` is the actual-type phases' amounts of the tagged lines.",
-        "L-SPEC LinePhaseData lists quantityFormula etc. without saying what `quantity` then holds; tag total "
-        "scope not shown.",
+        "How a legacy phaseData formula reads back: see A44. Tag totals count each tagged node once (a tagged "
+        "account's tagged children are not added again); `actualTotal` is the actual-type phases' amounts of the "
+        "tagged lines.",
+        "tag total scope not shown.",
         ("emulator.legacy_api", "emulator.calc", "clients.legacy"),
     ),
     Assumption(
@@ -410,6 +408,50 @@ REGISTRY: tuple[Assumption, ...] = (
         "equals one whole read (A29).",
         "legacy seed: accountId and excludeSubAccounts are named query parameters, their effect is not shown.",
         ("clients.legacy", "emulator.legacy_api", "engine.project"),
+    ),
+    Assumption(
+        "A42",
+        "legacy actuals window instants",
+        "The bridge reads actuals in windows of whole UTC days and sends the published date-times: `startDate` "
+        "the first day's 00:00:00Z, `endDate` the last day's 23:59:59.999999Z (the published endDate example is "
+        "the day's last second; the microseconds keep a stamp inside that second in, and the next window starts "
+        "at the next day's first instant). Both bounds are inclusive instants; a bare date is refused (400).",
+        "legacy seed: 'startDate, endDate (ISO 8601, inclusive)'; L-SPEC: format date-time, 'on or after' / "
+        "'on or before', example 2024-01-31T23:59:59Z; the precision the service compares at is not shown.",
+        ("clients.legacy", "emulator.legacy_api"),
+    ),
+    Assumption(
+        "A43",
+        "hidden phases",
+        "GET /budget/phases declares no includeHiddenPhases, and 'all budget phases' does not say whether hidden "
+        "ones are among them: the bridge reads a project's phases from GET /budget?includeHiddenPhases=true&"
+        "excludeSubAccounts=true&expands[]=phases, the one declared way to ask for hidden phases. The emulator "
+        "lists every phase, hidden ones too, on /budget/phases.",
+        "L-SPEC: includeHiddenPhases is declared on GET /budget and GET /budget/line/{lineId} only.",
+        ("clients.legacy", "emulator.legacy_api"),
+    ),
+    Assumption(
+        "A44",
+        "legacy phase-data formulas",
+        "A phaseData cell written as text (an '='-formula over globals, or text a service holds where a number "
+        "belongs) reads back with the text in `quantityFormula`/`rateFormula`/`multiplierFormula` and, in "
+        "`quantity`/`rate`/`multiplier`, its value over the globals, null when it has none; a number reads back "
+        "as a number with no *Formula field. The bridge takes the *Formula text when present, else the number, "
+        "so the mappings see each cell as written.",
+        "L-SPEC LinePhaseData: quantity/rate/multiplier are numbers and the *Formula fields are strings, without "
+        "saying what the number holds for a formula cell; write shapes take 'value or formula string'.",
+        ("clients.legacy", "emulator.legacy_api"),
+    ),
+    Assumption(
+        "A45",
+        "legacy markup phase data on reads",
+        "A markup line's phaseData reads back under the names its write shape declares: `type` (percent|flat), "
+        "`amount` and `excludeFringes`. Read tolerantly: an absent `excludeFringes` is unknown (None; the bridge "
+        "invents no value for it); an absent or unknown `type` sets the line aside (markup type unknown); an absent "
+        "`amount` is an empty cell, sent as no rate, as a null `amount` would be.",
+        "L-SPEC declares type/amount/excludeFringes only on CreateMarkupPhaseData and UpdateMarkupPhaseData; the "
+        "read shape LinePhaseData lists none of them.",
+        ("clients.legacy", "emulator.legacy_api", "mappings.budget"),
     ),
 )
 

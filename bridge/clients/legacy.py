@@ -124,9 +124,14 @@ class LegacyClient:
         return await self._list("/contacts", "contacts", Contact)
 
     async def phases(self, project_id: str) -> list[Phase]:
-        """Every phase, hidden ones included."""
-        params = [("includeHiddenPhases", "true")]
-        return await self._list(f"/projects/{project_id}/budget/phases", "phases", Phase, params)
+        """Every phase, hidden ones included (A43).
+
+        ``GET /budget/phases`` declares no way to ask for hidden phases, so they are read where the published
+        description declares one: the budget with ``includeHiddenPhases`` and the phases expanded, the root
+        account alone (``excludeSubAccounts``) and no phase data, so the tree adds almost nothing.
+        """
+        params = [("includeHiddenPhases", "true"), ("excludeSubAccounts", "true"), ("expands[]", "phases")]
+        return await self._list(f"/projects/{project_id}/budget", "phases", Phase, params)
 
     async def fringes(self, project_id: str) -> list[Fringe]:
         return await self._list(f"/projects/{project_id}/budget/fringes", "fringes", Fringe)

@@ -2,8 +2,9 @@
 
 How rows are neither dropped nor duplicated while the source changes during the read:
 
-* Windows are disjoint and cover the range in whole days: ``[startDate, endDate]`` inclusive, the next window
-  starting the day after, so every dated row falls in exactly one window.
+* Windows are disjoint and cover the range in whole UTC days: ``[startDate, endDate]`` inclusive, sent as the
+  published date-times of the first day's first instant and the last day's last microsecond (A42), the next
+  window starting the day after, so every dated row falls in exactly one window.
 * A window is answered in one response (A03: legacy lists are not paged), so within a window the read is one
   consistent snapshot: there is no page boundary for a row to slip across.
 * Rows are deduplicated by id across the whole read: an actual whose date is edited from an unread window into
@@ -49,6 +50,17 @@ class ActualsRead:
     rows: int = 0
     total_amount: Decimal = Decimal(0)
     ids: set[str] = field(default_factory=set)
+
+
+def day_start(day: date) -> str:
+    """The published ``startDate`` (a date-time) of a window starting on ``day``: its first instant, UTC (A42)."""
+    return f"{day.isoformat()}T00:00:00Z"
+
+
+def day_end(day: date) -> str:
+    """The published ``endDate`` (a date-time, inclusive) of a window ending on ``day``: its last microsecond,
+    UTC, so a stamp in the day's last second is in and the next window starts at the next instant (A42)."""
+    return f"{day.isoformat()}T23:59:59.999999Z"
 
 
 def _day(row: object) -> date | None:
@@ -115,8 +127,8 @@ class ActualsReader:
 
     async def _window(self, first: date, last: date) -> tuple[list[object], Decimal, str | None]:
         # date.min / date.max stand for an open end: that bound is left out of the query.
-        params = [("startDate", first.isoformat())] if first != date.min else []
-        params += [("endDate", last.isoformat())] if last != date.max else []
+        params = [("startDate", day_start(first))] if first != date.min else []
+        params += [("endDate", day_end(last))] if last != date.max else []
         params += [("expands[]", value) for value in ACTUAL_EXPANDS]
         body, rid = await self._fetch(self.path, params)
         rows = body.get("actuals") if isinstance(body, dict) else None

@@ -34,6 +34,26 @@ def _as_list(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
+# The published LinePhaseData: these are numbers, and a formula's text is in <name>Formula (A44).
+_CELLS = ("quantity", "rate", "multiplier")
+
+
+def _cells(raw: object) -> object:
+    """One phase's data with each cell as written: the <name>Formula text where there is one, else the number.
+
+    The mappings validate what they get (a formula over globals, or a number), so the text a service holds in
+    place of a number reaches them and is quarantined by name instead of read as its computed value.
+    """
+    if not isinstance(raw, dict):
+        return raw
+    cells = dict(raw)
+    for name in _CELLS:
+        text = cells.get(f"{name}Formula")
+        if isinstance(text, str):
+            cells[name] = text
+    return cells
+
+
 def _line(
     raw: Mapping[str, object], parent_id: str | None, position: int, what: str, request_id: str | None, *, slim: bool
 ) -> BudgetLine:
@@ -45,6 +65,9 @@ def _line(
     contact = _as_map(raw.get("contact"))
     if "contactId" not in fields and isinstance(contact.get("id"), str):
         fields["contactId"] = contact["id"]
+    phase_data = raw.get("phaseData")
+    if isinstance(phase_data, dict):
+        fields["phaseData"] = {key: _cells(data) for key, data in phase_data.items()}
     fields.update(parentId=parent_id, position=position)
     return parse_model(BudgetLine, fields, what, request_id)
 

@@ -77,19 +77,16 @@ def _part(ctx: Ctx, project: Project, index: int, part: object) -> dict[str, obj
     }
 
 
-def _window(ctx: Ctx) -> tuple[datetime | None, datetime | None, bool, bool]:
+def _window(ctx: Ctx) -> tuple[datetime | None, datetime | None]:
+    """The published ``startDate``/``endDate``: date-times (legacy_contract refused anything else), inclusive
+    instants (A42)."""
     start, end = ctx.param("startDate"), ctx.param("endDate")
-    return (
-        parse_date("startDate", start) if start else None,
-        parse_date("endDate", end) if end else None,
-        bool(start and len(start) == 10),
-        bool(end and len(end) == 10),
-    )
+    return (parse_date("startDate", start) if start else None, parse_date("endDate", end) if end else None)
 
 
 def _filter(ctx: Ctx, account: str | None) -> Callable[[Actual], bool]:
     """The request's filters, read once: a window read keeps its rows out of every actual of the project."""
-    start, end, start_is_day, end_is_day = _window(ctx)
+    start, end = _window(ctx)
     assigned = ctx.flag("hasAssignedAccount") if ctx.param("hasAssignedAccount") is not None else None
     # The emulator stores no attachments or linked bank transactions.
     none_match = ctx.flag("hasAttachments") or ctx.flag("hasLinkedTransaction")
@@ -97,10 +94,7 @@ def _filter(ctx: Ctx, account: str | None) -> Callable[[Actual], bool]:
     def keep(actual: Actual) -> bool:
         if none_match:
             return False
-        if start and (actual.date.date() < start.date() if start_is_day else actual.date < start):
-            return False
-        # Inclusive: a date-only endDate keeps the whole of that day.
-        if end and (actual.date.date() > end.date() if end_is_day else actual.date > end):
+        if (start and actual.date < start) or (end and actual.date > end):
             return False
         lines = {actual.line_id, *(p.line_id for p in actual.subactuals)} - {None}
         if account is not None and account not in lines:

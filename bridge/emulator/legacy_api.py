@@ -9,10 +9,11 @@ from starlette.responses import Response
 
 from bridge.emulator import legacy_actuals, legacy_budget, legacy_library
 from bridge.emulator.errors import NotFound
+from bridge.emulator.legacy_contract import BASE
 from bridge.emulator.legacy_routing import Ctx, LegacyRoute, LegacyState, no_content, ok, renamed
 from bridge.emulator.model import Project
 
-PREFIX = "/api/v1"
+PREFIX = BASE
 router = APIRouter(route_class=LegacyRoute)
 
 CONTACT_FIELDS = {
@@ -78,7 +79,7 @@ async def delete_space(ctx: Ctx, space_id: str) -> Response:
 def _matches(ctx: Ctx, project: Project) -> bool:
     """The documented list filters: id, space, status, name, space name, labels."""
     space = ctx.workspace.spaces.get(project.space_id or "")
-    ids = ctx.multi("projectId") + ctx.multi("id")
+    ids = ctx.multi("id")
     checks = (
         not ids or project.id in ids or project.alias in ids,
         not ctx.param("spaceId") or (space is not None and ctx.param("spaceId") in (space.id, space.alias, space.uuid)),
@@ -137,13 +138,12 @@ async def delete_project(ctx: Ctx, project_id: str) -> Response:
 
 @router.get("/contacts")
 async def list_contacts(ctx: Ctx) -> Response:
-    needle = (ctx.param("search") or ctx.param("name") or "").casefold()
-    kind = ctx.param("type")
+    # The published filters the emulator can answer: email and title, case-insensitive partial matches.
+    email, title = (ctx.param("email") or "").casefold(), (ctx.param("title") or "").casefold()
     contacts = [
         c
         for c in ctx.service.list_contacts(ctx.workspace)
-        if (not needle or needle in (c.name or "").casefold() or needle in (c.email or "").casefold())
-        and (not kind or c.type == kind)
+        if email in (c.email or "").casefold() and title in (c.contact_title or "").casefold()
     ]
     view = ctx.view()
     return ok({"contacts": [view.contact(c) for c in contacts]})

@@ -30,6 +30,7 @@ from bridge.emulator.errors import (
     TooLarge,
     Unauthenticated,
 )
+from bridge.emulator.legacy_contract import BASE, Param, base_name, check, declared
 from bridge.emulator.legacy_shapes import LegacyView
 from bridge.emulator.model import Project, Workspace
 from bridge.emulator.store import Service
@@ -67,12 +68,14 @@ def legacy_error(exc: EmulatorError) -> Response:
 
 
 class LegacyRoute(APIRoute):
-    """A route whose store errors become legacy error responses."""
+    """A route whose store errors become legacy error responses; it sees only its declared query parameters."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[None, None, Response]]:
         original = super().get_route_handler()
+        route = self.path.removeprefix(BASE)
 
         async def handler(request: Request) -> Response:
+            request.state.declared = declared(request.method, route)
             try:
                 return await original(request)
             except EmulatorError as exc:
@@ -128,12 +131,16 @@ class LegacyRequest:
     service: Service
     workspace: Workspace
     request: Request
+    declared: Mapping[str, Param] = field(default_factory=dict)
 
     def param(self, name: str) -> str | None:
-        return self.request.query_params.get(name)
+        """A declared query parameter's value; an undeclared one reads as absent (legacy_contract)."""
+        return self.request.query_params.get(name) if name in self.declared else None
 
     def multi(self, name: str) -> list[str]:
         """An array parameter in either spelling: ``name[]=a&name[]=b`` or ``name=a,b``."""
+        if name not in self.declared:
+            return []
         raw = [*self.request.query_params.getlist(f"{name}[]"), *self.request.query_params.getlist(name)]
         return [part.strip() for value in raw for part in value.split(",") if part.strip()]
 
@@ -173,13 +180,18 @@ class LegacyRequest:
 
 
 def legacy_request(request: Request) -> LegacyRequest:
-    """Authenticate the key (401 missing/unknown, 403 restricted), then spend from the optional rate limit."""
+    """Authenticate the key (401 missing/unknown, 403 restricted), spend from the optional rate limit, then
+    refuse a declared query parameter outside its published type (400)."""
     state: LegacyState = request.app.state.legacy
     key = request.headers.get(KEY_HEADER)
     workspace = state.service.workspace_for_key(key)
     if state.bucket is not None and key:
         state.bucket.take(key)
-    return LegacyRequest(service=state.service, workspace=workspace, request=request)
+    params: Mapping[str, Param] = getattr(request.state, "declared", {})
+    for name, value in request.query_params.multi_items():
+        if base_name(name) in params:
+            check(params, base_name(name), value)
+    return LegacyRequest(service=state.service, workspace=workspace, request=request, declared=params)
 
 
 Ctx = Annotated[LegacyRequest, Depends(legacy_request)]

@@ -15,7 +15,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from bridge.emulator import formula
-from bridge.emulator.calc import ProjectTotals, Values
+from bridge.emulator.calc import ProjectTotals, Values, cell_value
 from bridge.emulator.model import (
     Actual,
     Cell,
@@ -102,17 +102,19 @@ class LegacyView:
         }
 
     def contact(self, contact: Contact) -> Json:
-        return {
+        shaped: Json = {
             "id": contact.id,
             "name": contact.name,
             "contactTitle": contact.contact_title,
             "email": contact.email,
             "company": contact.company,
-            "type": contact.type,
             "jobTitle": contact.job_title,
             "rate": num(contact.rate),
             "lastModified": stamp(contact.last_modified),
         }
+        if contact.type is not None:  # the published enum has no null: an unset type is left out
+            shaped["type"] = contact.type
+        return shaped
 
     # -- project library --------------------------------------------------------------------------------
 
@@ -176,11 +178,10 @@ class LegacyView:
     def tag(self, project: Project, tag: ProjectTag, totals: ProjectTotals) -> Json:
         entry = totals.tags.get(tag.name)
         phases = self.visible_phases(project)
-        return {
-            "id": tag.name,
-            "name": tag.name,
-            "color": tag.color,
-            "description": tag.description,
+        shaped: Json = {"id": tag.name, "name": tag.name}
+        # color and description are strings, never null, in the published Tag: an unset one is left out.
+        shaped |= {key: value for key, value in (("color", tag.color), ("description", tag.description)) if value}
+        return shaped | {
             "totals": {
                 "phaseTotals": {self.phase_key(p): num(entry.phase_totals.get(p.id)) if entry else 0 for p in phases},
                 "fringeTotals": {self.phase_key(p): num(entry.fringe_totals.get(p.id)) if entry else 0 for p in phases},
@@ -215,30 +216,33 @@ class LegacyView:
             shaped["contact"] = self.contact(self.workspace.contacts[node.contact_id or ""])
         if "lines.notes" in self.expands:
             shaped["note"] = node.notes
-        if "lines.phaseData" in self.expands or "phaseData" in self.expands:  # formulas read back as written (A38)
+        if "lines.phaseData" in self.expands or "phaseData" in self.expands:
             shaped["phaseData"] = {
-                self.phase_key(p): self.phase_data(project, node, node.phase_data[p.id], totals.node(node.id, p.id))
+                self.phase_key(p): self.phase_data(project, node, node.phase_data[p.id], totals, p)
                 for p in phases
                 if p.id in node.phase_data
             }
         return shaped
 
-    def phase_data(self, project: Project, node: Node, data: PhaseData, values: Values) -> Json:
+    def phase_data(self, project: Project, node: Node, data: PhaseData, totals: ProjectTotals, phase: Phase) -> Json:
         if node.type == "markup":
+            # Declared only on the write shapes; read back under the same names (A45).
             return {"type": data.markup_type, "amount": num(data.markup_amount), "excludeFringes": data.exclude_fringes}
         fringes = [f if self.system or f not in project.fringes else project.fringes[f].code for f in data.fringe_ids]
         shaped: Json = {
-            "quantity": num(data.quantity),
-            "rate": num(data.rate),
-            "multiplier": num(data.multiplier),
             "unit": data.unit,
             "fringes": fringes,
-            "fringeTotal": num(values.fringe),
+            "fringeTotal": num(totals.node(node.id, phase.id).fringe),
         }
         for name in ("quantity", "rate", "multiplier"):
-            value = getattr(data, name)
-            if formula.is_formula(value):
-                shaped[f"{name}Formula"] = value
+            stored = getattr(data, name)
+            if isinstance(stored, str):
+                # Text in a number cell (a formula, or text held in place of a number) reads back in
+                # <name>Formula; <name> holds its value over the globals, null when it has none (A44).
+                shaped[f"{name}Formula"] = stored
+                shaped[name] = num(cell_value(stored, totals.globals))
+            else:
+                shaped[name] = num(stored)
         if data.start_date or data.end_date:
             shaped["date"] = {"startDate": data.start_date, "endDate": data.end_date}
         return shaped
@@ -296,6 +300,8 @@ class LegacyView:
                         else None
                     ),
                     "notes": part.notes,
+                    # A part has no stamp of its own: it changes only with its actual.
+                    "lastModified": stamp(actual.updated_at),
                 }
                 for part in actual.subactuals
             ],

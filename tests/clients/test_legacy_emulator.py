@@ -13,6 +13,7 @@ from fastapi import FastAPI
 
 from bridge import errors
 from bridge.clients.http import RunControls
+from bridge.clients.legacy_actuals import day_end, day_start
 from bridge.clients.legacy import LegacyClient, open_legacy
 from bridge.clients.retry import RetryPolicy
 from bridge.config import Secret
@@ -85,7 +86,7 @@ async def test_windowed_actuals_equal_one_whole_read(legacy: LegacyClient) -> No
     project = (await legacy.projects())[0]
     body, _ = await legacy.get_json(
         f"/projects/{project.id}/actuals",
-        [("startDate", WHOLE_RANGE[0].isoformat()), ("endDate", WHOLE_RANGE[1].isoformat())],
+        [("startDate", day_start(WHOLE_RANGE[0])), ("endDate", day_end(WHOLE_RANGE[1]))],
     )
     assert isinstance(body, dict)
     whole = {row["id"] for row in body["actuals"]}

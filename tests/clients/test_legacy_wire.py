@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Awaitable, Callable
-from datetime import date
+from datetime import date, datetime
 
 import httpx
 import pytest
@@ -27,10 +27,10 @@ SIMPLE = [
     (
         "phases",
         lambda c: c.phases("p1"),
-        "/projects/p1/budget/phases",
+        "/projects/p1/budget",  # /budget/phases declares no way to ask for hidden phases (A43)
         "phases",
         {"id": "ph1", "type": "estimate", "isHidden": True},
-        (("includeHiddenPhases", "true"),),
+        (("includeHiddenPhases", "true"), ("excludeSubAccounts", "true"), ("expands[]", "phases")),
     ),
     (
         "fringes",
@@ -190,11 +190,17 @@ async def test_budget_tree_is_read_whole_and_flattened_in_order(controls: RunCon
     assert budget.globals_[0].symbol == "DAYS"
 
 
+def _instant(value: str, time_of_day: str) -> date:
+    """The day a window bound names, which must be the published date-time at that time of day (A42)."""
+    assert value.endswith(time_of_day), value
+    return datetime.fromisoformat(value).date()
+
+
 def _actuals_answer(rows_by_day: dict[date, int]) -> Callable[[httpx.Request], httpx.Response]:
     def answer(request: httpx.Request) -> httpx.Response:
         params = request.url.params
-        first = date.fromisoformat(params["startDate"]) if "startDate" in params else date.min
-        last = date.fromisoformat(params["endDate"]) if "endDate" in params else date.max
+        first = _instant(params["startDate"], "T00:00:00Z") if "startDate" in params else date.min
+        last = _instant(params["endDate"], "T23:59:59.999999Z") if "endDate" in params else date.max
         rows = [
             {"id": f"{day.isoformat()}-{n}", "date": f"{day.isoformat()}T10:00:00Z", "amount": 1.5}
             for day, count in sorted(rows_by_day.items())

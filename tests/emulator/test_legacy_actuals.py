@@ -18,17 +18,51 @@ A = "/projects/cold-open/actuals"
 
 
 async def test_the_date_window_is_inclusive_and_total_amount_sums_the_page(legacy_client: httpx.AsyncClient) -> None:
-    """startDate/endDate keep actuals on both boundary days; totalAmount is the sum of the listed amounts."""
+    """startDate/endDate (date-times) keep actuals at both bounds' instants; totalAmount sums the listed amounts."""
     everything = (await legacy_client.get(A)).json()
-    days = sorted({a["date"][:10] for a in everything["actuals"]})
-    start, end = days[3], days[10]
+    stamps = sorted({a["date"] for a in everything["actuals"]})
+    start, end = stamps[3], stamps[10]
     window = (await legacy_client.get(A, params={"startDate": start, "endDate": end})).json()
-    expected = [a for a in everything["actuals"] if start <= a["date"][:10] <= end]
+    expected = [a for a in everything["actuals"] if start <= a["date"] <= end]
     assert {a["id"] for a in window["actuals"]} == {a["id"] for a in expected}
-    assert any(a["date"][:10] == end for a in window["actuals"])
-    assert any(a["date"][:10] == start for a in window["actuals"])
+    assert {start, end} <= {a["date"] for a in window["actuals"]}
     assert math.isclose(window["totalAmount"], sum(a["amount"] for a in expected), abs_tol=0.005)
-    assert (await legacy_client.get(A, params={"startDate": "yesterday"})).status_code == 400
+    day = start[:10]
+    whole_day = {"startDate": f"{day}T00:00:00Z", "endDate": f"{day}T23:59:59.999999Z"}
+    on_day = (await legacy_client.get(A, params=whole_day)).json()["actuals"]
+    assert {a["id"] for a in on_day} == {a["id"] for a in everything["actuals"] if a["date"][:10] == day}
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("startDate", "2026-01-31"),  # a date alone is not the published date-time
+        ("endDate", "2026-01-31T23:59:59"),  # a date-time needs its zone
+        ("startDate", "yesterday"),
+        ("hasAssignedAccount", "maybe"),
+        ("idMode", "database"),
+    ],
+)
+async def test_a_declared_parameter_outside_its_type_is_refused(
+    legacy_client: httpx.AsyncClient, name: str, value: str
+) -> None:
+    """400 with the legacy error body naming the parameter, as the published description refuses it."""
+    answer = await legacy_client.get(A, params={name: value})
+    assert answer.status_code == 400
+    body = answer.json()
+    assert isinstance(body["error"], str)
+    assert body["details"]["field"] == name
+
+
+async def test_undeclared_parameters_are_ignored(legacy_client: httpx.AsyncClient) -> None:
+    """A parameter the operation does not declare changes nothing, even one another operation declares."""
+    everything = (await legacy_client.get(A)).json()
+    ignored = await legacy_client.get(A, params={"includeHiddenPhases": "nonsense", "date": "2024-03-14"})
+    assert ignored.status_code == 200
+    assert ignored.json() == everything
+    phases = (await legacy_client.get("/projects/cold-open/budget/phases")).json()
+    shown = (await legacy_client.get("/projects/cold-open/budget/phases", params={"includeHiddenPhases": "x"})).json()
+    assert shown == phases
 
 
 async def test_actuals_filter_by_line_and_assignment(legacy_client: httpx.AsyncClient) -> None:

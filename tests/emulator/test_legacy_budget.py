@@ -74,7 +74,9 @@ async def test_system_mode_lines_carry_what_the_bridge_needs(legacy_client: http
         d for line in lines for d in line["phaseData"].values() if d.get("fringes") and d.get("quantityFormula")
     )
     assert all(f.startswith("frg_") for f in data["fringes"])
-    assert data["quantity"] == data["quantityFormula"]
+    # The published LinePhaseData: the formula's text in quantityFormula, its value a number in quantity (A44).
+    assert data["quantityFormula"].startswith("=")
+    assert isinstance(data["quantity"], int | float)
     for key, account in budget["subAccounts"].items():  # type: ignore[union-attr]
         assert key == account["id"]
         assert account["parentId"] is None or account["parentId"].startswith("lin_")
