@@ -52,11 +52,13 @@ def check_key(key: str | None) -> str:
     """The key if it is present and of a documented length, else the documented 400."""
     if key is None:
         raise ValidationError(
-            f"This create needs an {KEY_HEADER} header (16 to 255 characters) so it can be retried safely."
+            f"This create needs an {KEY_HEADER} header (16 to 255 characters) so it can be retried safely.",
+            fieldErrors={KEY_HEADER: ["is required"]},
         )
     if not MIN_KEY_LENGTH <= len(key) <= MAX_KEY_LENGTH:
         raise ValidationError(
-            f"{KEY_HEADER} is {len(key)} characters long; it must be {MIN_KEY_LENGTH} to {MAX_KEY_LENGTH} characters."
+            f"{KEY_HEADER} is {len(key)} characters long; it must be {MIN_KEY_LENGTH} to {MAX_KEY_LENGTH} characters.",
+            fieldErrors={KEY_HEADER: [f"must be {MIN_KEY_LENGTH} to {MAX_KEY_LENGTH} characters"]},
         )
     return key
 

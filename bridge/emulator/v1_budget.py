@@ -14,6 +14,7 @@ from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
+from bridge.emulator import v1_requests as requests
 from bridge.emulator import v1_shapes as shapes
 from bridge.emulator.auth import Grant
 from bridge.emulator.calc import ProjectTotals, Values
@@ -55,7 +56,7 @@ PHASE_FIELDS = {
     "baseCurrencyId": "currency_id",
     "rollupFormula": "rollup_formula",
 }
-PHASE_UPDATE = {**{k: v for k, v in PHASE_FIELDS.items() if k != "type"}, "sort": "sort"}
+PHASE_UPDATE = {k: v for k, v in PHASE_FIELDS.items() if k != "type"}
 LINE_FIELDS = {
     "description": "description",
     "type": "type",
@@ -66,7 +67,6 @@ LINE_FIELDS = {
     "notes": "notes",
     "markupAccountFilter": "include_accounts",
     "subtotalSumAllAbove": "subtotal_sum_all_above",
-    "tagIds": "tags",
     "phaseData": "phase_data",
 }
 PHASE_DATA_FIELDS = {
@@ -78,7 +78,7 @@ PHASE_DATA_FIELDS = {
     "startDate": "start_date",
     "endDate": "end_date",
 }
-MARKUP_DATA_FIELDS = {"rate": "markup_amount", "unit": "markup_type", "excludeFringes": "exclude_fringes"}
+MARKUP_DATA_FIELDS = {"rate": "markup_amount", "unit": "markup_type"}
 
 
 def budget_changed(context: V1Context, grant: Grant, project: Project, kind: str = "budget", entity: str = "") -> None:
@@ -99,7 +99,7 @@ async def list_phases(request: Request, grant: Auth, project_id: str) -> Respons
 @router.post("/phases", status_code=201)
 async def create_phase(request: Request, grant: Auth, project_id: str) -> Response:
     can(grant, "create", "BudgetPhase")
-    fields = renamed(await json_body(request), PHASE_FIELDS, "A phase create")
+    fields = renamed(requests.parse(requests.PhaseCreate, await json_body(request)), PHASE_FIELDS)
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
 
@@ -123,7 +123,7 @@ async def get_phase(request: Request, grant: Auth, project_id: str, phase_id: st
 @router.patch("/phases/{phase_id}")
 async def update_phase(request: Request, grant: Auth, project_id: str, phase_id: str) -> Response:
     can(grant, "update", "BudgetPhase")
-    changes = renamed(await json_body(request), PHASE_UPDATE, "A phase update")
+    changes = renamed(requests.parse(requests.PhaseUpdate, await json_body(request)), PHASE_UPDATE)
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
     with domain_errors():

@@ -7,6 +7,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from bridge.emulator import library, validate
+from bridge.emulator import v1_requests as requests
 from bridge.emulator.errors import InvalidInput
 from bridge.emulator.model import (
     Fringe,
@@ -21,7 +22,7 @@ from bridge.emulator.model import (
     Unit,
 )
 from bridge.emulator.v1_context import V1Context, context_of
-from bridge.emulator.v1_errors import NotFoundError, ValidationError
+from bridge.emulator.v1_errors import NotFoundError, UnprocessableError, ValidationError
 from bridge.emulator.v1_routing import (
     Auth,
     Json,
@@ -295,7 +296,7 @@ async def list_items(request: Request, grant: Auth, kind: str) -> Response:
 @workspace_router.post("/{kind}", status_code=201)
 async def create_item(request: Request, grant: Auth, kind: str) -> Response:
     can(grant, "create", RESOURCE[_kind(kind)])
-    body = await json_body(request)
+    body = requests.parse(requests.LIBRARY_CREATE[kind], await json_body(request))
     context = context_of(request)
     workspace = context.workspace(grant)
 
@@ -317,7 +318,7 @@ async def get_item(request: Request, grant: Auth, kind: str, item_id: str) -> Re
 @workspace_router.patch("/{kind}/{item_id}")
 async def update_item(request: Request, grant: Auth, kind: str, item_id: str) -> Response:
     can(grant, "update", RESOURCE[_kind(kind)])
-    body = await json_body(request)
+    body = requests.parse(requests.LIBRARY_UPDATE[kind], await json_body(request))
     workspace = context_of(request).workspace(grant)
     with domain_errors():
         item = library.live_item(workspace, kind, item_id)
@@ -406,13 +407,10 @@ async def list_copies(request: Request, grant: Auth, project_id: str, kind: str)
 async def add_copy(request: Request, grant: Auth, project_id: str, kind: str) -> Response:
     """POST {sourceId}: 201 with a new copy, 200 with the existing one (its project edits kept)."""
     can(grant, "create", RESOURCE[_copy_kind(kind)])
-    body = await json_body(request)
+    source = str(requests.parse(requests.CopyAdd, await json_body(request))["sourceId"])
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
-    source = body.get("sourceId")
-    if not isinstance(source, str):
-        raise ValidationError("sourceId is required: the id of the workspace item to add to the project.")
-    with domain_errors(body_refs=True):
+    with domain_errors():  # the operation lists no 422: an unknown sourceId is a 404 (A52)
         copy, new = library.add_copy(context.service, context.workspace(grant), project, kind, source)
     return created(item_view(copy)) if new else ok(item_view(copy))
 
@@ -446,7 +444,7 @@ COPY_PATCH = {
 async def update_copy(request: Request, grant: Auth, project_id: str, kind: str, item_id: str) -> Response:
     """Edit a project copy; the workspace item is unchanged (the copy is independent)."""
     can(grant, "update", RESOURCE[_copy_kind(kind)])
-    body = await json_body(request)
+    body = requests.parse(requests.LIBRARY_UPDATE[kind], await json_body(request))
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
     copy = _copy(project, kind, item_id)
@@ -460,8 +458,8 @@ async def update_copy(request: Request, grant: Auth, project_id: str, kind: str,
         else:
             allowed = COPY_PATCH[kind]
             unknown = sorted(set(body) - set(allowed))
-            if unknown:
-                raise InvalidInput(unknown[0], f"is not an editable field of a project {kind.rstrip('s')}")
+            if unknown:  # a published field a project copy cannot change here: well formed, not applicable
+                raise UnprocessableError(f"{unknown[0]} is not an editable field of a project {kind.rstrip('s')}.")
             changes = {allowed[k]: v for k, v in body.items()}
             if kind == "fringes":
                 context.service.update_fringe(project, item_id, changes)

@@ -9,10 +9,11 @@ from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
+from bridge.emulator import v1_requests as requests
 from bridge.emulator import v1_shapes as shapes
 from bridge.emulator.money import minor_digits
 from bridge.emulator.v1_context import context_of
-from bridge.emulator.v1_errors import ValidationError
+from bridge.emulator.v1_errors import UnprocessableError
 from bridge.emulator.v1_routing import Auth, Json, can, created, domain_errors, idempotent, json_body, ok, page_response
 
 router = APIRouter()
@@ -32,7 +33,6 @@ SPACE_CREATE = {"name": "name", "slug": "alias", "image": "image", "parentId": "
 SPACE_UPDATE = {**SPACE_CREATE, "archived": "archived"}
 CONTACT_FIELDS = {
     "name": "name",
-    "displayName": "contact_title",
     "company": "company",
     "title": "job_title",
     "email": "email",
@@ -41,25 +41,19 @@ CONTACT_FIELDS = {
 }
 
 
-def renamed(body: Json, allowed: Mapping[str, str], what: str) -> dict[str, object]:
-    """Body fields under their model names; a field the v1 shape does not have is a 400 naming it."""
-    unknown = sorted(set(body) - set(allowed))
-    if unknown:
-        raise ValidationError(
-            f"{what} has no field {unknown[0]!r}; allowed fields are {', '.join(sorted(allowed))}.",
-            fieldErrors={unknown[0]: ["unknown field"]},
-        )
-    return {allowed[key]: value for key, value in body.items()}
+def renamed(body: Json, allowed: Mapping[str, str]) -> dict[str, object]:
+    """A body already checked against its published shape, under the model's names; the published fields the
+    emulator does not model are accepted and not kept (A53)."""
+    return {allowed[key]: value for key, value in body.items() if key in allowed}
 
 
 def major_units(value: object, currency: str, field: str) -> Decimal | None:
-    """A Money body field as a major-unit Decimal in the workspace currency."""
-    if value is None:
+    """A Money body field (shape already checked) as a major-unit Decimal in the workspace currency; another
+    currency is a 422: the body is well formed, the workspace cannot hold it."""
+    if not isinstance(value, dict):
         return None
-    if not isinstance(value, dict) or not isinstance(value.get("amount"), int) or isinstance(value.get("amount"), bool):
-        raise ValidationError(f"{field} must be Money {{amount: integer minor units, currency}}.")
-    if value.get("currency") != currency:
-        raise ValidationError(f"{field}.currency must be the workspace currency {currency}.")
+    if value["currency"] != currency:
+        raise UnprocessableError(f"{field}.currency must be the workspace currency {currency}.")
     return Decimal(value["amount"]).scaleb(-minor_digits(currency))
 
 
@@ -77,8 +71,7 @@ async def list_projects(request: Request, grant: Auth) -> Response:
 @router.post("/projects", status_code=201)
 async def create_project(request: Request, grant: Auth) -> Response:
     can(grant, "create", "Project")
-    body = await json_body(request)
-    fields = renamed(body, PROJECT_CREATE, "A project create")
+    fields = renamed(requests.parse(requests.ProjectCreate, await json_body(request)), PROJECT_CREATE)
     context = context_of(request)
 
     async def produce() -> Response:
@@ -118,7 +111,7 @@ async def get_project(request: Request, grant: Auth, project_id: str) -> Respons
 @router.patch("/projects/{project_id}")
 async def update_project(request: Request, grant: Auth, project_id: str) -> Response:
     can(grant, "update", "Project")
-    changes = renamed(await json_body(request), PROJECT_UPDATE, "A project update")
+    changes = renamed(requests.parse(requests.ProjectUpdate, await json_body(request)), PROJECT_UPDATE)
     context = context_of(request)
     workspace = context.workspace(grant)
     with domain_errors():
@@ -141,7 +134,7 @@ async def list_spaces(request: Request, grant: Auth) -> Response:
 @router.post("/spaces", status_code=201)
 async def create_space(request: Request, grant: Auth) -> Response:
     can(grant, "create", "Space")
-    fields = renamed(await json_body(request), SPACE_CREATE, "A space create")
+    fields = renamed(requests.parse(requests.SpaceCreate, await json_body(request)), SPACE_CREATE)
     context = context_of(request)
 
     async def produce() -> Response:
@@ -155,7 +148,7 @@ async def create_space(request: Request, grant: Auth) -> Response:
 @router.patch("/spaces/{space_id}")
 async def update_space(request: Request, grant: Auth, space_id: str) -> Response:
     can(grant, "update", "Space")
-    changes = renamed(await json_body(request), SPACE_UPDATE, "A space update")
+    changes = renamed(requests.parse(requests.SpaceUpdate, await json_body(request)), SPACE_UPDATE)
     context = context_of(request)
     workspace = context.workspace(grant)
     with domain_errors():
@@ -177,11 +170,9 @@ async def delete_space(request: Request, grant: Auth, space_id: str) -> Response
 # -- contacts -------------------------------------------------------------------------------------------------
 
 
-def contact_fields(body: Json, currency: str, what: str) -> dict[str, object]:
-    fields = renamed(body, CONTACT_FIELDS, what)
-    if "type" in fields and fields["type"] is not None:
-        if fields["type"] not in shapes.CONTACT_TYPES:
-            raise ValidationError(f"type must be one of {', '.join(shapes.CONTACT_TYPES)}; got {fields['type']!r}.")
+def contact_fields(body: Json, currency: str) -> dict[str, object]:
+    fields = renamed(body, CONTACT_FIELDS)
+    if "type" in fields:
         fields["type"] = str(fields["type"]).capitalize()
     if "rate" in fields:
         fields["rate"] = major_units(fields["rate"], currency, "rate")
@@ -201,7 +192,7 @@ async def create_contact(request: Request, grant: Auth) -> Response:
     can(grant, "create", "Contact")
     context = context_of(request)
     workspace = context.workspace(grant)
-    fields = contact_fields(await json_body(request), workspace.currency, "A contact create")
+    fields = contact_fields(requests.parse(requests.ContactCreate, await json_body(request)), workspace.currency)
 
     async def produce() -> Response:
         with domain_errors():
@@ -225,7 +216,7 @@ async def update_contact(request: Request, grant: Auth, contact_id: str) -> Resp
     can(grant, "update", "Contact")
     context = context_of(request)
     workspace = context.workspace(grant)
-    fields = contact_fields(await json_body(request), workspace.currency, "A contact update")
+    fields = contact_fields(requests.parse(requests.ContactUpdate, await json_body(request)), workspace.currency)
     with domain_errors():
         item = context.service.update_contact(workspace, contact_id, fields)
     return ok(shapes.contact(item, workspace.currency))

@@ -1,7 +1,8 @@
 """What every v1 route does the same way: authenticate, parse the body, map store refusals, replay keys, page.
 
-Routes parse bodies themselves (no pydantic request models), so every malformed input becomes the v1 error
-envelope with code ``validation`` rather than a framework-shaped 422.
+Routes decode the body here and check it against its published shape with ``v1_requests.parse`` (not as a
+FastAPI body parameter), so every malformed input becomes the v1 error envelope with code ``validation`` and
+``fieldErrors`` rather than a framework-shaped 422.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from bridge.emulator.v1_errors import (
     UnprocessableError,
     ValidationError,
 )
+from bridge.emulator.v1_requests import BODY
 
 T = TypeVar("T")
 Json = dict[str, object]
@@ -60,9 +62,11 @@ async def json_body(request: Request) -> Json:
     try:
         body = json.loads(raw)
     except ValueError:
-        raise ValidationError("The request body is not valid JSON; send a JSON object.") from None
+        raise ValidationError(
+            "The request body is not valid JSON; send a JSON object.", fieldErrors={BODY: ["is not valid JSON"]}
+        ) from None
     if not isinstance(body, dict):
-        raise ValidationError("The request body must be a JSON object.")
+        raise ValidationError("The request body must be a JSON object.", fieldErrors={BODY: ["must be an object"]})
     return body
 
 

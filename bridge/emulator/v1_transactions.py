@@ -14,18 +14,18 @@ from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
+from bridge.emulator import v1_requests as requests
 from bridge.emulator import v1_shapes as shapes
 from bridge.emulator.auth import Grant
 from bridge.emulator.model import Actual, Project, SubActual, Workspace
 from bridge.emulator.money import minor_digits
 from bridge.emulator.v1_context import V1Context, context_of
-from bridge.emulator.v1_errors import BulkTooLargeError, NotFoundError, UnprocessableError, ValidationError
+from bridge.emulator.v1_errors import NotFoundError, UnprocessableError, ValidationError
 from bridge.emulator.v1_projects import renamed
 from bridge.emulator.v1_routing import Auth, Json, can, created, domain_errors, idempotent, json_body, ok, page_response
 
 router = APIRouter(prefix="/transactions")
 
-MAX_BULK = 500
 MANUAL_TYPES = ("Invoice", "Projection", "Cash", "Check", "Wire", "ACH", "CreditCard", "TimeCard", "ETransfer")
 MANUAL_STATUSES = ("posted", "void", "projected")
 CREATE_FIELDS = {
@@ -46,20 +46,19 @@ ITEM_FIELDS = {
     "description": "description",
     "budgetLineId": "line_id",
     "amount": "amount",
-    "notes": "notes",
     "tagIds": "tags",
 }
 
 
 def money_in(value: object, field: str) -> tuple[Decimal, str]:
-    """A Money body field as (major-unit Decimal, currency)."""
-    if not isinstance(value, dict):
-        raise ValidationError(f"{field} must be Money {{amount: integer minor units, currency}}.")
-    amount, currency = value.get("amount"), value.get("currency")
-    if not isinstance(amount, int) or isinstance(amount, bool):
-        raise ValidationError(f"{field}.amount must be an integer number of minor units; got {amount!r}.")
-    if not isinstance(currency, str) or len(currency) != 3 or not currency.isalpha() or not currency.isupper():
-        raise ValidationError(f"{field}.currency must be a 3-letter ISO 4217 code; got {currency!r}.")
+    """A Money body field (its published shape already checked) as (major-unit Decimal, currency)."""
+    assert isinstance(value, dict)  # Money is {amount: integer, currency: 3 characters}
+    amount, currency = value["amount"], value["currency"]
+    if not currency.isalpha() or not currency.isupper():
+        raise ValidationError(
+            f"{field}.currency must be an ISO 4217 code like USD; got {currency!r}.",
+            fieldErrors={f"{field}.currency": ["must be an ISO 4217 code like USD"]},
+        )
     return Decimal(amount).scaleb(-minor_digits(currency)), currency
 
 
@@ -97,23 +96,18 @@ def view(workspace: Workspace, project: Project, actual: Actual) -> Json:
     }
 
 
-def _create(context: V1Context, workspace: Workspace, body: object, label: str) -> tuple[Project, Actual]:
-    if not isinstance(body, dict):
-        raise ValidationError(f"{label} must be a JSON object.")
-    fields = renamed(body, CREATE_FIELDS, label)
-    if fields.get("type") not in MANUAL_TYPES:
-        raise ValidationError(f"{label}.type must be one of {', '.join(MANUAL_TYPES)}; got {fields.get('type')!r}.")
+def _create(context: V1Context, workspace: Workspace, body: Json, label: str) -> tuple[Project, Actual]:
+    """One checked TransactionManualCreate body; the core keeps actuals per project, so projectId is needed."""
+    fields = renamed(body, CREATE_FIELDS)
     status = fields.setdefault("status", "posted")
-    if status not in MANUAL_STATUSES:
-        raise ValidationError(f"{label}.status of a manual transaction is one of {', '.join(MANUAL_STATUSES)}.")
+    if status not in MANUAL_STATUSES:  # a published status this kind of transaction cannot take (A53)
+        raise UnprocessableError(f"{label}.status of a manual transaction is one of {', '.join(MANUAL_STATUSES)}.")
     # V-SPEC makes description optional; the core's actual needs one, so it falls back to the type.
     fields.setdefault("description", fields["type"])
-    if fields.get("date") is None:
-        raise ValidationError(f"{label}.timestamp is required (ISO 8601).")
-    fields["amount"], fields["currency"] = money_in(fields.get("amount"), f"{label}.amount")
+    fields["amount"], fields["currency"] = money_in(fields["amount"], f"{label}.amount")
     project_ref = fields.pop("project", None)
-    if not isinstance(project_ref, str):
-        raise ValidationError(f"{label}.projectId is required: the project whose actuals it joins.")
+    if not isinstance(project_ref, str):  # optional in the shape; the core keeps actuals per project (A53)
+        raise UnprocessableError(f"{label}.projectId is needed here: the project whose actuals it joins.")
     with domain_errors(body_refs=True):
         project = context.service.get_project(workspace, project_ref)
         return project, context.service.create_actual(workspace, project, fields)
@@ -135,7 +129,7 @@ def _announce(context: V1Context, grant: Grant, event: str, project: Project, ac
 @router.post("", status_code=201)
 async def create_transaction(request: Request, grant: Auth) -> Response:
     can(grant, "create", "Transaction")
-    body = await json_body(request)
+    body = requests.parse(requests.TransactionCreate, await json_body(request))
     context = context_of(request)
     workspace = context.workspace(grant)
 
@@ -150,12 +144,8 @@ async def create_transaction(request: Request, grant: Auth) -> Response:
 @router.post("/bulk", status_code=201)
 async def create_transactions(request: Request, grant: Auth) -> Response:
     can(grant, "create", "Transaction")
-    body = await json_body(request)
-    items = body.get("transactions")
-    if not isinstance(items, list) or not items:
-        raise ValidationError("transactions must be a non-empty list.")
-    if len(items) > MAX_BULK:
-        raise BulkTooLargeError(f"A transaction bulk takes at most {MAX_BULK} entries; got {len(items)}. Split it.")
+    items = requests.parse(requests.TransactionBulkCreate, await json_body(request))["transactions"]
+    assert isinstance(items, list)  # the published shape holds 1 to 500 transactions
     context = context_of(request)
     workspace = context.workspace(grant)
 
@@ -199,18 +189,18 @@ async def get_transaction(request: Request, grant: Auth, transaction_id: str) ->
 async def update_transaction(request: Request, grant: Auth, transaction_id: str) -> Response:
     """Partial update of a manual transaction (A40); omitted fields stay, the project cannot change."""
     can(grant, "update", "Transaction")
-    body = await json_body(request)
+    body = requests.parse(requests.TransactionPatch, await json_body(request))
     context = context_of(request)
     workspace = context.workspace(grant)
     project, actual = find(context, workspace, transaction_id)
-    fields = renamed(body, CREATE_FIELDS, "transaction")
+    fields = renamed(body, CREATE_FIELDS)
     project_ref = fields.pop("project", None)
     if project_ref is not None and project_ref not in (project.id, project.alias):
-        raise ValidationError("transaction.projectId cannot change; create the transaction in the other project.")
+        raise UnprocessableError("transaction.projectId cannot change; create the transaction in the other project.")
     if "type" in fields and fields["type"] not in MANUAL_TYPES:
-        raise ValidationError(f"transaction.type must be one of {', '.join(MANUAL_TYPES)}; got {fields['type']!r}.")
+        raise UnprocessableError(f"transaction.type of a manual transaction is one of {', '.join(MANUAL_TYPES)}.")
     if "status" in fields and fields["status"] not in MANUAL_STATUSES:
-        raise ValidationError(f"transaction.status of a manual transaction is one of {', '.join(MANUAL_STATUSES)}.")
+        raise UnprocessableError(f"transaction.status of a manual transaction is one of {', '.join(MANUAL_STATUSES)}.")
     if "amount" in fields:
         fields["amount"], fields["currency"] = money_in(fields["amount"], "transaction.amount")
     with domain_errors(body_refs=True):
@@ -222,12 +212,12 @@ async def update_transaction(request: Request, grant: Auth, transaction_id: str)
 @router.post("/{transaction_id}/items", status_code=201)
 async def add_item(request: Request, grant: Auth, transaction_id: str) -> Response:
     can(grant, "update", "Transaction")
-    body = await json_body(request)
+    body = requests.parse(requests.TransactionItemCreate, await json_body(request))
     context = context_of(request)
     workspace = context.workspace(grant)
     project, actual = find(context, workspace, transaction_id)
-    fields = renamed(body, ITEM_FIELDS, "A transaction item")
-    amount, currency = money_in(fields.get("amount"), "amount")
+    fields = renamed(body, ITEM_FIELDS)
+    amount, currency = money_in(fields["amount"], "amount")
     if currency != actual.currency:
         raise UnprocessableError(f"amount.currency {currency} differs from the transaction's {actual.currency}.")
     if "tags" in fields:
