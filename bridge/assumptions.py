@@ -453,6 +453,44 @@ REGISTRY: tuple[Assumption, ...] = (
         "read shape LinePhaseData lists none of them.",
         ("clients.legacy", "emulator.legacy_api", "mappings.budget"),
     ),
+    Assumption(
+        "A50",
+        "v1 fieldErrors keys",
+        "A v1 400 `validation` names each refused input in `fieldErrors` by its wire path: dotted names with array "
+        "indexes in brackets (`lines[3].phaseData.<phaseId>.rate`), a header by its name (`Idempotency-Key`), and "
+        "the body as a whole (not an object, or a partial update with no field) as `body`.",
+        "V-SPEC Error.fieldErrors: 'Validation messages keyed by input field'; the key format is not given.",
+        ("emulator.v1_requests",),
+    ),
+    Assumption(
+        "A51",
+        "v1 timestamp without a time",
+        "A v1 write's `format: date-time` field (a transaction's `timestamp`) takes an RFC 3339 date-time or a bare "
+        "date (read as midnight UTC); anything else is 400 `validation`. A `format: date` field takes YYYY-MM-DD only.",
+        "V-SPEC TransactionManualCreate.timestamp is `format: date-time`, yet its description says a date without "
+        "a time is recorded at midnight UTC.",
+        ("emulator.v1_requests",),
+    ),
+    Assumption(
+        "A52",
+        "v1 refusals an operation does not list",
+        "A v1 write naming a record its project does not hold is 404 `not_found` on operations whose published "
+        "statuses have no 422 (PUT phase data, phase-data bulk, adding a project library copy) and 422 where 422 is "
+        "listed (A33). A bulk over its published maxItems is 400 `validation`, not 413.",
+        "V-SPEC lists statuses per operation but not which refusal each condition gets; bulk shapes carry maxItems.",
+        ("emulator.v1_lines", "emulator.v1_library", "emulator.v1_transactions"),
+    ),
+    Assumption(
+        "A53",
+        "v1 fields the emulator does not model",
+        "A field a published v1 write shape declares but the emulator does not model (emoji, subtotalIsBold, "
+        "overtime, a phase's actual/committed filters, a contact's phone, a transaction's fringeId or merchant, ...) "
+        "is accepted and not kept. A published value its core cannot hold (a manual transaction without projectId or "
+        "with a status other than posted, void or projected; a project-copy field it cannot edit) is 422.",
+        "V-SPEC write shapes are wider than what the emulator's core stores; it must not refuse what the service "
+        "accepts, and it cannot keep what it does not model.",
+        ("emulator.v1_requests", "emulator.v1_transactions", "emulator.v1_library"),
+    ),
 )
 
 
