@@ -320,10 +320,10 @@ REGISTRY: tuple[Assumption, ...] = (
     Assumption(
         "A33",
         "v1 status codes the seed leaves open",
-        "422 `reference_invalid` when a well-formed write names a parent, phase, fringe, tag, contact or line that "
+        "422 `validation` when a well-formed write names a parent, phase, fringe, tag, contact or line that "
         "does not exist in the project; 413 `bulk_too_large` over a bulk's limit and `budget_too_large` when a "
         "budget read selects more than 25,000 lines (settable through the control API); 5xx codes are "
-        "internal_error (500), bad_gateway (502), temporarily_unavailable (503), gateway_timeout (504) and "
+        "internal_error (500), temporarily_unavailable (502, 503 and 504 at the gateway, A57) and "
         "budget_compute_timeout (504 on budget and totals reads). An unknown `phase` selector is 400 validation.",
         "v1 seed: 413/422/504 'codes and retry guidance: not shown'; V-SPEC ErrorCode enum.",
         ("emulator.v1_errors", "emulator.faults", "clients.http"),
@@ -490,6 +490,48 @@ REGISTRY: tuple[Assumption, ...] = (
         "V-SPEC write shapes are wider than what the emulator's core stores; it must not refuse what the service "
         "accepts, and it cannot keep what it does not model.",
         ("emulator.v1_requests", "emulator.v1_transactions", "emulator.v1_library"),
+    ),
+    Assumption(
+        "A54",
+        "v1 project tag colour",
+        "A project's tag whose workspace tag has no colour (null, 'the default colour') reads in the project as "
+        "color `gray`.",
+        "V-SPEC: a Tag's color may be null for the default colour, but a ProjectTag's color is a required string; "
+        "which colour is the default is not shown.",
+        ("emulator.v1_shapes",),
+    ),
+    Assumption(
+        "A55",
+        "v1 read fields the emulator does not keep",
+        "Required read fields the emulator's core does not keep read as neutral values: a contact's createdAt and "
+        "updatedAt are both its last modification time and track1099 is false; a transaction item's lineNumber is "
+        "null; phase data reads qtyAutoDerived false, customUnitId, unitLabel, currencyId and overtime null and "
+        "fringeGroupIds empty; a queued webhook delivery counts its first attempt (attempts is at least 1).",
+        "V-SPEC marks these fields required (attempts minimum 1, the test-delivery example is pending with 1 "
+        "attempt) but the documents do not say what a record without them reads as.",
+        ("emulator.v1_shapes", "emulator.v1_transactions", "emulator.webhooks"),
+    ),
+    Assumption(
+        "A56",
+        "v1 markup phase data as read",
+        "A markup line's phase data reads with every published field: rate is its amount, unit percent|flat "
+        "(A13), quantity and multiplier null, no fringes; excludeFringes, which the read shape has no place for, "
+        "is not shown. A budget document lists only account, line, credit and fringe lines (subtotals and markups "
+        "count in their parents' values).",
+        "V-SPEC: BudgetDocumentLinePhaseData is closed with 13 required fields and ComputedLineType names the "
+        "document's line types; how a markup's settings read back is not shown.",
+        ("emulator.v1_shapes", "emulator.v1_budget"),
+    ),
+    Assumption(
+        "A57",
+        "v1 error codes and identity",
+        "Every v1 error code is a published ErrorCode: a well-formed write naming something absent is 422 "
+        "`validation` (A33), a method no operation takes is 404 `not_found`, injected 502 and 504 gateway failures "
+        "carry `temporarily_unavailable`. /me names roles by the published WorkspaceRole (editor -> edit, viewer -> "
+        "view) and its email has a host-name domain.",
+        "V-SPEC's ErrorCode enum has no reference_invalid, method_not_allowed, bad_gateway or gateway_timeout and "
+        "lists no 405, 500 or 502 response; which code a gateway failure carries is not shown.",
+        ("emulator.v1_errors", "emulator.v1_api"),
     ),
 )
 

@@ -16,12 +16,14 @@ from starlette.responses import Response
 from bridge.emulator import admin, v1_budget, v1_library, v1_lines, v1_projects, v1_transactions, v1_webhooks
 from bridge.emulator.faults import FaultMiddleware
 from bridge.emulator.v1_context import V1Context
-from bridge.emulator.v1_errors import MethodNotAllowedError, NotFoundError, V1Error, new_request_id
+from bridge.emulator.v1_errors import NotFoundError, V1Error, new_request_id
 from bridge.emulator.v1_routing import Auth, ok
 from bridge.emulator.v1_stats import StatsMiddleware
 
 PREFIX = "/v1"
 meta = APIRouter()
+# The emulator's token roles by their published WorkspaceRole names.
+PUBLISHED_ROLES = {"admin": "admin", "editor": "edit", "viewer": "view"}
 
 
 @meta.get("/me")
@@ -30,11 +32,17 @@ async def me(grant: Auth) -> Response:
         {
             "id": grant.user_id,
             "type": "user",
-            "email": grant.email,
+            "email": mailbox(grant.email),
             "name": grant.name,
-            "workspaces": [{"workspaceId": grant.workspace, "workspaceRole": grant.role}],
+            "workspaces": [{"workspaceId": grant.workspace, "workspaceRole": PUBLISHED_ROLES[grant.role]}],
         }
     )
+
+
+def mailbox(address: str) -> str:
+    """An address whose domain is a valid host name (a workspace id's ``_`` is not allowed in one)."""
+    local, _, domain = address.partition("@")
+    return f"{local}@{domain.replace('_', '-')}"
 
 
 async def _render(request: Request, exc: Exception) -> Response:
@@ -48,9 +56,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     if not request.url.path.startswith(PREFIX + "/"):
         return await http_exception_handler(request, exc)
-    error: V1Error = NotFoundError(f"No v1 resource at {request.url.path}; check the path against the v1 document.")
-    if exc.status_code == 405:
-        error = MethodNotAllowedError(f"{request.method} is not allowed on {request.url.path}.")
+    # A method no operation takes is answered like an unknown path: the published codes have none for it (A57).
+    error = NotFoundError(f"No v1 operation {request.method} {request.url.path}; check it against the v1 document.")
     return await _render(request, error)
 
 

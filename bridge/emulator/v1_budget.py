@@ -254,10 +254,10 @@ async def get_budget(request: Request, grant: Auth, project_id: str) -> Response
     body: Json = {
         "id": project.budget_id,
         "computedAt": _computed_at(),
-        "selection": {"path": query.get("path"), "accountId": query.get("accountId"), "phase": query.get("phase")},
+        "selection": shapes.present(query, ("path", "accountId", "phase")),
         "phases": [shapes.phase(p) for p in phases],
         "totals": {
-            p.id: phase_values(totals, p, _selection_totals(totals, nodes, p), project, combined=True) for p in phases
+            p.id: phase_values(totals, p, _selection_totals(totals, nodes, p), project, combined=False) for p in phases
         },
         "lines": [
             {
@@ -274,12 +274,16 @@ async def get_budget(request: Request, grant: Auth, project_id: str) -> Response
                 },
             }
             for node in lines
+            if node.type in DOC_LINE_TYPES
         ],
     }
     return _conditional(request, project, body)
 
 
 DOC_LINE = frozenset({"id", "accountId", "description", "parentId", "path", "depth", "type"})
+# The line types a budget document carries (the published ComputedLineType); subtotals and markups show in
+# their parents' values only.
+DOC_LINE_TYPES = frozenset({"account", "line", "credit", "fringe"})
 
 
 @router.get("/totals")
@@ -296,8 +300,9 @@ async def get_totals(request: Request, grant: Auth, project_id: str) -> Response
             p.id: phase_values(totals, p, _selection_totals(totals, nodes, p), project, combined=True) for p in phases
         },
     }
-    if nodes is not None:
-        body["filter"] = {"path": query.get("path"), "accountId": query.get("accountId")}
+    applied = shapes.present(query, ("phase", "accountId", "path"))
+    if applied:
+        body["filter"] = applied
     return _conditional(request, project, body)
 
 

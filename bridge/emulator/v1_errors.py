@@ -2,7 +2,8 @@
 
 Every error body is ``{success: false, code, message, requestId}`` (plus ``requiredAbility`` on
 ``permission_revoked`` and ``retryAfter`` on ``rate_limited``). The request id is unique per request and is
-also sent as the ``X-Request-Id`` header, so a client can quote it either way.
+also sent as the ``X-Request-Id`` header, so a client can quote it either way. Every code is one of the
+published ErrorCode values; where the description names no code for a failure, the nearest one is used (A57).
 
 Tree (status -> code):
 
@@ -10,12 +11,13 @@ Tree (status -> code):
     ├── 400 ValidationError (validation), CursorInvalidError (cursor_invalid)
     ├── 401 UnauthenticatedError, MissingAuthorizationError, InvalidTokenError, TokenRevokedError
     ├── 403 PermissionRevokedError (requiredAbility)
-    ├── 404 NotFoundError (absent and not visible alike)
+    ├── 404 NotFoundError (absent and not visible alike; also a method no operation takes)
     ├── 409 AccountCodeAmbiguousError, AccountPathAmbiguousError, IdempotencyConflictError
     ├── 413 BulkTooLargeError, BudgetTooLargeError
-    ├── 422 UnprocessableError (reference_invalid)
+    ├── 422 UnprocessableError (validation: well formed, but names something absent)
     ├── 429 RateLimitedError
-    └── 5xx InternalError, BadGatewayError, TemporarilyUnavailableError, GatewayTimeoutError, BudgetComputeTimeoutError
+    └── 5xx InternalError, BadGatewayError and GatewayTimeoutError (temporarily_unavailable),
+            TemporarilyUnavailableError, BudgetComputeTimeoutError
 """
 
 from __future__ import annotations
@@ -101,11 +103,6 @@ class NotFoundError(V1Error):
     code = "not_found"
 
 
-class MethodNotAllowedError(V1Error):
-    status = 405
-    code = "method_not_allowed"
-
-
 class AccountCodeAmbiguousError(V1Error):
     status = 409
     code = "account_code_ambiguous"
@@ -135,7 +132,7 @@ class UnprocessableError(V1Error):
     """A well-formed write naming something that does not exist in the project (A33)."""
 
     status = 422
-    code = "reference_invalid"
+    code = "validation"
 
 
 class RateLimitedError(V1Error):
@@ -157,7 +154,7 @@ class InternalError(V1Error):
 
 class BadGatewayError(V1Error):
     status = 502
-    code = "bad_gateway"
+    code = "temporarily_unavailable"
 
 
 class TemporarilyUnavailableError(V1Error):
@@ -167,7 +164,7 @@ class TemporarilyUnavailableError(V1Error):
 
 class GatewayTimeoutError(V1Error):
     status = 504
-    code = "gateway_timeout"
+    code = "temporarily_unavailable"
 
 
 class BudgetComputeTimeoutError(V1Error):

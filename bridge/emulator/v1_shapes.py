@@ -5,10 +5,11 @@ Shaping only reads; nothing here changes the store. Money fields are ``{amount: 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
-from bridge.emulator.model import Contact, Node, Phase, PhaseData, Project, Space, Workspace
+from bridge.emulator.model import Contact, LibraryTag, Node, Phase, PhaseData, Project, Space, Workspace
 from bridge.emulator.money import to_minor_units
 from bridge.emulator.store import Service
 from bridge.emulator.v1_errors import UnprocessableError, ValidationError
@@ -18,6 +19,11 @@ Json = dict[str, object]
 
 def timestamp(moment: datetime | None) -> str | None:
     return None if moment is None else moment.isoformat().replace("+00:00", "Z")
+
+
+def present(query: Mapping[str, str], names: tuple[str, ...]) -> dict[str, str]:
+    """The named query parameters that were given (a published selection or filter holds no nulls)."""
+    return {name: query[name] for name in names if name in query}
 
 
 def money(amount: object, currency: str) -> Json | None:
@@ -63,25 +69,51 @@ def project(item: Project, workspace: Workspace) -> Json:
         "summary": item.summary,
         "spaceId": item.space_id,
         "projectType": item.project_type,
-        "tags": [{"id": t.id, "name": t.name, "color": t.color} for t in tags],
+        "tags": [project_tag(t) for t in tags],
         "createdAt": timestamp(item.created_at),
         "updatedAt": timestamp(item.updated_at),
     }
 
 
+# A tag with no colour shows the default colour, which a project's tag list must name (A54).
+DEFAULT_TAG_COLOR = "gray"
+
+
+def project_tag(tag: LibraryTag) -> Json:
+    return {"id": tag.id, "name": tag.name, "color": tag.color or DEFAULT_TAG_COLOR}
+
+
 CONTACT_TYPES = ("contractor", "employee", "company", "vendor")
 
 
-def contact(item: Contact, currency: str) -> Json:
+def contact_type(item: Contact) -> str | None:
+    """The published contact type, or None for a stored type outside the published four."""
+    kind = item.type.lower() if item.type else None
+    return kind if kind in CONTACT_TYPES else None
+
+
+def contact_ref(item: Contact) -> Json:
+    """The short contact a line's ``expand=contact`` carries."""
     return {
         "id": item.id,
+        "displayName": item.contact_title or item.name or item.company or "",
         "name": item.name,
-        "displayName": item.contact_title or item.name or item.company,
         "company": item.company,
-        "title": item.job_title,
         "email": item.email,
-        "type": item.type.lower() if item.type else None,
+        "type": contact_type(item),
+    }
+
+
+def contact(item: Contact, currency: str) -> Json:
+    """A contact; the store keeps one modification time, read as both createdAt and updatedAt (A55)."""
+    stamp = timestamp(item.last_modified)
+    return {
+        **contact_ref(item),
+        "title": item.job_title,
         "rate": money(item.rate, currency),
+        "track1099": False,
+        "createdAt": stamp,
+        "updatedAt": stamp,
     }
 
 
@@ -100,17 +132,24 @@ def phase(item: Phase) -> Json:
 
 
 def phase_data(node: Node, data: PhaseData) -> Json:
-    """Phase data as read; a markup's value reads as ``{rate: amount, unit: percent|flat, excludeFringes}`` (A13)."""
-    if node.type == "markup":
-        return {"rate": cell(data.markup_amount), "unit": data.markup_type, "excludeFringes": data.exclude_fringes}
+    """Phase data as read, every published field present. A markup reads as rate = its amount and unit =
+    percent|flat (A13); the published read shape has no place for excludeFringes, so it is not shown (A56).
+    What the store does not keep (custom units, fringe groups, per-cell currency, overtime) reads empty."""
+    markup = node.type == "markup"
     return {
-        "rate": cell(data.rate),
-        "quantity": cell(data.quantity),
-        "multiplier": cell(data.multiplier),
-        "unit": data.unit,
-        "fringeIds": list(data.fringe_ids),
+        "rate": cell(data.markup_amount if markup else data.rate),
+        "quantity": None if markup else cell(data.quantity),
+        "multiplier": None if markup else cell(data.multiplier),
+        "qtyAutoDerived": False,
+        "unit": data.markup_type if markup else data.unit,
+        "customUnitId": None,
+        "unitLabel": None,
         "startDate": data.start_date,
         "endDate": data.end_date,
+        "fringeIds": [] if markup else list(data.fringe_ids),
+        "fringeGroupIds": [],
+        "currencyId": None,
+        "overtime": None,
     }
 
 
@@ -125,10 +164,20 @@ def tag_names(workspace: Workspace, ids: object) -> list[str]:
     return [library[t].name for t in ids]
 
 
+def _tags_named(workspace: Workspace, names: list[str]) -> list[LibraryTag]:
+    """The live workspace tags with these names (A14), in the order named; names with no tag are left out."""
+    by_name = {t.name: t for t in workspace.library.tags.values() if not t.deleted}
+    return [by_name[n] for n in names if n in by_name]
+
+
 def tag_ids(workspace: Workspace, names: list[str]) -> list[str]:
     """A node's tag names as workspace tag ids (A14); names with no workspace tag are left out."""
-    by_name = {t.name: t.id for t in workspace.library.tags.values() if not t.deleted}
-    return [by_name[n] for n in names if n in by_name]
+    return [t.id for t in _tags_named(workspace, names)]
+
+
+def item_tags(workspace: Workspace, names: list[str]) -> list[Json]:
+    """A transaction item's tags as ``{id, name, color}`` (a null colour is the default one)."""
+    return [{"id": t.id, "name": t.name, "color": t.color} for t in _tags_named(workspace, names)]
 
 
 def line(service: Service, workspace: Workspace, item_project: Project, node: Node, expand: set[str]) -> Json:
@@ -155,5 +204,5 @@ def line(service: Service, workspace: Workspace, item_project: Project, node: No
     if "phaseData" in expand:
         body["phaseData"] = {pid: phase_data(node, data) for pid, data in node.phase_data.items()}
     if "contact" in expand and node.contact_id in workspace.contacts:
-        body["contact"] = contact(workspace.contacts[node.contact_id], workspace.currency)
+        body["contact"] = contact_ref(workspace.contacts[node.contact_id])
     return body

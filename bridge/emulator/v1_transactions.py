@@ -65,10 +65,12 @@ def money_in(value: object, field: str) -> tuple[Decimal, str]:
 def item_view(workspace: Workspace, actual: Actual, part: SubActual) -> Json:
     return {
         "id": part.id,
+        "lineNumber": None,
         "description": part.description,
         "budgetLineId": part.line_id,
         "amount": shapes.money(part.amount, actual.currency),
         "tagIds": shapes.tag_ids(workspace, part.tags),
+        "tags": shapes.item_tags(workspace, part.tags),
     }
 
 

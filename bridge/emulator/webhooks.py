@@ -7,6 +7,10 @@ active subscription with a thin body ``{id, event, workspaceId, projectId?, occu
 signed as the v1 document says: ``X-Service-Signature: sha256=<lowercase hex HMAC-SHA256 of
 "<X-Service-Timestamp>.<raw body>">``, re-signed with a fresh timestamp on every attempt.
 
+A subscription is read, listed (filtered by events and active state), paused or changed with PATCH, and
+deleted (a repeated delete is still 204). Its creation response always carries the signing secret, the one
+time it is shown. A paused subscription receives no new deliveries.
+
 Deliveries run on background tasks, never inside the request that caused them. Up to five attempts with
 exponential backoff 30 s x 2^(attempt-1), scaled by ``time_scale`` for tests (A23). Outcomes: ``pending``
 while attempts remain, ``success`` on a 2xx, ``failed`` after the fifth failure, ``blocked`` when the URL is
@@ -75,7 +79,13 @@ class Subscription:
     secret: str
     owner: Grant
     created_at: str
+    updated_at: str
     is_active: bool = True
+
+    @property
+    def delivering(self) -> bool:
+        """Whether it receives deliveries: not paused, and its owner's token still has access."""
+        return self.is_active and not self.owner.revoked
 
 
 @dataclass(slots=True)
@@ -86,11 +96,14 @@ class Delivery:
     body: bytes
     entity_kind: str
     entity_id: str
-    created_at: str
+    request_url: str
+    occurred_at: str
     outcome: Outcome = "pending"
     attempts: int = 0
     last_status: int | None = None
     next_retry_at: str | None = None
+    delivered_at: str | None = None
+    error: str | None = None
 
 
 @dataclass(slots=True)
@@ -135,28 +148,69 @@ class WebhookHub:
             return "it is not HTTPS"
         return None
 
-    def subscribe(self, owner: Grant, url: object, events: object, secret: object) -> tuple[Subscription, bool]:
-        """A new subscription; the bool says whether the secret was generated (and is shown this once)."""
+    def _checked_url(self, url: object) -> str:
         if not isinstance(url, str) or not url:
             raise ValidationError("url is required: an HTTPS URL on a public host.")
         reason = self.unsafe_reason(url)
         if reason is not None:
             raise ValidationError(f"url {url!r} is refused because {reason}; use an HTTPS URL on a public host.")
+        return url
+
+    @staticmethod
+    def _checked_events(events: object) -> list[str]:
         if not isinstance(events, list) or not events or not all(isinstance(e, str) for e in events):
             raise ValidationError("events must be a non-empty list of event names.")
         unknown = sorted(set(events) - set(EVENTS))
         if unknown:
             raise ValidationError(f"events {unknown} are not in the event catalogue; use names from {EVENTS}.")
-        generated = secret is None
-        if generated:
+        return list(events)
+
+    def subscribe(self, owner: Grant, url: object, events: object, secret: object) -> Subscription:
+        """A new subscription; without a secret the service generates one."""
+        checked_url, checked_events = self._checked_url(url), self._checked_events(events)
+        if secret is None:
             secret = "whsec_" + secrets.token_hex(24)
         if not isinstance(secret, str) or not 16 <= len(secret) <= 256:
             raise ValidationError("secret must be a string of 16 to 256 characters (or omitted to generate one).")
+        now = _now()
         subscription = Subscription(
-            "whk_" + secrets.token_hex(6), owner.workspace, url, list(events), secret, owner, _now()
+            "whk_" + secrets.token_hex(6), owner.workspace, checked_url, checked_events, secret, owner, now, now
         )
         self.subscriptions[subscription.id] = subscription
-        return subscription, generated
+        return subscription
+
+    def update(self, subscription: Subscription, changes: dict[str, object]) -> Subscription:
+        """Change the URL, the event set or the active state (at least one; nothing else is writable)."""
+        unknown = sorted(set(changes) - {"url", "events", "isActive"})
+        if unknown:
+            raise ValidationError(f"{unknown[0]} is not a writable webhook field; send url, events or isActive.")
+        if not changes:
+            raise ValidationError("Send at least one of url, events or isActive.")
+        active = changes.get("isActive", subscription.is_active)
+        if not isinstance(active, bool):
+            raise ValidationError("isActive must be true or false.")
+        url = self._checked_url(changes["url"]) if "url" in changes else subscription.url
+        events = self._checked_events(changes["events"]) if "events" in changes else subscription.events
+        subscription.url, subscription.events, subscription.is_active = url, events, active
+        subscription.updated_at = _now()
+        return subscription
+
+    def delete(self, workspace: str, subscription_id: str) -> None:
+        """Forget a subscription of this workspace; deleting an absent one is not an error."""
+        subscription = self.subscriptions.get(subscription_id)
+        if subscription is not None and subscription.workspace == workspace:
+            subscription.is_active = False  # its queued retries end as dropped
+            del self.subscriptions[subscription_id]
+
+    def listed(self, workspace: str, events: list[str], active: bool | None) -> list[Subscription]:
+        """The workspace's subscriptions, oldest first, holding any of ``events`` and in the ``active`` state."""
+        return [
+            s
+            for s in self.subscriptions.values()
+            if s.workspace == workspace
+            and (not events or set(events) & set(s.events))
+            and (active is None or s.delivering == active)
+        ]
 
     def get(self, workspace: str, subscription_id: str) -> Subscription:
         """A subscription of this workspace, else 404 (other workspaces' subscriptions are not visible)."""
@@ -173,7 +227,7 @@ class WebhookHub:
     def emit(self, workspace: str, event: str, kind: str, entity_id: str, project_id: str | None = None) -> None:
         """Queue one delivery of ``event`` to every active subscription of the workspace that listens to it."""
         for subscription in list(self.subscriptions.values()):
-            if subscription.workspace == workspace and event in subscription.events:
+            if subscription.workspace == workspace and subscription.is_active and event in subscription.events:
                 self._queue(subscription, event, kind, entity_id, project_id)
 
     def test_delivery(self, subscription: Subscription) -> Delivery:
@@ -193,13 +247,14 @@ class WebhookHub:
         if project_id is not None:
             body["projectId"] = project_id
         delivery = Delivery(
-            "dlv_" + secrets.token_hex(8),
+            "whd_" + secrets.token_hex(8),
             subscription.id,
             event,
             json.dumps(body, separators=(",", ":")).encode(),
             kind,
             entity_id,
-            _now(),
+            subscription.url,
+            str(body["occurredAt"]),
         )
         self.deliveries[delivery.id] = delivery
         task = asyncio.get_running_loop().create_task(self._deliver(subscription, delivery))
@@ -210,12 +265,12 @@ class WebhookHub:
     async def _deliver(self, subscription: Subscription, delivery: Delivery) -> None:
         async with httpx.AsyncClient(timeout=self.timeout_s) as client:
             while True:
-                if subscription.owner.revoked or not subscription.is_active:
-                    subscription.is_active = False
-                    delivery.outcome = "dropped"
+                if not subscription.delivering:
+                    delivery.outcome, delivery.error = "dropped", "the subscription stopped delivering"
                     return
-                if self.unsafe_reason(subscription.url) is not None:
-                    delivery.outcome = "blocked"
+                reason = self.unsafe_reason(subscription.url)
+                if reason is not None:
+                    delivery.outcome, delivery.error = "blocked", f"the URL is refused because {reason}"
                     return
                 delivery.attempts += 1
                 timestamp = _now()
@@ -230,19 +285,18 @@ class WebhookHub:
                     response = await client.post(subscription.url, content=delivery.body, headers=headers)
                     delivery.last_status = response.status_code
                     if response.is_success:
-                        delivery.outcome = "success"
-                        delivery.next_retry_at = None
+                        delivery.outcome, delivery.next_retry_at, delivery.delivered_at = "success", None, _now()
                         return
-                except httpx.HTTPError:
+                    delivery.error = f"the endpoint answered {response.status_code}"
+                except httpx.HTTPError as exc:
                     delivery.last_status = None
+                    delivery.error = f"the endpoint could not be reached ({type(exc).__name__})"
                 if delivery.attempts >= MAX_ATTEMPTS:
-                    delivery.outcome = "failed"
-                    delivery.next_retry_at = None
+                    delivery.outcome, delivery.next_retry_at, delivery.delivered_at = "failed", None, _now()
                     return
                 wait = FIRST_BACKOFF_S * 2 ** (delivery.attempts - 1) * self.time_scale
-                delivery.next_retry_at = datetime.fromtimestamp(datetime.now(UTC).timestamp() + wait, UTC).isoformat(
-                    timespec="milliseconds"
-                )
+                moment = datetime.fromtimestamp(datetime.now(UTC).timestamp() + wait, UTC)
+                delivery.next_retry_at = moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
                 await asyncio.sleep(wait)
 
     async def drain(self, timeout_s: float = 10.0) -> None:
@@ -252,31 +306,38 @@ class WebhookHub:
 
 
 def delivery_view(delivery: Delivery) -> dict[str, object]:
-    """A delivery as the deliveries list shows it."""
-    return {
+    """A delivery as published; a queued delivery counts its first attempt as under way (A55)."""
+    view: dict[str, object] = {
         "id": delivery.id,
         "event": delivery.event,
-        "outcome": delivery.outcome,
         "status": delivery.outcome,
-        "attempts": delivery.attempts,
-        "lastStatus": delivery.last_status,
-        "nextRetryAt": delivery.next_retry_at,
         "entityKind": delivery.entity_kind,
         "entityId": delivery.entity_id,
-        "createdAt": delivery.created_at,
+        "requestUrl": delivery.request_url,
+        "attempts": max(delivery.attempts, 1),
+        "occurredAt": delivery.occurred_at,
     }
+    optional = {
+        "responseStatus": delivery.last_status,
+        "nextRetryAt": delivery.next_retry_at if delivery.outcome == "pending" else None,
+        "error": delivery.error if delivery.outcome != "success" else None,
+        "deliveredAt": delivery.delivered_at,
+    }
+    view.update({name: value for name, value in optional.items() if value is not None})
+    return view
 
 
-def subscription_view(subscription: Subscription, *, secret_shown: bool) -> dict[str, object]:
-    """A subscription; the secret appears only in the creation response when the service generated it."""
+def subscription_view(subscription: Subscription, *, with_secret: bool = False) -> dict[str, object]:
+    """A subscription; the secret appears only in its creation response."""
     view: dict[str, object] = {
         "id": subscription.id,
         "url": subscription.url,
         "events": subscription.events,
-        "isActive": subscription.is_active and not subscription.owner.revoked,
+        "isActive": subscription.delivering,
         "workspaceId": subscription.workspace,
         "createdAt": subscription.created_at,
+        "updatedAt": subscription.updated_at,
     }
-    if secret_shown:
+    if with_secret:
         view["secret"] = subscription.secret
     return view

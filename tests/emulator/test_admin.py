@@ -28,11 +28,11 @@ async def test_stats_count_requests_writes_and_objects(
 async def test_issued_token_works_and_reset_restores_the_seed(
     emulator_v1_client: httpx.AsyncClient, emulator_control_client: httpx.AsyncClient
 ) -> None:
-    """A token issued for `target` with role viewer reads but cannot write; reset removes created objects."""
+    """A token issued for `target` with role viewer (published as `view`) reads; reset removes created objects."""
     issued = await emulator_control_client.post("/tokens", json={"workspace": "target", "role": "viewer"})
     assert issued.status_code == 201
     viewer = {"Authorization": f"Bearer {issued.json()['token']}"}
-    assert (await emulator_v1_client.get("/me", headers=viewer)).json()["workspaces"][0]["workspaceRole"] == "viewer"
+    assert (await emulator_v1_client.get("/me", headers=viewer)).json()["workspaces"][0]["workspaceRole"] == "view"
     await emulator_v1_client.post("/projects", json={"name": "Temporary"}, headers={"Idempotency-Key": "r" * 16})
     assert (await emulator_control_client.post("/reset")).status_code == 200
     assert (await emulator_v1_client.get("/projects")).json()["data"] == []

@@ -69,7 +69,7 @@ async def subscribe(v1: httpx.AsyncClient, control: httpx.AsyncClient, url: str,
     await control.post("/settings", json={"allowLoopbackWebhooks": True, "webhookTimeScale": 0.0001})
     response = await v1.post("/webhooks", json={"url": url, "events": events, "secret": SECRET})
     assert response.status_code == 201, response.text
-    assert "secret" not in response.json()
+    assert response.json()["secret"] == SECRET  # shown in the creation response, the one time
     webhook_id: str = response.json()["id"]
     return webhook_id
 
@@ -111,7 +111,7 @@ async def test_failing_receiver_gets_five_attempts_with_one_delivery_id(
     for delivery in receiver.received:
         receiver.verify(delivery)
     listed = (await v1_client.get(f"/webhooks/{webhook}/deliveries")).json()["data"]
-    assert [(d["outcome"], d["attempts"]) for d in listed] == [("failed", 5)]
+    assert [(d["status"], d["attempts"]) for d in listed] == [("failed", 5)]
 
 
 async def test_retry_then_success(
@@ -123,7 +123,7 @@ async def test_retry_then_success(
     await v1_client.post(f"/webhooks/{webhook}/test-delivery")
     await control_client.post("/webhooks/drain")
     listed = (await v1_client.get(f"/webhooks/{webhook}/deliveries")).json()["data"]
-    assert [(d["outcome"], d["attempts"]) for d in listed] == [("success", 3)]
+    assert [(d["status"], d["attempts"]) for d in listed] == [("success", 3)]
 
 
 async def test_blocked_and_dropped_outcomes(
@@ -141,10 +141,10 @@ async def test_blocked_and_dropped_outcomes(
     owner = v1_client.headers["Authorization"].split()[1]
     await control_client.delete(f"/tokens/{owner}")
     other = {"Authorization": f"Bearer {issue_token()}"}
-    assert (await v1_client.post(f"/webhooks/{webhook}/test-delivery", headers=other)).status_code == 200
+    assert (await v1_client.post(f"/webhooks/{webhook}/test-delivery", headers=other)).status_code == 202
     await control_client.post("/webhooks/drain")
     listed = (await v1_client.get(f"/webhooks/{webhook}/deliveries", headers=other)).json()["data"]
-    assert [d["outcome"] for d in listed] == ["dropped", "blocked"]
+    assert [d["status"] for d in listed] == ["dropped", "blocked"]
     assert receiver.received == []
 
 
