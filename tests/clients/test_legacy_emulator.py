@@ -13,8 +13,8 @@ from fastapi import FastAPI
 
 from bridge import errors
 from bridge.clients.http import RunControls
-from bridge.clients.legacy_actuals import day_end, day_start
 from bridge.clients.legacy import LegacyClient, open_legacy
+from bridge.clients.legacy_actuals import day_end, day_start
 from bridge.clients.retry import RetryPolicy
 from bridge.config import Secret
 from bridge.emulator.app import create_app
@@ -127,3 +127,28 @@ async def test_tag_totals_are_keyed_by_known_phases(legacy: LegacyClient) -> Non
     totals = await legacy.tag_totals(project.id)
     assert totals
     assert all(set(t.phase_totals) <= phase_ids for t in totals.values())
+
+
+@pytest.mark.anyio
+async def test_formula_cells_reach_the_migration_as_their_text(legacy: LegacyClient) -> None:
+    """The emulator serves a formula's value in quantity and its text in quantityFormula; the compact lines a
+    migration writes carry the text (A44)."""
+    for project in await legacy.projects():
+        body, _ = await legacy.get_json(
+            f"/projects/{project.id}/budget", [("includeHiddenPhases", "true"), ("expands[]", "lines.phaseData")]
+        )
+        assert isinstance(body, dict)
+        accounts = [body["account"], *body["subAccounts"].values()]
+        cells = {
+            (line["id"], phase): data
+            for account in accounts
+            for line in account["lines"]
+            for phase, data in (line.get("phaseData") or {}).items()
+        }
+        formulas = {key: data["quantityFormula"] for key, data in cells.items() if "quantityFormula" in data}
+        if formulas:
+            break
+    assert formulas, "the seeded workspace has quantity formulas"
+    assert all(isinstance(cells[key]["quantity"], int | float) for key in formulas)
+    lines = {line.id: line for line in await legacy.budget_lines(project.id)}
+    assert {key: lines[key[0]].phase_data[key[1]].quantity for key in formulas} == formulas

@@ -269,3 +269,31 @@ async def test_rejected_key_stops_the_run_and_never_shows_the_key(controls: RunC
                 await client.contacts()
     assert "GET /contacts" in str(caught.value)
     assert KEY.reveal() not in str(caught.value)
+
+
+@pytest.mark.anyio
+async def test_phase_data_cells_are_read_as_written(controls: RunControls) -> None:
+    """A cell's text comes from its published *Formula field, a number from the number field (A44); markup
+    settings the service leaves out stay unknown (A45)."""
+    line = {
+        "id": "l1",
+        "type": "line",
+        "path": "/1",
+        "totals": {},
+        "phaseData": {
+            "ph1": {"quantity": 30, "quantityFormula": "=WEEKS * 5", "rate": 12.5, "multiplier": None},
+            "ph2": {"quantity": 2, "rate": None, "rateFormula": "1,000.00"},  # text the service cannot evaluate
+        },
+    }
+    markup = {"id": "m1", "type": "markup", "path": "/2", "totals": {}, "phaseData": {"ph1": {"type": "percent"}}}
+    body = {"account": {"id": "root", "path": "/", "totals": {}, "lines": [line, markup]}}
+    async with respx.mock() as router:
+        router.get(f"{BASE}/projects/p1/budget").mock(return_value=httpx.Response(200, json=body))
+        async with open_legacy(BASE, KEY, controls) as client:
+            budget = await client.budget("p1")
+    by_id = {node.id: node for node in budget.lines}
+    first, second = by_id["l1"].phase_data["ph1"], by_id["l1"].phase_data["ph2"]
+    assert (first.quantity, first.rate, first.multiplier) == ("=WEEKS * 5", 12.5, None)
+    assert (second.quantity, second.rate) == (2, "1,000.00")
+    settings = by_id["m1"].phase_data["ph1"]
+    assert (settings.type, settings.amount, settings.exclude_fringes) == ("percent", None, None)

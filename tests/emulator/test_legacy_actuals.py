@@ -144,4 +144,12 @@ async def test_dirty_records_reach_the_client_as_stored(emulator_service: Servic
         budget = (await client.get("/projects/night-harbor/budget", params={"idMode": "system"})).json()
         assert catalogue["parent_cycle"].record_id in budget["subAccounts"]
         assert catalogue["missing_parent"].record_id in budget["subAccounts"]
+        # Text in a number cell is served where the published shape puts text: rateFormula, the number null (A44).
+        expanded = await client.get(
+            "/projects/night-harbor/budget", params={"idMode": "system", "expands[]": "lines.phaseData"}
+        )
+        lines = {line["id"]: line for acc in expanded.json()["subAccounts"].values() for line in acc["lines"]}
+        (cell,) = lines[catalogue["rate_malformed"].record_id]["phaseData"].values()
+        assert (cell["rate"], cell["rateFormula"], cell["quantity"]) == (None, "1,000.00", 1)
+        assert "quantityFormula" not in cell
     assert emulator_service.dirty_catalogue == {}
