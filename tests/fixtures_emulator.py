@@ -14,6 +14,7 @@ from bridge.emulator.seed import seeded_service
 from bridge.emulator.serve import BackgroundServer
 from bridge.emulator.store import Service
 from bridge.emulator.v1_context import V1Context
+from tests.v1_contract_hook import held_to_contract
 
 # -- core and legacy surface (the core engineer's part) ----------------------------------------------------
 
@@ -69,6 +70,8 @@ def live_emulator(emulator_service: Service) -> Iterator[LiveEmulator]:
 
 # -- v1 surface (the v1 engineer's part) ------------------------------------------------------------------
 
+CONTRACT_HOOKS = {"response": [held_to_contract]}
+
 
 def _empty_service() -> Service:
     service = Service(seed=7)
@@ -102,10 +105,13 @@ def issue_token(v1_context: V1Context) -> Callable[..., str]:
 
 @pytest.fixture
 async def v1_client(v1_app: FastAPI, issue_token: Callable[..., str]) -> AsyncIterator[httpx.AsyncClient]:
-    """An in-process client of the v1 surface holding an admin token for `target`."""
+    """An in-process client of the v1 surface holding an admin token for `target`; every answer is held to
+    the published response shapes (a non-conforming one fails the test)."""
     headers = {"Authorization": f"Bearer {issue_token()}"}
     transport = httpx.ASGITransport(app=v1_app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://emulator/v1", headers=headers) as client:
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://emulator/v1", headers=headers, event_hooks=CONTRACT_HOOKS
+    ) as client:
         yield client
 
 
@@ -119,10 +125,13 @@ async def control_client(v1_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
 
 @pytest.fixture
 async def emulator_v1_client(emulator_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    """An in-process client of the seeded emulator's v1 surface holding the `target` token."""
+    """An in-process client of the seeded emulator's v1 surface holding the `target` token (answers held to
+    the published response shapes)."""
     transport = httpx.ASGITransport(app=emulator_app)
     headers = {"Authorization": f"Bearer {V1_TOKEN}"}
-    async with httpx.AsyncClient(transport=transport, base_url="http://emulator/v1", headers=headers) as client:
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://emulator/v1", headers=headers, event_hooks=CONTRACT_HOOKS
+    ) as client:
         yield client
 
 

@@ -125,7 +125,7 @@ def page_response(
     binding = codec.binding(request.url.path, filters)
     page = codec.page(items, cursor=request.query_params.get("cursor"), limit=limit, binding=binding)
     body: Json = {"data": [shape(item) for item in page.items], "nextCursor": page.next_cursor}
-    if with_count:
+    if with_count or flag(request, "withCount"):  # the published lists that page all declare withCount
         body["count"] = len(items)
     if extra:
         body.update(extra)

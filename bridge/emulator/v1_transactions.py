@@ -211,6 +211,14 @@ async def update_transaction(request: Request, grant: Auth, transaction_id: str)
     return ok(view(workspace, project, updated))
 
 
+@router.get("/{transaction_id}/items")
+async def list_items(request: Request, grant: Auth, transaction_id: str) -> Response:
+    context = context_of(request)
+    workspace = context.workspace(grant)
+    _, actual = find(context, workspace, transaction_id)
+    return page_response(request, actual.subactuals, lambda part: item_view(workspace, actual, part), filters={})
+
+
 @router.post("/{transaction_id}/items", status_code=201)
 async def add_item(request: Request, grant: Auth, transaction_id: str) -> Response:
     can(grant, "update", "Transaction")
