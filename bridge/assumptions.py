@@ -454,6 +454,23 @@ REGISTRY: tuple[Assumption, ...] = (
         ("clients.legacy", "emulator.legacy_api", "mappings.budget"),
     ),
     Assumption(
+        "A46",
+        "markup over every account",
+        "A markup line whose legacy selection is every sibling account is created with no `markupAccountFilter` "
+        "(the field is a string, never null, on BudgetLineCreate), and v1 reads an absent filter as every account.",
+        "V-SPEC BudgetLineCreate: markupAccountFilter is a plain string; what an absent filter selects is not said.",
+        ("mappings.lines",),
+    ),
+    Assumption(
+        "A47",
+        "v1 budget phases in one answer",
+        "GET /projects/{projectId}/budget/phases declares no limit and no cursor, so one request answers every "
+        "phase, hidden ones too; an answer that still names a nextCursor cannot be followed and stops the read "
+        "(resumably) rather than leave phases out.",
+        "V-SPEC budget_listPhases: projectId is its only parameter, yet its answer declares nextCursor.",
+        ("clients.v1",),
+    ),
+    Assumption(
         "A50",
         "v1 fieldErrors keys",
         "A v1 400 `validation` names each refused input in `fieldErrors` by its wire path: dotted names with array "

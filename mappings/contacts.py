@@ -7,7 +7,7 @@ from typing import Required, TypedDict
 from mappings.enums import CONTACT_TYPES
 from mappings.errors import ErrorCode, MappingError
 from mappings.money import Money, to_money
-from mappings.notes import Note, rounding
+from mappings.notes import Note, not_carried, rounding
 from mappings.records import Contact
 from mappings.refs import CONTACT, WORKSPACE, RecordRef
 from mappings.results import Mapped
@@ -16,7 +16,6 @@ from mappings.text import NAME_LIMIT, check_text, required_text
 
 class ContactCreate(TypedDict, total=False):
     name: Required[str]
-    displayName: str
     company: str
     title: str
     email: str
@@ -31,8 +30,10 @@ def map_contact(contact: Contact, currency: str) -> Mapped[ContactCreate]:
     # A contact known only by company or email keeps that as its name rather than being dropped.
     name = required_text(contact.name or contact.company or contact.email, ref, "name", limit=NAME_LIMIT)
     body = ContactCreate(name=name)
+    # contactTitle has no field in the published ContactCreate: not carried, and said so.
+    if check_text(contact.contact_title, ref, "contactTitle", limit=NAME_LIMIT):
+        notes.append(not_carried(ref, "contactTitle", contact.contact_title or ""))
     for field, value, key in (
-        ("contactTitle", contact.contact_title, "displayName"),
         ("company", contact.company, "company"),
         ("jobTitle", contact.job_title, "title"),
         ("email", contact.email, "email"),

@@ -7,7 +7,8 @@ Two steps, so a plan can be made before anything exists on the target:
    its subtree and never reaches a request.
 2. ``bulk_request`` turns one ``LineGroup`` into the body of POST budget/lines/bulk once the group's
    parents have v1 ids (the crosswalk ``Lookup``). References that cannot be resolved and are optional
-   (contact, tags, fringes, a phase that was itself quarantined) are reported as notes, never guessed.
+   (contact, fringes, a phase that was itself quarantined) are reported as notes, never guessed; values v1
+   publishes no write for (a line's tags, a markup's excludeFringes) are "not carried" notes.
 
 Phase-data numbers are carried unchanged (A10): the same number the legacy surface sent, or its formula.
 """
@@ -25,11 +26,10 @@ from mappings.errors import ErrorCode, MappingError
 from mappings.formulas import check_formula
 from mappings.keys import child_key, idempotency_key
 from mappings.money import parse_decimal
-from mappings.notes import Note, unassigned
+from mappings.notes import Note, not_carried, unassigned
 from mappings.records import LineFields, PhaseFields, ProjectBudget, RawNumber
 from mappings.refs import CONTACT, FRINGE, LINE, PHASE, WORKSPACE, Lookup, RecordRef
 from mappings.results import Mapped
-from mappings.tags import tag_ids
 from mappings.text import NAME_LIMIT, TAG_NAME_LIMIT, check_text
 
 PhaseNumber = float | int | str | None
@@ -37,18 +37,18 @@ PhaseNumber = float | int | str | None
 
 
 class PhaseDataWrite(TypedDict, total=False):
-    """v1 BudgetLinePhaseDataWrite (A19); markups use rate + unit percent|flat + excludeFringes (A13)."""
+    """v1 BudgetLinePhaseDataWrite (A19); a markup is rate + unit percent|flat (A13). The published shape has
+    no markup-only field, so a markup's excludeFringes is not carried."""
 
     rate: PhaseNumber
     quantity: PhaseNumber
     multiplier: PhaseNumber
     unit: str | None
     fringeIds: list[str]
-    excludeFringes: bool
 
 
 class LineCreate(TypedDict, total=False):
-    """v1 BudgetLineCreate (A19)."""
+    """v1 BudgetLineCreate (A19). It has no tags: v1 publishes no write for a line's tags."""
 
     description: Required[str]
     type: Required[str]
@@ -56,8 +56,7 @@ class LineCreate(TypedDict, total=False):
     parentId: str
     contactId: str
     lineColor: str
-    markupAccountFilter: str | None
-    tagIds: list[str]
+    markupAccountFilter: str
     phaseData: dict[str, PhaseDataWrite]
 
 
@@ -193,11 +192,11 @@ def line_body(project_id: str, line: LineFields, lookup: Lookup, symbols: Collec
             body["contactId"] = contact
     if line.type == "subtotal" and line.color is not None:
         body["lineColor"] = line.color
-    if line.type == "markup":
-        # A13: the account selection becomes a comma-separated list of codes; None means every sibling.
-        body["markupAccountFilter"] = ",".join(line.include_accounts) if line.include_accounts else None
-    if line.tags:
-        body["tagIds"] = tag_ids(ref, line.tags, lookup, notes)
+    # A13: the account selection becomes a comma-separated list of codes. The filter is a string, never
+    # null, so "every sibling" is the field left out (A46).
+    if line.type == "markup" and line.include_accounts:
+        body["markupAccountFilter"] = ",".join(line.include_accounts)
+    notes.extend(not_carried(ref, "tags", tag) for tag in line.tags)
     phase_data = {}
     for phase_key, data in sorted(line.phase_data.items()):
         phase_id = lookup(PHASE, project_id, phase_key)
@@ -226,10 +225,9 @@ def phase_write(
     ref = line_ref(project_id, line.id)
     where = f"phaseData.{phase_key}"
     if line.type == "markup":
-        markup = PhaseDataWrite(rate=phase_number(data.amount, symbols, ref, f"{where}.amount"), unit=data.type)
         if data.exclude_fringes is not None:
-            markup["excludeFringes"] = data.exclude_fringes
-        return markup
+            notes.append(not_carried(ref, f"{where}.excludeFringes", str(data.exclude_fringes).lower()))
+        return PhaseDataWrite(rate=phase_number(data.amount, symbols, ref, f"{where}.amount"), unit=data.type)
     write = PhaseDataWrite()
     for name in ("rate", "quantity", "multiplier"):
         cell = phase_number(getattr(data, name), symbols, ref, f"{where}.{name}")

@@ -2,7 +2,8 @@
 
 A note is not an error: the record still migrates. It records rounding introduced by a money conversion,
 a lossy enum mapping (old value, new value), a library conflict (the target's item differs), a tag
-assignment or reference that could not be carried, and the assumptions (bridge/assumptions.py ids) used.
+assignment or reference that could not be carried, a value v1 publishes no write for (not carried), and the
+assumptions (bridge/assumptions.py ids) used.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ class NoteKind(StrEnum):
     LOSSY = "lossy"
     CONFLICT = "conflict"
     UNASSIGNED = "unassigned"
+    NOT_CARRIED = "not_carried"
+
+
+NO_PUBLISHED_WRITE = "no published write"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +59,12 @@ def rounding(ref: RecordRef, field: str, old: Decimal, new: Decimal, delta: Deci
 def unassigned(ref: RecordRef, field: str, value: str, why: str, assumption: str | None = None) -> Note:
     """A reference (tag, contact, phase data) the run cannot carry to the target; reported, not silent."""
     return Note(NoteKind.UNASSIGNED, ref, field, old=value, detail=why, assumption=assumption)
+
+
+def not_carried(ref: RecordRef, field: str, value: str) -> Note:
+    """A source value v1 publishes no way to write (a budget line's tags, a markup's excludeFringes): listed
+    by the plan and accounted for by verify, never silently dropped."""
+    return Note(NoteKind.NOT_CARRIED, ref, field, old=value, detail=NO_PUBLISHED_WRITE)
 
 
 def conflict(ref: RecordRef, field: str, ours: str, theirs: str, rule: str) -> Note:

@@ -29,7 +29,7 @@ class TagWrite(TypedDict, total=False):
 
     name: Required[str]
     color: str | None
-    description: str | None
+    description: str  # a string on v1, never null: left out when the legacy tag has none
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,9 @@ def tag_body(project_id: str, tag: Tag, notes: list[Note]) -> TagWrite:
     ref = RecordRef(TAG, tag.id, project_id)
     name = required_text(tag.name, ref, "name", limit=TAG_NAME_LIMIT)
     check_text(tag.description, ref, "description", limit=DESCRIPTION_LIMIT)
-    body = TagWrite(name=name, description=tag.description)
+    body = TagWrite(name=name)
+    if tag.description is not None:
+        body["description"] = tag.description
     if tag.color is not None:
         rgb = hex_rgb(tag.color)
         if rgb is None:

@@ -52,7 +52,8 @@ def test_phase_data_is_keyed_by_v1_phase_id_and_carried_unchanged(budget: Projec
 
 
 def test_a_line_body_resolves_parent_contact_tags_and_fringes() -> None:
-    """The create body names v1 ids only; unknown tags and contacts are reported, not guessed."""
+    """The create body names v1 ids only; an unknown contact is reported, and the line's tags (no published
+    write on v1) are listed as not carried."""
     line = BudgetLine(
         id="l1",
         type="line",
@@ -77,11 +78,12 @@ def test_a_line_body_resolves_parent_contact_tags_and_fringes() -> None:
         "type": "line",
         "accountId": "2210",
         "parentId": "lin_a1",
-        "tagIds": ["tag_v"],
         "phaseData": {"phs_1": {"rate": 25000, "quantity": "=DAYS", "unit": "weeks", "fringeIds": ["frg_1"]}},
     }
     unassigned = {(n.field, n.old) for n in mapped.notes if n.kind is NoteKind.UNASSIGNED}
-    assert unassigned == {("contactId", "c9"), ("tags", "Nope")}
+    assert unassigned == {("contactId", "c9")}
+    not_carried = {(n.field, n.old, n.detail) for n in mapped.notes if n.kind is NoteKind.NOT_CARRIED}
+    assert not_carried == {("tags", "VFX", "no published write"), ("tags", "Nope", "no published write")}
 
 
 def test_a_markup_carries_its_value_and_account_selection() -> None:
@@ -93,9 +95,18 @@ def test_a_markup_carries_its_value_and_account_selection() -> None:
         includeAccounts=("1000", "2000"),
         phaseData={"ph1": PhaseData(type="percent", amount=10, excludeFringes=True)},
     )
-    body = line_body("p1", line, lookup_from({(PHASE, "p1", "ph1"): "phs_1"}), ()).body
-    assert body["markupAccountFilter"] == "1000,2000"
-    assert body["phaseData"] == {"phs_1": {"rate": 10, "unit": "percent", "excludeFringes": True}}
+    mapped = line_body("p1", line, lookup_from({(PHASE, "p1", "ph1"): "phs_1"}), ())
+    assert mapped.body["markupAccountFilter"] == "1000,2000"
+    assert mapped.body["phaseData"] == {"phs_1": {"rate": 10, "unit": "percent"}}
+    assert [(n.kind, n.field, n.old) for n in mapped.notes] == [
+        (NoteKind.NOT_CARRIED, "phaseData.ph1.excludeFringes", "true")
+    ]
+
+
+def test_a_markup_over_every_account_leaves_the_filter_out() -> None:
+    """A46: the published filter is a string, never null: a markup over every sibling sends no filter."""
+    line = BudgetLine(id="m1", type="markup", description="Contingency", phaseData={"ph1": PhaseData(amount=5)})
+    assert "markupAccountFilter" not in line_body("p1", line, lookup_from({(PHASE, "p1", "ph1"): "phs_1"}), ()).body
 
 
 def test_a_subtotal_keeps_its_colour() -> None:
