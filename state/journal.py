@@ -7,10 +7,11 @@
                   │                    │ └──quarantine─> quarantined
                   └──complete (found on the target by lookup) / fail / quarantine
 
-An intent is keyed by a deterministic step key and carries the exact request (method, path, JSON body text)
-and Idempotency-Key, so a resumed run replays what was in flight byte for byte. ``complete`` writes the v1
-ids into the crosswalk and the intent's completion in one transaction: after a crash either both are in
-the file or neither is, and the replay (same key, same body) gets the first response back from the target.
+An intent is keyed by a deterministic step key and carries the exact request (its published operationId,
+method, path, JSON body text) and Idempotency-Key, so a resumed run replays what was in flight byte for
+byte. ``complete`` writes the v1 ids into the crosswalk and the intent's completion in one transaction:
+after a crash either both are in the file or neither is, and the replay (same key, same body) gets the
+first response back from the target.
 ``done`` and ``quarantined`` are final; repeating the same final transition is a no-op, so a step that
 crashed right after its commit can be re-applied safely. ``record_many`` and ``complete_many`` apply the same
 transitions to several intents in one transaction (a group commit: one fsync for all, all or none).
@@ -45,6 +46,8 @@ class IntentSpec:
     members: tuple[str, ...] = ()
     scope: str = ""
     run_id: int | None = None
+    operation: str = ""
+    """The published v1 operationId of the request (what the engine reads a bulk's shape from)."""
 
 
 def members_of(intent: IntentRow) -> tuple[str, ...]:
@@ -186,6 +189,7 @@ def _same_request_or_raise(existing: IntentRow, spec: IntentSpec) -> None:
         for name, stored, wanted in (
             ("kind", existing.kind, spec.kind),
             ("scope", existing.scope, spec.scope),
+            ("operation", existing.operation, spec.operation),
             ("method", existing.method, spec.method),
             ("path", existing.path, spec.path),
             ("idempotency key", existing.idempotency_key, spec.idempotency_key),
@@ -223,6 +227,7 @@ def _record_in(session: Session, spec: IntentSpec) -> IntentRow:
         scope=spec.scope,
         method=spec.method,
         path=spec.path,
+        operation=spec.operation,
         idempotency_key=spec.idempotency_key,
         body=spec.body,
         members_json=json.dumps(list(spec.members)),

@@ -100,6 +100,8 @@ class IntentRow(SQLModel, table=True):
     scope: str = Field(default="", max_length=200)
     method: str = Field(max_length=10)
     path: str = Field(max_length=500)
+    # Added in revision 0003: the published v1 operationId the request is (e.g. budget_createLinesBulk).
+    operation: str = Field(default="", max_length=100)
     idempotency_key: str = Field(max_length=255, unique=True)
     body: str = Field(sa_type=Text)
     members_json: str = Field(default="[]", sa_type=Text)

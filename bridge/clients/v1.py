@@ -23,6 +23,7 @@ from bridge.clients.models import (
     Written,
 )
 from bridge.clients.pages import iterate_items
+from bridge.clients.v1_base import _json
 from bridge.clients.v1_budget import BudgetCalls
 from bridge.config import Secret
 from bridge.errors import PayloadTooLarge
@@ -89,9 +90,8 @@ class V1Client(BudgetCalls):
         No Idempotency-Key exists for this call, and none is needed: re-adding returns the same copy, so the
         call is replay-safe and retried like a read.
         """
-        call = Call(
-            "POST", f"/projects/{project_id}/library/{kind}", body={"sourceId": source_id}, ok=frozenset({200, 201})
-        )
+        path = f"/projects/{project_id}/library/{kind}"
+        call = Call("POST", path, body=_json({"sourceId": source_id}, "POST", path), ok=frozenset({200, 201}))
         return await self._send_parsed(call, lambda data, what, rid: parse_model(LibraryItem, data, what, rid))
 
     async def patch_project_copy(

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from bridge.clients.http import REQUEST_ID_HEADER, Call, HttpSession, Json, json_body, parse_model
 from bridge.clients.models import Written
+from bridge.clients.v1_requests import checked, operation_of, wire
 from bridge.errors import FatalError, UnexpectedResponse
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -60,20 +61,33 @@ class V1Calls:
         body: object = None if response.status_code == 204 else json_body(response, call.what)
         return written(response, parse(body, call.what, request_id))
 
+    async def send_write(
+        self, operation: str, method: str, path: str, body: Mapping[str, object], key: str | None
+    ) -> object:
+        """The engine's one way to write: ``body`` checked against ``operation``'s closed published shape
+        (UnpublishedBody, a record error, if it does not fit), sent replay-safe (keyed, or idempotent by
+        nature), and the answer's JSON returned for the engine to read ids from."""
+        found = operation_of(method, path)
+        if found.id != operation:
+            raise FatalError(f"{method} {path} is {found.id}, not the journalled {operation}")
+        headers = key_header(key) if key is not None else {}
+        call = Call(method, path, body=_json(body, method, path), headers=headers, replay_safe=True)
+        return json_body(await self.session.send(call), call.what)
+
     async def _create(self, path: str, body: Mapping[str, object], key: str, model: type[ModelT]) -> Written[ModelT]:
         """POST a create with its Idempotency-Key; 201 (or a 200 replay) parsed as ``model``."""
-        call = Call("POST", path, body=_json(body), headers=key_header(key))
+        call = Call("POST", path, body=_json(body, "POST", path), headers=key_header(key))
         return await self._send_parsed(call, lambda data, what, rid: parse_model(model, data, what, rid))
 
     async def _create_many(
         self, path: str, body: Mapping[str, object], key: str, model: type[ModelT]
     ) -> Written[list[ModelT]]:
         """POST a bulk write with its key; the answer's ``data`` array parsed item by item, in request order."""
-        call = Call("POST", path, body=_json(body), headers=key_header(key))
+        call = Call("POST", path, body=_json(body, "POST", path), headers=key_header(key))
         return await self._send_parsed(call, lambda data, what, rid: data_items(model, data, what, rid))
 
     async def _patch(self, path: str, body: Mapping[str, object], model: type[ModelT]) -> ModelT:
-        call = Call("PATCH", path, body=_json(body))
+        call = Call("PATCH", path, body=_json(body, "PATCH", path))
         response = await self.session.send(call)
         return parse_model(model, json_body(response, call.what), call.what, response.headers.get(REQUEST_ID_HEADER))
 
@@ -86,6 +100,10 @@ def data_items(model: type[ModelT], data: object, what: str, request_id: str | N
     return [parse_model(model, row, what, request_id) for row in rows]
 
 
-def _json(body: Mapping[str, object]) -> Json:
-    # The body is the mappings layer's JSON-ready dict; httpx serialises it, so only the outer type changes.
-    return dict(body)
+def _json(body: Mapping[str, object], method: str, path: str) -> Json:
+    """The body of ``method path`` as its published closed shape lets it go on the wire (UnpublishedBody if not).
+
+    What is sent is the checked model's fields as set, which for a body that fits is the body unchanged (so a
+    journalled body, its hash and its Idempotency-Key stay what they were)."""
+    sent = wire(checked(operation_of(method, path), body))
+    return sent if sent is not None else {}

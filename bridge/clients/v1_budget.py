@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from bridge.clients.http import REQUEST_ID_HEADER, Call, json_body, parse_model
 from bridge.clients.models import BudgetDocument, BudgetLine, BudgetTotals, Cached, LinePhaseData, Phase, Written
 from bridge.clients.pages import iterate_items
-from bridge.clients.v1_base import V1Calls, _json
+from bridge.clients.v1_base import V1Calls, _json, data_items
 from bridge.errors import PayloadTooLarge, ServiceUnavailable
 
 MAX_BULK_LINES = 100
@@ -48,8 +48,18 @@ class BudgetCalls(V1Calls):
     """Budget phases, lines and reads of one project's budget."""
 
     async def phases(self, project_id: str) -> list[Phase]:
-        """Every phase of the project, hidden ones included (A08)."""
-        return [p async for p in iterate_items(self.session, f"/projects/{project_id}/budget/phases", Phase)]
+        """Every phase of the project, hidden ones included (A08), in the one answer the list gives (A47).
+
+        budget_listPhases takes no limit and no cursor, so neither is sent; an answer naming a nextCursor would
+        have left phases out with no published way to ask for them, so the read stops instead.
+        """
+        call = Call("GET", f"/projects/{project_id}/budget/phases")
+        response = await self.session.send(call)
+        request_id = response.headers.get(REQUEST_ID_HEADER)
+        page = json_body(response, call.what)
+        if isinstance(page, dict) and page.get("nextCursor") is not None:
+            raise ServiceUnavailable(f"v1 {call.what} answered more phases than one answer", request_id=request_id)
+        return data_items(Phase, page, call.what, request_id)
 
     async def create_phase(self, project_id: str, body: Mapping[str, object], key: str) -> Written[Phase]:
         return await self._create(f"/projects/{project_id}/budget/phases", body, key, Phase)
@@ -81,9 +91,8 @@ class BudgetCalls(V1Calls):
     async def put_phase_data(
         self, project_id: str, line_id: str, phase_id: str, phase_data: Mapping[str, object]
     ) -> LinePhaseData:
-        call = Call(
-            "PUT", f"/projects/{project_id}/budget/lines/{line_id}/phase-data/{phase_id}", body=_json(phase_data)
-        )
+        path = f"/projects/{project_id}/budget/lines/{line_id}/phase-data/{phase_id}"
+        call = Call("PUT", path, body=_json(phase_data, "PUT", path))
         response = await self.session.send(call)
         return parse_model(
             LinePhaseData, json_body(response, call.what), call.what, response.headers.get(REQUEST_ID_HEADER)

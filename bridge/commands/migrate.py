@@ -181,9 +181,22 @@ def plan_command(out: Path | None, **options: object) -> None:
     if outcome.ledger.unknown_on_target:
         counts = ", ".join(f"{k} {n}" for k, n in sorted(outcome.ledger.unknown_on_target.items()))
         click.echo(f"  the target already holds objects the state file does not know: {counts}")
+    _list_not_carried(outcome.ledger)
     if out is not None:
         out.write_text(json.dumps(outcome.ledger.to_json(), indent=2) + "\n", encoding="utf-8")
         click.echo(f"plan written to {out}")
+
+
+def _list_not_carried(plan: Plan) -> None:
+    """Per record, each source value v1 publishes no write for: never dropped without a word."""
+    by_record: dict[tuple[str, str, str], list[str]] = {}
+    for entry in plan.not_carried:
+        shown = f"{entry.field}={entry.value}" if entry.value is not None else entry.field
+        by_record.setdefault((entry.kind, entry.scope, entry.legacy_id), []).append(shown)
+    if by_record:
+        click.echo(f"{len(by_record)} records have values not carried: no published write on v1:")
+    for (kind, scope, legacy_id), values in sorted(by_record.items()):
+        click.echo(f"  {kind} {legacy_id} ({scope}): not carried: no published write: {', '.join(values)}")
 
 
 @click.command("run", epilog=EXIT_CODES)

@@ -111,6 +111,7 @@ class Books:
             kind=write.kind.value,
             method=write.method,
             path=write.path,
+            operation=write.operation,
             # Keyless writes (PATCH, project-library adds) are naturally idempotent; the step key stands in.
             idempotency_key=write.key or write.step_key,
             body=write.body_text,

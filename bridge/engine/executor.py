@@ -15,12 +15,14 @@ at every one of them.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 
 import structlog
 
-from bridge.clients.http import Call, HttpSession, json_body
+from bridge.clients.v1 import V1Client
+from bridge.clients.v1_requests import BY_ID, UnpublishedBody, checked_write
 from bridge.engine.books import Books
 from bridge.engine.killpoints import KillSwitch
 from bridge.engine.plan import Plan, QuarantinedRecord
@@ -39,6 +41,13 @@ def placeholder_id(write: Write, legacy_id: str) -> str:
     return f"{PLACEHOLDER}{write.kind.value}:{legacy_id}"
 
 
+def _as_sent(write: Write) -> dict[str, object]:
+    """A dry run's body with each placeholder id shaped like a real id (``planned:phase:p1`` is no valid
+    reference in a rollup formula, the v1 id the run will put there is), for the published-shape check."""
+    body: dict[str, object] = json.loads(re.sub(rf"{PLACEHOLDER}[\w:.-]*", "planned_id", write.body_text))
+    return body
+
+
 def rejection_code(error: RecordError) -> str:
     """A stable quarantine code for a record the target refused, from the error class (target_<class>)."""
     snake = re.sub(r"(?<!^)(?=[A-Z])", "_", type(error).__name__).lower()
@@ -52,7 +61,7 @@ class Executor:
         self,
         *,
         books: Books,
-        v1: HttpSession | None,
+        v1: V1Client | None,
         progress: Progress,
         ledger: Plan,
         kill: KillSwitch | None = None,
@@ -80,6 +89,11 @@ class Executor:
         by index, with the target's ids; they are booked, not sent again.
         """
         if self.dry_run:
+            try:
+                # What the typed client would refuse to send, the plan shows as quarantined.
+                checked_write(BY_ID[write.operation], _as_sent(write), write.list_field if write.fanout else None)
+            except UnpublishedBody as error:
+                return self._refused_in_plan(write, error)
             return self._count(write)
         kind = write.kind.value
         self.kill.reach(kind, "journal")
@@ -111,10 +125,7 @@ class Executor:
 
     async def _send(self, write: Write) -> object:
         assert self.v1 is not None
-        headers = {"Idempotency-Key": write.key} if write.key else {}
-        call = Call(write.method, write.path, body=write.body, headers=headers, replay_safe=True)
-        response = await self.v1.send(call)
-        return json_body(response, f"{write.method} {write.path}")
+        return await self.v1.send_write(write.operation, write.method, write.path, write.body, write.key)
 
     async def _fan_out(self, write: Write, landed: Mapping[int, str]) -> dict[str, str]:
         """Send a fan-out's requests (a transaction's items in order, transactions side by side) but for the
@@ -135,10 +146,10 @@ class Executor:
                 entry = entries[index]
                 assert isinstance(entry, dict)
                 path = f"/transactions/{transaction}/items"
-                headers = {"Idempotency-Key": write.entry_key(index)}
-                call = Call("POST", path, body=entry["item"], headers=headers, replay_safe=True)
                 try:
-                    answer = json_body(await self.v1.send(call), f"POST {path}")  # type: ignore[union-attr]
+                    answer = await self.v1.send_write(  # type: ignore[union-attr]
+                        write.operation, "POST", path, entry["item"], write.entry_key(index)
+                    )
                 except RecordError as error:
                     refused[index] = error
                     continue
@@ -177,6 +188,16 @@ class Executor:
         self.ledger.quarantine.extend(records)
         self.ledger.of(write.kind).quarantined[code] += len(records)
         log.warning("bridge.step.quarantined", kind=write.kind.value, members=list(write.members), code=code)
+        return {}
+
+    def _refused_in_plan(self, write: Write, error: UnpublishedBody) -> dict[str, str]:
+        code = rejection_code(error)
+        records = [
+            QuarantinedRecord(write.kind.value, write.scope, member, code, None, error.message)
+            for member in write.members
+        ]
+        self.ledger.quarantine.extend(records)
+        self.ledger.of(write.kind).quarantined[code] += len(records)
         return {}
 
     async def _halves(self, write: Write) -> dict[str, str]:

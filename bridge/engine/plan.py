@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from bridge import assumptions
 from bridge.engine.steps import ORDER, Kind
+from mappings.notes import Note, NoteKind
 
 PLAN_SCHEMA_VERSION = 1
 
@@ -31,6 +33,27 @@ class QuarantinedRecord:
     code: str
     field: str | None
     message: str
+
+
+@dataclass(frozen=True, slots=True)
+class NotCarried:
+    """One source value v1 publishes no write for (a line's tag, a markup's excludeFringes): listed, not lost."""
+
+    kind: str
+    scope: str
+    legacy_id: str
+    field: str
+    value: str | None
+    reason: str
+
+
+def not_carried(notes: Iterable[Note]) -> list[NotCarried]:
+    """The "not carried" notes of a mapping, as plan entries (other notes are not the plan's business)."""
+    return [
+        NotCarried(n.ref.kind, n.ref.scope, n.ref.legacy_id, n.field, n.old, n.detail)
+        for n in notes
+        if n.kind is NoteKind.NOT_CARRIED
+    ]
 
 
 @dataclass(slots=True)
@@ -68,6 +91,7 @@ class Plan:
     quarantine: list[QuarantinedRecord] = field(default_factory=list)
     unknown_on_target: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    not_carried: list[NotCarried] = field(default_factory=list)
     # Wall seconds of the workspace stage and of each project's pipeline (a run's critical path is the first
     # plus the slowest of the others: projects run side by side).
     timings: dict[str, float] = field(default_factory=dict)
@@ -131,6 +155,17 @@ class Plan:
                     "message": q.message,
                 }
                 for q in self.quarantine
+            ],
+            "not_carried": [
+                {
+                    "kind": n.kind,
+                    "scope": n.scope,
+                    "legacy_id": n.legacy_id,
+                    "field": n.field,
+                    "value": n.value,
+                    "reason": n.reason,
+                }
+                for n in self.not_carried
             ],
             "unknown_on_target": dict(sorted(self.unknown_on_target.items())),
             "assumptions": [{"id": a.id, "topic": a.topic, "text": a.text} for a in self.depends_on()],

@@ -23,6 +23,7 @@ from typing import TypeVar, Unpack
 from bridge.engine.actuals import ActualsStep, actual_currency
 from bridge.engine.apply import Desired
 from bridge.engine.executor import PLACEHOLDER
+from bridge.engine.plan import not_carried
 from bridge.engine.project_step import ProjectStep, ProjectTools
 from bridge.engine.source import ProjectLibrary
 from bridge.engine.steps import LINE_BULK_LIMIT, Kind
@@ -228,10 +229,12 @@ class ProjectPipeline(ProjectStep):
 
     async def _update(self, project_id: str, v1_project: str, line: LineFields, symbols: set[str]) -> None:
         try:
-            body = as_json(line_body(project_id, line, self.books.lookup, symbols).body)
+            mapped = line_body(project_id, line, self.books.lookup, symbols)
         except MappingError as error:
             self._refuse(Kind.LINE, [error])
             return
+        self.ledger.not_carried.extend(not_carried(mapped.notes))
+        body = as_json(mapped.body)
         path = f"/projects/{v1_project}/budget/lines/{{id}}"
         await self.applier.apply(Desired(Kind.LINE, project_id, line.id, "", body, path))
 
@@ -244,6 +247,7 @@ class ProjectPipeline(ProjectStep):
     async def _line_bulk(self, tree: BudgetTree, group: LineGroup, symbols: set[str], route: str) -> None:
         request = bulk_request(tree, group, self.books.lookup, symbols)
         self._refuse(Kind.LINE, request.failed)
+        self.ledger.not_carried.extend(not_carried(request.notes))
         if not request.legacy_ids:
             return
         body: JsonObject = {"lines": [dict(entry) for entry in request.body["lines"]]}  # type: ignore[typeddict-item]

@@ -43,6 +43,7 @@ def write_of(row: IntentRow) -> Write:
         members_of(row),
         key=row.idempotency_key if keyed else None,
         step=row.step_key,
+        operation=row.operation,
     )
 
 

@@ -129,7 +129,7 @@ async def _migrate(
     run_id = None if dry_run else store.runs.start(namespace, checked.source, checked.target, _options(settings)).id
     books = Books(store.database, run_id)
     executor = Executor(
-        books=books, v1=None if dry_run else v1.session, progress=progress, ledger=ledger, kill=KillSwitch.from_env()
+        books=books, v1=None if dry_run else v1, progress=progress, ledger=ledger, kill=KillSwitch.from_env()
     )
     log.info("bridge.run.started", run_id=run_id, migration=namespace, dry_run=dry_run)
     try:

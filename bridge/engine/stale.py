@@ -13,7 +13,6 @@ replay books those with the target's ids and sends only the others.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from bridge.clients.http import Call, json_body
@@ -22,26 +21,27 @@ from bridge.clients.v1 import V1Client
 from bridge.engine.writes import Write
 from bridge.errors import FatalError
 
-# The fields that identify a record of each kind on the target, as its create body names them.
+# Per create operation (published operationId): the fields that identify its records on the target, as the
+# create body names them.
 NATURAL_FIELDS: dict[str, tuple[str, ...]] = {
-    "/spaces": ("name", "slug"),
-    "/projects": ("name", "slug"),
-    "/contacts": ("name", "email"),
-    "/library/tags": ("name",),
-    "/library/currencies": ("code",),
-    "/library/fringes": ("name",),
-    "/library/globals": ("symbol",),
-    "/budget/phases": ("name", "type"),
-    "/budget/lines/bulk": ("parentId", "description", "accountId", "type"),
-    "/transactions/bulk": ("timestamp", "amount", "description", "number", "ref", "projectId"),
+    "spaces_create": ("name", "slug"),
+    "projects_create": ("name", "slug"),
+    "contacts_create": ("name", "email"),
+    "library_createTag": ("name",),
+    "library_createCurrency": ("code",),
+    "library_createFringe": ("name",),
+    "library_createGlobal": ("symbol",),
+    "budget_createPhase": ("name", "type"),
+    "budget_createLinesBulk": ("parentId", "description", "accountId", "type"),
+    "transactions_createBulk": ("timestamp", "amount", "description", "number", "ref", "projectId"),
 }
 # A split item's fields as a fan-out entry sends them and GET /transactions/{id} lists them under `items` (A16).
 ITEM_FIELDS = ("description", "budgetLineId", "amount", "tagIds")
-LIST_ROUTE = {"/budget/lines/bulk": "/budget/lines", "/transactions/bulk": "/transactions"}
 
 
-def _route(path: str) -> str | None:
-    return next((suffix for suffix in NATURAL_FIELDS if path.endswith(suffix)), None)
+def _list_path(write: Write) -> str:
+    """Where a create's records are listed: its own path, or for a bulk the collection it adds to."""
+    return write.path.removesuffix("/bulk") if write.list_field is not None else write.path
 
 
 def _matches(entry: Mapping[str, object], row: Mapping[str, object], fields: Sequence[str]) -> bool:
@@ -50,13 +50,12 @@ def _matches(entry: Mapping[str, object], row: Mapping[str, object], fields: Seq
 
 async def find_on_target(v1: V1Client, write: Write) -> list[str] | None:
     """The v1 ids of ``write``'s records if all are on the target, None if none is; FatalError otherwise."""
-    route = _route(write.path)
-    if route is None or write.method != "POST":
+    fields = NATURAL_FIELDS.get(write.operation)
+    if fields is None:
         return None
-    fields = NATURAL_FIELDS[route]
-    list_path = re.sub(re.escape(route) + "$", LIST_ROUTE.get(route, route), write.path)
+    list_path = _list_path(write)
     params: list[tuple[str, str]] = []
-    if route == "/transactions/bulk":
+    if write.operation == "transactions_createBulk":
         project = write.entries()[0]
         if isinstance(project, Mapping) and isinstance(project.get("projectId"), str):
             params.append(("projectId", str(project["projectId"])))

@@ -13,7 +13,7 @@ from typing import TypeVar
 import structlog
 
 from bridge.engine.apply import Applier, Desired
-from bridge.engine.plan import Plan, QuarantinedRecord
+from bridge.engine.plan import Plan, QuarantinedRecord, not_carried
 from bridge.engine.source import WorkspaceSource
 from bridge.engine.steps import Kind
 from bridge.engine.tasks import run_all
@@ -117,6 +117,7 @@ class WorkspaceStage:
                 errors.append(error)
                 continue
             self.notes.extend(mapped.notes)
+            self.ledger.not_carried.extend(not_carried(mapped.notes))
             desired.append(
                 Desired(Kind.CONTACT, WORKSPACE, contact.id, "/contacts", as_json(mapped.body), "/contacts/{id}")
             )

@@ -1,11 +1,11 @@
 """One v1 write as the engine journals, sends, splits and completes it.
 
-A ``Write`` is the exact request (method, path, JSON body, Idempotency-Key) plus what the engine needs to
-book it: the legacy ids it carries in request order, their source hashes, and how to read their v1 ids from
-the answer. Its ``step_key`` is deterministic, so a resumed run that rebuilds the same request finds the
-same journal row. A bulk that the service rejects can be ``split`` in two; each half's Idempotency-Key is
-derived from the parent's (``mappings.keys.child_key``), so a bisection resumed after a crash replays the
-same halves instead of sending new ones.
+A ``Write`` is the exact request (its published operationId, method, path, JSON body, Idempotency-Key) plus
+what the engine needs to book it: the legacy ids it carries in request order, their source hashes, and how to
+read their v1 ids from the answer. Its ``step_key`` is deterministic, so a resumed run that rebuilds the same
+request finds the same journal row. A bulk that the service rejects can be ``split`` in two; each half's
+Idempotency-Key is derived from the parent's (``mappings.keys.child_key``), so a bisection resumed after a
+crash replays the same halves instead of sending new ones.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from bridge.clients.v1_requests import BY_ID, operation_of
 from bridge.engine.steps import Kind
 from mappings.keys import child_key, digest, source_hash
 
@@ -34,12 +35,13 @@ DEFAULT_PHASE = "default_phase"
 DERIVED: dict[Kind, tuple[Derived, ...]] = {
     Kind.PROJECT: (Derived(DEFAULT_PHASE, ("defaultBudget", "estimatePhaseId")),)
 }
-BULK_LISTS = {"/budget/lines/bulk": "lines", "/transactions/bulk": "transactions", "/transactions/-/items": "items"}
 # Split items have no bulk endpoint: one POST /transactions/{id}/items each. A fan-out journals up to
 # FANOUT_LIMIT of them as ONE intent (one journal record and one completion instead of one per item) and sends
 # each entry with its own key derived from the intent's, so a replay re-sends every entry under the same key
-# and the target answers the ones it already made. Entries are {"transactionId", "item"}.
+# and the target answers the ones it already made. Entries are {"transactionId", "item"}; the intent's
+# operation is the one each entry is (transactions_createItem).
 FANOUT_PATH = "/transactions/-/items"
+FANOUT_LIST = "items"
 FANOUT_LIMIT = 200
 
 
@@ -47,9 +49,10 @@ FANOUT_LIMIT = 200
 class Write:
     """One request of a run and the bookkeeping to complete it.
 
-    Everything the engine needs is derived from what the journal stores (kind, scope, method, path, body,
-    members, key), so an intent read back from the journal is a complete ``Write`` again: a bulk's list
-    field comes from its path, a PATCH's v1 id from its path, each member's source hash from its entry.
+    Everything the engine needs is derived from what the journal stores (kind, scope, operation, method,
+    path, body, members, key), so an intent read back from the journal is a complete ``Write`` again: a bulk's
+    list field comes from its operation, a PATCH's v1 id from its path, each member's source hash from its
+    entry. ``operation`` is the published operationId; left empty, it is the one ``method path`` is.
     """
 
     kind: Kind
@@ -65,8 +68,11 @@ class Write:
     # run is a new step, not a step the journal already holds as done. ``step`` pins a journalled step key.
     salt: str = ""
     step: str | None = None
+    operation: str = ""
 
     def __post_init__(self) -> None:
+        if not self.operation:
+            object.__setattr__(self, "operation", operation_of(self.method, self.path).id)
         if not self.members:
             raise ValueError(f"{self.kind} write to {self.path} carries no legacy record")
         if self.list_field is not None and len(self.entries()) != len(self.members):
@@ -77,9 +83,9 @@ class Write:
     @property
     def list_field(self) -> str | None:
         """The body's list of bulk entries, for bulk endpoints."""
-        if self.method != "POST":
-            return None
-        return next((name for suffix, name in BULK_LISTS.items() if self.path.endswith(suffix)), None)
+        if self.fanout:
+            return FANOUT_LIST
+        return BY_ID[self.operation].list_field
 
     @property
     def known_ids(self) -> tuple[str, ...]:

@@ -20,6 +20,7 @@ TOKEN = Secret("tok_wire_0123456789abcdefghij")
 KEY = "key-0123456789abcdef"
 LINE = {"id": "lin_1", "description": "Camera", "parentId": None}
 PROJECT = {"id": "prj_1", "name": "Film", "defaultBudget": {"budgetId": "bud_1", "estimatePhaseId": "phs_1"}}
+STAMP = "2024-03-01T00:00:00Z"
 MONEY = {"amount": 1250, "currency": "USD"}
 
 
@@ -189,11 +190,11 @@ WIRES = [
     ),
     Wire(
         "patch_line",
-        lambda c: c.patch_line("prj_1", "lin_1", {"tagIds": ["tag_1"]}),
+        lambda c: c.patch_line("prj_1", "lin_1", {"contactId": "con_1"}),
         "PATCH",
         "/projects/prj_1/budget/lines/lin_1",
         LINE,
-        body={"tagIds": ["tag_1"]},
+        body={"contactId": "con_1"},
     ),
     Wire(
         "delete_line",
@@ -213,21 +214,21 @@ WIRES = [
     ),
     Wire(
         "create_transaction",
-        lambda c: c.create_transaction({"type": "Invoice", "amount": MONEY}, KEY),
+        lambda c: c.create_transaction({"type": "Invoice", "amount": MONEY, "timestamp": STAMP}, KEY),
         "POST",
         "/transactions",
         {"id": "txn_1", "amount": MONEY},
-        body={"type": "Invoice", "amount": MONEY},
+        body={"type": "Invoice", "amount": MONEY, "timestamp": STAMP},
         keyed=True,
         status=201,
     ),
     Wire(
         "create_transactions",
-        lambda c: c.create_transactions([{"type": "Cash", "amount": MONEY}], KEY),
+        lambda c: c.create_transactions([{"type": "Cash", "amount": MONEY, "timestamp": STAMP}], KEY),
         "POST",
         "/transactions/bulk",
         {"data": [{"id": "txn_1", "amount": MONEY}]},
-        body={"transactions": [{"type": "Cash", "amount": MONEY}]},
+        body={"transactions": [{"type": "Cash", "amount": MONEY, "timestamp": STAMP}]},
         keyed=True,
         status=201,
     ),

@@ -29,7 +29,7 @@ async def _replay_one(world: World, write: Write, *, age: timedelta) -> tuple[Bo
         async with open_v1(
             f"{world.base_url}/v1", Secret(world.token), fast_controls(), transport=world.transport
         ) as v1:
-            executor = Executor(books=books, v1=v1.session, progress=Progress(), ledger=ledger)
+            executor = Executor(books=books, v1=v1, progress=Progress(), ledger=ledger)
             replayed = await replay_in_flight(books, executor, v1, now=datetime.now(UTC) + age)
         await books.aclose()
         return books, replayed

@@ -1,0 +1,403 @@
+"""The v1 write shapes the bridge may send, as closed models, and the published operation each write is.
+
+Every body the bridge writes to v1 is validated here before it is journalled or sent: each model is the
+published request shape (additionalProperties false -> ``extra="forbid"``; the published nullability,
+enums, lengths and bounds), so a field the description has no place for (a budget line's tags, a markup's
+excludeFringes) or a null where it publishes a plain string cannot be built. A model may declare fewer fields
+than the description (only what the bridge writes); it never declares one more.
+
+``OPERATIONS`` names each write by its published operationId, with its method, path template and, for a bulk,
+the body's list of entries. ``operation_of`` finds the operation of a concrete request by matching the whole
+path against the templates (segment by segment, literal segments before parameters), never by a suffix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
+from pydantic.alias_generators import to_camel
+
+from bridge.errors import ValidationFailed
+
+
+class UnpublishedBody(ValidationFailed):
+    """A request body the published v1 description does not allow: never sent, its records quarantined."""
+
+
+class Closed(BaseModel):
+    """A published v1 request shape: closed, strict (no coercion), immutable.
+
+    A default only makes a field optional: the wire body holds the fields that were set (``wire``), so a
+    default is never sent.
+    """
+
+    # Fields are snake_case in Python and the published camelCase on the wire (validated and sent by alias).
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, alias_generator=to_camel)
+
+
+Id = Annotated[StrictStr, Field(min_length=1)]
+Name = Annotated[StrictStr, Field(min_length=1)]
+Number = StrictInt | StrictFloat
+# A phase-data cell: a number, a formula or variable reference (a string), or null.
+PhaseValue = StrictInt | StrictFloat | StrictStr | None
+Date = Annotated[StrictStr, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+DateTime = Annotated[StrictStr, Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")]
+TagColor = Literal[
+    "slate", "gray", "zinc", "red", "orange", "amber", "yellow", "lime", "green", "emerald",
+    "teal", "cyan", "sky", "blue", "indigo", "violet", "purple", "pink", "rose",
+]  # fmt: skip
+LineType = Literal["account", "line", "subtotal", "fringe", "markup", "credit", "banner"]
+PhaseType = Literal["estimate", "actual", "rollup", "committed"]
+RollupFormula = Annotated[StrictStr, Field(max_length=2000, pattern=r"^(?:@\{[\w-]+\}|@[\w-]+|[\d\s+\-*/().,%])*$")]
+
+
+class Money(Closed):
+    amount: StrictInt
+    currency: Annotated[StrictStr, Field(min_length=3, max_length=3)]
+
+
+class SpaceCreate(Closed):
+    name: Name
+    slug: StrictStr = ""
+    image: StrictStr | None = None
+    parent_id: Id | None = None
+
+
+class SpaceUpdate(Closed):
+    name: Name = "-"
+    slug: StrictStr = ""
+    image: StrictStr | None = None
+    parent_id: Id | None = None
+    archived: StrictBool = False
+
+
+class ProjectCreate(Closed):
+    name: Name
+    slug: StrictStr = ""
+    emoji: StrictStr | None = None
+    image: StrictStr | None = None
+    summary: StrictStr | None = None
+    space_id: Id | None = None
+    project_type: StrictStr | None = None
+    tag_ids: list[Id] = []
+
+
+class ProjectUpdate(Closed):
+    name: Name = "-"
+    slug: StrictStr = ""
+    emoji: StrictStr | None = None
+    image: StrictStr | None = None
+    summary: StrictStr | None = None
+    space_id: Id | None = None
+    status: Literal["active", "archived"] = "active"
+    project_type: StrictStr | None = None
+    tag_ids: list[Id] = []
+
+
+class ContactCreate(Closed):
+    name: Name
+    company: StrictStr | None = None
+    title: StrictStr | None = None
+    type: Literal["contractor", "employee", "company", "vendor"] = "contractor"
+    email: StrictStr | None = None
+    phone: StrictStr | None = None
+    address: StrictStr | None = None
+    website: StrictStr | None = None
+    instagram: StrictStr | None = None
+    imdb: StrictStr | None = None
+    rate: Money | None = None
+    track1099: StrictBool = False
+    notes: StrictStr | None = None
+
+
+class ContactUpdate(ContactCreate):
+    name: Name = "-"
+
+
+class TagCreate(Closed):
+    name: Name
+    color: TagColor | None = None
+    description: StrictStr = ""  # published as a string, never null: omitted when there is none
+    eligibility_key: StrictStr = ""
+
+
+class TagUpdate(Closed):
+    name: Name = "-"
+    color: TagColor | None = None
+    description: StrictStr | None = None
+    eligibility_key: StrictStr | None = None
+
+
+class CurrencyWrite(Closed):
+    code: Annotated[StrictStr, Field(min_length=3, max_length=3)] = "XXX"
+    name: StrictStr | None = None
+    symbol: StrictStr | None = None
+    rate_to_usd: Number | None = Field(default=None, alias="rateToUSD")
+
+
+class FringeWrite(Closed):
+    name: Name = "-"
+    description: StrictStr | None = None
+    calculation_type: Literal["percent", "flat", "total"] = "percent"
+    rate: Number | None = None
+    cutoff: Number | None = None
+    fringe_group_ids: list[Id] = []
+    color: StrictStr | None = None
+
+
+class GlobalWrite(Closed):
+    symbol: Name | None = None
+    description: StrictStr | None = None
+    formula: StrictStr | None = None
+    unit: StrictStr | None = None
+    custom_unit_id: Id | None = None
+
+
+class ProjectCopyAdd(Closed):
+    source_id: Id
+
+
+class PhaseCreate(Closed):
+    type: PhaseType
+    name: Annotated[StrictStr, Field(max_length=255)]
+    alias: Annotated[StrictStr, Field(max_length=64)] = ""
+    color: Annotated[StrictStr, Field(max_length=32)] = ""
+    is_hidden: StrictBool = False
+    display_decimals: Annotated[StrictInt, Field(ge=0, le=4)] | None = None
+    base_currency_id: StrictStr | None = None
+    actual_date_start: Date | None = None
+    actual_date_end: Date | None = None
+    rollup_formula: RollupFormula = ""
+
+
+class PhaseUpdate(Closed):
+    name: Annotated[StrictStr, Field(max_length=255)] = ""
+    alias: Annotated[StrictStr, Field(max_length=64)] = ""
+    color: Annotated[StrictStr, Field(max_length=32)] | None = None
+    is_hidden: StrictBool = False
+    display_decimals: Annotated[StrictInt, Field(ge=0, le=4)] | None = None
+    base_currency_id: StrictStr | None = None
+    actual_date_start: Date | None = None
+    actual_date_end: Date | None = None
+    rollup_formula: RollupFormula | None = None
+
+
+class PhaseDataWrite(Closed):
+    """BudgetLinePhaseDataWrite: the editable cells of one line and phase. It has no markup-only field."""
+
+    rate: PhaseValue = None
+    quantity: PhaseValue = None
+    multiplier: PhaseValue = None
+    qty_auto_derived: StrictBool | None = None
+    unit: StrictStr | None = None
+    custom_unit_id: Id | None = None
+    start_date: StrictStr | None = None
+    end_date: StrictStr | None = None
+    fringe_ids: list[Id] | None = None
+    fringe_group_ids: list[Id] | None = None
+    currency_id: Id | None = None
+
+
+class LineCreate(Closed):
+    """BudgetLineCreate: no tags (v1 publishes no write for a line's tags)."""
+
+    description: Annotated[StrictStr, Field(max_length=255)]
+    type: LineType = "line"
+    account_id: StrictStr = ""
+    parent_id: Id = "-"
+    contact_id: Id = "-"
+    line_color: StrictStr = ""
+    emoji: StrictStr = ""
+    notes: StrictStr = ""
+    subtotal_sum_all_above: StrictBool = False
+    subtotal_is_bold: StrictBool = False
+    markup_account_filter: StrictStr = ""  # a string, never null: omitted for "every account"
+    phase_data: dict[Id, PhaseDataWrite] = {}
+
+
+class LineUpdate(Closed):
+    description: Annotated[StrictStr, Field(max_length=255)] = ""
+    type: LineType = "line"
+    account_id: StrictStr = ""
+    parent_id: Id = "-"
+    contact_id: Id | None = None
+    line_color: StrictStr | None = None
+    emoji: StrictStr | None = None
+    notes: StrictStr | None = None
+    subtotal_sum_all_above: StrictBool = False
+    subtotal_is_bold: StrictBool = False
+    markup_account_filter: StrictStr | None = None
+    phase_data: dict[Id, PhaseDataWrite] = {}
+
+
+class LineBulkCreate(Closed):
+    lines: Annotated[list[LineCreate], Field(min_length=1, max_length=100)]
+
+
+class PhaseDataItem(Closed):
+    line_id: Id
+    phase_id: Id
+    phase_data: PhaseDataWrite
+
+
+class PhaseDataBulk(Closed):
+    items: Annotated[list[PhaseDataItem], Field(min_length=1, max_length=500)]
+
+
+class TransactionCreate(Closed):
+    """TransactionManualCreate."""
+
+    type: Literal["Invoice", "Projection", "Cash", "Check", "Wire", "ACH", "CreditCard", "TimeCard", "ETransfer"]
+    amount: Money
+    timestamp: DateTime
+    status: Literal["unpaid", "pending", "posted", "void", "needs_review", "projected", "rejected"] = "posted"
+    description: StrictStr = ""
+    project_id: Id = "-"
+    contact_id: Id = "-"
+    budget_line_id: Id = "-"
+    fringe_id: Id = "-"
+    number: StrictStr = ""
+    ref: StrictStr = ""
+    notes: StrictStr = ""
+    actualized: StrictBool = False
+
+
+class TransactionPatch(Closed):
+    type: Literal[
+        "SaturationPCard", "ACH", "Cash", "Check", "CreditCard", "Deposit", "ETransfer", "Invoice", "Projection",
+        "TimeCard", "Wire", "Withdrawal",
+    ] = "Cash"  # fmt: skip
+    amount: Money = Money(amount=0, currency="USD")
+    timestamp: DateTime = "1970-01-01T00:00:00Z"
+    status: Literal["unpaid", "pending", "posted", "void", "needs_review", "projected", "rejected"] = "posted"
+    description: StrictStr | None = None
+    project_id: Id | None = None
+    contact_id: Id | None = None
+    budget_line_id: Id | None = None
+    fringe_id: Id | None = None
+    number: StrictStr | None = None
+    ref: StrictStr | None = None
+    notes: StrictStr | None = None
+    actualized: StrictBool = False
+
+
+class TransactionBulkCreate(Closed):
+    transactions: Annotated[list[TransactionCreate], Field(min_length=1, max_length=500)]
+
+
+class TransactionItemCreate(Closed):
+    description: StrictStr = ""
+    budget_line_id: Id = "-"
+    fringe_id: Id = "-"
+    contact_id: Id = "-"
+    amount: Money
+    tag_ids: list[Id] = []
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """One published v1 write: its operationId, method, path template, body shape and (bulk) list field."""
+
+    id: str
+    method: str
+    template: str
+    body: type[Closed] | None
+    list_field: str | None = None
+
+    def matches(self, method: str, path: str) -> bool:
+        ours, theirs = self.template.strip("/").split("/"), path.strip("/").split("/")
+        if method != self.method or len(ours) != len(theirs):
+            return False
+        return all(a == b or (a.startswith("{") and bool(b)) for a, b in zip(ours, theirs, strict=True))
+
+    @property
+    def literal_segments(self) -> int:
+        return sum(not part.startswith("{") for part in self.template.split("/"))
+
+
+def _op(op_id: str, method: str, template: str, body: type[Closed] | None, list_field: str | None = None) -> Operation:
+    return Operation(op_id, method, template, body, list_field)
+
+
+_PROJECT = "/projects/{projectId}"
+_LINES = f"{_PROJECT}/budget/lines"
+OPERATIONS: tuple[Operation, ...] = (
+    _op("spaces_create", "POST", "/spaces", SpaceCreate),
+    _op("spaces_update", "PATCH", "/spaces/{spaceId}", SpaceUpdate),
+    _op("projects_create", "POST", "/projects", ProjectCreate),
+    _op("projects_update", "PATCH", _PROJECT, ProjectUpdate),
+    _op("contacts_create", "POST", "/contacts", ContactCreate),
+    _op("contacts_update", "PATCH", "/contacts/{contactId}", ContactUpdate),
+    _op("library_createTag", "POST", "/library/tags", TagCreate),
+    _op("library_updateTag", "PATCH", "/library/tags/{tagId}", TagUpdate),
+    _op("library_createCurrency", "POST", "/library/currencies", CurrencyWrite),
+    _op("library_updateCurrency", "PATCH", "/library/currencies/{currencyId}", CurrencyWrite),
+    _op("library_createFringe", "POST", "/library/fringes", FringeWrite),
+    _op("library_updateFringe", "PATCH", "/library/fringes/{fringeId}", FringeWrite),
+    _op("library_createGlobal", "POST", "/library/globals", GlobalWrite),
+    _op("library_updateGlobal", "PATCH", "/library/globals/{globalId}", GlobalWrite),
+    _op("library_addProjectCurrency", "POST", f"{_PROJECT}/library/currencies", ProjectCopyAdd),
+    _op("library_updateProjectCurrency", "PATCH", f"{_PROJECT}/library/currencies/{{currencyId}}", CurrencyWrite),
+    _op("library_addProjectFringe", "POST", f"{_PROJECT}/library/fringes", ProjectCopyAdd),
+    _op("library_updateProjectFringe", "PATCH", f"{_PROJECT}/library/fringes/{{fringeId}}", FringeWrite),
+    _op("library_addProjectGlobal", "POST", f"{_PROJECT}/library/globals", ProjectCopyAdd),
+    _op("library_updateProjectGlobal", "PATCH", f"{_PROJECT}/library/globals/{{globalId}}", GlobalWrite),
+    _op("budget_createPhase", "POST", f"{_PROJECT}/budget/phases", PhaseCreate),
+    _op("budget_updatePhase", "PATCH", f"{_PROJECT}/budget/phases/{{phaseId}}", PhaseUpdate),
+    _op("budget_createLine", "POST", _LINES, LineCreate),
+    _op("budget_createLinesBulk", "POST", f"{_LINES}/bulk", LineBulkCreate, "lines"),
+    _op("budget_updateLine", "PATCH", f"{_LINES}/{{lineId}}", LineUpdate),
+    _op("budget_deleteLine", "DELETE", f"{_LINES}/{{lineId}}", None),
+    _op("budget_updateLinePhaseDataBulk", "POST", f"{_LINES}/phase-data/bulk", PhaseDataBulk, "items"),
+    _op("budget_updateLinePhaseData", "PUT", f"{_LINES}/{{lineId}}/phase-data/{{phaseId}}", PhaseDataWrite),
+    _op("transactions_create", "POST", "/transactions", TransactionCreate),
+    _op("transactions_update", "PATCH", "/transactions/{transactionId}", TransactionPatch),
+    _op("transactions_createBulk", "POST", "/transactions/bulk", TransactionBulkCreate, "transactions"),
+    _op("transactions_createItem", "POST", "/transactions/{transactionId}/items", TransactionItemCreate),
+)
+BY_ID: dict[str, Operation] = {op.id: op for op in OPERATIONS}
+
+
+def operation_of(method: str, path: str) -> Operation:
+    """The published write ``method path`` is (literal segments win over parameters: lines/bulk is not a line)."""
+    found = [op for op in OPERATIONS if op.matches(method, path)]
+    if not found:
+        raise UnpublishedBody(f"{method} {path} is no v1 write this bridge makes")
+    return max(found, key=lambda op: op.literal_segments)
+
+
+def checked(operation: Operation, body: Mapping[str, object] | None) -> Closed | None:
+    """``body`` as the operation's closed model; UnpublishedBody names what the description does not allow."""
+    if operation.body is None:
+        if body:
+            raise UnpublishedBody(f"{operation.id} takes no body")
+        return None
+    try:
+        model = operation.body.model_validate(dict(body or {}))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or 'body'}: {error['msg']}" for error in exc.errors()
+        )
+        raise UnpublishedBody(f"{operation.id}: the published request shape does not allow {problems}") from exc
+    if operation.method == "PATCH" and not model.model_fields_set:
+        raise UnpublishedBody(f"{operation.id}: an update must change at least one field")
+    return model
+
+
+def checked_write(operation: Operation, body: Mapping[str, object], fanout_list: str | None = None) -> None:
+    """Check a journalled write's body; a fan-out (``fanout_list``) is checked entry by entry (each ``item``)."""
+    if fanout_list is None:
+        checked(operation, body)
+        return
+    entries = body.get(fanout_list)
+    for entry in entries if isinstance(entries, list) else []:
+        item = entry.get("item") if isinstance(entry, Mapping) else None
+        checked(operation, item if isinstance(item, Mapping) else {})
+
+
+def wire(model: Closed | None) -> dict[str, object] | None:
+    """The JSON object a checked model sends: only the fields that were set, nulls kept where published."""
+    return None if model is None else model.model_dump(mode="json", exclude_unset=True, by_alias=True)

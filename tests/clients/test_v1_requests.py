@@ -1,0 +1,99 @@
+"""The v1 write path: a body the published description forbids cannot be built, and is never sent."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from bridge.clients.http import RunControls
+from bridge.clients.v1 import open_v1
+from bridge.clients.v1_requests import UnpublishedBody, checked, operation_of, wire
+from bridge.config import Secret
+from bridge.errors import ServiceUnavailable
+
+LINES = "/projects/prj_1/budget/lines/bulk"
+LINE = {"description": "Camera", "type": "line"}
+TEXT_AMOUNT = {"amount": "1", "currency": "USD"}
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("POST", LINES, {"lines": [{**LINE, "tagIds": ["tag_1"]}]}),
+        ("POST", LINES, {"lines": [{**LINE, "type": "markup", "markupAccountFilter": None}]}),
+        ("POST", LINES, {"lines": [{**LINE, "phaseData": {"phs_1": {"rate": 10, "excludeFringes": True}}}]}),
+        ("POST", LINES, {"lines": []}),
+        ("POST", "/library/tags", {"name": "VFX", "description": None}),
+        ("POST", "/library/tags", {"name": "VFX", "color": "#ff0000"}),
+        ("PATCH", "/projects/prj_1/budget/lines/lin_1", {}),
+        ("POST", "/transactions/bulk", {"transactions": [{"type": "Cash", "amount": TEXT_AMOUNT}]}),
+    ],
+    ids=["line-tags", "null-filter", "exclude-fringes", "empty-bulk", "null-description", "hex-color", "empty-patch",
+         "text-amount"],
+)  # fmt: skip
+def test_a_body_the_description_forbids_cannot_be_built(method: str, path: str, body: dict[str, object]) -> None:
+    """Closed published shapes: an undeclared field, a null where a string is published, a bound broken."""
+    with pytest.raises(UnpublishedBody):
+        checked(operation_of(method, path), body)
+
+
+def test_a_published_body_goes_out_unchanged() -> None:
+    """What fits the shape is sent exactly as given: set fields only, numbers and formulas as they were."""
+    body = {"lines": [{**LINE, "markupAccountFilter": "1000", "phaseData": {"phs_1": {"rate": 1.5, "quantity": "=X"}}}]}
+    assert wire(checked(operation_of("POST", LINES), body)) == body
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "operation"),
+    [
+        ("POST", LINES, "budget_createLinesBulk"),
+        ("POST", "/projects/prj_1/budget/lines/phase-data/bulk", "budget_updateLinePhaseDataBulk"),
+        ("PATCH", "/projects/prj_1/budget/lines/lin_1", "budget_updateLine"),
+        ("POST", "/transactions/txn_1/items", "transactions_createItem"),
+        ("PATCH", "/projects/prj_1/library/globals/glb_1", "library_updateProjectGlobal"),
+    ],
+)
+def test_a_write_is_named_by_its_published_operation(method: str, path: str, operation: str) -> None:
+    """The whole path is matched against the templates; a literal segment wins over a parameter."""
+    assert operation_of(method, path).id == operation
+
+
+@pytest.mark.anyio
+async def test_the_client_refuses_a_forbidden_body_before_sending() -> None:
+    """Nothing reaches the wire: the record error names the field the description has no place for."""
+    sent: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(201, json={"data": []})
+
+    client = open_v1(
+        "http://v1.test/v1", Secret("tok_tok_0123456789abcdef"), RunControls(), transport=httpx.MockTransport(handler)
+    )
+    async with client:
+        with pytest.raises(UnpublishedBody, match="tagIds"):
+            await client.create_lines("prj_1", [{**LINE, "tagIds": ["tag_1"]}], "k" * 20)
+    assert sent == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("next_cursor", [None, "cur_2"])
+async def test_phases_are_read_in_one_request_with_no_paging_query(next_cursor: str | None) -> None:
+    """budget_listPhases declares no limit or cursor (A47): none is sent; an answer naming more stops the read."""
+    sent: list[httpx.Request] = []
+    phase = {"id": "phs_1", "name": "Estimate", "type": "estimate"}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, json={"data": [phase], "nextCursor": next_cursor})
+
+    client = open_v1(
+        "http://v1.test/v1", Secret("tok_tok_0123456789abcdef"), RunControls(), transport=httpx.MockTransport(handler)
+    )
+    async with client:
+        if next_cursor is None:
+            assert [p.id for p in await client.phases("prj_1")] == ["phs_1"]
+        else:
+            with pytest.raises(ServiceUnavailable):
+                await client.phases("prj_1")
+    assert [(r.url.path, r.url.query) for r in sent] == [("/v1/projects/prj_1/budget/phases", b"")]
