@@ -1,4 +1,5 @@
-"""Classifying one compared total: exact, explained by rounding, explained by quarantine, or a mismatch.
+"""Classifying one compared total: exact, explained by rounding, explained by quarantine, not carried (v1
+publishes no write for it, so v1 cannot hold it), or a mismatch.
 
 Pure functions over plain numbers. Every figure here is already an integer in the workspace currency's
 minor units: the legacy side converted (see ``convert.py``), the v1 side as the service reports it. Only
@@ -17,6 +18,9 @@ class Verdict(StrEnum):
     """How a difference is explained, least to most severe (the order ``--fail-on`` relies on)."""
 
     EXACT = "exact"
+    # The figure rests on something v1 publishes no write for (a budget line's tags): v1 cannot hold it, so
+    # the legacy figure is the money not carried, reported as such and never compared.
+    NOT_CARRIED = "not_carried"
     ROUNDING = "rounding"
     QUARANTINE = "quarantine"
     MISMATCH = "mismatch"
@@ -26,7 +30,15 @@ class Verdict(StrEnum):
         return _SEVERITY[self]
 
 
-_SEVERITY = {Verdict.EXACT: 0, Verdict.ROUNDING: 1, Verdict.QUARANTINE: 2, Verdict.MISMATCH: 3}
+# Not carried ranks above exact (it is listed, counted and noted) but fails no --fail-on level: it is a limit
+# of what v1 publishes, the same on every run, not a difference a rerun or a fix at the source could remove.
+_SEVERITY = {
+    Verdict.EXACT: 0,
+    Verdict.NOT_CARRIED: 1,
+    Verdict.ROUNDING: 2,
+    Verdict.QUARANTINE: 3,
+    Verdict.MISMATCH: 4,
+}
 
 
 class FailOn(StrEnum):

@@ -26,8 +26,8 @@ from bridge.config import Settings
 from bridge.engine.run import Transports
 from bridge.engine.tasks import run_all
 from bridge.errors import ConfigError, NotFound
-from bridge.verify.compare import Explanation, FailOn, Verdict, classify, worst
-from bridge.verify.convert import convert, summed_bound
+from bridge.verify.compare import FailOn, Verdict, worst
+from bridge.verify.convert import convert, format_minor
 from bridge.verify.ledger import CrosswalkEntry, KindInput, SourceKey, TargetObject, is_clean, ledger
 from bridge.verify.library import library_differences
 from bridge.verify.project import PhasePlan, ProjectComparer, actual_sums, phase_plans
@@ -40,7 +40,7 @@ from bridge.verify.schema import (
     TagSummary,
     Totals,
 )
-from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1, tag_totals_v1
+from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
 from mappings.errors import MappingError
 from mappings.records import Project
 from mappings.refs import RecordRef
@@ -296,28 +296,37 @@ class Verifier:
     async def _tags(
         self, legacy: LegacyProject, v1: V1Project, plans: list[PhasePlan], currency: str
     ) -> list[TagSummary]:
-        """Each legacy tag's totals and fringe totals against the v1 lines carrying the migrated tag."""
+        """Each legacy tag's totals and fringe totals, as money not carried.
+
+        v1 publishes no write for a budget line's tags (BudgetLineCreate and BudgetLineUpdate have no tag
+        field), so no v1 line carries a migrated tag and no v1 tag total can equal the legacy one: each
+        figure is the legacy amount with the verdict not_carried, and v1 is not read for it.
+        """
         summaries = []
         compared = [p for p in plans if p.legacy.type != "rollup"]
+        carried_not = 0
         for tag_id, totals in sorted(legacy.tags.items()):
             code = self.quarantine.get(("tag", legacy.budget.project_id, tag_id))
             if code is not None:
                 self.notes.append(f"tag {tag_id!r} of project {legacy.budget.project_id} is quarantined ({code})")
                 continue
-            v1_tag = self.lookup("tag", WORKSPACE_SCOPE, tag_id)
-            v1_values, summed = await tag_totals_v1(self.v1, v1, v1_tag) if v1_tag else ({}, 0)
             amounts: dict[str, Figure] = {}
             fringes: dict[str, Figure] = {}
             for plan in compared:
-                amount_v1, fringe_v1 = v1_values.get(plan.v1_id, (0, 0))
-                for out, raw, v1_minor in (
-                    (amounts, totals.phase_totals.get(plan.legacy.id, 0), amount_v1),
-                    (fringes, totals.fringe_totals.get(plan.legacy.id, 0), fringe_v1),
+                for out, raw in (
+                    (amounts, totals.phase_totals.get(plan.legacy.id, 0)),
+                    (fringes, totals.fringe_totals.get(plan.legacy.id, 0)),
                 ):
-                    out[plan.v1_id] = _tag_figure(
-                        tag_id, plan, raw, v1_minor if v1_tag else None, currency, summed=summed
-                    )
+                    out[plan.v1_id] = _tag_figure(tag_id, plan, raw, currency)
+            carried_not += sum(abs(f.legacy_minor or 0) for f in amounts.values())
+            v1_tag = self.lookup("tag", WORKSPACE_SCOPE, tag_id)
             summaries.append(TagSummary(name=tag_id, v1_tag_id=v1_tag, totals=amounts, fringes=fringes))
+        if summaries:
+            self.notes.append(
+                f"project {legacy.budget.project_id}: {len(summaries)} line tags not carried (no published write "
+                f"for a budget line's tags on v1); their tag totals come to {format_minor(carried_not, currency)} "
+                f"{currency} across phases"
+            )
         return summaries
 
     async def _collect(self, project_id: str, legacy: LegacyProject, v1: V1Project, copies: Copies) -> None:
@@ -381,25 +390,24 @@ class Verifier:
         return entries
 
 
-def _tag_figure(tag: str, plan: PhasePlan, raw: object, v1_minor: int | None, currency: str, *, summed: int) -> Figure:
+def _tag_figure(tag: str, plan: PhasePlan, raw: object, currency: str) -> Figure:
+    """A legacy tag total as money not carried: v1 holds no tag on any line, so there is no v1 figure."""
     try:
         legacy = convert(raw if isinstance(raw, int | float) else 0, plan.rate, RecordRef("tag", tag), "totals")
         legacy_minor: int | None = legacy.minor
         amount: str | None = str(legacy.amount)
     except MappingError:
         legacy_minor, amount = None, None
-    bound = summed_bound(plan.rate, summed)
-    verdict = classify(legacy_minor, v1_minor, Explanation(bound))
     return Figure(
         legacy_amount=amount,
         legacy_currency=plan.rate.currency,
         rate=str(plan.rate.rate),
         legacy_minor=legacy_minor,
-        v1_minor=v1_minor,
+        v1_minor=None,
         currency=currency,
-        difference_minor=None if legacy_minor is None or v1_minor is None else v1_minor - legacy_minor,
-        verdict=verdict,
-        rounding_bound_minor=str(bound),
+        difference_minor=None,
+        verdict=Verdict.EXACT if legacy_minor == 0 else Verdict.NOT_CARRIED,
+        rounding_bound_minor="0",
         quarantined_minor=0,
     )
 

@@ -24,7 +24,7 @@ from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.drill import Presence
 
-SCHEMA_VERSION: Final = "1.0.0"
+SCHEMA_VERSION: Final = "1.1.0"
 
 
 class ReportModel(BaseModel):
@@ -210,13 +210,14 @@ class Totals(ReportModel):
     exact: int
     rounding: int
     quarantine: int
+    not_carried: int = Field(default=0, description="figures v1 cannot hold: no published write (1.1.0)")
     mismatch: int
 
 
 class Reconciliation(ReportModel):
     """The whole report: ``reconciled`` is the answer; the rest says why."""
 
-    schema_version: Literal["1.0.0"] = SCHEMA_VERSION
+    schema_version: Literal["1.1.0"] = SCHEMA_VERSION
     reconciled: bool
     fail_on: FailOn
     generated_at: str

@@ -18,7 +18,6 @@ from typing import TypeVar
 from bridge.clients.legacy import LegacyClient, TagTotals
 from bridge.clients.models import BudgetLine, PhaseValues, Transaction
 from bridge.clients.v1 import V1Client
-from bridge.clients.v1_budget import LineFilter
 from bridge.engine.tasks import most_severe
 from bridge.errors import AmbiguousAccount, PayloadTooLarge
 from bridge.verify.drill import Branch, ExtraNode, Node
@@ -165,34 +164,3 @@ class V1Branches:
             rows[line.id] = (read, _values_of((read.model_extra or {}).get("phaseTotals")))
         self.notes.append(f"branch {node.path or node.key} read line by line (no document could select it)")
         return rows
-
-
-async def tag_totals_v1(v1: V1Client, project: V1Project, tag_id: str) -> tuple[dict[str, tuple[int, int]], int]:
-    """(amount, fringe) per phase of the lines carrying ``tag_id`` and how many lines were summed; a tagged
-    ancestor is not counted twice (as the legacy surface counts tag totals)."""
-    tagged = [line async for line in v1.lines(project.v1_id, LineFilter(tags=(tag_id,), expand=("phaseTotals",)))]
-    ids = {line.id for line in tagged}
-    parents = {line.id: line.parent_id for line in project.lines}
-    out: dict[str, tuple[int, int]] = {}
-    summed = 0
-    for line in tagged:
-        if _has_ancestor_in(line.id, ids, parents):
-            continue
-        summed += 1
-        raw = (line.model_extra or {}).get("phaseTotals")
-        for phase_id, value in (raw if isinstance(raw, dict) else {}).items():
-            parsed = PhaseValues.model_validate(value) if isinstance(value, dict) else PhaseValues()
-            amount, fringe = out.get(str(phase_id), (0, 0))
-            out[str(phase_id)] = (amount + parsed.amount, fringe + parsed.fringe)
-    return out, summed
-
-
-def _has_ancestor_in(line_id: str, ids: set[str], parents: Mapping[str, str | None]) -> bool:
-    seen: set[str] = set()
-    current = parents.get(line_id)
-    while current is not None and current not in seen:
-        if current in ids:
-            return True
-        seen.add(current)
-        current = parents.get(current)
-    return False

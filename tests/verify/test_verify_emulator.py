@@ -364,3 +364,18 @@ def test_a_split_item_added_twice_on_v1_is_a_duplicate_in_the_split_ledger(world
     assert [(d.legacy_id, d.v1_ids) for d in ledger.duplicated] == [
         (_legacy_id(world, "split", first["id"]), [first["id"], created.json()["id"]])
     ]
+
+
+def test_line_tags_are_reported_as_not_carried_with_their_money(world: World, tmp_path: Path) -> None:
+    """v1 publishes no write for a line's tags: each tag total is the legacy money not carried (no v1 figure),
+    counted and noted, and neither a mismatch nor an exact match."""
+    code, report, output = run_cli(world, tmp_path / "reports")
+    assert report is not None, output
+    assert code == 0
+    figures = [f for p in report.projects for t in p.tags for f in (*t.totals.values(), *t.fringes.values())]
+    not_carried = [f for f in figures if f.verdict is Verdict.NOT_CARRIED]
+    assert not_carried
+    assert all(f.v1_minor is None and f.legacy_minor for f in not_carried)
+    assert all(f.verdict is Verdict.EXACT and f.legacy_minor == 0 for f in figures if f not in not_carried)
+    assert report.verdicts.not_carried == len(not_carried)
+    assert any("line tags not carried" in note for note in report.notes)
