@@ -59,15 +59,26 @@ class CaptureMiddleware:
         if scope["type"] != "http" or scope["path"].startswith(CONTROL_PREFIX):
             await self.app(scope, receive, send)
             return
+        # Read the whole request first and hand it on as one message: a request refused before its route
+        # reads the body (an unknown path, an auth failure) is still recorded with what the client sent.
         request_body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            request_body.extend(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
         response_body = bytearray()
         response: dict[str, object] = {}
+        replayed = False
 
         async def receiving() -> Message:
-            message = await receive()
-            if message["type"] == "http.request":
-                request_body.extend(message.get("body", b""))
-            return message
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": bytes(request_body), "more_body": False}
+            return await receive()
 
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -171,3 +171,23 @@ def test_the_emulator_capture_feeds_the_check_and_holds_no_secret(tmp_path: Path
     assert isinstance(captured[0].response, dict)
     assert "projects" in captured[0].response
     assert json.loads(text.splitlines()[1])["response"]["workspaces"]
+
+
+def test_a_request_refused_before_its_route_is_captured_with_its_body(tmp_path: Path) -> None:
+    """An unknown path never reads the body, yet the capture holds what the client sent."""
+    capture = tmp_path / "capture.jsonl"
+    app = create_app(seeded_service(42, "small"), token="tok_secret_token_0123456789", capture=capture)
+
+    async def call() -> int:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://emulator") as client:
+            answer = await client.post(
+                "/v1/no-such-route",
+                json={"name": "x"},
+                headers={"Authorization": "Bearer tok_secret_token_0123456789"},
+            )
+            return answer.status_code
+
+    assert asyncio.run(call()) == 404
+    (captured,) = read_capture([capture])
+    assert captured.body == {"name": "x"}
+    assert captured.status == 404
