@@ -9,7 +9,7 @@ For each size it serves the emulator (seed 42) on a loopback port with a capture
   the emulator's store, so the rehearsal itself is not in the capture) and ``plan``, ``run``, ``verify`` again.
 
 Each scenario leaves ``DIR/<size>-<scenario>.jsonl``. The cleanup runbook is captured by its own test:
-``BRIDGE_EMULATOR_CAPTURE=DIR/runbooks.jsonl pytest tests/test_runbooks.py`` (every ``bridge emulate`` the
+``EMULATOR_CAPTURE=DIR/runbooks.jsonl pytest tests/test_runbooks.py`` (every ``bridge emulate`` the
 runbooks start appends to that file). Then ``python -m conformance --v1 ... --legacy ... DIR/*.jsonl``.
 """
 

@@ -105,7 +105,7 @@ def banner(base_url: str, credentials: Credentials) -> str:
 @click.option(
     "--capture",
     type=click.Path(path_type=Path, dir_okay=False),
-    envvar="BRIDGE_EMULATOR_CAPTURE",
+    envvar="EMULATOR_CAPTURE",
     help="Append every request and response to this JSON-lines file (no credentials), for `python -m conformance`.",
 )
 def emulate_command(  # noqa: PLR0917 - click passes every option positionally by name
