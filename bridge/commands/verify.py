@@ -101,7 +101,8 @@ def summary_table(report: Reconciliation) -> Table:
     answer = "[green]RECONCILED[/]" if report.reconciled else "[red]NOT RECONCILED[/]"
     open_ledgers = [e.kind for e in report.ledger if not is_clean([e])]
     table.caption = (
-        f"{answer}: {v.exact} exact, {v.rounding} rounding, {v.quarantine} quarantine, {v.mismatch} mismatch"
+        f"{answer}: {v.exact} exact, {v.rounding} rounding, {v.quarantine} quarantine, "
+        f"{v.not_carried} not carried, {v.mismatch} mismatch"
         + (f"; ledger open for {', '.join(open_ledgers)}" if open_ledgers else "; ledger closed")
         + f"; amounts in {report.currency}"
     )

@@ -42,7 +42,7 @@ def render_html(report: Reconciliation) -> str:
         f"<p>{escape(report.source_workspace)} &rarr; {escape(report.target_workspace)}; amounts in "
         f"{escape(report.currency)}; generated {escape(report.generated_at)}; schema {report.schema_version}.</p>",
         f'<p id="verdicts">{v.exact} exact, {v.rounding} explained by rounding, {v.quarantine} explained by '
-        f"quarantine, {v.mismatch} mismatch.</p>",
+        f"quarantine, {v.not_carried} not carried (no published write on v1), {v.mismatch} mismatch.</p>",
         *(f'<p class="note">{escape(n)}</p>' for n in report.notes),
     ]
     for index, project in enumerate(report.projects):

@@ -53,7 +53,8 @@ def render_markdown(report: Reconciliation) -> str:
         f"- migration `{report.migration}`: `{report.source_workspace}` -> `{report.target_workspace}`",
         f"- generated {report.generated_at}; schema {report.schema_version}; fails on `{report.fail_on}` and worse",
         f"- totals compared: {v.exact} exact, {v.rounding} explained by rounding, "
-        f"{v.quarantine} explained by quarantine, {v.mismatch} mismatch",
+        f"{v.quarantine} explained by quarantine, {v.not_carried} not carried (no published write on v1), "
+        f"{v.mismatch} mismatch",
         f"- amounts in {report.currency}; each legacy figure converted at the rate shown beside it",
         f"- requests sent: {', '.join(f'{k} {n}' for k, n in sorted(report.requests.items())) or 'none'}",
         f"- relies on assumptions: {'; '.join(report.assumptions) or 'none'}",
