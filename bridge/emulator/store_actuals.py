@@ -93,6 +93,29 @@ class ActualsStore(StoreCore):
         changes = {"subactuals": [*parts, dict(part)], "line_id": None, "mode": "split"}
         return self.update_actual(workspace, project, actual_id, changes)
 
+    def update_part(
+        self, workspace: Workspace, project: Project, actual_id: str, part_id: str, changes: Mapping[str, object]
+    ) -> Actual:
+        """Apply model-named ``changes`` to one split part; the actual is rebuilt and checked as a whole."""
+        parts = self._parts_of(project, actual_id, part_id)
+        parts = [{**p, **changes} if p["id"] == part_id else p for p in parts]
+        return self.update_actual(workspace, project, actual_id, {"subactuals": parts})
+
+    def delete_part(self, workspace: Workspace, project: Project, actual_id: str, part_id: str) -> Actual:
+        """Remove one split part; removing the last makes the actual unsplit again (V-SPEC: not itemized)."""
+        parts = [p for p in self._parts_of(project, actual_id, part_id) if p["id"] != part_id]
+        changes: dict[str, object] = {"subactuals": parts}
+        if not parts:
+            changes["mode"] = "default"
+        return self.update_actual(workspace, project, actual_id, changes)
+
+    def _parts_of(self, project: Project, actual_id: str, part_id: str) -> list[dict[str, object]]:
+        parts = self._fields_of(self.get_actual(project, actual_id))["subactuals"]
+        assert isinstance(parts, list)
+        if not any(p["id"] == part_id for p in parts):
+            raise NotFound("item", part_id)
+        return parts
+
     def delete_actual(self, project: Project, actual_id: str) -> None:
         """Remove an actual."""
         self.get_actual(project, actual_id)

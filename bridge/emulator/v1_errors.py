@@ -8,11 +8,12 @@ published ErrorCode values; where the description names no code for a failure, t
 Tree (status -> code):
 
     V1Error
-    ├── 400 ValidationError (validation), CursorInvalidError (cursor_invalid)
+    ├── 400 ValidationError (validation), CursorInvalidError (cursor_invalid), ExpandInvalidError (expand_invalid)
     ├── 401 UnauthenticatedError, MissingAuthorizationError, InvalidTokenError, TokenRevokedError
     ├── 403 PermissionRevokedError (requiredAbility)
     ├── 404 NotFoundError (absent and not visible alike; also a method no operation takes)
-    ├── 409 AccountCodeAmbiguousError, AccountPathAmbiguousError, IdempotencyConflictError
+    ├── 409 AccountCodeAmbiguousError, AccountPathAmbiguousError, IdempotencyConflictError,
+    │       SourceNotManualError (source_not_postable)
     ├── 413 BulkTooLargeError, BudgetTooLargeError
     ├── 422 UnprocessableError (validation: well formed, but names something absent)
     ├── 429 RateLimitedError
@@ -70,6 +71,11 @@ class CursorInvalidError(V1Error):
     code = "cursor_invalid"
 
 
+class ExpandInvalidError(V1Error):
+    status = 400
+    code = "expand_invalid"
+
+
 class UnauthenticatedError(V1Error):
     status = 401
     code = "unauthenticated"
@@ -116,6 +122,13 @@ class AccountPathAmbiguousError(V1Error):
 class IdempotencyConflictError(V1Error):
     status = 409
     code = "idempotency_conflict"
+
+
+class SourceNotManualError(V1Error):
+    """A change only a manual transaction takes, asked of one from a feed (A58)."""
+
+    status = 409
+    code = "source_not_postable"
 
 
 class BulkTooLargeError(V1Error):

@@ -437,6 +437,25 @@ class TransactionItemCreate(Closed):
     tag_ids: list[str] = Field(default_factory=list)
 
 
+class TransactionItemPatch(Patch):
+    """Every field optional and nullable but tagIds (an array, ``[]`` removes every tag)."""
+
+    amount: Money | None = None
+    line_number: str | None = None
+    description: str | None = None
+    budget_line_id: str | None = None
+    fringe_id: str | None = None
+    contact_id: str | None = None
+    qty: str | None = None
+    unit: str | None = None
+    custom_unit_id: str | None = None
+    rate: str | None = None
+    overtime: str | None = None
+    taxable: str | None = None
+    non_taxable: str | None = None
+    tag_ids: list[str] = Field(default_factory=list)
+
+
 # -- parsing ----------------------------------------------------------------------------------------------------
 
 BODY = "body"

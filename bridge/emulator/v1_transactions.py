@@ -3,11 +3,13 @@
 A transaction lives in its project (``projectId`` is required here: the core keeps actuals per project).
 Its Money amount is stored in major units of its own currency; the actual phase of the project totals it.
 Bulk create is all-or-nothing. ``transaction.created`` fires per created transaction, ``transaction.updated``
-when an item is added.
+when an item is added, changed or removed. A manual transaction takes any published status (the description
+narrows none); only manual transactions can be deleted (A58). ``/stats`` totals one currency (A59).
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 
 from fastapi import APIRouter
@@ -19,15 +21,27 @@ from bridge.emulator import v1_shapes as shapes
 from bridge.emulator.auth import Grant
 from bridge.emulator.model import Actual, Project, SubActual, Workspace
 from bridge.emulator.money import minor_digits
+from bridge.emulator.store_actuals import parse_date
 from bridge.emulator.v1_context import V1Context, context_of
-from bridge.emulator.v1_errors import NotFoundError, UnprocessableError, ValidationError
+from bridge.emulator.v1_errors import NotFoundError, SourceNotManualError, UnprocessableError, ValidationError
+from bridge.emulator.v1_expand import TRANSACTION, expand_keys
 from bridge.emulator.v1_projects import renamed
-from bridge.emulator.v1_routing import Auth, Json, can, created, domain_errors, idempotent, json_body, ok, page_response
+from bridge.emulator.v1_routing import (
+    Auth,
+    Json,
+    can,
+    created,
+    domain_errors,
+    idempotent,
+    json_body,
+    listed,
+    ok,
+    page_response,
+)
 
 router = APIRouter(prefix="/transactions")
 
 MANUAL_TYPES = ("Invoice", "Projection", "Cash", "Check", "Wire", "ACH", "CreditCard", "TimeCard", "ETransfer")
-MANUAL_STATUSES = ("posted", "void", "projected")
 CREATE_FIELDS = {
     "type": "type",
     "amount": "amount",
@@ -62,8 +76,16 @@ def money_in(value: object, field: str) -> tuple[Decimal, str]:
     return Decimal(amount).scaleb(-minor_digits(currency)), currency
 
 
-def item_view(workspace: Workspace, actual: Actual, part: SubActual) -> Json:
-    return {
+def account_ref(project: Project, line_id: str | None) -> Json | None:
+    """The budget account a line id codes to (``expand=account``), or None when uncoded."""
+    node = project.nodes.get(line_id or "")
+    return None if node is None else {"id": node.id, "name": node.description, "code": node.account_code}
+
+
+def item_view(
+    workspace: Workspace, project: Project, actual: Actual, part: SubActual, expand: frozenset[str] = frozenset()
+) -> Json:
+    body: Json = {
         "id": part.id,
         "lineNumber": None,
         "description": part.description,
@@ -72,9 +94,20 @@ def item_view(workspace: Workspace, actual: Actual, part: SubActual) -> Json:
         "tagIds": shapes.tag_ids(workspace, part.tags),
         "tags": shapes.item_tags(workspace, part.tags),
     }
+    if "items.account" in expand:
+        body["account"] = account_ref(project, part.line_id)
+    return body
 
 
-def view(workspace: Workspace, project: Project, actual: Actual) -> Json:
+def view(workspace: Workspace, project: Project, actual: Actual, expand: frozenset[str] = frozenset()) -> Json:
+    """A transaction; its items are always inlined (the bridge reads them), ``expand`` adds the other relations."""
+    contact = workspace.contacts.get(actual.contact_id or "")
+    expanded: Json = {
+        "contact": None if contact is None else {"id": contact.id, "name": contact.name},
+        "documents": [],  # the emulator keeps no documents
+        "account": account_ref(project, actual.line_id),
+        "purchaseOrder": None,  # nor purchase orders
+    }
     return {
         "id": actual.id,
         "source": actual.source,
@@ -92,18 +125,17 @@ def view(workspace: Workspace, project: Project, actual: Actual) -> Json:
         "budgetLineId": actual.line_id,
         "isItemized": bool(actual.subactuals),
         "actualized": actual.actualized,
-        "items": [item_view(workspace, actual, part) for part in actual.subactuals],
+        "items": [item_view(workspace, project, actual, part, expand) for part in actual.subactuals],
         "createdAt": shapes.timestamp(actual.created_at),
         "updatedAt": shapes.timestamp(actual.updated_at),
+        **{key: value for key, value in expanded.items() if key in expand},
     }
 
 
 def _create(context: V1Context, workspace: Workspace, body: Json, label: str) -> tuple[Project, Actual]:
     """One checked TransactionManualCreate body; the core keeps actuals per project, so projectId is needed."""
     fields = renamed(body, CREATE_FIELDS)
-    status = fields.setdefault("status", "posted")
-    if status not in MANUAL_STATUSES:  # a published status this kind of transaction cannot take (A53)
-        raise UnprocessableError(f"{label}.status of a manual transaction is one of {', '.join(MANUAL_STATUSES)}.")
+    fields.setdefault("status", "posted")
     # V-SPEC makes description optional; the core's actual needs one, so it falls back to the type.
     fields.setdefault("description", fields["type"])
     fields["amount"], fields["currency"] = money_in(fields["amount"], f"{label}.amount")
@@ -167,24 +199,86 @@ async def create_transactions(request: Request, grant: Auth) -> Response:
     return await idempotent(request, grant, produce)
 
 
+def _matching(request: Request, workspace: Workspace, context: V1Context) -> list[tuple[Project, Actual]]:
+    """The transactions the published list filters select (comma lists match any of their values), newest first."""
+    query = request.query_params
+    wanted = query.get("projectId")
+    projects = context.service.list_projects(workspace)
+    if wanted is not None:
+        projects = [p for p in projects if wanted in (p.id, p.alias)]
+    lists = {name: set(listed(query.get(name))) for name in ("source", "type", "status")}
+    single = {"contactId": query.get("contactId"), "budgetLineId": query.get("budgetLineId")}
+    start, end = (parse_moment(query.get(name), name) for name in ("dateFrom", "dateTo"))
+    text = (query.get("q") or "").lower()
+    rows = [
+        (p, a)
+        for p in projects
+        for a in p.actuals.values()
+        if all(not values or getattr(a, name) in values for name, values in lists.items())
+        and single["contactId"] in (None, a.contact_id)
+        and single["budgetLineId"] in (None, a.line_id, *(part.line_id for part in a.subactuals))
+        and (start is None or a.date >= start)
+        and (end is None or a.date <= end)
+        and text in (a.description or "").lower()
+    ]
+    rows.sort(key=lambda row: (-row[1].date.timestamp(), row[1].id))
+    return rows
+
+
+def parse_moment(value: str | None, name: str) -> datetime | None:
+    """A date-time query parameter, else 400 validation."""
+    if value is None:
+        return None
+    with domain_errors():
+        return parse_date(name, value)
+
+
+FILTERS = ("projectId", "source", "type", "status", "contactId", "budgetLineId", "dateFrom", "dateTo", "q", "expand")
+
+
 @router.get("")
 async def list_transactions(request: Request, grant: Auth) -> Response:
     context = context_of(request)
     workspace = context.workspace(grant)
-    wanted = request.query_params.get("projectId")
-    projects = context.service.list_projects(workspace)
-    if wanted is not None:
-        projects = [p for p in projects if wanted in (p.id, p.alias)]
-    rows = [(p, a) for p in projects for a in p.actuals.values()]
-    rows.sort(key=lambda row: (-row[1].date.timestamp(), row[1].id))
-    return page_response(request, rows, lambda row: view(workspace, *row), filters={"projectId": wanted})
+    expand = frozenset(expand_keys(request, TRANSACTION))
+    rows = _matching(request, workspace, context)
+    filters = {name: request.query_params.get(name) for name in FILTERS}
+    return page_response(request, rows, lambda row: view(workspace, *row, expand), filters=filters)
+
+
+@router.get("/stats")
+async def transaction_stats(request: Request, grant: Auth) -> Response:
+    """How many transactions match and their total in ``currency``; only that currency's are counted (A59)."""
+    context = context_of(request)
+    currency = request.query_params.get("currency")
+    if currency is None or len(currency) != 3 or not currency.isalpha():
+        raise ValidationError(
+            "Query parameter currency is required: a three-letter code like USD.",
+            fieldErrors={"currency": ["is required: a three-letter currency code"]},
+        )
+    currency = currency.upper()
+    rows = [a for _, a in _matching(request, context.workspace(grant), context) if a.currency == currency]
+    total = sum((Decimal(str(a.amount)) for a in rows), Decimal(0))
+    return ok({"total": len(rows), "amount": shapes.money(total, currency)})
 
 
 @router.get("/{transaction_id}")
 async def get_transaction(request: Request, grant: Auth, transaction_id: str) -> Response:
     context = context_of(request)
     workspace = context.workspace(grant)
-    return ok(view(workspace, *find(context, workspace, transaction_id)))
+    expand = frozenset(expand_keys(request, TRANSACTION))
+    return ok(view(workspace, *find(context, workspace, transaction_id), expand))
+
+
+@router.delete("/{transaction_id}", status_code=204)
+async def delete_transaction(request: Request, grant: Auth, transaction_id: str) -> Response:
+    can(grant, "delete", "Transaction")
+    context = context_of(request)
+    project, actual = find(context, context.workspace(grant), transaction_id)
+    if actual.source != "manual":
+        raise SourceNotManualError(f"Transaction {actual.id!r} came from {actual.source}; only manual ones delete.")
+    context.service.delete_actual(project, actual.id)
+    return Response(status_code=204)
 
 
 @router.patch("/{transaction_id}")
@@ -201,8 +295,6 @@ async def update_transaction(request: Request, grant: Auth, transaction_id: str)
         raise UnprocessableError("transaction.projectId cannot change; create the transaction in the other project.")
     if "type" in fields and fields["type"] not in MANUAL_TYPES:
         raise UnprocessableError(f"transaction.type of a manual transaction is one of {', '.join(MANUAL_TYPES)}.")
-    if "status" in fields and fields["status"] not in MANUAL_STATUSES:
-        raise UnprocessableError(f"transaction.status of a manual transaction is one of {', '.join(MANUAL_STATUSES)}.")
     if "amount" in fields:
         fields["amount"], fields["currency"] = money_in(fields["amount"], "transaction.amount")
     with domain_errors(body_refs=True):
@@ -215,8 +307,10 @@ async def update_transaction(request: Request, grant: Auth, transaction_id: str)
 async def list_items(request: Request, grant: Auth, transaction_id: str) -> Response:
     context = context_of(request)
     workspace = context.workspace(grant)
-    _, actual = find(context, workspace, transaction_id)
-    return page_response(request, actual.subactuals, lambda part: item_view(workspace, actual, part), filters={})
+    project, actual = find(context, workspace, transaction_id)
+    return page_response(
+        request, actual.subactuals, lambda part: item_view(workspace, project, actual, part), filters={}
+    )
 
 
 @router.post("/{transaction_id}/items", status_code=201)
@@ -226,17 +320,54 @@ async def add_item(request: Request, grant: Auth, transaction_id: str) -> Respon
     context = context_of(request)
     workspace = context.workspace(grant)
     project, actual = find(context, workspace, transaction_id)
-    fields = renamed(body, ITEM_FIELDS)
-    amount, currency = money_in(fields["amount"], "amount")
-    if currency != actual.currency:
-        raise UnprocessableError(f"amount.currency {currency} differs from the transaction's {actual.currency}.")
-    if "tags" in fields:
-        fields["tags"] = shapes.tag_names(workspace, fields["tags"])
+    fields = _item_fields(workspace, actual, body)
 
     async def produce() -> Response:
         with domain_errors(body_refs=True):
-            updated = context.service.add_part(workspace, project, actual.id, {**fields, "amount": amount})
+            updated = context.service.add_part(workspace, project, actual.id, fields)
         _announce(context, grant, "transaction.updated", project, updated)
-        return created(item_view(workspace, updated, updated.subactuals[-1]))
+        return created(item_view(workspace, project, updated, updated.subactuals[-1]))
 
     return await idempotent(request, grant, produce)
+
+
+def _item_fields(workspace: Workspace, actual: Actual, body: Json) -> dict[str, object]:
+    """An item body under the core's names; its amount must be in the transaction's currency."""
+    fields = renamed(body, ITEM_FIELDS)
+    if fields.get("amount") is not None:
+        fields["amount"], currency = money_in(fields["amount"], "amount")
+        if currency != actual.currency:
+            raise UnprocessableError(f"amount.currency {currency} differs from the transaction's {actual.currency}.")
+    if "tags" in fields:
+        fields["tags"] = shapes.tag_names(workspace, fields["tags"])
+    return fields
+
+
+@router.patch("/{transaction_id}/items/{item_id}")
+async def update_item(request: Request, grant: Auth, transaction_id: str, item_id: str) -> Response:
+    can(grant, "update", "Transaction")
+    body = requests.parse(requests.TransactionItemPatch, await json_body(request))
+    context = context_of(request)
+    workspace = context.workspace(grant)
+    project, actual = find(context, workspace, transaction_id)
+    fields = _item_fields(workspace, actual, body)
+    with domain_errors(body_refs=True):
+        actual = context.service.get_actual(project, actual.id)
+        if not any(part.id == item_id for part in actual.subactuals):
+            raise NotFoundError(f"Item {item_id!r} of transaction {transaction_id!r} was not found.")
+        updated = context.service.update_part(workspace, project, actual.id, item_id, fields)
+    _announce(context, grant, "transaction.updated", project, updated)
+    part = next(p for p in updated.subactuals if p.id == item_id)
+    return ok(item_view(workspace, project, updated, part))
+
+
+@router.delete("/{transaction_id}/items/{item_id}", status_code=204)
+async def delete_item(request: Request, grant: Auth, transaction_id: str, item_id: str) -> Response:
+    can(grant, "update", "Transaction")
+    context = context_of(request)
+    workspace = context.workspace(grant)
+    project, actual = find(context, workspace, transaction_id)
+    with domain_errors():
+        updated = context.service.delete_part(workspace, project, actual.id, item_id)
+    _announce(context, grant, "transaction.updated", project, updated)
+    return Response(status_code=204)
