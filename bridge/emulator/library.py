@@ -134,6 +134,11 @@ def apply(workspace: Workspace, item: LibraryItem, body: dict[str, object], *, c
             item.plural_label = validate.text("pluralLabel", body["pluralLabel"], max_len=64)
         if "category" in body:
             item.category = validate.choice("category", body["category"], UNIT_CATEGORIES)
+        if "hoursPerUnit" in body:
+            item.hours_per_unit = validate.number("hoursPerUnit", body["hoursPerUnit"])
+        for name in ("color", "description"):
+            if name in body:
+                setattr(item, name, validate.text(name, body[name], max_len=500))
 
 
 PREFIXES = {
@@ -284,12 +289,45 @@ class ProjectIncentive:
 
 
 @dataclass(slots=True)
+class ProjectFringeGroup:
+    """A project's copy of a workspace fringe group (the core model has no fringe groups per project)."""
+
+    id: str
+    name: str
+    color: str | None
+    source_id: str
+
+
+@dataclass(slots=True)
 class PackLibrary:
-    """Rate packs per workspace, incentive-pack enablement per workspace, incentives per project."""
+    """Rate packs per workspace, incentive-pack enablement per workspace, incentives and fringe-group copies
+    per project: what exists only on the v1 surface."""
 
     rate_packs: dict[str, dict[str, RatePack]] = field(default_factory=dict)
     enabled_incentive_packs: dict[str, set[str]] = field(default_factory=dict)
     incentives: dict[str, dict[str, ProjectIncentive]] = field(default_factory=dict)
+    fringe_groups: dict[str, dict[str, ProjectFringeGroup]] = field(default_factory=dict)
+
+    def add_fringe_group(
+        self, project: Project, source: FringeGroup, new_id: str, *, reset: bool
+    ) -> tuple[ProjectFringeGroup, bool]:
+        """The project's copy of ``source``: made now (True), or the existing one (False) with its project edits
+        kept, or with the workspace values restored when ``reset``."""
+        held = self.fringe_groups.setdefault(project.id, {})
+        for existing in held.values():
+            if existing.source_id == source.id:
+                if reset:
+                    existing.name, existing.color = source.name, source.color
+                return existing, False
+        copy = ProjectFringeGroup(new_id, source.name, source.color, source.id)
+        held[copy.id] = copy
+        return copy, True
+
+    def fringe_group(self, project: Project, group_id: str) -> ProjectFringeGroup:
+        found = self.fringe_groups.get(project.id, {}).get(group_id)
+        if found is None:
+            raise NotFound("fringe group", group_id)
+        return found
 
     def packs_of(self, workspace_id: str) -> dict[str, RatePack]:
         return self.rate_packs.setdefault(workspace_id, {})

@@ -299,6 +299,8 @@ class Unit:
     plural_label: str | None = None
     category: Literal["time", "quantity", "flat"] = "quantity"
     hours_per_unit: Decimal | None = None
+    color: str | None = None
+    description: str | None = None
     is_custom: bool = True
     deleted: bool = False
 

@@ -13,7 +13,16 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator import admin, v1_budget, v1_library, v1_lines, v1_projects, v1_transactions, v1_webhooks
+from bridge.emulator import (
+    admin,
+    v1_budget,
+    v1_library,
+    v1_lines,
+    v1_project_groups,
+    v1_projects,
+    v1_transactions,
+    v1_webhooks,
+)
 from bridge.emulator.faults import FaultMiddleware
 from bridge.emulator.v1_context import V1Context
 from bridge.emulator.v1_errors import NotFoundError, V1Error, new_request_id
@@ -72,6 +81,7 @@ def mount_v1(app: FastAPI, context: V1Context) -> None:
         v1_transactions.router,
         v1_library.packs_router,  # before the generic /library/{kind} routes
         v1_library.workspace_router,
+        v1_project_groups.router,  # before the generic project /library/{kind} routes
         v1_library.project_router,
         v1_webhooks.router,
     )

@@ -2,7 +2,8 @@
 
 The shapes themselves are in ``v1_contract_shapes`` (written from reading the v1 description, never copied
 from it). ``check(method, path, status, body)`` names every way one response breaks its operation's
-published shape; an operation this module does not encode (incentives, packs) is not checked.
+published shape; an operation this module does not encode (incentives, rate and incentive packs) is not
+checked.
 
 The emulator's routes do not use this module: it is the oracle the tests hold the emulator's answers to.
 """
@@ -15,6 +16,8 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from bridge.emulator import v1_contract_library as lib
+from bridge.emulator.v1_contract_library import Unit, UnitCollection
 from bridge.emulator.v1_contract_shapes import (
     BudgetDocument,
     BudgetLine,
@@ -44,6 +47,28 @@ from bridge.emulator.v1_contract_shapes import (
 NO_BODY = None  # 204 and 304 answers carry no body
 P = "/projects/{projectId}"
 B = P + "/budget"
+
+LIBRARY = {
+    "currencies": (lib.Currency, lib.ProjectCurrency),
+    "fringes": (lib.Fringe, lib.ProjectFringe),
+    "fringe-groups": (lib.FringeGroup, lib.ProjectFringeGroup),
+    "globals": (lib.Global, lib.ProjectGlobal),
+}
+
+
+def _library_operations(kind: str, item: Any, copy: Any) -> dict[tuple[str, str], Mapping[int, Any]]:
+    """The ten routes of one library kind: the workspace collection and the project's copies (adding a copy
+    again answers 200 with the existing one)."""
+    answers: dict[tuple[str, str], Mapping[int, Any]] = {}
+    for base, shape, added in ((f"/library/{kind}", item, {201: item}), (f"{P}/library/{kind}", copy, None)):
+        one = base + "/{id}"
+        answers[("GET", base)] = {200: page(shape)}
+        answers[("POST", base)] = added or {200: shape, 201: shape}
+        answers[("GET", one)] = {200: shape}
+        answers[("PATCH", one)] = {200: shape}
+        answers[("DELETE", one)] = {204: NO_BODY}
+    return answers
+
 
 # (method, path template under /v1) -> published success status -> shape. Error statuses all take Error.
 OPERATIONS: Mapping[tuple[str, str], Mapping[int, Any]] = {
@@ -82,6 +107,16 @@ OPERATIONS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("PATCH", "/library/tags/{tagId}"): {200: Tag},
     ("DELETE", "/library/tags/{tagId}"): {204: NO_BODY},
     ("GET", P + "/library/tags"): {200: page(Tag)},
+    ("GET", "/library/units"): {200: UnitCollection},
+    ("POST", "/library/units"): {201: Unit},
+    ("GET", "/library/units/{unitId}"): {200: Unit},
+    ("PATCH", "/library/units/{unitId}"): {200: Unit},
+    ("DELETE", "/library/units/{unitId}"): {204: NO_BODY},
+    **{
+        operation: answers
+        for kind, (item, copy) in LIBRARY.items()
+        for operation, answers in _library_operations(kind, item, copy).items()
+    },
     ("GET", "/transactions"): {200: page(Transaction)},
     ("POST", "/transactions"): {201: Transaction},
     ("POST", "/transactions/bulk"): {201: page(Transaction)},

@@ -8,9 +8,10 @@ from starlette.requests import Request
 
 from bridge.emulator.v1_errors import ExpandInvalidError
 
-# The published expand keys per resource (TransactionExpandKey, ProjectExpand, BudgetLineExpand).
+# The published expand keys per resource (TransactionExpandKey, ProjectExpand, LibraryExpand).
 TRANSACTION = frozenset({"contact", "documents", "items", "account", "purchaseOrder", "items.account"})
 PROJECT = frozenset({"assumptions"})
+LIBRARY_COPY = frozenset({"source"})
 
 
 def expand_keys(request: Request, allowed: Collection[str]) -> set[str]:

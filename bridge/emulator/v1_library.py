@@ -23,6 +23,7 @@ from bridge.emulator.model import (
 )
 from bridge.emulator.v1_context import V1Context, context_of
 from bridge.emulator.v1_errors import NotFoundError, UnprocessableError, ValidationError
+from bridge.emulator.v1_project_groups import group_view
 from bridge.emulator.v1_routing import (
     Auth,
     Json,
@@ -71,9 +72,10 @@ def item_view(item: object) -> Json:
         body = {"id": item.id, "name": item.name, "color": item.color, "description": item.description}
         body |= {"createdAt": timestamp(item.created_at), "updatedAt": timestamp(item.updated_at)}
     elif isinstance(item, FringeGroup):
-        body = {"id": item.id, "name": item.name, "color": item.color}
+        body = group_view(item)
     elif isinstance(item, Unit):
         body = {"id": item.id, "label": item.label, "pluralLabel": item.plural_label, "category": item.category}
+        body |= {"hoursPerUnit": cell(item.hours_per_unit), "color": item.color, "description": item.description}
         body["isCustom"] = item.is_custom
     else:
         raise TypeError(f"no v1 view for {type(item).__name__}")
@@ -290,6 +292,8 @@ async def incentive_enablement(request: Request, grant: Auth, pack_id: str) -> R
 async def list_items(request: Request, grant: Auth, kind: str) -> Response:
     workspace = context_of(request).workspace(grant)
     items = [i for i in library.collection(workspace, _kind(kind)).values() if not i.deleted]
+    if kind == "units":  # the published UnitCollection is every unit at once: {data} and nothing else
+        return ok({"data": [item_view(i) for i in items]})
     return page_response(request, items, item_view, filters={})
 
 
