@@ -36,6 +36,8 @@ ActualMode = Literal["default", "split"]
 PHASE_TYPES: tuple[PhaseType, ...] = ("estimate", "actual", "committed", "rollup")
 NODE_TYPES: tuple[NodeType, ...] = ("account", "line", "subtotal", "markup")
 FRINGE_UNITS: tuple[FringeUnits, ...] = ("percent", "flat", "total")
+# A contact's free-text details, under the same name in the model and on the v1 surface.
+CONTACT_DETAILS = ("phone", "address", "website", "instagram", "imdb", "notes")
 
 
 @dataclass(slots=True)
@@ -237,6 +239,13 @@ class Contact:
     type: str | None = None
     job_title: str | None = None
     rate: Cell = None
+    phone: str | None = None
+    address: str | None = None
+    website: str | None = None
+    instagram: str | None = None
+    imdb: str | None = None
+    notes: str | None = None
+    track1099: bool = False
 
 
 @dataclass(slots=True)

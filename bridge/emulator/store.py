@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from bridge.emulator import validate
 from bridge.emulator.calc import ProjectTotals, compute_totals
 from bridge.emulator.errors import InvalidInput, NotFound, SpaceNotEmpty
-from bridge.emulator.model import Contact, Project, ProjectStatus, Space, Workspace
+from bridge.emulator.model import CONTACT_DETAILS, Contact, Project, ProjectStatus, Space, Workspace
 from bridge.emulator.store_actuals import ActualsStore
 from bridge.emulator.store_budget import BudgetStore
 from bridge.emulator.store_core import slugify, unique_alias
@@ -243,8 +243,10 @@ class Service(BudgetStore, LibraryStore, ActualsStore):
 
     def _apply_contact(self, contact: Contact, fields: Mapping[str, object]) -> None:
         for key, value in fields.items():
-            if key in ("name", "contact_title", "email", "company", "type", "job_title"):
+            if key in ("name", "contact_title", "email", "company", "type", "job_title", *CONTACT_DETAILS):
                 setattr(contact, key, validate.text(key, value))
+            elif key == "track1099":
+                contact.track1099 = validate.flag(key, value)
             elif key == "rate":
                 contact.rate = validate.number("rate", value)
             else:

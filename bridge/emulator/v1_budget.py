@@ -26,6 +26,7 @@ from bridge.emulator.v1_errors import (
     BudgetTooLargeError,
     ValidationError,
 )
+from bridge.emulator.v1_expand import expand_keys
 from bridge.emulator.v1_projects import renamed
 from bridge.emulator.v1_routing import (
     Auth,
@@ -310,11 +311,7 @@ async def get_totals(request: Request, grant: Auth, project_id: str) -> Response
 
 
 def _expand(request: Request) -> set[str]:
-    wanted = set(listed(request.query_params.get("expand")))
-    unknown = sorted(wanted - EXPANDS)
-    if unknown:
-        raise ValidationError(f"expand {unknown[0]!r} is not supported; use {', '.join(sorted(EXPANDS))}.")
-    return wanted
+    return expand_keys(request, EXPANDS)  # an unknown key is the published 400 expand_invalid
 
 
 def _line_view(context: V1Context, workspace: Workspace, project: Project, node: Node, expand: set[str]) -> Json:

@@ -11,9 +11,13 @@ from starlette.responses import Response
 
 from bridge.emulator import v1_requests as requests
 from bridge.emulator import v1_shapes as shapes
+from bridge.emulator.model import CONTACT_DETAILS, Contact, Project, Workspace
 from bridge.emulator.money import minor_digits
 from bridge.emulator.v1_context import context_of
 from bridge.emulator.v1_errors import UnprocessableError
+from bridge.emulator.v1_expand import CONTACT as CONTACT_EXPAND
+from bridge.emulator.v1_expand import PROJECT as PROJECT_EXPAND
+from bridge.emulator.v1_expand import contact_transactions, expand_keys
 from bridge.emulator.v1_routing import Auth, Json, can, created, domain_errors, idempotent, json_body, ok, page_response
 
 router = APIRouter()
@@ -38,6 +42,8 @@ CONTACT_FIELDS = {
     "email": "email",
     "type": "type",
     "rate": "rate",
+    **{name: name for name in CONTACT_DETAILS},
+    "track1099": "track1099",
 }
 
 
@@ -65,7 +71,14 @@ async def list_projects(request: Request, grant: Auth) -> Response:
     context = context_of(request)
     workspace = context.workspace(grant)
     items = context.service.list_projects(workspace)
-    return page_response(request, items, lambda p: shapes.project(p, workspace), filters={})
+    expand = expand_keys(request, PROJECT_EXPAND)
+    filters = {"expand": request.query_params.get("expand")}
+    return page_response(request, items, lambda p: project_view(p, workspace, expand), filters=filters)
+
+
+def project_view(project: Project, workspace: Workspace, expand: set[str]) -> Json:
+    """A project; ``expand=assumptions`` adds its brief, null as the emulator keeps no pinned brief."""
+    return shapes.project(project, workspace) | ({"assumptions": None} if "assumptions" in expand else {})
 
 
 @router.post("/projects", status_code=201)
@@ -105,7 +118,7 @@ async def get_project(request: Request, grant: Auth, project_id: str) -> Respons
     workspace = context.workspace(grant)
     with domain_errors():
         project = context.service.get_project(workspace, project_id)
-    return ok(shapes.project(project, workspace))
+    return ok(project_view(project, workspace, expand_keys(request, PROJECT_EXPAND)))
 
 
 @router.patch("/projects/{project_id}")
@@ -184,7 +197,19 @@ async def list_contacts(request: Request, grant: Auth) -> Response:
     context = context_of(request)
     workspace = context.workspace(grant)
     items = context.service.list_contacts(workspace)
-    return page_response(request, items, lambda c: shapes.contact(c, workspace.currency), filters={})
+    expand = expand_keys(request, CONTACT_EXPAND)
+    filters = {"expand": request.query_params.get("expand")}
+    return page_response(request, items, lambda c: contact_view(c, workspace, expand), filters=filters)
+
+
+def contact_view(contact: Contact, workspace: Workspace, expand: set[str]) -> Json:
+    """A contact; ``expand`` adds its documents (the emulator keeps none) and its transactions."""
+    body = shapes.contact(contact, workspace.currency)
+    if "documents" in expand:
+        body["documents"] = []
+    if "transactions" in expand:
+        body["transactions"] = contact_transactions(workspace, contact.id)
+    return body
 
 
 @router.post("/contacts", status_code=201)
@@ -208,7 +233,7 @@ async def get_contact(request: Request, grant: Auth, contact_id: str) -> Respons
     workspace = context.workspace(grant)
     with domain_errors():
         item = context.service.get_contact(workspace, contact_id)
-    return ok(shapes.contact(item, workspace.currency))
+    return ok(contact_view(item, workspace, expand_keys(request, CONTACT_EXPAND)))
 
 
 @router.patch("/contacts/{contact_id}")

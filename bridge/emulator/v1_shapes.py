@@ -9,7 +9,17 @@ from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
-from bridge.emulator.model import Contact, LibraryTag, Node, Phase, PhaseData, Project, Space, Workspace
+from bridge.emulator.model import (
+    CONTACT_DETAILS,
+    Contact,
+    LibraryTag,
+    Node,
+    Phase,
+    PhaseData,
+    Project,
+    Space,
+    Workspace,
+)
 from bridge.emulator.money import to_minor_units
 from bridge.emulator.store import Service
 from bridge.emulator.v1_errors import UnprocessableError, ValidationError
@@ -111,7 +121,8 @@ def contact(item: Contact, currency: str) -> Json:
         **contact_ref(item),
         "title": item.job_title,
         "rate": money(item.rate, currency),
-        "track1099": False,
+        **{name: getattr(item, name) for name in CONTACT_DETAILS},
+        "track1099": item.track1099,
         "createdAt": stamp,
         "updatedAt": stamp,
     }
