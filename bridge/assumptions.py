@@ -501,9 +501,10 @@ REGISTRY: tuple[Assumption, ...] = (
         "A53",
         "v1 fields the emulator does not model",
         "A field a published v1 write shape declares but the emulator does not model (emoji, subtotalIsBold, "
-        "overtime, a phase's actual/committed filters, a contact's phone, a transaction's fringeId or merchant, ...) "
-        "is accepted and not kept. A published value its core cannot hold (a manual transaction without projectId or "
-        "with a status other than posted, void or projected; a project-copy field it cannot edit) is 422.",
+        "overtime, a phase's actual/committed filters, a transaction's fringeId or merchant, an item's qty or rate, "
+        "...) is accepted and not kept. A published value its core cannot hold (a manual transaction without "
+        "projectId; a project-copy field it cannot edit) is 422. A manual transaction takes every published "
+        "status.",
         "V-SPEC write shapes are wider than what the emulator's core stores; it must not refuse what the service "
         "accepts, and it cannot keep what it does not model.",
         ("emulator.v1_requests", "emulator.v1_transactions", "emulator.v1_library"),
@@ -549,6 +550,45 @@ REGISTRY: tuple[Assumption, ...] = (
         "V-SPEC's ErrorCode enum has no reference_invalid, method_not_allowed, bad_gateway or gateway_timeout and "
         "lists no 405, 500 or 502 response; which code a gateway failure carries is not shown.",
         ("emulator.v1_errors", "emulator.v1_api"),
+    ),
+    Assumption(
+        "A58",
+        "v1 deleting a transaction from a feed",
+        "DELETE /transactions/{id} of a transaction whose source is not `manual` is 409 with code "
+        "`source_not_postable`; nothing is deleted.",
+        "V-SPEC: transactions_delete says other sources return 409 but names no code; source_not_postable is the "
+        "published ErrorCode about a transaction's source.",
+        ("emulator.v1_transactions", "emulator.v1_errors"),
+    ),
+    Assumption(
+        "A59",
+        "v1 transaction stats currency",
+        "GET /transactions/stats counts and totals only the matching transactions in the requested `currency` "
+        "(no conversion); the same filters as the list apply. A missing or malformed currency is 400 `validation`.",
+        "V-SPEC: transactions_stats returns the total 'in one currency' with a required currency parameter but "
+        "does not say whether other currencies are converted or left out; the emulator keeps no exchange rates.",
+        ("emulator.v1_transactions",),
+    ),
+    Assumption(
+        "A60",
+        "v1 relations the emulator does not keep",
+        "Expansions of records the emulator does not keep read empty: a transaction's or contact's `documents` is "
+        "[], a transaction's `purchaseOrder` and a project's `assumptions` are null; a contact's transactions show "
+        "null merchant, logoUrl and category.",
+        "V-SPEC documents these expansions (assumptions null when there is no pinned brief); the emulator models "
+        "no documents, purchase orders, briefs or bank-feed metadata.",
+        ("emulator.v1_transactions", "emulator.v1_projects", "emulator.v1_expand"),
+    ),
+    Assumption(
+        "A61",
+        "v1 project fringe groups",
+        "A project's fringe groups are copies of workspace fringe groups kept beside the core budget (which has no "
+        "per-project groups): adding one again returns the existing copy with its edits (200), `reset=true` "
+        "restores the workspace values, and a copy whose source was deleted expands `source` to a tombstone. A "
+        "group without a colour leaves `color` out (TagColor is not nullable).",
+        "V-SPEC: library_addProjectFringeGroup (adding again keeps project edits, reset restores), "
+        "ProjectFringeGroup and SourceTombstone; how a copy relates to the project's fringes is not shown.",
+        ("emulator.v1_project_groups", "emulator.library"),
     ),
 )
 

@@ -1,5 +1,5 @@
 """The v1 ``expand`` query parameter: a comma list of published keys, anything else ``400 expand_invalid``;
-and the related records an expansion inlines that belong to no one resource's module."""
+and the related records an expansion inlines that belong to no one resource's module (A60)."""
 
 from __future__ import annotations
 

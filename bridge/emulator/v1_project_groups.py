@@ -2,7 +2,7 @@
 
 The core model keeps no fringe groups per project, so the copies live with the v1-only library state
 (``PackLibrary``). Adding a group again returns the existing copy with its project edits; ``reset=true``
-restores the workspace values. ``expand=source`` inlines the workspace group, or a tombstone once it is deleted.
+restores the workspace values. ``expand=source`` inlines the workspace group, or a tombstone once deleted (A61).
 """
 
 from __future__ import annotations
