@@ -392,10 +392,10 @@ REGISTRY: tuple[Assumption, ...] = (
         "A re-run patches what changed: a manual transaction by PATCH /transactions/{id} with the fields of its "
         "create (manual transactions are editable); a project's library copy by PATCH with the project's own "
         "values but without its name field (code, symbol or name, which the copy takes from its workspace item); "
-        "a budget line by PATCH with its create body. Workspace roles other than admin, owner, editor and member "
-        "are warned about in preflight as possibly read-only.",
+        "a budget line by PATCH with its create body. Of the published workspace roles (owner, admin, accountant, "
+        "edit, comment, view), all but owner, admin and edit are warned about in preflight as possibly read-only.",
         "V-SPEC: 'financial fields editable only on manual' without the route; copy PATCH fields and role "
-        "values not shown.",
+        "values not shown; the WorkspaceRole enum is published, what each role may write is not.",
         ("engine.run", "emulator.v1_api"),
     ),
     Assumption(

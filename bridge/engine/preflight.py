@@ -17,8 +17,9 @@ from bridge.errors import UsageError
 from mappings.keys import digest
 from state.store import StateStore
 
-# A40: roles beyond admin are not shown; these are taken to write, others draw a warning.
-WRITE_ROLES = frozenset({"admin", "owner", "editor", "member"})
+# The published WorkspaceRole enum is owner, admin, accountant, edit, comment, view; which of them may write
+# budgets is not published (A40): these are taken to write, the others draw a warning.
+WRITE_ROLES = frozenset({"owner", "admin", "edit"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -264,7 +264,7 @@ async def test_transactions_bulk_items_and_list(client: V1Client) -> None:
         {
             "type": "Invoice",
             "amount": {"amount": cents, "currency": "USD"},
-            "timestamp": "2025-01-02",
+            "timestamp": "2025-01-02T00:00:00Z",  # published format: date-time
             "projectId": project,
         }
         for cents in (1250, 999)

@@ -152,3 +152,19 @@ async def test_plan_lists_per_record_what_v1_has_no_published_write_for(world: W
     assert all(entry["reason"] == "no published write" for entry in listed)
     done = await world.run()
     assert len(done.ledger.not_carried) == len(listed)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("granted", "published", "warned"), [("admin", "admin", False), ("editor", "edit", False), ("viewer", "view", True)]
+)
+async def test_preflight_warns_on_a_published_role_that_may_not_write(
+    world: World, granted: str, published: str, warned: bool
+) -> None:
+    """Of the published workspace roles /me names, one that may not write budgets is warned about before a send."""
+    fresh = await world.control("POST", "/tokens", {"workspace": "target", "role": granted})
+    assert isinstance(fresh, dict)
+    world.token = str(fresh["token"])
+    plan = await world.run(dry_run=True)
+    assert plan.preflight.role == published
+    assert any("writes may be refused" in warning for warning in plan.preflight.warnings) == warned
