@@ -32,6 +32,8 @@ def main() -> int:
     report = check(contracts, read_capture(args.captures))
     _show("requests", report.requests, args.most)
     _show("responses", report.responses, args.most)
+    for problem, count in report.unverifiable.most_common():
+        print(f"  not checkable ({count}): {problem}")
     return 0 if not (report.requests.violations or report.responses.violations) else 1
 
 

@@ -38,8 +38,23 @@ components:
       properties:
         id: {type: string}
         name: {type: string}
+    LineUpdate:
+      allOf:
+      - {type: object, properties: {description: {type: string}}}
+      - {type: object, properties: {type: {type: string, enum: [line]}}}
 security: [{bearerAuth: []}]
 paths:
+  /lines/{id}:
+    patch:
+      operationId: updateLine
+      parameters:
+      - {name: id, in: path, required: true, schema: {type: string}}
+      requestBody:
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/LineUpdate'}
+      responses:
+        '200': {description: ok}
   /library/tags:
     get:
       operationId: listTags
@@ -191,3 +206,12 @@ def test_a_request_refused_before_its_route_is_captured_with_its_body(tmp_path: 
     (captured,) = read_capture([capture])
     assert captured.body == {"name": "x"}
     assert captured.status == 404
+
+
+def test_a_body_is_read_as_closed_over_all_the_parts_of_its_schema(contract: Contract) -> None:
+    """Fields declared by any part of an allOf are allowed; a field no part declares is a finding."""
+    good = exchange("PATCH", "/v1/lines/lin_1", body={"type": "line", "description": "Camera"})
+    bad = exchange("PATCH", "/v1/lines/lin_1", body={"type": "line", "tagIds": ["tag_1"]})
+    report = check({V1: contract}, [good, bad])
+    assert report.requests.conform == 1
+    assert list(report.requests.violations) == ["v1 PATCH /lines/{id}: body.tagIds is not declared"]
