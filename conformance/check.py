@@ -316,6 +316,9 @@ def check(contracts: Mapping[str, Contract], exchanges: Iterable[Exchange]) -> R
         report.requests.add(problems)
         if exchange.status is None:  # the emulator dropped the connection on purpose: no response to check
             continue
+        if isinstance(exchange.response, dict) and "$notJson" in exchange.response:
+            report.responses.add([f"{name} -> {exchange.status}: body is not JSON: {exchange.response['$notJson']}"])
+            continue
         try:
             contract.openapi.validate_response(request, _Response(exchange))
             report.responses.add([])

@@ -36,15 +36,26 @@ def _auth(headers: dict[str, str]) -> list[str]:
     return seen
 
 
+class _NotJsonError(ValueError):
+    """A body Python's json module would read but JSON forbids (NaN, Infinity)."""
+
+
+def _refuse_constant(name: str) -> object:
+    raise _NotJsonError(name)
+
+
 def _json(raw: bytes) -> object:
+    """The body as JSON, or a marker saying why it is not (too large to keep, not JSON at all)."""
     if not raw:
         return None
     if len(raw) > MAX_BODY_BYTES:
         return {"$truncated": len(raw)}
     try:
-        return json.loads(raw)
+        return json.loads(raw, parse_constant=_refuse_constant)
+    except _NotJsonError as exc:
+        return {"$notJson": f"the literal {exc} (JSON has no such value)"}
     except (UnicodeDecodeError, ValueError):
-        return {"$unparsed": len(raw)}
+        return {"$notJson": f"{len(raw)} bytes that do not parse as JSON"}
 
 
 class CaptureMiddleware:

@@ -215,3 +215,32 @@ def test_a_body_is_read_as_closed_over_all_the_parts_of_its_schema(contract: Con
     report = check({V1: contract}, [good, bad])
     assert report.requests.conform == 1
     assert list(report.requests.violations) == ["v1 PATCH /lines/{id}: body.tagIds is not declared"]
+
+
+def test_a_body_json_forbids_is_captured_as_not_json(tmp_path: Path) -> None:
+    """The dirty catalogue's NaN amounts reach the wire as a literal JSON has no room for, and the capture says so."""
+    capture = tmp_path / "capture.jsonl"
+    service = seeded_service(42, "small", dirty=True)
+    app = create_app(service, legacy_key="lk_secret_key_0123456789", capture=capture)
+    project = service.list_projects(service.workspace("source"))[0]
+
+    async def call() -> None:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://emulator") as client:
+            answer = await client.get(
+                f"/api/v1/projects/{project.id}/actuals",
+                params={"idMode": "system"},
+                headers={"X-API-Key": "lk_secret_key_0123456789"},
+            )
+            assert answer.status_code == 200
+
+    asyncio.run(call())
+    (captured,) = read_capture([capture])
+    assert captured.response == {"$notJson": "the literal NaN (JSON has no such value)"}
+
+
+def test_a_response_that_is_not_json_does_not_conform(contract: Contract) -> None:
+    """Whatever its shape would have been, a body that is not JSON is a finding."""
+    bad = exchange("GET", "/v1/library/tags", response={"$notJson": "the literal NaN (JSON has no such value)"})
+    report = check({V1: contract}, [bad])
+    assert report.responses.conform == 0
+    assert any("body is not JSON" in problem for problem in report.responses.violations)
