@@ -14,11 +14,13 @@ from bridge.emulator.seed import seeded_service
 from bridge.emulator.serve import BackgroundServer
 from bridge.emulator.store import Service
 from bridge.emulator.v1_context import V1Context
+from tests.legacy_contract_hook import held_to_legacy_contract
 from tests.v1_contract_hook import held_to_contract
 
 # -- core and legacy surface (the core engineer's part) ----------------------------------------------------
 
 LEGACY_KEY = "test-legacy-key"
+LEGACY_CONTRACT_HOOKS = {"response": [held_to_legacy_contract]}
 V1_TOKEN = "tok_test-token-for-target"
 
 
@@ -36,10 +38,13 @@ def emulator_app(emulator_service: Service) -> FastAPI:
 
 @pytest.fixture
 async def legacy_client(emulator_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    """An in-process client of the legacy surface holding the `source` key."""
+    """An in-process client of the legacy surface holding the `source` key; every answer of an operation the
+    legacy contract encodes is held to its published response shape (a non-conforming one fails the test)."""
     transport = httpx.ASGITransport(app=emulator_app)
     headers = {"X-API-Key": LEGACY_KEY}
-    async with httpx.AsyncClient(transport=transport, base_url="http://emulator/api/v1", headers=headers) as client:
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://emulator/api/v1", headers=headers, event_hooks=LEGACY_CONTRACT_HOOKS
+    ) as client:
         yield client
 
 

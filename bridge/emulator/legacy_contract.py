@@ -1,4 +1,4 @@
-"""The legacy surface's published query parameters: which ones each operation declares, and their types.
+"""The legacy surface's published contract: the query parameters each operation declares, and its answers.
 
 A route sees only the parameters its operation declares (plus ``idMode``, which the legacy seed accepts on
 every request); any other name is ignored, as a service that does not know it would. A declared parameter
@@ -7,6 +7,9 @@ date, a value outside an enum) is refused with 400 and the legacy error body (A0
 
 ``expands`` values are not held to the published enums: the legacy seed lists values outside them (for
 example ``attachments`` on actuals), and the seed wins where it speaks.
+
+``violations`` holds one answer to its operation's published response shape (``legacy_contract_shapes``).
+The routes do not use it: it is the oracle the tests hold the emulator's legacy answers to.
 """
 
 from __future__ import annotations
@@ -15,7 +18,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
+from bridge.emulator import legacy_contract_shapes as shapes
 from bridge.emulator.errors import InvalidInput
 
 BASE = "/api/v1"
@@ -132,3 +139,56 @@ def _valid_date(value: str) -> bool:
     except ValueError:
         return False
     return len(value) == len("2024-01-31")
+
+
+# -- responses ------------------------------------------------------------------------------------------------
+
+# (method, route path) -> the published success status -> its shape (``legacy_contract_shapes``); every error
+# status answers with the Error shape. Only the reads the bridge and the runbooks make are encoded.
+ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
+    ("GET", "/projects"): {200: shapes.Projects},
+    ("GET", PROJECT): {200: shapes.Project},
+    ("GET", "/spaces"): {200: shapes.Spaces},
+    ("GET", "/spaces/{space_id}"): {200: shapes.Space},
+    ("GET", "/contacts"): {200: shapes.Contacts},
+    ("GET", PROJECT + "/budget"): {200: shapes.Budget},
+    ("GET", PROJECT + "/budget/accounts"): {200: shapes.Accounts},
+    ("GET", PROJECT + "/budget/phases"): {200: shapes.Phases},
+    ("GET", PROJECT + "/budget/fringes"): {200: shapes.Fringes},
+    ("GET", PROJECT + "/budget/globals"): {200: shapes.Globals},
+    ("GET", PROJECT + "/tags"): {200: shapes.Tags},
+    ("GET", PROJECT + "/actuals"): {200: shapes.Actuals},
+}
+
+
+def _pattern(route: str) -> re.Pattern[str]:
+    return re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(route)) + "$")
+
+
+# Literal segments win over parameters (``/budget/phases`` before a parameter there): fewer parameters first.
+_MATCHERS = sorted(((key, _pattern(key[1])) for key in ANSWERS), key=lambda entry: entry[0][1].count("{"))
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def answered(method: str, path: str) -> tuple[str, str] | None:
+    """The encoded operation serving ``method path`` (path under /api/v1), or None."""
+    return next((key for key, pattern in _MATCHERS if key[0] == method.upper() and pattern.match(path)), None)
+
+
+def violations(method: str, path: str, status: int, body: object) -> list[str]:
+    """Every way this answer breaks its operation's published shape: empty when it conforms or when the
+    operation is not encoded here. ``path`` is under /api/v1; ``body`` is the parsed JSON."""
+    key = answered(method, path)
+    if key is None:
+        return []
+    where = f"{key[0]} {key[1]} -> {status}"
+    shape = shapes.Error if status >= 400 else ANSWERS[key].get(status)
+    if shape is None:
+        return [f"{where}: status {status} is not a published answer of this operation"]
+    if shape not in _ADAPTERS:
+        _ADAPTERS[shape] = TypeAdapter(shape)
+    try:
+        _ADAPTERS[shape].validate_python(body)
+    except ValidationError as exc:
+        return [f"{where}: {'/'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()]
+    return []

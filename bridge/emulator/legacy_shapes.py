@@ -210,7 +210,8 @@ class LegacyView:
         }
         if node.type == "subtotal":
             shaped |= {"color": node.color, "alias": node.alias}
-        if node.type == "markup":
+        if node.type == "markup" and node.include_accounts is not None:
+            # The published includeAccounts is a list, never null: a markup over every account omits it.
             shaped["includeAccounts"] = node.include_accounts
         if "lines.contact" in self.expands and node.contact_id in self.workspace.contacts:
             shaped["contact"] = self.contact(self.workspace.contacts[node.contact_id or ""])

@@ -1,0 +1,107 @@
+"""The emulator's legacy answers keep the published response shapes, and the check that says so can fail.
+
+The ``legacy_client`` fixture holds every answer of an encoded operation to ``bridge.emulator.legacy_contract``
+(``tests/legacy_contract_hook.py``), so the tour below fails at the first answer that misses a required field,
+carries a null the description does not allow, or a value outside its published type.
+"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from bridge.emulator import legacy_contract
+from bridge.emulator.legacy_shapes import Json, LegacyView
+from bridge.emulator.model import Phase, Project
+from tests.legacy_contract_hook import violations
+from tests.v1_contract_hook import ContractViolationError
+
+pytestmark = pytest.mark.anyio
+EVERYTHING = [("expands[]", e) for e in ("phases", "fringes", "globals", "lines.contact", "lines.phaseData")]
+
+
+async def test_every_read_the_bridge_makes_keeps_the_published_shapes(legacy_client: httpx.AsyncClient) -> None:
+    """Spaces, projects, contacts, the expanded budget, accounts, phases, fringes, globals, tags and actuals of
+    every seeded project answer in their published shapes (the fixture's contract hook checks each)."""
+    spaces = (await legacy_client.get("/spaces")).json()["spaces"]
+    for space in spaces:
+        assert (await legacy_client.get(f"/spaces/{space['id']}")).status_code == 200
+    assert (await legacy_client.get("/contacts")).json()["contacts"]
+    projects = (await legacy_client.get("/projects")).json()["projects"]
+    assert projects
+    for project in projects:
+        base = f"/projects/{project['id']}"
+        assert (await legacy_client.get(base)).status_code == 200
+        budget = await legacy_client.get(f"{base}/budget", params=EVERYTHING)
+        assert {"phases", "fringes", "globals"} <= budget.json().keys()
+        for part in ("budget/accounts", "budget/phases", "budget/fringes", "budget/globals", "tags", "actuals"):
+            assert (await legacy_client.get(f"{base}/{part}")).status_code == 200
+
+
+async def test_error_answers_keep_the_published_error_shape(legacy_client: httpx.AsyncClient) -> None:
+    """A missing project (404) and a parameter outside its type (400) answer with the published Error body."""
+    assert (await legacy_client.get("/projects/no-such-project/budget")).status_code == 404
+    projects = (await legacy_client.get("/projects")).json()["projects"]
+    bad_date = await legacy_client.get(f"/projects/{projects[0]['id']}/actuals", params={"startDate": "2024-01-31"})
+    assert bad_date.status_code == 400
+
+
+async def test_an_answer_missing_a_required_field_fails_the_test(
+    legacy_client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With phases shaped without their required isLocked, the contract hook refuses the answer."""
+    shaped = LegacyView.phase
+
+    def without_is_locked(view: LegacyView, project: Project, phase: Phase) -> Json:
+        body = shaped(view, project, phase)
+        del body["isLocked"]
+        return body
+
+    monkeypatch.setattr(LegacyView, "phase", without_is_locked)
+    project = (await legacy_client.get("/projects")).json()["projects"][0]["id"]
+    with pytest.raises(ContractViolationError, match=r"/budget/phases -> 200: phases/0/isLocked: Field required"):
+        await legacy_client.get(f"/projects/{project}/budget/phases")
+
+
+def answer(path: str, body: object, status: int = 200) -> httpx.Response:
+    return httpx.Response(status, json=body, request=httpx.Request("GET", f"http://emulator/api/v1{path}"))
+
+
+STAMP = "2024-01-31T10:00:00Z"
+FRINGE = {"id": "f1", "units": "percent", "lastModified": STAMP}
+ACTUAL = {"id": "a1", "mode": "default", "lastModified": STAMP}
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "found"),
+    [
+        ("/projects/p/budget/fringes", {"fringes": [FRINGE | {"unknown": 1}]}, []),
+        ("/projects/p/budget/fringes", {"fringes": [FRINGE | {"units": "hours"}]}, ["fringes/0/units"]),
+        (
+            "/projects/p/budget/fringes",
+            {"fringes": [FRINGE | {"lastModified": "2024-01-31"}]},
+            ["fringes/0/lastModified"],
+        ),
+        ("/projects/p/actuals", {"actuals": [ACTUAL | {"amount": None, "accountId": ["1000"]}]}, []),
+        ("/projects/p/actuals", {"actuals": [ACTUAL | {"amount": "1,000.00"}]}, ["actuals/0/amount"]),
+        ("/projects/p/actuals", {"actuals": [ACTUAL | {"tags": None}]}, ["actuals/0/tags"]),
+        ("/projects/p/tags", {}, ["tags"]),
+        ("/projects/p/budget", {"account": {"id": "r", "path": "", "lines": []}}, ["account/totals"]),
+    ],
+)
+def test_violations_name_the_field(path: str, body: object, found: list[str]) -> None:
+    """An unlisted field passes (the legacy shapes are open); a value outside an enum, a date for a date-time,
+    text for a number, a null where none is published and a missing required field are each named."""
+    assert [problem.split(": ")[1] for problem in violations(answer(path, body))] == found
+
+
+def test_only_encoded_operations_and_published_statuses_are_judged() -> None:
+    """An operation the contract does not encode is not judged; an unpublished success status is named."""
+    assert legacy_contract.answered("POST", "/projects/p/actuals") is None
+    assert violations(answer("/projects/p/purchaseOrders", {"anything": 1})) == []
+    assert violations(answer("/projects/p/actuals", {"actuals": []}, status=201)) == [
+        "GET /projects/{project_id}/actuals -> 201: status 201 is not a published answer of this operation"
+    ]
+    assert violations(answer("/projects/p", {"message": "gone"}, status=404)) == [
+        "GET /projects/{project_id} -> 404: error: Field required"
+    ]

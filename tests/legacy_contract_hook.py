@@ -1,0 +1,35 @@
+"""Holds the emulator's legacy answers to the published response shapes (``bridge.emulator.legacy_contract``).
+
+``violations(response)`` lists how one answer breaks its operation's shape; ``held_to_legacy_contract`` is an
+httpx response hook the legacy emulator fixtures install, so a test whose request gets a non-conforming
+answer fails at that request, naming the operation and the field.
+"""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+
+from bridge.emulator import legacy_contract
+from tests.v1_contract_hook import ContractViolationError
+
+
+def violations(response: httpx.Response) -> list[str]:
+    """Every way ``response`` (already read) breaks the published shape of its legacy operation."""
+    path = response.request.url.path
+    if not path.startswith(legacy_contract.BASE + "/"):
+        return []
+    body = json.loads(response.content) if response.content else None
+    method, status = response.request.method, response.status_code
+    return legacy_contract.violations(method, path.removeprefix(legacy_contract.BASE), status, body)
+
+
+async def held_to_legacy_contract(response: httpx.Response) -> None:
+    """httpx response hook: raise ContractViolationError on an answer that breaks its published shape."""
+    await response.aread()
+    problems = violations(response)
+    if problems:
+        raise ContractViolationError(
+            "the emulator's answer breaks the published legacy shape:\n  " + "\n  ".join(problems)
+        )
