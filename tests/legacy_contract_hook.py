@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import httpx
+from fastapi import FastAPI
 
 from bridge.emulator import legacy_contract
 from tests.v1_contract_hook import ContractViolationError
@@ -33,3 +34,21 @@ async def held_to_legacy_contract(response: httpx.Response) -> None:
         raise ContractViolationError(
             "the emulator's answer breaks the published legacy shape:\n  " + "\n  ".join(problems)
         )
+
+
+class HeldTransport(httpx.AsyncBaseTransport):
+    """An in-process transport over the emulator app that holds every legacy answer to its published shape:
+    for clients built by the bridge (``open_legacy``), which take a transport but not event hooks."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self._inner = httpx.ASGITransport(app=app)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._inner.handle_async_request(request)
+        await response.aread()
+        response.request = request
+        await held_to_legacy_contract(response)
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()

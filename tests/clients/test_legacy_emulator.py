@@ -19,6 +19,7 @@ from bridge.clients.retry import RetryPolicy
 from bridge.config import Secret
 from bridge.emulator.app import create_app
 from tests.clients.fakes import FakeClock, controls_for
+from tests.legacy_contract_hook import HeldTransport
 
 BASE = "http://emulator/api/v1"
 WHOLE_RANGE = (date(2015, 1, 1), date(2035, 12, 31))
@@ -40,7 +41,7 @@ def run_controls() -> RunControls:
 @pytest.fixture
 async def legacy(app: FastAPI, run_controls: RunControls) -> AsyncIterator[LegacyClient]:
     key = Secret(app.state.credentials.legacy_key)
-    async with open_legacy(BASE, key, run_controls, transport=httpx.ASGITransport(app=app)) as client:
+    async with open_legacy(BASE, key, run_controls, transport=HeldTransport(app)) as client:
         yield client
 
 
@@ -112,7 +113,7 @@ async def test_legacy_429s_are_waited_out(legacy: LegacyClient, control: httpx.A
 @pytest.mark.anyio
 async def test_wrong_key_is_a_resumable_stop(app: FastAPI, run_controls: RunControls) -> None:
     """A key the service does not know stops the run (exit 3) on the first read."""
-    transport = httpx.ASGITransport(app=app)
+    transport = HeldTransport(app)
     async with open_legacy(BASE, Secret("lk_wrong_0123456789abcdef"), run_controls, transport=transport) as client:
         with pytest.raises(errors.AuthenticationLost) as caught:
             await client.contacts()

@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from bridge.emulator.faults import parse_fault_option
 from tests.emulator.documented_codes import produced
 from tests.fixtures_emulator import LEGACY_KEY
+from tests.legacy_contract_hook import HeldTransport
 
 pytestmark = pytest.mark.anyio
 KEY = {"Idempotency-Key": "fault-key-0000000001"}
@@ -124,7 +125,7 @@ async def test_legacy_route_rule_faults_only_the_legacy_surface(
     """A rule naming /api/v1 answers legacy requests with a legacy-shaped 500 and leaves v1 alone."""
     await plan(control_client, {"seed": 3, "rules": [{"kind": "error_500", "route": "/api/v1/*"}]})
     assert (await v1_client.get("/me")).status_code == 200
-    transport = httpx.ASGITransport(app=v1_app)
+    transport = HeldTransport(v1_app)  # the injected 500 keeps the published legacy Error shape
     async with httpx.AsyncClient(transport=transport, base_url="http://emulator/api/v1") as legacy:
         response = await legacy.get("/spaces", headers={"X-API-Key": LEGACY_KEY})
     assert (response.status_code, response.json()["code"]) == (500, "internal_error")

@@ -7,13 +7,17 @@ carries a null the description does not allow, or a value outside its published 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from bridge.emulator import legacy_contract
 from bridge.emulator.legacy_shapes import Json, LegacyView
 from bridge.emulator.model import Phase, Project
-from tests.legacy_contract_hook import violations
+from tests.fixtures_emulator import LEGACY_KEY
+from tests.legacy_contract_hook import HeldTransport, violations
 from tests.v1_contract_hook import ContractViolationError
 
 pytestmark = pytest.mark.anyio
@@ -46,18 +50,20 @@ async def test_error_answers_keep_the_published_error_shape(legacy_client: httpx
     assert bad_date.status_code == 400
 
 
-async def test_an_answer_missing_a_required_field_fails_the_test(
-    legacy_client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With phases shaped without their required isLocked, the contract hook refuses the answer."""
-    shaped = LegacyView.phase
-
-    def without_is_locked(view: LegacyView, project: Project, phase: Phase) -> Json:
+def _without_is_locked(shaped: Callable[[LegacyView, Project, Phase], Json]) -> Callable[..., Json]:
+    def shape(view: LegacyView, project: Project, phase: Phase) -> Json:
         body = shaped(view, project, phase)
         del body["isLocked"]
         return body
 
-    monkeypatch.setattr(LegacyView, "phase", without_is_locked)
+    return shape
+
+
+async def test_an_answer_missing_a_required_field_fails_the_test(
+    legacy_client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With phases shaped without their required isLocked, the contract hook refuses the answer."""
+    monkeypatch.setattr(LegacyView, "phase", _without_is_locked(LegacyView.phase))
     project = (await legacy_client.get("/projects")).json()["projects"][0]["id"]
     with pytest.raises(ContractViolationError, match=r"/budget/phases -> 200: phases/0/isLocked: Field required"):
         await legacy_client.get(f"/projects/{project}/budget/phases")
@@ -105,3 +111,16 @@ def test_only_encoded_operations_and_published_statuses_are_judged() -> None:
     assert violations(answer("/projects/p", {"message": "gone"}, status=404)) == [
         "GET /projects/{project_id} -> 404: error: Field required"
     ]
+
+
+async def test_the_held_transport_refuses_a_broken_answer_too(
+    emulator_app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Clients built by the bridge take a transport, not hooks: the held transport refuses the same answer."""
+    monkeypatch.setattr(LegacyView, "phase", _without_is_locked(LegacyView.phase))
+    headers = {"X-API-Key": LEGACY_KEY}
+    transport = HeldTransport(emulator_app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://e/api/v1", headers=headers) as client:
+        project = (await client.get("/projects")).json()["projects"][0]["id"]
+        with pytest.raises(ContractViolationError, match=r"phases/0/isLocked: Field required"):
+            await client.get(f"/projects/{project}/budget/phases")
