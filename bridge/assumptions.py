@@ -471,6 +471,15 @@ REGISTRY: tuple[Assumption, ...] = (
         ("clients.v1",),
     ),
     Assumption(
+        "A48",
+        "legacy account summary description",
+        "The legacy account list (and a contact's accounts) require a `description` whose type the description "
+        "never gives; the emulator serves it as a string and its response contract accepts any value there, "
+        "while the bridge reads it as optional text, so a value of another type fails that record loudly.",
+        "L-SPEC AccountSummary and ContactAccount: `description` is in `required` but not in `properties`.",
+        ("emulator.legacy_contract_shapes", "clients.legacy"),
+    ),
+    Assumption(
         "A50",
         "v1 fieldErrors keys",
         "A v1 400 `validation` names each refused input in `fieldErrors` by its wire path: dotted names with array "

@@ -18,7 +18,7 @@ from bridge.emulator.v1_contract_shapes import Date, DateTime
 
 OPEN = ConfigDict(extra="allow", strict=True)
 Number = float  # strict pydantic takes an int for a float, and refuses text
-# AccountSummary and ContactAccount require a ``description`` their properties never type: any value passes.
+# AccountSummary and ContactAccount require a ``description`` their properties never type: any value passes (A48).
 Undeclared = Any
 
 
