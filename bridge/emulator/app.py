@@ -37,6 +37,7 @@ def create_app(
     seed: int = 42,
     size: Size = "small",
     dirty: bool = False,
+    hostile: bool = False,
     target_library: bool = False,
     legacy_key: str | None = None,
     token: str | None = None,
@@ -56,7 +57,7 @@ def create_app(
     )
 
     def rebuild() -> Service:
-        fresh = seeded_service(seed, size, dirty=dirty, target_library=target_library)
+        fresh = seeded_service(seed, size, dirty=dirty, hostile=hostile, target_library=target_library)
         fresh.add_api_key(SOURCE, credentials.legacy_key)
         return fresh
 

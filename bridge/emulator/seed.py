@@ -90,9 +90,19 @@ class SeedClock:
 
 
 def seeded_service(
-    seed: int = 42, size: Size = "small", *, dirty: bool = False, target_library: bool = False
+    seed: int = 42,
+    size: Size = "small",
+    *,
+    dirty: bool = False,
+    hostile: bool = False,
+    target_library: bool = False,
 ) -> Service:
-    """A service holding ``source`` (generated) and ``target`` (empty or with library items)."""
+    """A service holding ``source`` (generated) and ``target`` (empty or with library items).
+
+    ``dirty`` adds bad records a service true to its published description can still hold; ``hostile`` (with
+    ``dirty``) adds values that description forbids (text and NaN where numbers belong), for proving the bridge
+    survives a service that breaks its own contract.
+    """
     if size not in SIZES:
         raise ValueError(f"unknown size {size!r}; choose small, medium or large")
     service = Service(seed=seed, clock=SeedClock())
@@ -104,7 +114,7 @@ def seeded_service(
     if dirty:
         from bridge.emulator.seed_dirty import add_dirty_records  # noqa: PLC0415 - optional catalogue
 
-        add_dirty_records(service, source)
+        add_dirty_records(service, source, hostile=hostile)
     service.clock = utc_now
     return service
 

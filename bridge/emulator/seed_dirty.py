@@ -1,5 +1,10 @@
 """The catalogue of bad source records (``--dirty``), written straight into the store past its own checks.
 
+Two kinds: records a service true to its published legacy description can hold (bad business data: parts that
+do not sum, cycles, unknown currencies, over-long text), always added; and, with ``hostile``, values that
+description forbids (an amount or rate that is text, NaN or Infinity where it publishes a number), which only a
+service breaking its own contract would serve.
+
 Each record is named in ``Service.dirty_catalogue``: name -> ``DirtyRecord(kind, record id, field)``, so a
 quarantine test can ask for exactly the records it expects the bridge to set aside. They live in the first
 project (``night-harbor``), except the duplicate ids, which repeat a first-project id in the second project.
@@ -24,19 +29,22 @@ from bridge.emulator.model import (
 )
 from bridge.emulator.store import Service
 
-BAD_AMOUNTS: dict[str, object] = {
+# Off the published contract: `amount` is a number, and JSON has no NaN or Infinity.
+HOSTILE_AMOUNTS: dict[str, object] = {
     "amount_thousands_separator": "1,000.00",
     "amount_exponent": "1e3",
     "amount_nan": float("nan"),
     "amount_infinity": float("inf"),
     "amount_empty_string": "",
+}
+BAD_AMOUNTS: dict[str, object] = {
     "amount_null": None,
     "amount_above_2_53": 2**53 + 1,
     "amount_too_many_decimals": Decimal("12.3456789"),
 }
 
 
-def add_dirty_records(service: Service, workspace: Workspace) -> dict[str, DirtyRecord]:
+def add_dirty_records(service: Service, workspace: Workspace, *, hostile: bool = False) -> dict[str, DirtyRecord]:
     """Add every catalogued bad record to ``workspace`` and return (and keep on the service) the catalogue."""
     projects = [p for p in workspace.projects.values() if not p.deleted]
     first, second = projects[0], projects[1]
@@ -61,7 +69,7 @@ def add_dirty_records(service: Service, workspace: Workspace) -> dict[str, Dirty
         project.actuals[record.id] = record
         return record
 
-    for name, value in BAD_AMOUNTS.items():
+    for name, value in {**(HOSTILE_AMOUNTS if hostile else {}), **BAD_AMOUNTS}.items():
         catalogue[name] = DirtyRecord("actual", actual(name, value).id, "amount")
 
     split = actual("split parts do not sum", Decimal("100.00"))
@@ -93,9 +101,10 @@ def add_dirty_records(service: Service, workspace: Workspace) -> dict[str, Dirty
     catalogue["rate_malformed"] = DirtyRecord(
         "line", line("rate", "Dirty rate", {estimate: PhaseData(quantity=1, rate="1,000.00")}).id, "rate"
     )
-    catalogue["rate_nan"] = DirtyRecord(
-        "line", line("nan", "Dirty NaN rate", {estimate: PhaseData(quantity=2, rate=float("nan"))}).id, "rate"
-    )
+    if hostile:
+        catalogue["rate_nan"] = DirtyRecord(
+            "line", line("nan", "Dirty NaN rate", {estimate: PhaseData(quantity=2, rate=float("nan"))}).id, "rate"
+        )
     catalogue["description_too_long"] = DirtyRecord("line", line("long", "Long " + "x" * 400).id, "description")
     catalogue["description_not_nfc"] = DirtyRecord(
         "line", line("nfc", unicodedata.normalize("NFD", "Café crew")).id, "description"

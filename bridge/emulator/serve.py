@@ -95,6 +95,11 @@ def banner(base_url: str, credentials: Credentials) -> str:
 @click.option("--seed", default=42, show_default=True, type=int, help="Seed of the generated source workspace.")
 @click.option("--size", default="small", show_default=True, type=click.Choice(get_args(Size)), help="Workspace size.")
 @click.option("--dirty", is_flag=True, help="Add the catalogue of bad source records (for quarantine tests).")
+@click.option(
+    "--hostile",
+    is_flag=True,
+    help="With --dirty, also serve values the published description forbids (text or NaN where numbers belong).",
+)
 @click.option("--target-library", is_flag=True, help="Give the target workspace library items named like the source's.")
 @click.option("--legacy-key", default=None, help="Legacy X-API-Key to accept (generated when omitted).")
 @click.option("--token", default=None, help="v1 bearer token for the target workspace (generated when omitted).")
@@ -114,6 +119,7 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     seed: int,
     size: Size,
     dirty: bool,
+    hostile: bool,
     target_library: bool,
     legacy_key: str | None,
     token: str | None,
@@ -128,6 +134,7 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
         seed=seed,
         size=size,
         dirty=dirty,
+        hostile=hostile,
         target_library=target_library,
         legacy_key=legacy_key,
         token=token,

@@ -30,7 +30,7 @@ KEY = Secret("lk_pieces_0123456789abcdefgh")
 @pytest.fixture(scope="module")
 def dirty_app() -> FastAPI:
     """A small workspace with the dirty records: an account whose parent is missing and a parent cycle."""
-    return create_app(seed=42, size="small", dirty=True)
+    return create_app(seed=42, size="small", dirty=True, hostile=True)
 
 
 @pytest.fixture

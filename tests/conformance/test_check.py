@@ -220,7 +220,7 @@ def test_a_body_is_read_as_closed_over_all_the_parts_of_its_schema(contract: Con
 def test_a_body_json_forbids_is_captured_as_not_json(tmp_path: Path) -> None:
     """The dirty catalogue's NaN amounts reach the wire as a literal JSON has no room for, and the capture says so."""
     capture = tmp_path / "capture.jsonl"
-    service = seeded_service(42, "small", dirty=True)
+    service = seeded_service(42, "small", dirty=True, hostile=True)
     app = create_app(service, legacy_key="lk_secret_key_0123456789", capture=capture)
     project = service.list_projects(service.workspace("source"))[0]
 

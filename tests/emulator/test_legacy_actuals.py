@@ -133,7 +133,7 @@ async def test_a_batch_reports_its_summary_and_can_replace(legacy_client: httpx.
 
 async def test_dirty_records_reach_the_client_as_stored(emulator_service: Service) -> None:
     """With the dirty catalogue, NaN and '1,000.00' amounts and orphan accounts are served, not hidden."""
-    service = seeded_service(42, "small", dirty=True)
+    service = seeded_service(42, "small", dirty=True, hostile=True)
     app = create_app(service, legacy_key="k")
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://e/api/v1", headers={"X-API-Key": "k"}) as client:

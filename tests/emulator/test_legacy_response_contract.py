@@ -16,11 +16,22 @@ from fastapi import FastAPI
 from bridge.emulator import legacy_contract
 from bridge.emulator.legacy_shapes import Json, LegacyView
 from bridge.emulator.model import Phase, Project
+from bridge.emulator.seed import seeded_service
+from bridge.emulator.store import Service
 from tests.fixtures_emulator import LEGACY_KEY
 from tests.legacy_contract_hook import HeldTransport, violations
 from tests.v1_contract_hook import ContractViolationError
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["seeded", "dirty"])
+def emulator_service(request: pytest.FixtureRequest) -> Service:
+    """The seeded workspace, and the same with the catalogue of bad records a service true to its published
+    description can hold (``--dirty`` without ``--hostile``): both answer in the published shapes."""
+    return seeded_service(42, "small", dirty=request.param == "dirty")
+
+
 EVERYTHING = [("expands[]", e) for e in ("phases", "fringes", "globals", "lines.contact", "lines.phaseData")]
 
 

@@ -88,7 +88,7 @@ def test_split_actuals_sum_to_their_amount_in_clean_data() -> None:
 
 def test_the_dirty_catalogue_names_records_that_exist_with_the_bad_value() -> None:
     """Each catalogued record is in the source workspace and its field holds what its name says."""
-    service = seeded_service(42, "small", dirty=True)
+    service = seeded_service(42, "small", dirty=True, hostile=True)
     catalogue = service.dirty_catalogue
     projects = _projects(service)
     assert {"amount_nan", "amount_thousands_separator", "parent_cycle", "missing_parent", "unknown_currency"} <= set(

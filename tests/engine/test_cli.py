@@ -20,7 +20,7 @@ from tests.engine.harness import SMALL_PROJECT, World
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[World]:
     """The `small` emulator (dirty catalogue included) on a loopback port, a token, an empty state file."""
-    app = create_app(seeded_service(42, "small", dirty=True))
+    app = create_app(seeded_service(42, "small", dirty=True, hostile=True))
     with BackgroundServer(app) as base_url:
         token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
         yield World(base_url, app.state.credentials.legacy_key, token, tmp_path / "state.sqlite")

@@ -40,7 +40,7 @@ EXPECTED = {
 @pytest.mark.anyio
 async def test_every_dirty_record_is_quarantined_and_no_clean_one() -> None:
     """Each catalogued record gets its code; everything else in the seeded workspace maps cleanly."""
-    service = seeded_service(42, "small", dirty=True)
+    service = seeded_service(42, "small", dirty=True, hostile=True)
     workspace = await read_workspace(create_app(service, legacy_key=KEY), KEY)
     result = map_workspace(workspace)
     codes = {(e.ref.legacy_id, e.code) for e in result.quarantined}

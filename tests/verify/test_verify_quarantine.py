@@ -13,7 +13,7 @@ from tests.verify.world import Migrated, World, copy_world, migrate_one, run_cli
 @pytest.fixture(scope="module")
 def dirty(tmp_path_factory: pytest.TempPathFactory) -> Migrated:
     """The seed's project holding the catalogue of bad records, migrated (bad records quarantined)."""
-    return migrate_one(tmp_path_factory.mktemp("dirty"), dirty=True)
+    return migrate_one(tmp_path_factory.mktemp("dirty"), dirty=True, hostile=True)
 
 
 @pytest.fixture

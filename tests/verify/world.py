@@ -44,13 +44,15 @@ class Migrated:
     project_id: str
 
 
-def migrate_one(tmp: Path, *, seed: int = 42, size: Size = "small", dirty: bool = False) -> Migrated:
+def migrate_one(
+    tmp: Path, *, seed: int = 42, size: Size = "small", dirty: bool = False, hostile: bool = False
+) -> Migrated:
     """Seed an emulator, migrate one project through the engine, keep the service and state.
 
     Clean: the project with the smallest id. Dirty: the first project created, the one holding the seed's
     catalogue of bad records.
     """
-    service = seeded_service(seed, size, dirty=dirty)
+    service = seeded_service(seed, size, dirty=dirty, hostile=hostile)
     app = create_app(service, legacy_key=LEGACY_KEY, token=TOKEN)
     live = [p.id for p in service.workspace("source").projects.values() if not p.deleted]
     project_id = live[0] if dirty else sorted(live)[0]
