@@ -11,21 +11,13 @@ renders this table). Add an entry before relying on a new guess; never delete on
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bridge.assumption import Assumption
+from bridge.assumptions_contract import PUBLISHED_CONTRACT
+
+__all__ = ["REGISTRY", "Assumption", "as_markdown", "by_id", "used_by"]
 
 
-@dataclass(frozen=True, slots=True)
-class Assumption:
-    """One guess: a stable id, what we assume, where the documents leave it open, who relies on it."""
-
-    id: str
-    topic: str
-    text: str
-    basis: str
-    used_by: tuple[str, ...]
-
-
-REGISTRY: tuple[Assumption, ...] = (
+SEED_GAPS: tuple[Assumption, ...] = (
     Assumption(
         "A01",
         "legacy error body",
@@ -409,197 +401,9 @@ REGISTRY: tuple[Assumption, ...] = (
         "legacy seed: accountId and excludeSubAccounts are named query parameters, their effect is not shown.",
         ("clients.legacy", "emulator.legacy_api", "engine.project"),
     ),
-    Assumption(
-        "A42",
-        "legacy actuals window instants",
-        "The bridge reads actuals in windows of whole UTC days and sends the published date-times: `startDate` "
-        "the first day's 00:00:00Z, `endDate` the last day's 23:59:59.999999Z (the published endDate example is "
-        "the day's last second; the microseconds keep a stamp inside that second in, and the next window starts "
-        "at the next day's first instant). Both bounds are inclusive instants; a bare date is refused (400).",
-        "legacy seed: 'startDate, endDate (ISO 8601, inclusive)'; L-SPEC: format date-time, 'on or after' / "
-        "'on or before', example 2024-01-31T23:59:59Z; the precision the service compares at is not shown.",
-        ("clients.legacy", "emulator.legacy_api"),
-    ),
-    Assumption(
-        "A43",
-        "hidden phases",
-        "GET /budget/phases declares no includeHiddenPhases, and 'all budget phases' does not say whether hidden "
-        "ones are among them: the bridge reads a project's phases from GET /budget?includeHiddenPhases=true&"
-        "excludeSubAccounts=true&expands[]=phases, the one declared way to ask for hidden phases. The emulator "
-        "lists every phase, hidden ones too, on /budget/phases.",
-        "L-SPEC: includeHiddenPhases is declared on GET /budget and GET /budget/line/{lineId} only.",
-        ("clients.legacy", "emulator.legacy_api"),
-    ),
-    Assumption(
-        "A44",
-        "legacy phase-data formulas",
-        "A phaseData cell written as text (an '='-formula over globals, or text a service holds where a number "
-        "belongs) reads back with the text in `quantityFormula`/`rateFormula`/`multiplierFormula` and, in "
-        "`quantity`/`rate`/`multiplier`, its value over the globals, null when it has none; a number reads back "
-        "as a number with no *Formula field. The bridge takes the *Formula text when present, else the number, "
-        "so the mappings see each cell as written.",
-        "L-SPEC LinePhaseData: quantity/rate/multiplier are numbers and the *Formula fields are strings, without "
-        "saying what the number holds for a formula cell; write shapes take 'value or formula string'.",
-        ("clients.legacy", "emulator.legacy_api"),
-    ),
-    Assumption(
-        "A45",
-        "legacy markup phase data on reads",
-        "A markup line's phaseData reads back under the names its write shape declares: `type` (percent|flat), "
-        "`amount` and `excludeFringes`. Read tolerantly: an absent `excludeFringes` is unknown (None; the bridge "
-        "invents no value for it); an absent or unknown `type` sets the line aside (markup type unknown); an absent "
-        "`amount` is an empty cell, sent as no rate, as a null `amount` would be.",
-        "L-SPEC declares type/amount/excludeFringes only on CreateMarkupPhaseData and UpdateMarkupPhaseData; the "
-        "read shape LinePhaseData lists none of them.",
-        ("clients.legacy", "emulator.legacy_api", "mappings.budget"),
-    ),
-    Assumption(
-        "A46",
-        "markup over every account",
-        "A markup line whose legacy selection is every sibling account is created with no `markupAccountFilter` "
-        "(the field is a string, never null, on BudgetLineCreate), and v1 reads an absent filter as every account.",
-        "V-SPEC BudgetLineCreate: markupAccountFilter is a plain string; what an absent filter selects is not said.",
-        ("mappings.lines",),
-    ),
-    Assumption(
-        "A47",
-        "v1 budget phases in one answer",
-        "GET /projects/{projectId}/budget/phases declares no limit and no cursor, so one request answers every "
-        "phase, hidden ones too; an answer that still names a nextCursor cannot be followed and stops the read "
-        "(resumably) rather than leave phases out.",
-        "V-SPEC budget_listPhases: projectId is its only parameter, yet its answer declares nextCursor.",
-        ("clients.v1",),
-    ),
-    Assumption(
-        "A48",
-        "legacy account summary description",
-        "The legacy account list (and a contact's accounts) require a `description` whose type the description "
-        "never gives; the emulator serves it as a string and its response contract accepts any value there, "
-        "while the bridge reads it as optional text, so a value of another type fails that record loudly.",
-        "L-SPEC AccountSummary and ContactAccount: `description` is in `required` but not in `properties`.",
-        ("emulator.legacy_contract_shapes", "clients.legacy"),
-    ),
-    Assumption(
-        "A50",
-        "v1 fieldErrors keys",
-        "A v1 400 `validation` names each refused input in `fieldErrors` by its wire path: dotted names with array "
-        "indexes in brackets (`lines[3].phaseData.<phaseId>.rate`), a header by its name (`Idempotency-Key`), and "
-        "the body as a whole (not an object, or a partial update with no field) as `body`.",
-        "V-SPEC Error.fieldErrors: 'Validation messages keyed by input field'; the key format is not given.",
-        ("emulator.v1_requests",),
-    ),
-    Assumption(
-        "A51",
-        "v1 timestamp without a time",
-        "A v1 write's `format: date-time` field (a transaction's `timestamp`) takes an RFC 3339 date-time or a bare "
-        "date (read as midnight UTC); anything else is 400 `validation`. A `format: date` field takes YYYY-MM-DD only.",
-        "V-SPEC TransactionManualCreate.timestamp is `format: date-time`, yet its description says a date without "
-        "a time is recorded at midnight UTC.",
-        ("emulator.v1_requests",),
-    ),
-    Assumption(
-        "A52",
-        "v1 refusals an operation does not list",
-        "A v1 write naming a record its project does not hold is 404 `not_found` on operations whose published "
-        "statuses have no 422 (PUT phase data, phase-data bulk, adding a project library copy) and 422 where 422 is "
-        "listed (A33). A bulk over its published maxItems is 400 `validation`, not 413.",
-        "V-SPEC lists statuses per operation but not which refusal each condition gets; bulk shapes carry maxItems.",
-        ("emulator.v1_lines", "emulator.v1_library", "emulator.v1_transactions"),
-    ),
-    Assumption(
-        "A53",
-        "v1 fields the emulator does not model",
-        "A field a published v1 write shape declares but the emulator does not model (emoji, subtotalIsBold, "
-        "overtime, a phase's actual/committed filters, a transaction's fringeId or merchant, an item's qty or rate, "
-        "...) is accepted and not kept. A published value its core cannot hold (a manual transaction without "
-        "projectId; a project-copy field it cannot edit) is 422. A manual transaction takes every published "
-        "status.",
-        "V-SPEC write shapes are wider than what the emulator's core stores; it must not refuse what the service "
-        "accepts, and it cannot keep what it does not model.",
-        ("emulator.v1_requests", "emulator.v1_transactions", "emulator.v1_library"),
-    ),
-    Assumption(
-        "A54",
-        "v1 project tag colour",
-        "A project's tag whose workspace tag has no colour (null, 'the default colour') reads in the project as "
-        "color `gray`.",
-        "V-SPEC: a Tag's color may be null for the default colour, but a ProjectTag's color is a required string; "
-        "which colour is the default is not shown.",
-        ("emulator.v1_shapes",),
-    ),
-    Assumption(
-        "A55",
-        "v1 read fields the emulator does not keep",
-        "Required read fields the emulator's core does not keep read as neutral values: a contact's createdAt and "
-        "updatedAt are both its last modification time and track1099 is false; a transaction item's lineNumber is "
-        "null; phase data reads qtyAutoDerived false, customUnitId, unitLabel, currencyId and overtime null and "
-        "fringeGroupIds empty; a queued webhook delivery counts its first attempt (attempts is at least 1).",
-        "V-SPEC marks these fields required (attempts minimum 1, the test-delivery example is pending with 1 "
-        "attempt) but the documents do not say what a record without them reads as.",
-        ("emulator.v1_shapes", "emulator.v1_transactions", "emulator.webhooks"),
-    ),
-    Assumption(
-        "A56",
-        "v1 markup phase data as read",
-        "A markup line's phase data reads with every published field: rate is its amount, unit percent|flat "
-        "(A13), quantity and multiplier null, no fringes; excludeFringes, which the read shape has no place for, "
-        "is not shown. A budget document lists only account, line, credit and fringe lines (subtotals and markups "
-        "count in their parents' values).",
-        "V-SPEC: BudgetDocumentLinePhaseData is closed with 13 required fields and ComputedLineType names the "
-        "document's line types; how a markup's settings read back is not shown.",
-        ("emulator.v1_shapes", "emulator.v1_budget"),
-    ),
-    Assumption(
-        "A57",
-        "v1 error codes and identity",
-        "Every v1 error code is a published ErrorCode: a well-formed write naming something absent is 422 "
-        "`validation` (A33), a method no operation takes is 404 `not_found`, injected 502 and 504 gateway failures "
-        "carry `temporarily_unavailable`. /me names roles by the published WorkspaceRole (editor -> edit, viewer -> "
-        "view) and its email has a host-name domain.",
-        "V-SPEC's ErrorCode enum has no reference_invalid, method_not_allowed, bad_gateway or gateway_timeout and "
-        "lists no 405, 500 or 502 response; which code a gateway failure carries is not shown.",
-        ("emulator.v1_errors", "emulator.v1_api"),
-    ),
-    Assumption(
-        "A58",
-        "v1 deleting a transaction from a feed",
-        "DELETE /transactions/{id} of a transaction whose source is not `manual` is 409 with code "
-        "`source_not_postable`; nothing is deleted.",
-        "V-SPEC: transactions_delete says other sources return 409 but names no code; source_not_postable is the "
-        "published ErrorCode about a transaction's source.",
-        ("emulator.v1_transactions", "emulator.v1_errors"),
-    ),
-    Assumption(
-        "A59",
-        "v1 transaction stats currency",
-        "GET /transactions/stats counts and totals only the matching transactions in the requested `currency` "
-        "(no conversion); the same filters as the list apply. A missing or malformed currency is 400 `validation`.",
-        "V-SPEC: transactions_stats returns the total 'in one currency' with a required currency parameter but "
-        "does not say whether other currencies are converted or left out; the emulator keeps no exchange rates.",
-        ("emulator.v1_transactions",),
-    ),
-    Assumption(
-        "A60",
-        "v1 relations the emulator does not keep",
-        "Expansions of records the emulator does not keep read empty: a transaction's or contact's `documents` is "
-        "[], a transaction's `purchaseOrder` and a project's `assumptions` are null; a contact's transactions show "
-        "null merchant, logoUrl and category.",
-        "V-SPEC documents these expansions (assumptions null when there is no pinned brief); the emulator models "
-        "no documents, purchase orders, briefs or bank-feed metadata.",
-        ("emulator.v1_transactions", "emulator.v1_projects", "emulator.v1_expand"),
-    ),
-    Assumption(
-        "A61",
-        "v1 project fringe groups",
-        "A project's fringe groups are copies of workspace fringe groups kept beside the core budget (which has no "
-        "per-project groups): adding one again returns the existing copy with its edits (200), `reset=true` "
-        "restores the workspace values, and a copy whose source was deleted expands `source` to a tombstone. A "
-        "group without a colour leaves `color` out (TagColor is not nullable).",
-        "V-SPEC: library_addProjectFringeGroup (adding again keeps project edits, reset restores), "
-        "ProjectFringeGroup and SourceTombstone; how a copy relates to the project's fringes is not shown.",
-        ("emulator.v1_project_groups", "emulator.library"),
-    ),
 )
+# Ordered by id: the seed-document guesses, then those made reading the published descriptions.
+REGISTRY: tuple[Assumption, ...] = SEED_GAPS + PUBLISHED_CONTRACT
 
 
 def by_id(assumption_id: str) -> Assumption:
