@@ -1,6 +1,8 @@
-"""The control API (``/_emulator/*``): counters, fault plan, reset, tokens and test settings.
+"""The control API (``/_emulator/*``): counters, fault plan, reset, workspaces, tokens, legacy keys, settings.
 
-It sits apart from both product surfaces and needs no credentials: it is the test harness's handle.
+It sits apart from both product surfaces and needs no credentials: it is the test harness's handle. Workspaces
+and legacy keys made here live until ``/reset``, which brings back the seeded ``source`` and ``target`` and the
+key ``create_app`` was given.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 
 from bridge.emulator.errors import NotFound
 from bridge.emulator.faults import FaultPlan
+from bridge.emulator.store_core import new_api_key
 from bridge.emulator.v1_context import V1Context, context_of
 
 # -- the control API ----------------------------------------------------------------------------------------
@@ -91,6 +94,39 @@ async def set_faults(request: Request) -> JSONResponse:
 async def reset(request: Request) -> JSONResponse:
     context_of(request).reset()
     return JSONResponse({"reset": True})
+
+
+@router.post("/workspaces", status_code=201)
+async def create_workspace(request: Request) -> JSONResponse:
+    """Another, empty workspace in the same service (behind the same URLs); fill it through either surface."""
+    body = await _body(request)
+    service = context_of(request).service
+    name = body.get("name")
+    if not isinstance(name, str) or not name.isidentifier():
+        raise HTTPException(400, "name the workspace with letters, digits and underscores")
+    if any(workspace.name == name for workspace in service.workspaces.values()):
+        raise HTTPException(409, f"workspace {name!r} exists")
+    workspace = service.create_workspace(name, str(body.get("currency", "USD")))
+    return JSONResponse({"workspace": workspace.id, "name": workspace.name}, status_code=201)
+
+
+@router.post("/legacy-keys", status_code=201)
+async def issue_legacy_key(request: Request) -> JSONResponse:
+    """A new legacy API key for a workspace; with DELETE of the old one, a rotation."""
+    body = await _body(request)
+    service = context_of(request).service
+    try:
+        api_key = service.add_api_key(str(body.get("workspace", "source")), new_api_key())
+    except NotFound as exc:
+        raise HTTPException(400, str(exc)) from exc
+    return JSONResponse({"key": api_key.key, "workspace": api_key.workspace_id}, status_code=201)
+
+
+@router.delete("/legacy-keys/{key}", status_code=204)
+async def revoke_legacy_key(request: Request, key: str) -> Response:
+    if not context_of(request).service.revoke_api_key(key):
+        raise HTTPException(404, "no such legacy key")
+    return Response(status_code=204)
 
 
 @router.post("/tokens", status_code=201)

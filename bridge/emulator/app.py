@@ -16,6 +16,7 @@ from bridge.emulator.legacy_api import mount_legacy
 from bridge.emulator.legacy_routing import LegacyState, TokenBucket
 from bridge.emulator.seed import Size, seeded_service
 from bridge.emulator.store import Service
+from bridge.emulator.store_core import new_api_key
 from bridge.emulator.v1_api import mount_v1
 from bridge.emulator.v1_context import V1Context
 
@@ -52,7 +53,7 @@ def create_app(
     file as JSON lines (``bridge.emulator.capture``), for the contract conformance check.
     """
     credentials = Credentials(
-        legacy_key=legacy_key or "lk_" + secrets.token_urlsafe(24),
+        legacy_key=legacy_key or new_api_key(),
         token=token or "tok_" + secrets.token_urlsafe(24),
     )
 

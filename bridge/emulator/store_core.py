@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,6 +15,12 @@ from bridge.emulator.errors import AccessRestricted, NotFound, Unauthenticated
 from bridge.emulator.model import ApiKey, DirtyRecord, Project, Workspace
 
 Clock = Callable[[], datetime]
+LEGACY_KEY_PREFIX = "lk_"
+
+
+def new_api_key() -> str:
+    """A fresh legacy API key, as Settings > API Keys would show it once."""
+    return LEGACY_KEY_PREFIX + secrets.token_urlsafe(24)
 
 
 def utc_now() -> datetime:
@@ -87,6 +94,10 @@ class StoreCore:
         api_key = ApiKey(key=key, workspace_id=self.workspace(workspace_ref).id, restricted=restricted)
         self.api_keys[key] = api_key
         return api_key
+
+    def revoke_api_key(self, key: str) -> bool:
+        """Delete a key (the second half of a rotation): its next call is 401. False when the key is unknown."""
+        return self.api_keys.pop(key, None) is not None
 
     def restrict_api_key(self, key: str, *, restricted: bool = True) -> None:
         """Close (or reopen) the workspace to a key, as an admin restricting API access would."""
