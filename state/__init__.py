@@ -22,6 +22,7 @@ from state.journal import IntentSpec, members_of
 from state.models import CrosswalkRow, IntentRow, QuarantineRow, RunRow
 from state.quarantine import QuarantineEntry
 from state.runs import options_of
+from state.source import SourceRecord
 from state.store import StateStore, open_state
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "RunRow",
     "SchemaTooNewError",
     "SecretInStateError",
+    "SourceRecord",
     "StateBindingError",
     "StateCorruptError",
     "StateError",

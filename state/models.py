@@ -1,4 +1,4 @@
-"""The state tables (schema revision 0002): runs, crosswalk, intents, quarantine and open sessions.
+"""The state tables (schema revision 0004): runs, crosswalk, intents, quarantine, sessions, source records.
 
 These sqlmodel classes are what queries use; the schema itself is created and upgraded only by the alembic
 revisions in ``state/migrations/versions`` (see ``state.db``), so a change here needs a new revision there.
@@ -146,3 +146,15 @@ class SessionRow(SQLModel, table=True):
     opened_at: datetime = Field(sa_type=UtcDateTime)
     closed_at: datetime | None = Field(default=None, sa_type=UtcDateTime)
     checked_at: datetime | None = Field(default=None, sa_type=UtcDateTime)
+
+
+class SourceRecordRow(SQLModel, table=True):
+    """A workspace-wide legacy record the file has seen in its source (revision 0004): how it knows the workspace.
+
+    ``kind`` is space, project or contact; ``legacy_id`` its database id (see state.source).
+    """
+
+    __tablename__ = "source_records"
+
+    kind: str = Field(primary_key=True, max_length=64)
+    legacy_id: str = Field(primary_key=True, max_length=200)

@@ -2,7 +2,9 @@
 
 The first run binds the file to one source workspace and one target workspace. A later run against any
 other pair is refused (``StateBindingError``): its crosswalk would point at objects in the wrong workspace,
-and resuming on it would create everything again or, worse, patch the wrong objects.
+and resuming on it would create everything again or, worse, patch the wrong objects. The identities are the
+source's URL and the target's workspace id; since every legacy workspace shares the URL, the legacy workspace
+itself is recognised by its records (``state.source``).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@
     store.journal.in_flight()                        # replay first on resume (oldest first, with created_at)
     store.journal.record_many(specs) / complete_many([(step_key, entries), ...])   # group commit: one fsync
     store.runs.finish(run.id, "completed")
+    store.source.recognise(records, where) / check(records, where)   # the legacy workspace, by its records
     store.close()                                    # or use the store as a context manager
 
 Every call is synchronous and is one SQLite transaction (milliseconds with synchronous=FULL); async callers
@@ -41,11 +42,12 @@ from state.journal import Journal
 from state.quarantine import Quarantine
 from state.runs import Runs
 from state.schema import current_revision, ensure_current_schema
+from state.source import SourceWorkspace
 from state.writer_lock import WriterLock
 
 
 class StateStore:
-    """An open state file: runs, crosswalk, journal and quarantine over one database."""
+    """An open state file: runs, crosswalk, journal, quarantine and the source's records over one database."""
 
     def __init__(self, database: Database, session_id: int | None, lock: WriterLock | None = None) -> None:
         self.database = database
@@ -53,6 +55,7 @@ class StateStore:
         self.crosswalk = Crosswalk(database)
         self.journal = Journal(database)
         self.quarantine = Quarantine(database)
+        self.source = SourceWorkspace(database)
         self._session_id = session_id
         self._lock = lock
         self._closed = False

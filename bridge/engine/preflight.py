@@ -1,7 +1,10 @@
 """Checks made before any write: who the token is, that the legacy key works, that the state file belongs to
-this source and target, and what the target already holds that the crosswalk does not know.
+this source and target workspace, and what the target already holds that the crosswalk does not know.
 
-Preflight only reads. It also times its reads, and that latency is what the plan's time estimate uses.
+Preflight reads both surfaces and writes only to the state file: the source's spaces, projects and contacts,
+by which the file recognises its legacy workspace (``state.source``). It also times its reads, and that
+latency is what the plan's time estimate uses. ``check_workspaces`` is the read-only binding check for
+commands that read both sides of a finished migration (verify).
 """
 
 from __future__ import annotations
@@ -11,11 +14,12 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from bridge.clients.legacy import LegacyClient
-from bridge.clients.models import V1Record
+from bridge.clients.models import Identity, V1Record, WorkspaceRole
 from bridge.clients.v1 import V1Client
+from bridge.engine.steps import Kind
 from bridge.errors import UsageError
 from mappings.keys import digest
-from state.store import StateStore
+from state import SourceRecord, StateStore
 
 # The published WorkspaceRole enum is owner, admin, accountant, edit, comment, view; which of them may write
 # budgets is not published (A40): these are taken to write, the others draw a warning.
@@ -40,8 +44,53 @@ class Preflight:
 
 
 def source_identity(legacy_url: str) -> str:
-    """A legacy key is bound to one workspace the surface never names: the base URL identifies the source."""
+    """The source's URL; every workspace of the service shares it, so the state also knows the workspace's records."""
     return f"legacy:{legacy_url.rstrip('/')}"
+
+
+def target_identity(identity: Identity) -> tuple[str, WorkspaceRole]:
+    """The target workspace a token works in (a token works in exactly one), and the token's role there."""
+    if not identity.workspaces:
+        raise UsageError("GET /me lists no workspace for this token; create the token inside the target workspace")
+    workspace = identity.workspaces[0]
+    return f"v1:{workspace.workspace_id}", workspace
+
+
+async def _projects(legacy: LegacyClient) -> list[SourceRecord]:
+    return [SourceRecord(Kind.PROJECT.value, project.id) for project in await legacy.projects()]
+
+
+async def _spaces(legacy: LegacyClient) -> list[SourceRecord]:
+    return [SourceRecord(Kind.SPACE.value, space.id) for space in await legacy.spaces()]
+
+
+async def _contacts(legacy: LegacyClient) -> list[SourceRecord]:
+    return [SourceRecord(Kind.CONTACT.value, contact.id) for contact in await legacy.contacts()]
+
+
+READERS = (_projects, _spaces, _contacts)
+"""What recognises the legacy workspace the key opens, whatever ``--project`` picks: its projects (every
+status), spaces (archived too) and contacts; projects first, the records a migration is most about."""
+
+
+async def workspace_records(legacy: LegacyClient) -> list[SourceRecord]:
+    """Every workspace-wide record of the source that recognises its workspace (see READERS)."""
+    return [record for read in READERS for record in await read(legacy)]
+
+
+async def check_workspaces(legacy: LegacyClient, v1: V1Client, store: StateStore, legacy_url: str) -> None:
+    """Refuse (StateBindingError, exit 2) credentials that open other workspaces than the state file's.
+
+    Reads only, and no more of the source than it takes: usually its projects are recognised at once.
+    """
+    target, _ = target_identity(await v1.me())
+    store.runs.check_binding(source_identity(legacy_url), target)
+    seen: list[SourceRecord] = []
+    for read in READERS:
+        seen += await read(legacy)
+        if store.source.recognises(seen):
+            return
+    store.source.check(seen, legacy_url.rstrip("/"))
 
 
 async def _count_unknown(items: AsyncIterator[V1Record], known: set[str]) -> int:
@@ -57,12 +106,11 @@ async def preflight(legacy: LegacyClient, v1: V1Client, store: StateStore, legac
         identity = await v1.me()
         samples.append(time.monotonic() - started)
     v1_latency = min(samples)
-    if not identity.workspaces:
-        raise UsageError("GET /me lists no workspace for this token; create the token inside the target workspace")
-    workspace = identity.workspaces[0]
-    await legacy.spaces()
-    source, target = source_identity(legacy_url), f"v1:{workspace.workspace_id}"
+    target, workspace = target_identity(identity)
+    records = await workspace_records(legacy)
+    source = source_identity(legacy_url)
     store.runs.check_binding(source, target)
+    store.source.recognise(records, legacy_url.rstrip("/"))
     warnings = []
     if workspace.workspace_role not in WRITE_ROLES:
         warnings.append(

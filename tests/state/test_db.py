@@ -115,7 +115,7 @@ def _state_metadata() -> MetaData:
     # SQLModel's metadata is process-wide; only the state tables are this file's business.
     ours = MetaData()
     for table in SQLModel.metadata.sorted_tables:
-        if table.name in {"runs", "crosswalk", "intents", "quarantine", "sessions"}:
+        if table.name in {"runs", "crosswalk", "intents", "quarantine", "sessions", "source_records"}:
             table.to_metadata(ours)
     return ours
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from state import CrosswalkEntry, QuarantineEntry, StateStore, open_state
+from state import CrosswalkEntry, QuarantineEntry, SourceRecord, StateBindingError, StateStore, open_state
 from state.schema import REVISIONS
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "state-0001.db"
@@ -70,6 +70,22 @@ def test_an_upgraded_file_takes_new_writes_and_resumes(upgraded: tuple[StateStor
     store.journal.complete("lines:P1:bulk:0", [CrosswalkEntry("lines", "L1", "lin_1", "P1")])
     assert store.crosswalk.lookup("lines", "L1", "P1") == "lin_1"
     assert {q.legacy_id: q.value for q in store.quarantine.entries()} == {"C9": None, "C10": "x@"}
+
+
+def test_an_upgraded_file_knows_its_legacy_workspace_by_what_it_migrated_and_quarantined(
+    upgraded: tuple[StateStore, Path],
+) -> None:
+    """0004 takes the workspace-wide records of the crosswalk and the quarantine (kinds read in the singular) as
+    the source's: the same workspace is recognised, another behind the same URL is refused."""
+    store, _ = upgraded
+    assert store.source.known() == {
+        SourceRecord("space", "S1"),
+        SourceRecord("project", "P1"),
+        SourceRecord("contact", "C9"),
+    }
+    store.source.recognise([SourceRecord("project", "P1"), SourceRecord("project", "P2")], "ws-acme")
+    with pytest.raises(StateBindingError):
+        store.source.recognise([SourceRecord("project", "Q1")], "ws-acme")
 
 
 def test_the_upgrade_keeps_a_backup_of_the_old_file(upgraded: tuple[StateStore, Path]) -> None:
