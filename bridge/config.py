@@ -13,6 +13,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bridge.errors import ConfigError
 
@@ -61,6 +62,9 @@ ENV_LEGACY_KEY = "BRIDGE_LEGACY_KEY"
 ENV_V1_URL = "BRIDGE_V1_URL"
 ENV_TOKEN = "BRIDGE_V1_TOKEN"  # noqa: S105 (the variable's name, not a token)
 ENV_STATE = "BRIDGE_STATE"
+# The documented base paths of the two surfaces.
+LEGACY_BASE = "/api/v1"
+V1_BASE = "/v1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +93,7 @@ class Settings:
             raise ConfigError(f"no legacy base URL: set {ENV_LEGACY_URL} or legacy_url in the --config file")
         if self.legacy_key is None:
             raise ConfigError(f"no legacy API key: set {ENV_LEGACY_KEY} or legacy_key_file in the --config file")
+        _check_base(self.legacy_url, LEGACY_BASE, f"legacy_url ({ENV_LEGACY_URL})")
         return self.legacy_url, self.legacy_key
 
     def require_v1(self) -> tuple[str, Secret]:
@@ -97,7 +102,20 @@ class Settings:
             raise ConfigError(f"no v1 base URL: set {ENV_V1_URL} or v1_url in the --config file")
         if self.token is None:
             raise ConfigError(f"no v1 token: set {ENV_TOKEN} or token_file in the --config file")
+        _check_base(self.v1_url, V1_BASE, f"v1_url ({ENV_V1_URL})")
         return self.v1_url, self.token
+
+
+def _check_base(url: str, base: str, setting: str) -> None:
+    """A base URL must be an http(s) URL whose path ends in the surface's documented base path: any other path
+    answers every call with 404, which would otherwise look like records missing at the source."""
+    parts = urlsplit(url)
+    # Shown without any user:password@ part, which must never reach a terminal.
+    shown = parts._replace(netloc=parts.netloc.rpartition("@")[2], query="", fragment="").geturl()
+    if parts.scheme not in {"http", "https"} or not parts.netloc:
+        raise ConfigError(f"{setting} {shown!r} is not an http(s) URL")
+    if not parts.path.rstrip("/").endswith(base):
+        raise ConfigError(f"{setting} {shown!r} must end in the surface's base path {base}")
 
 
 _PLAIN_KEYS = frozenset(f.name for f in fields(Settings)) - {"legacy_key", "token", "extra"}

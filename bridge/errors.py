@@ -1,11 +1,12 @@
 """Every failure the bridge can meet, classified by what the operator (or the engine) should do about it.
 
-The tree, by remedy::
+The tree, by remedy (``bridge.cli`` alone turns a branch into an exit code)::
 
     BridgeError                      exit 4 unless a branch says otherwise
     ├── UsageError                   exit 2: fix the command line or the configuration, then run again
     │   └── ConfigError
-    ├── RecordError                  exit 1: quarantine this record, carry on with the others
+    ├── RecordError                  the engine quarantines this record and carries on with the others; one
+    │   │                            that escapes to the CLI was not handled where it should be (exit 4)
     │   ├── ValidationFailed         400 validation, 422, legacy 400
     │   ├── AmbiguousAccount         409 account_code_ambiguous / account_path_ambiguous
     │   ├── PayloadTooLarge          413 (a bulk or a budget too big for one request)
@@ -13,6 +14,7 @@ The tree, by remedy::
     │   └── NotFound                 404 (absent, or not visible to the credentials)
     ├── ResumableStop                exit 3: stop cleanly; a later `bridge run` resumes where this one stopped
     │   ├── AuthenticationLost       401 (token revoked/invalid/missing, legacy key rejected)
+    │   ├── SourceUnreadable         a legacy read refused (400, 404, 409, 413): no record to quarantine
     │   ├── PermissionRevoked        403 (carries requiredAbility when the service names it)
     │   ├── ServiceUnavailable       423 locked, or retries ended without success (deadline or attempts)
     │   └── RetryBudgetExhausted     too many retries in this run: the service is struggling, stop hammering
@@ -25,6 +27,10 @@ The tree, by remedy::
         ├── CursorInvalid            400 cursor_invalid, or a cursor the service handed out twice
         └── UnexpectedResponse       a status or body the wire contract does not allow
 
+The state store's errors (``state.errors.StateError``) hang under the same root, so every command meets one
+tree. An error from an HTTP answer carries the surface, the status and the service's ``code`` beside its
+message, for the log and for scripts; the message already names them for people.
+
 Messages never carry secrets: they are built from the method, the path (ids only), the status, the
 service's code and requestId, never from headers or query strings.
 """
@@ -34,25 +40,47 @@ service's code and requestId, never from headers or query strings.
 
 from __future__ import annotations
 
+from typing import TypedDict, Unpack
+
+
+class Origin(TypedDict, total=False):
+    """Where an error came from, when a service said it: its requestId, surface, HTTP status and ``code``."""
+
+    request_id: str | None
+    surface: str | None
+    status: int | None
+    code: str | None
+
 
 class BridgeError(Exception):
-    """Base of every bridge failure: a message saying what happened and what to do, plus the requestId."""
+    """Base of every bridge failure: what happened and what to do, plus where it came from when a service said it.
 
-    exit_code: int = 4
+    ``surface`` (``legacy`` or ``v1``), ``status`` and ``code`` are the HTTP answer's, when there was one.
+    """
+
     remedy: str = "this is a bug in the bridge; report it with the log file attached"
 
-    def __init__(self, message: str, *, request_id: str | None = None) -> None:
+    def __init__(self, message: str, **origin: Unpack[Origin]) -> None:
         self.message = message
-        self.request_id = request_id
+        self.request_id = origin.get("request_id")
+        self.surface = origin.get("surface")
+        self.status = origin.get("status")
+        self.code = origin.get("code")
         super().__init__(message)
 
     def __str__(self) -> str:
         suffix = f" (requestId {self.request_id})" if self.request_id else ""
+        if not self.remedy:
+            return f"{self.message}{suffix}"
         return f"{self.message}{suffix}. {self.remedy[0].upper()}{self.remedy[1:]}."
 
 
+def origin_of(error: BridgeError) -> Origin:
+    """The origin ``error`` carries, to pass on to an error that replaces it."""
+    return Origin(request_id=error.request_id, surface=error.surface, status=error.status, code=error.code)
+
+
 class UsageError(BridgeError):
-    exit_code = 2
     remedy = "fix the command line or configuration and run again"
 
 
@@ -61,7 +89,6 @@ class ConfigError(UsageError):
 
 
 class RecordError(BridgeError):
-    exit_code = 1
     remedy = "the record is quarantined; fix it at the source or in the mapping, then rerun to retry it"
 
 
@@ -86,7 +113,6 @@ class NotFound(RecordError):
 
 
 class ResumableStop(BridgeError):
-    exit_code = 3
     remedy = "the run stopped cleanly; fix the cause, then run the same command again to resume"
 
 
@@ -94,12 +120,19 @@ class AuthenticationLost(ResumableStop):
     remedy = "issue a new key or token, set it in the environment, then run the same command again to resume"
 
 
+class SourceUnreadable(ResumableStop):
+    remedy = (
+        "no record was written for what could not be read; check the legacy URL and that the record still "
+        "exists, then run the same command again to resume"
+    )
+
+
 class PermissionRevoked(ResumableStop):
     remedy = "ask a workspace admin to restore the access named above, then run the same command again to resume"
 
-    def __init__(self, message: str, *, request_id: str | None = None, required_ability: str | None = None) -> None:
+    def __init__(self, message: str, *, required_ability: str | None = None, **origin: Unpack[Origin]) -> None:
         self.required_ability = required_ability
-        super().__init__(message, request_id=request_id)
+        super().__init__(message, **origin)
 
 
 class ServiceUnavailable(ResumableStop):
@@ -111,14 +144,13 @@ class RetryBudgetExhausted(ResumableStop):
 
 
 class RetriableError(BridgeError):
-    exit_code = 3
     remedy = "this is transient; run the same command again to resume"
 
 
 class RateLimited(RetriableError):
-    def __init__(self, message: str, *, request_id: str | None = None, retry_after: float | None = None) -> None:
+    def __init__(self, message: str, *, retry_after: float | None = None, **origin: Unpack[Origin]) -> None:
         self.retry_after = retry_after
-        super().__init__(message, request_id=request_id)
+        super().__init__(message, **origin)
 
 
 class ServerError(RetriableError):
@@ -126,14 +158,14 @@ class ServerError(RetriableError):
 
 
 class NetworkError(RetriableError):
-    def __init__(self, message: str, *, request_id: str | None = None, reached_server: bool = True) -> None:
+    def __init__(self, message: str, *, reached_server: bool = True, **origin: Unpack[Origin]) -> None:
         # False only when the request provably never left (connect failures): then even a keyless POST may repeat.
         self.reached_server = reached_server
-        super().__init__(message, request_id=request_id)
+        super().__init__(message, **origin)
 
 
 class FatalError(BridgeError):
-    exit_code = 4
+    pass
 
 
 class IdempotencyConflict(FatalError):

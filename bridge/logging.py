@@ -115,15 +115,27 @@ _SHARED: list[Processor] = [
 _FOREIGN: list[Processor] = [*_SHARED, structlog.stdlib.ExtraAdder(), _drop_color_message, redact]
 
 
-def _handler(stream: logging.Handler, renderer: Processor) -> logging.Handler:
+def _handler(stream: logging.Handler, renderer: Processor, *before: Processor) -> logging.Handler:
     stream.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=_FOREIGN,
-            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, redact, renderer],
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, redact, *before, renderer],
         )
     )
     stream.addFilter(SecretFilter())
     return stream
+
+
+def _no_traceback(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> EventDict:
+    """A traceback never reaches the terminal: the log file has it, and the CLI says where."""
+    event_dict.pop("exception", None)
+    return event_dict
+
+
+def log_file() -> Path | None:
+    """The JSON-lines log file events go to now, if one was configured."""
+    files = [h for h in _installed if isinstance(h, logging.FileHandler)]
+    return Path(files[-1].baseFilename) if files else None
 
 
 def configure_logging(
@@ -147,7 +159,9 @@ def configure_logging(
         old = _installed.pop()
         root.removeHandler(old)
         old.close()
-    terminal = _handler(logging.StreamHandler(console or sys.stderr), structlog.dev.ConsoleRenderer(colors=False))
+    terminal = _handler(
+        logging.StreamHandler(console or sys.stderr), structlog.dev.ConsoleRenderer(colors=False), _no_traceback
+    )
     # The terminal may show less than the file (warnings only, say, so progress bars stay readable).
     terminal.setLevel((console_level or level).upper())
     _installed.append(terminal)

@@ -2,7 +2,7 @@
 
 ::
 
-    StateError                      (exit_code 4 unless a subclass says otherwise)
+    StateError                      (exit 4 unless a subclass says otherwise; a BridgeError, so one root)
     ├── StateLocationError          the path or URL cannot hold a state file (2: fix --state / BRIDGE_STATE)
     ├── SchemaTooNewError           the file was written by a newer bridge (2: upgrade the bridge)
     ├── StateBindingError           the file belongs to another source/target pair (2: use another --state)
@@ -16,28 +16,31 @@
     ├── UnknownIntentError          no intent under that step key (4: a bug)
     └── CrosswalkConflictError      a legacy record would map to a second v1 object (4: a duplicate)
 
-Exit codes follow the CLI's scheme: 2 usage/config, 3 stopped and resumable, 4 fatal/bug.
+The exit codes in brackets are the CLI's (``bridge.cli`` decides them): 2 usage/config, 3 stopped and
+resumable, 4 fatal/bug.
 """
 
 from __future__ import annotations
 
+from bridge.errors import BridgeError
 
-class StateError(Exception):
-    """Base of every state-store error."""
 
-    exit_code = 4
+class StateError(BridgeError):
+    """Base of every state-store error; its message already says what to do."""
+
+    remedy = ""
 
 
 class StateLocationError(StateError):
-    exit_code = 2
+    pass
 
 
 class SchemaTooNewError(StateError):
-    exit_code = 2
+    pass
 
 
 class StateBindingError(StateError):
-    exit_code = 2
+    pass
 
 
 class SecretInStateError(StateError):
@@ -45,11 +48,11 @@ class SecretInStateError(StateError):
 
 
 class StateStorageError(StateError):
-    exit_code = 3
+    pass
 
 
 class StateLockedError(StateError):
-    exit_code = 3
+    pass
 
 
 class StateInUseError(StateLockedError):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bridge.cli import exit_code
 from bridge.config import ENV_LEGACY_KEY, ENV_LEGACY_URL, ENV_STATE, ENV_TOKEN, ENV_V1_URL, Secret, load_settings
 from bridge.errors import ConfigError
 
@@ -69,7 +70,7 @@ def test_plain_secret_in_config_file_is_refused_without_echoing_it(tmp_path: Pat
     with pytest.raises(ConfigError, match="legacy_key_file or the environment") as caught:
         load_settings(config, env={})
     assert KEY not in str(caught.value)
-    assert caught.value.exit_code == 2
+    assert exit_code(caught.value) == 2
 
 
 @pytest.mark.parametrize(

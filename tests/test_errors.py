@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import click
 import httpx
 import pytest
 
@@ -55,7 +56,8 @@ LEGACY_TABLE: list[tuple[int, type[errors.BridgeError]]] = [
 ]
 
 REMEDY_EXIT = [
-    (errors.RecordError, 1),
+    # A record error is quarantined where it happens; one that reaches the CLI was not handled: a bug.
+    (errors.RecordError, 4),
     (errors.UsageError, 2),
     (errors.ConfigError, 2),
     (errors.ResumableStop, 3),
@@ -81,8 +83,10 @@ def test_legacy_status_maps_to_its_remedy(status: int, expected: type[Exception]
 
 @pytest.mark.parametrize(("cls", "exit_code"), REMEDY_EXIT)
 def test_each_remedy_has_its_cli_exit_code(cls: type[errors.BridgeError], exit_code: int) -> None:
-    """The CLI exit code says the remedy: 1 quarantine, 2 usage, 3 resumable stop, 4 fatal."""
-    assert cls("x").exit_code == exit_code
+    """The CLI exit code says the remedy: 2 usage, 3 resumable stop, 4 fatal (1 is never an error's)."""
+    from bridge.cli import exit_code as decided
+
+    assert decided(cls("x")) == exit_code
 
 
 def test_message_names_call_code_request_id_and_next_step() -> None:
@@ -143,33 +147,39 @@ def test_service_message_echoing_a_secret_is_masked() -> None:
 )
 def test_transport_errors_are_retriable_and_say_whether_sent(exc: httpx.TransportError, reached: bool) -> None:
     """Timeouts and dropped connections are retriable; only connect failures prove nothing was sent."""
-    error = error_for_transport(exc, "v1 POST /transactions/bulk")
+    error = error_for_transport(exc, "v1 POST /transactions/bulk", "v1")
     assert isinstance(error, errors.RetriableError)
     assert error.reached_server is reached
 
 
 @pytest.mark.parametrize(
-    ("error", "exit_code"),
+    ("error", "exit_code", "label"),
     [
-        (errors.ConfigError("no v1 token"), 2),
-        (errors.ValidationFailed("bad line"), 1),
-        (errors.RetryBudgetExhausted("too many retries"), 3),
-        (errors.IdempotencyConflict("key reused"), 4),
+        (errors.ConfigError("no v1 token"), 2, "error: "),
+        (errors.ValidationFailed("bad line"), 4, "fatal: "),
+        (errors.RetryBudgetExhausted("too many retries"), 3, "stopped: "),
+        (errors.IdempotencyConflict("key reused"), 4, "fatal: "),
+        (ValueError("an unforeseen \x1b[2J bug"), 4, "fatal: a bug in the bridge"),
     ],
 )
-def test_cli_turns_a_bridge_error_into_message_and_exit_code(
-    error: errors.BridgeError, exit_code: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_cli_turns_an_error_into_message_and_exit_code(
+    error: Exception, exit_code: int, label: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    """`bridge` prints one line with the message and remedy on stderr and exits with the remedy's code."""
+    """`bridge` prints the message and remedy on stderr (a bug: where its traceback went) and exits with the
+    remedy's code; never a traceback, never a raw escape sequence."""
     from bridge import cli
 
     def failing() -> None:
         raise error
 
-    monkeypatch.setattr(cli, "cli", failing)
-    with pytest.raises(SystemExit) as exited:
-        cli.main()
+    cli.cli.add_command(click.Command("boom", callback=failing))
+    try:
+        with pytest.raises(SystemExit) as exited:
+            cli.cli.main(["boom"])
+    finally:
+        cli.cli.commands.pop("boom")
     assert exited.value.code == exit_code
-    err = capsys.readouterr().err
-    assert err.startswith("error: ")
+    err = capfd.readouterr().err
+    assert err.startswith(label)
     assert "Traceback" not in err
+    assert "\x1b" not in err

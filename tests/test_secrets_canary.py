@@ -16,6 +16,7 @@ from datetime import date
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
+import click
 import httpx
 import pytest
 import respx
@@ -126,12 +127,15 @@ async def test_canary_secrets_never_leak_from_any_client_path(
             except BridgeError as exc:
                 texts += exception_texts(exc)
 
-    def leaking_cli() -> None:
+    def leaking() -> None:
         raise AuthenticationLost(f"simulated leak of {token.reveal()}")
 
-    monkeypatch.setattr(cli, "cli", leaking_cli)
-    with pytest.raises(SystemExit) as exit_info:
-        cli.main()
+    cli.cli.add_command(click.Command("leak", callback=leaking))
+    try:
+        with pytest.raises(SystemExit) as exit_info:
+            cli.cli.main(["leak"])
+    finally:
+        cli.cli.commands.pop("leak")
     assert exit_info.value.code == 3
 
     captured = capsys.readouterr()

@@ -7,7 +7,9 @@ httpx. Tests hand the factory an ``httpx.ASGITransport`` over the emulator, or r
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import socket
+import ssl
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Literal, Self, TypeVar
@@ -24,20 +26,25 @@ from bridge.errors import (
     AmbiguousAccount,
     AuthenticationLost,
     BridgeError,
+    ConfigError,
     CursorInvalid,
     FatalError,
     IdempotencyConflict,
     NetworkError,
     NotFound,
+    Origin,
     PayloadTooLarge,
     PermissionRevoked,
     RateLimited,
     RecordConflict,
+    RecordError,
     RetriableError,
     ServerError,
     ServiceUnavailable,
+    SourceUnreadable,
     UnexpectedResponse,
     ValidationFailed,
+    origin_of,
 )
 
 Surface = Literal["legacy", "v1"]
@@ -88,38 +95,38 @@ def error_for_status(surface: Surface, what: str, failure: Failure) -> BridgeErr
     status, code = failure.status, failure.code
     said = f": {failure.message}" if failure.message else ""
     text = f"{surface} {what} answered {status}{' ' + code if code else ''}{said}"
-    rid = failure.request_id
+    origin = Origin(request_id=failure.request_id, surface=surface, status=status, code=code)
     if code == "idempotency_conflict":
-        return IdempotencyConflict(text, request_id=rid)
+        return IdempotencyConflict(text, **origin)
     if code == "cursor_invalid":
-        return CursorInvalid(text, request_id=rid)
+        return CursorInvalid(text, **origin)
     if code in {"account_code_ambiguous", "account_path_ambiguous"}:
-        return AmbiguousAccount(text, request_id=rid)
+        return AmbiguousAccount(text, **origin)
     if code == "expand_invalid":
-        return UnexpectedResponse(text, request_id=rid)
+        return UnexpectedResponse(text, **origin)
     if status == 401 or code in AUTH_CODES:
         credential = "API key" if surface == "legacy" else "token"
-        return AuthenticationLost(f"the {credential} was rejected: {text}", request_id=rid)
+        return AuthenticationLost(f"the {credential} was rejected: {text}", **origin)
     if status in {402, 403} or code == "permission_revoked":
         ability = f" (needs {failure.required_ability})" if failure.required_ability else ""
         return PermissionRevoked(
-            f"access refused{ability}: {text}", request_id=rid, required_ability=failure.required_ability
+            f"access refused{ability}: {text}", **origin, required_ability=failure.required_ability
         )
     if status == 429:
-        return RateLimited(text, request_id=rid, retry_after=failure.retry_after)
+        return RateLimited(text, **origin, retry_after=failure.retry_after)
     if status in {500, 502, 503, 504}:
-        return ServerError(text, request_id=rid)
+        return ServerError(text, **origin)
     if status == 413:
-        return PayloadTooLarge(text, request_id=rid)
+        return PayloadTooLarge(text, **origin)
     if status == 423:
-        return ServiceUnavailable(f"the workspace is locked: {text}", request_id=rid)
+        return ServiceUnavailable(f"the workspace is locked: {text}", **origin)
     if status in {400, 422}:
-        return ValidationFailed(text, request_id=rid)
+        return ValidationFailed(text, **origin)
     if status == 404:
-        return NotFound(text, request_id=rid)
+        return NotFound(text, **origin)
     if status == 409:
-        return RecordConflict(text, request_id=rid)
-    return UnexpectedResponse(text, request_id=rid)
+        return RecordConflict(text, **origin)
+    return UnexpectedResponse(text, **origin)
 
 
 def _scrub(text: str, secrets: Sequence[Secret]) -> str:
@@ -154,8 +161,29 @@ def read_failure(response: httpx.Response, surface: Surface, timing: Timing, sec
     )
 
 
-def error_for_transport(exc: httpx.TransportError, what: str) -> NetworkError:
-    """A timeout, reset or dropped connection, marked by whether the request can have reached the service."""
+# Where each surface's base URL is set: a host that does not resolve or a certificate that does not verify
+# is a mistake in that setting, not an outage, and no retry can fix it.
+URL_SETTINGS: dict[Surface, str] = {"legacy": "legacy_url (BRIDGE_LEGACY_URL)", "v1": "v1_url (BRIDGE_V1_URL)"}
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    seen: BaseException | None = exc
+    while seen is not None:
+        yield seen
+        seen = seen.__cause__ or seen.__context__
+
+
+def error_for_transport(exc: httpx.TransportError, what: str, surface: Surface) -> BridgeError:
+    """A timeout, reset or dropped connection, marked by whether the request can have reached the service; a
+    host that does not resolve or a certificate that does not verify, as the configuration error it is."""
+    for cause in _causes(exc):
+        if isinstance(cause, socket.gaierror):
+            return ConfigError(f"{what}: the host of {URL_SETTINGS[surface]} does not resolve ({cause.strerror})")
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return ConfigError(
+                f"{what}: the certificate of {URL_SETTINGS[surface]} does not verify ({cause.verify_message}); "
+                "check the URL's host"
+            )
     never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
     return NetworkError(f"{what} failed in transit: {type(exc).__name__}", reached_server=not never_sent)
 
@@ -231,7 +259,7 @@ class HttpSession:
                     headers=dict(call.headers),
                 )
             except httpx.TransportError as exc:
-                raise error_for_transport(exc, f"{self.surface} {call.what}") from exc
+                raise error_for_transport(exc, f"{self.surface} {call.what}", self.surface) from exc
             except httpx.HTTPError as exc:
                 # Decoding and redirect errors: the service answered outside the contract.
                 raise UnexpectedResponse(f"{self.surface} {call.what}: {type(exc).__name__}") from exc
@@ -248,6 +276,10 @@ class HttpSession:
                 return response
             failure = read_failure(response, self.surface, controls.timing, self._secrets)
             error = error_for_status(self.surface, call.what, failure)
+            if self.surface == "legacy" and call.method == "GET" and isinstance(error, RecordError):
+                # A refused read names no record the run could quarantine and go on without: the run stops
+                # before it writes anything built on a partial source, and resumes once the read works.
+                error = SourceUnreadable(f"could not read the source: {error.message}", **origin_of(error))
             log.info(
                 "bridge.http.failed",
                 surface=self.surface,
@@ -329,6 +361,12 @@ def json_body(response: httpx.Response, what: str) -> object:
             f"{what} answered {response.status_code} with a body that is not JSON",
             request_id=response.headers.get(REQUEST_ID_HEADER),
         ) from exc
+    except RecursionError:
+        # Nesting deeper than the interpreter's stack: no contract allows it, and it must not end in a traceback.
+        raise UnexpectedResponse(
+            f"{what} answered {response.status_code} with JSON nested too deep to read",
+            request_id=response.headers.get(REQUEST_ID_HEADER),
+        ) from None
 
 
 def parse_model(model: type[ModelT], data: object, what: str, request_id: str | None = None) -> ModelT:

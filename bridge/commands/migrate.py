@@ -1,4 +1,5 @@
-"""`bridge plan` and `bridge run`: the migration's commands, their options and their exit codes.
+"""`bridge plan` and `bridge run`: the migration's commands and their options (``bridge.cli`` turns how they
+end into the exit codes of ``EXIT_CODES``).
 
 Secrets are never options: the legacy key and the v1 token come from ``BRIDGE_LEGACY_KEY`` /
 ``BRIDGE_V1_TOKEN`` or from a file (``--legacy-key-file`` / ``--token-file``, or ``legacy_key_file`` /
@@ -21,21 +22,23 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from bridge.commands import Ending
 from bridge.config import Settings, load_settings
 from bridge.engine.plan import Plan
 from bridge.engine.progress import Progress, RichProgress
 from bridge.engine.run import Interrupted, Outcome, migrate
-from bridge.errors import BridgeError, FatalError, ResumableStop
+from bridge.errors import FatalError, ResumableStop, RetriableError
 from bridge.logging import configure_logging
-from state.errors import StateError
+from bridge.terminal import plain
+from state.errors import StateCorruptError, StateLockedError, StateStorageError
 
 EXIT_CODES = """\b
 Exit codes:
   0  everything migrated (or, for plan, the plan was made)
   1  finished, but some records are quarantined (they are listed)
   2  usage or configuration error
-  3  stopped and resumable (credentials revoked, retry budget exhausted, SIGINT/SIGTERM):
-     run the printed command to resume
+  3  stopped and resumable (credentials revoked, retry budget exhausted, a source read refused,
+     SIGINT/SIGTERM, another run on the same state file): run the printed command to resume
   4  fatal: a bug-class error such as idempotency_conflict; report it with the log file"""
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -74,11 +77,7 @@ def settings_from(options: dict[str, object]) -> Settings:
 
     The log file gets every event at INFO; the terminal only warnings, so progress bars stay readable.
     """
-    try:
-        settings = _load(options)
-    except BridgeError as exc:
-        click.echo(f"error: {exc}", err=True)
-        raise SystemExit(exc.exit_code) from None
+    settings = _load(options)
     secrets = [s for s in (settings.legacy_key, settings.token) if s is not None]
     configure_logging("INFO", log_file=settings.log_file, secrets=secrets)
     logging.getLogger().handlers[0].setLevel(logging.WARNING)
@@ -136,8 +135,8 @@ def _progress(console: Console) -> Progress:
     return RichProgress(console) if console.is_terminal else Progress()
 
 
-def _run_guarded(coroutine_factory: Callable[[], object], console: Console) -> Outcome:
-    """Run the engine, turning SIGINT/SIGTERM into a resumable stop and errors into exit codes."""
+def _run_guarded(coroutine_factory: Callable[[], object]) -> Outcome:
+    """Run the engine, turning SIGINT/SIGTERM into a resumable stop that says how to resume."""
 
     async def main() -> Outcome:
         loop = asyncio.get_running_loop()
@@ -154,27 +153,21 @@ def _run_guarded(coroutine_factory: Callable[[], object], console: Console) -> O
 
     try:
         return asyncio.run(main())
-    except ResumableStop as exc:
-        console.print(f"[yellow]stopped:[/] {exc}")
-        console.print(f"resume with:  {resume_command()}")
-        raise SystemExit(exc.exit_code) from None
-    except FatalError as exc:
-        console.print(f"[red]fatal:[/] {exc}")
-        console.print("report this with the log file and the state file; do not delete the state file")
-        raise SystemExit(exc.exit_code) from None
-    except (BridgeError, StateError) as exc:
-        console.print(f"[red]error:[/] {exc}")
-        raise SystemExit(exc.exit_code) from None
+    except (ResumableStop, RetriableError, StateStorageError, StateLockedError) as stop:
+        stop.add_note(f"resume with:  {resume_command()}")
+        raise
+    except (FatalError, StateCorruptError) as fatal:
+        fatal.add_note("keep the state file and the log file, and report this; do not delete the state file")
+        raise
 
 
 @click.command("plan", epilog=EXIT_CODES)
 @connection_options
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the plan as JSON here.")
-def plan_command(out: Path | None, **options: object) -> None:
+def plan_command(out: Path | None, **options: object) -> Ending:
     """Dry run: read the source, map it, compare with the state file; write nothing to the target."""
-    console = Console(stderr=True)
     settings = settings_from(options)
-    outcome = _run_guarded(lambda: migrate(settings, dry_run=True, progress=Progress()), console)
+    outcome = _run_guarded(lambda: migrate(settings, dry_run=True, progress=Progress()))
     Console().print(render_plan(outcome.ledger, f"plan for migration {outcome.ledger.migration}"))
     for entry in outcome.ledger.depends_on():
         click.echo(f"  assumes {entry.id} {entry.topic}")
@@ -185,6 +178,7 @@ def plan_command(out: Path | None, **options: object) -> None:
     if out is not None:
         out.write_text(json.dumps(outcome.ledger.to_json(), indent=2) + "\n", encoding="utf-8")
         click.echo(f"plan written to {out}")
+    return Ending.DONE
 
 
 def _list_not_carried(plan: Plan) -> None:
@@ -196,19 +190,19 @@ def _list_not_carried(plan: Plan) -> None:
     if by_record:
         click.echo(f"{len(by_record)} records have values not carried: no published write on v1:")
     for (kind, scope, legacy_id), values in sorted(by_record.items()):
-        click.echo(f"  {kind} {legacy_id} ({scope}): not carried: no published write: {', '.join(values)}")
+        click.echo(plain(f"  {kind} {legacy_id} ({scope}): not carried: no published write: {', '.join(values)}"))
 
 
 @click.command("run", epilog=EXIT_CODES)
 @connection_options
-def run_command(**options: object) -> None:
+def run_command(**options: object) -> Ending:
     """Migrate: resume what was in flight, then write everything new or changed, in dependency order."""
-    console = Console(stderr=True)
     settings = settings_from(options)
-    outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=_progress(console)), console)
+    outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=_progress(Console(stderr=True))))
     Console().print(render_plan(outcome.ledger, f"run {outcome.run_id} of migration {outcome.ledger.migration}"))
     if outcome.ledger.quarantine:
         click.echo(f"{len(outcome.ledger.quarantine)} records quarantined:")
         for record in outcome.ledger.quarantine:
-            click.echo(f"  {record.kind} {record.legacy_id} ({record.scope}): {record.code}: {record.message}")
-        raise SystemExit(1)
+            click.echo(plain(f"  {record.kind} {record.legacy_id} ({record.scope}): {record.code}: {record.message}"))
+        return Ending.QUARANTINED
+    return Ending.DONE

@@ -7,7 +7,6 @@ migration is in progress (WAL readers never block the writer) and never create a
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -18,10 +17,12 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from bridge.commands import Ending
 from bridge.config import ENV_STATE, load_settings
-from bridge.errors import BridgeError
-from state import StateError, StateStore, open_state
+from bridge.terminal import plain
+from state import StateStore, open_state
 from state.crosswalk import ExportFormat
+from state.errors import StateCorruptError
 from state.models import INTENT_STATUSES, utc_now
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -42,16 +43,12 @@ def _state_options(command: F) -> F:
 
 @contextmanager
 def _reading(state: str | None, config_file: Path | None) -> Iterator[StateStore]:
-    """Open the state for reading; a state or config error becomes its message on stderr and its exit code."""
-    try:
-        # An explicit --state / BRIDGE_STATE is used as typed (a URL must not go through Path); otherwise the
-        # same Settings as `bridge run` decide, so every command finds the file the run wrote.
-        location = state if state is not None else str(load_settings(config_file).state)
-        with open_state(location, read_only=True) as store:
-            yield store
-    except (StateError, BridgeError) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
+    """Open the state for reading (a state or configuration error propagates to ``bridge.cli``)."""
+    # An explicit --state / BRIDGE_STATE is used as typed (a URL must not go through Path); otherwise the
+    # same Settings as `bridge run` decide, so every command finds the file the run wrote.
+    location = state if state is not None else str(load_settings(config_file).state)
+    with open_state(location, read_only=True) as store:
+        yield store
 
 
 @click.group("crosswalk")
@@ -66,21 +63,22 @@ def crosswalk_group() -> None:
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Write here, not stdout.")
 def export_command(
     state: str | None, config_file: Path | None, fmt: ExportFormat, kind: str | None, out: Path | None
-) -> None:
+) -> Ending:
     """Export the crosswalk: kind, scope, legacy id, v1 id, source hash, run and times."""
     with _reading(state, config_file) as store:
         known = store.crosswalk.counts()
         if kind is not None and kind not in known:
             # An empty export of a mistyped kind ("projects") would look like a migration that moved nothing.
             names = ", ".join(sorted(known)) or "none yet"
-            click.echo(f"no crosswalk entries of kind {kind!r} (kinds mapped: {names})", err=True)
-            sys.exit(1)
+            click.echo(plain(f"no crosswalk entries of kind {kind!r} (kinds mapped: {names})"), err=True)
+            return Ending.NOT_FOUND
         text = store.crosswalk.export(fmt, kind=kind)
     if out is None:
         click.echo(text, nl=False)
-        return
+        return Ending.DONE
     out.write_text(text, encoding="utf-8")
     click.echo(f"wrote {out}", err=True)
+    return Ending.DONE
 
 
 @crosswalk_group.command("lookup")
@@ -88,16 +86,19 @@ def export_command(
 @click.option("--scope", default="", help="Legacy project id for records inside a project [workspace-wide].")
 @click.argument("kind")
 @click.argument("legacy_id")
-def lookup_command(state: str | None, config_file: Path | None, scope: str, kind: str, legacy_id: str) -> None:
+def lookup_command(state: str | None, config_file: Path | None, scope: str, kind: str, legacy_id: str) -> Ending:
     """Print the v1 id of one legacy record (exit 1 when it has not been migrated)."""
     with _reading(state, config_file) as store:
         v1_id = store.crosswalk.lookup(kind, legacy_id, scope)
         if v1_id is None:
             where = f" in project {scope}" if scope else ""
             known = ", ".join(sorted(store.crosswalk.counts())) or "none yet"
-            click.echo(f"legacy {kind} {legacy_id!r}{where} is not in the crosswalk (kinds mapped: {known})", err=True)
-            sys.exit(1)
+            click.echo(
+                plain(f"legacy {kind} {legacy_id!r}{where} is not in the crosswalk (kinds mapped: {known})"), err=True
+            )
+            return Ending.NOT_FOUND
     click.echo(v1_id)
+    return Ending.DONE
 
 
 @click.command("status")
@@ -119,12 +120,10 @@ def status_command(state: str | None, config_file: Path | None, run_count: int, 
     else:
         _render(status)
     if problems:
-        click.echo(
-            "error: the state file fails PRAGMA integrity_check; do not resume on it: restore the newest *.bak "
-            "copy next to it or a backup, and report this",
-            err=True,
+        raise StateCorruptError(
+            "the state file fails PRAGMA integrity_check; do not resume on it: restore the newest *.bak "
+            "copy next to it or a backup, and report this"
         )
-        sys.exit(4)
 
 
 class RunInfo(TypedDict):

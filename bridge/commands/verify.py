@@ -1,8 +1,7 @@
 """`bridge verify`: compare the totals both surfaces compute, close the ledger, write the reports.
 
-Exit codes: 0 reconciled; 1 differences found (the reports say where); 2 usage or configuration error;
-3 could not finish (credentials rejected, rate limited past the retry budget): run it again to resume,
-nothing was written anywhere but the report directory.
+It ends reconciled or with differences (``bridge.cli`` turns that, or the error that stopped it, into the exit
+codes of ``EXIT_CODES``); a stopped verification wrote nothing anywhere but the report directory.
 """
 
 from __future__ import annotations
@@ -13,10 +12,12 @@ from pathlib import Path
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from bridge.commands import Ending
 from bridge.commands.migrate import connection_options, settings_from
 from bridge.errors import BridgeError
-from bridge.logging import redact_text
+from bridge.terminal import plain
 from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.ledger import is_clean
@@ -29,7 +30,8 @@ Exit codes:
   0  reconciled: every total exact or explained (rounding, quarantine), the ledger closed
   1  differences found: reconciliation.md / .html / .json in the report directory say where
   2  usage or configuration error
-  3  could not finish (auth rejected, rate limited, service unavailable): run again to resume"""
+  3  could not finish (auth rejected, rate limited, service unavailable): run again to resume
+  4  fatal or a bug: the message says where the log is"""
 
 TERMINAL_DIFFERENCES = 20
 _STYLE = {Verdict.EXACT: "green", Verdict.ROUNDING: "yellow", Verdict.QUARANTINE: "magenta", Verdict.MISMATCH: "red"}
@@ -50,16 +52,15 @@ _STYLE = {Verdict.EXACT: "green", Verdict.ROUNDING: "yellow", Verdict.QUARANTINE
     show_default=True,
     help="Least severe verdict that fails: 'rounding' also fails rounding- and quarantine-explained totals.",
 )
-def verify_command(report_dir: Path | None, phases: tuple[str, ...], fail_on: str, **options: object) -> None:
+def verify_command(report_dir: Path | None, phases: tuple[str, ...], fail_on: str, **options: object) -> Ending:
     """Verify a migration: legacy totals against v1 totals per project, phase and account, plus the ledger."""
-    console = Console(stderr=True)
     settings = settings_from(options)
     choice = VerifyOptions(projects=settings.projects, phases=phases, fail_on=FailOn(fail_on))
     try:
         report = asyncio.run(verify(settings, choice))
-    except BridgeError as exc:
-        console.print(f"[red]verification could not finish:[/] {redact_text(str(exc))}")
-        raise SystemExit(exc.exit_code) from None
+    except BridgeError as stopped:
+        stopped.add_note("verification could not finish: no report was written; run the same command again")
+        raise
     directory = report_dir or settings.report_dir / f"run-{report.run or 'none'}"
     written = write_reports(report, directory)
     terminal = Console()
@@ -67,7 +68,7 @@ def verify_command(report_dir: Path | None, phases: tuple[str, ...], fail_on: st
     Console(width=max(terminal.width, 120)).print(summary_table(report))
     for path in written:
         click.echo(f"report: {path}")
-    raise SystemExit(0 if report.reconciled else 1)
+    return Ending.DONE if report.reconciled else Ending.DIFFERENCES
 
 
 def summary_table(report: Reconciliation) -> Table:
@@ -82,8 +83,8 @@ def summary_table(report: Reconciliation) -> Table:
             f = phase.total
             style = _STYLE[f.verdict]
             table.add_row(
-                project.name if index == 0 else "",
-                phase.name,
+                Text(plain(project.name)) if index == 0 else "",
+                Text(plain(phase.name)),
                 f.rate,
                 format_minor(f.legacy_minor, f.currency),
                 format_minor(f.v1_minor, f.currency),
@@ -93,7 +94,7 @@ def summary_table(report: Reconciliation) -> Table:
         located = [d for d in project.differences if d.location.kind != "project"]
         for diff in located[:TERMINAL_DIFFERENCES]:
             style = _STYLE[diff.figure.verdict]
-            table.add_row("", diff.location.phase_name, "", "", "", "", f"[{style}]{diff.summary}[/]")
+            table.add_row("", Text(plain(diff.location.phase_name)), "", "", "", "", Text(plain(diff.summary), style))
         if len(located) > TERMINAL_DIFFERENCES:
             more = len(located) - TERMINAL_DIFFERENCES
             table.add_row("", "", "", "", "", "", f"... and {more} more in reconciliation.md")

@@ -12,6 +12,7 @@ import pytest
 from fastapi import FastAPI
 
 from bridge import errors
+from bridge.cli import exit_code
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import LegacyClient, open_legacy
 from bridge.clients.legacy_actuals import day_end, day_start
@@ -117,7 +118,7 @@ async def test_wrong_key_is_a_resumable_stop(app: FastAPI, run_controls: RunCont
     async with open_legacy(BASE, Secret("lk_wrong_0123456789abcdef"), run_controls, transport=transport) as client:
         with pytest.raises(errors.AuthenticationLost) as caught:
             await client.contacts()
-    assert caught.value.exit_code == 3
+    assert exit_code(caught.value) == 3
 
 
 @pytest.mark.anyio

@@ -13,6 +13,7 @@ import pytest
 import respx
 
 from bridge import errors
+from bridge.cli import exit_code
 from bridge.clients.http import Call, HttpSession, RunControls, make_async_client
 from bridge.clients.retry import RetryBudget, RetryPolicy, parse_retry_after
 from tests.clients.fakes import WALL_START, FakeClock, controls_for
@@ -177,7 +178,7 @@ async def test_spent_budget_stops_the_run_resumably(clock: FakeClock) -> None:
             with pytest.raises(errors.RetryBudgetExhausted) as caught:
                 await http.send(Call("GET", "/me"))
     assert route.call_count == 3
-    assert caught.value.exit_code == 3
+    assert exit_code(caught.value) == 3
 
 
 @pytest.mark.anyio

@@ -12,6 +12,7 @@ import pytest
 from fastapi import FastAPI
 
 from bridge import errors
+from bridge.cli import exit_code
 from bridge.clients.http import RunControls
 from bridge.clients.retry import RetryPolicy
 from bridge.clients.v1 import V1Client, open_v1
@@ -102,7 +103,7 @@ async def test_same_key_other_body_is_a_fatal_conflict(client: V1Client) -> None
     await client.create_project({"name": "Film"}, "project-film-0123456789")
     with pytest.raises(errors.IdempotencyConflict) as caught:
         await client.create_project({"name": "Other"}, "project-film-0123456789")
-    assert caught.value.exit_code == 4
+    assert exit_code(caught.value) == 4
     assert caught.value.request_id
 
 
@@ -133,7 +134,7 @@ async def test_revoked_token_stops_the_run_resumably(client: V1Client, control_c
     await client.me()
     with pytest.raises(errors.AuthenticationLost, match="token_revoked") as caught:
         await client.me()
-    assert caught.value.exit_code == 3
+    assert exit_code(caught.value) == 3
 
 
 @pytest.mark.anyio
@@ -207,7 +208,7 @@ async def test_persistent_outage_ends_in_a_resumable_stop(client: V1Client, cont
     await set_faults(control_client, {"kind": "error_503", "rate": 1.0, "route": "/v1/*"})
     with pytest.raises(errors.ServiceUnavailable) as caught:
         await client.me()
-    assert caught.value.exit_code == 3
+    assert exit_code(caught.value) == 3
 
 
 @pytest.mark.anyio

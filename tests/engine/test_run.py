@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 
+from bridge.cli import exit_code
 from bridge.engine.steps import Kind
 from bridge.errors import AuthenticationLost
 from tests.engine.harness import SMALL_PROJECT, World, _pages, fast_controls
@@ -96,7 +97,7 @@ async def test_revoked_token_stops_resumably_then_a_new_token_finishes(
     await world.control("POST", "/faults", {"rules": [{"kind": "revoke_token", "route": "/v1/*", "after": 40}]})
     with pytest.raises(AuthenticationLost) as stopped:
         await world.run()
-    assert stopped.value.exit_code == 3
+    assert exit_code(stopped.value) == 3
     written = await _writes(world)
     assert written <= 40
     await world.control("POST", "/faults", {})

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bridge.cli import exit_code
 from state.errors import StateInUseError
 from state.store import open_state
 from tests.state.conftest import writer_process
@@ -22,7 +23,7 @@ def test_a_second_writer_is_refused_while_the_first_is_open(store_path: Path) ->
             open_state(store_path)
         assert f"pid {os.getpid()}" in str(refused.value)
         assert "bridge status" in str(refused.value)
-        assert refused.value.exit_code == 3
+        assert exit_code(refused.value) == 3
         with open_state(store_path, read_only=True) as reader:
             assert len(reader.runs.last_runs()) == 1
     with open_state(store_path) as again:  # closed cleanly: free again

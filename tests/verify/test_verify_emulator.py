@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from bridge.cli import cli
+from bridge.cli import cli, exit_code
 from bridge.clients.http import RunControls
 from bridge.clients.retry import Timing
 from bridge.errors import BridgeError
@@ -307,7 +307,7 @@ def test_a_rate_limit_that_does_not_lift_stops_verification_resumably(world: Wor
     controls = RunControls(timing=Timing(sleep=no_wait))
     with pytest.raises(BridgeError) as stopped:
         asyncio.run(verify(world.settings(), VerifyOptions(projects=(world.project_id,)), world.transports(), controls))
-    assert stopped.value.exit_code == 3
+    assert exit_code(stopped.value) == 3
     assert "429" in str(stopped.value) or "rate" in str(stopped.value).lower()
 
 
