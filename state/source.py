@@ -32,9 +32,8 @@ from state.errors import StateBindingError
 from state.models import RunRow, SourceRecordRow
 
 KINDS = ("space", "project", "contact")
-"""The kinds that recognise a workspace: the workspace-wide records every workspace lists."""
-SAMPLE = 3
-"""How many of the file's records a refusal names (enough to look one up, few enough to read)."""
+"""The kinds that recognise a workspace: the workspace-wide records every workspace lists (a refusal names the
+first the file has seen of each, so they can be looked up)."""
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -98,7 +97,8 @@ def _refuse_another(session: Session, seen: Collection[SourceRecord], source: st
         return known
     holds = Counter(record.kind for record in seen)
     found = ", ".join(f"{holds[kind]} {kind}{'' if holds[kind] == 1 else 's'}" for kind in KINDS)
-    sample = ", ".join(f"{r.kind} {r.legacy_id}" for r in sorted(known)[:SAMPLE])
+    firsts = (min((r for r in known if r.kind == kind), default=None) for kind in KINDS)
+    sample = ", ".join(f"{r.kind} {r.legacy_id}" for r in firsts if r is not None)
     raise StateBindingError(
         f"the legacy key opens another workspace than the one this state file belongs to: the source at {source} "
         f"holds {found}, and none of them is among the {len(known)} spaces, projects and contacts this file has "
