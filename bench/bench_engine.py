@@ -39,8 +39,9 @@ from bridge.clients.retry import RetryBudget
 from bridge.config import Secret, Settings
 from bridge.engine.progress import Progress
 from bridge.engine.run import migrate
-from bridge.engine.steps import LINE_BULK_LIMIT, TRANSACTION_BULK_LIMIT, Kind
+from bridge.engine.steps import LINE_BULK_LIMIT, TRANSACTION_BULK_LIMIT
 from bridge.logging import configure_logging
+from mappings.kinds import Kind
 from mappings.lines import plan_budget
 from state.store import open_state
 
@@ -163,7 +164,7 @@ def _medium() -> dict[str, object]:
 def _v1_project(settings: Settings, legacy_project: str) -> str:
 
     with open_state(str(settings.state), read_only=True) as store:
-        found = store.crosswalk.lookup("project", legacy_project, "")
+        found = store.crosswalk.lookup(Kind.PROJECT, legacy_project, "")
     return found or legacy_project
 
 

@@ -27,11 +27,12 @@ from dataclasses import dataclass
 from sqlalchemy import delete, insert
 from sqlmodel import Session, select
 
+from mappings.kinds import Kind
 from state.db import Database
 from state.errors import StateBindingError
 from state.models import RunRow, SourceRecordRow
 
-KINDS = ("space", "project", "contact")
+KINDS = (Kind.SPACE, Kind.PROJECT, Kind.CONTACT)
 """The kinds that recognise a workspace: the workspace-wide records every workspace lists (a refusal names the
 first the file has seen of each, so they can be looked up)."""
 

@@ -18,7 +18,7 @@ from datetime import date
 
 from bridge.engine.apply import Desired
 from bridge.engine.project_step import ProjectStep
-from bridge.engine.steps import TRANSACTION_BULK_LIMIT, Kind
+from bridge.engine.steps import TRANSACTION_BULK_LIMIT
 from bridge.engine.tasks import most_severe, run_all
 from bridge.engine.workspace import as_json
 from bridge.engine.writes import FANOUT_LIMIT, FANOUT_PATH, JsonObject, Write
@@ -26,8 +26,8 @@ from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
 from mappings.actuals import MappedActual, TransactionItem, map_actual
 from mappings.errors import MappingError
 from mappings.keys import idempotency_key
+from mappings.kinds import Kind
 from mappings.records import Phase
-from mappings.refs import ACTUAL, SPLIT
 from mappings.results import Mapped
 
 # Legacy actuals are read in date windows over this span around today; the client's open-ended edge reads
@@ -78,7 +78,7 @@ class ActualsStep(ProjectStep):
                     except MappingError as error:
                         self._refuse(Kind.ACTUAL, [error])
                         continue
-                    if self.books.lookup(ACTUAL, project_id, actual.id) is not None:
+                    if self.books.lookup(Kind.ACTUAL, project_id, actual.id) is not None:
                         await self._existing_actual(project_id, mapped)
                         if mapped.items:
                             known_splits.append((mapped.transaction.ref.legacy_id, mapped.items))
@@ -111,12 +111,12 @@ class ActualsStep(ProjectStep):
         """Split parts as fan-outs of whole actuals (a transaction's items stay in one fan-out, in order)."""
         groups: list[list[tuple[str, JsonObject]]] = [[]]
         for actual_id, items in splits:
-            transaction = self.books.lookup(ACTUAL, project_id, actual_id)
+            transaction = self.books.lookup(Kind.ACTUAL, project_id, actual_id)
             if transaction is None:
                 continue  # the transaction was quarantined: its parts stay with it
             missing: list[tuple[str, JsonObject]] = []
             for item in items:
-                if self.books.lookup(SPLIT, project_id, item.ref.legacy_id) is None:
+                if self.books.lookup(Kind.SPLIT, project_id, item.ref.legacy_id) is None:
                     entry: JsonObject = {"transactionId": transaction, "item": as_json(item.body)}
                     missing.append((item.ref.legacy_id, entry))
                 else:

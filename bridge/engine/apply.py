@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from bridge.engine.books import Books
 from bridge.engine.executor import Executor
 from bridge.engine.plan import Plan
-from bridge.engine.steps import Kind, crosswalk_kind
+from bridge.engine.steps import crosswalk_kind
 from bridge.engine.writes import JsonObject, Write
 from mappings.keys import idempotency_key, source_hash
+from mappings.kinds import Kind
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from bridge import assumptions
-from bridge.engine.steps import ORDER, Kind
+from bridge.engine.steps import ORDER
+from mappings.kinds import Kind
 from mappings.notes import Note, NoteKind
 
 PLAN_SCHEMA_VERSION = 1

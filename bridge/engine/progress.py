@@ -14,7 +14,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichBars
 
-from bridge.engine.steps import Kind, spec
+from bridge.engine.steps import spec
+from mappings.kinds import Kind
 
 log = structlog.get_logger("bridge.progress")
 

@@ -26,7 +26,7 @@ from bridge.engine.executor import PLACEHOLDER
 from bridge.engine.plan import not_carried
 from bridge.engine.project_step import ProjectStep, ProjectTools
 from bridge.engine.source import ProjectLibrary
-from bridge.engine.steps import LINE_BULK_LIMIT, Kind
+from bridge.engine.steps import LINE_BULK_LIMIT
 from bridge.engine.tasks import run_all
 from bridge.engine.workspace import as_json
 from bridge.engine.writes import DEFAULT_PHASE, JsonObject, Write
@@ -34,12 +34,13 @@ from mappings.budget import BudgetTree, LineGroup, chunks
 from mappings.errors import MappingError
 from mappings.formulas import symbols_of
 from mappings.keys import idempotency_key
+from mappings.kinds import Kind
 from mappings.library import ProjectCopy
 from mappings.lines import BULK_KIND as LINE_BULK_KIND
 from mappings.lines import bulk_request, line_body, plan_lines
 from mappings.phases import default_estimate_patch, phase_body, plan_phases
 from mappings.records import LineFields, Phase
-from mappings.refs import LINE, PROJECT, WORKSPACE
+from mappings.refs import WORKSPACE
 
 # Line bulks of one tree level whose bodies exist at once (built when a slot frees, see ``lines``).
 LINE_BULKS_BUILT = 8
@@ -134,7 +135,7 @@ class ProjectPipeline(ProjectStep):
 
     async def run(self, library: ProjectLibrary) -> None:
         project = library.project
-        v1_project = self.books.lookup(PROJECT, WORKSPACE, project.id)
+        v1_project = self.books.lookup(Kind.PROJECT, WORKSPACE, project.id)
         if v1_project is None:
             return  # the project itself is quarantined; its contents wait for it
         symbols = {g.symbol for g in library.budget.globals_ if g.symbol}
@@ -213,7 +214,7 @@ class ProjectPipeline(ProjectStep):
         for depth in sorted(set(tree.depth.values())):
             fresh: list[LineFields] = []
             for line in (n for n in tree.ordered if tree.depth[n.id] == depth):
-                (fresh if lookup(LINE, project_id, line.id) is None else known).append(line)
+                (fresh if lookup(Kind.LINE, project_id, line.id) is None else known).append(line)
             # Every bulk of a level is full but the last: the fewest requests the bulk limit allows.
             by_depth[depth] = [LineGroup(depth, part) for part in chunks(fresh, LINE_BULK_LIMIT)]
         # Lines a previous run created: compared (and patched if changed) a bulk's worth at a time, so a

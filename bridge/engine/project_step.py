@@ -10,9 +10,9 @@ from bridge.clients.legacy import LegacyClient
 from bridge.engine.apply import Applier
 from bridge.engine.executor import Executor
 from bridge.engine.plan import Plan
-from bridge.engine.steps import Kind
 from bridge.engine.workspace import Quarantiner, refuse
 from mappings.errors import MappingError
+from mappings.kinds import Kind
 
 
 class ProjectTools(TypedDict):

@@ -20,8 +20,8 @@ from bridge.clients.v1 import V1Client
 from bridge.engine.books import Books, engine_scope
 from bridge.engine.executor import Executor
 from bridge.engine.stale import find_fan_out_items, find_on_target
-from bridge.engine.steps import Kind
 from bridge.engine.writes import Write
+from mappings.kinds import Kind
 from state.journal import members_of
 from state.models import IntentRow
 

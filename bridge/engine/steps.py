@@ -11,24 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-
-class Kind(StrEnum):
-    """A kind of migrated object; the value is the crosswalk kind and the journal's kind."""
-
-    SPACE = "space"
-    CONTACT = "contact"
-    PROJECT = "project"
-    CURRENCY = "currency"
-    FRINGE = "fringe"
-    GLOBAL = "global"
-    TAG = "tag"
-    PROJECT_CURRENCY = "project_currency"
-    PROJECT_FRINGE = "project_fringe"
-    PROJECT_GLOBAL = "project_global"
-    PHASE = "phase"
-    LINE = "line"
-    ACTUAL = "actual"
-    SPLIT = "split"
+from mappings.kinds import Kind
 
 
 class Scope(StrEnum):
@@ -120,6 +103,21 @@ SPECS: tuple[KindSpec, ...] = (
         "transaction items",
     ),
 )
+
+# Kind is re-exported for engine.preflight (owned elsewhere) until it imports it from mappings.kinds.
+__all__ = [
+    "LINE_BULK_LIMIT",
+    "ORDER",
+    "PHASE_DATA_BULK_LIMIT",
+    "SPECS",
+    "TRANSACTION_BULK_LIMIT",
+    "Kind",
+    "KindSpec",
+    "Scope",
+    "crosswalk_kind",
+    "spec",
+    "stages",
+]
 
 _BY_KIND = {spec.kind: spec for spec in SPECS}
 

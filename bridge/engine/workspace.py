@@ -15,11 +15,11 @@ import structlog
 from bridge.engine.apply import Applier, Desired
 from bridge.engine.plan import Plan, QuarantinedRecord, not_carried
 from bridge.engine.source import WorkspaceSource
-from bridge.engine.steps import Kind
 from bridge.engine.tasks import run_all
 from bridge.engine.writes import JsonObject
 from mappings.contacts import map_contact
 from mappings.errors import MappingError
+from mappings.kinds import Kind
 from mappings.library import LibraryPlan, ProjectCopy, plan_currencies, plan_fringes, plan_globals
 from mappings.notes import Note
 from mappings.refs import WORKSPACE

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bridge.clients.v1_requests import BY_ID, operation_of
-from bridge.engine.steps import Kind
 from mappings.keys import child_key, digest, source_hash
+from mappings.kinds import Kind
 
 JsonObject = dict[str, object]
 

@@ -8,7 +8,7 @@ from collections import Counter
 import httpx
 import pytest
 
-from bridge.engine.steps import Kind
+from mappings.kinds import Kind
 from tests.engine.harness import SMALL_PROJECT, World
 
 

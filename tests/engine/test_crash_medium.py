@@ -29,7 +29,8 @@ from bridge.emulator.seed import seeded_service
 from bridge.emulator.v1_context import V1Context
 from bridge.emulator.v1_stats import RequestStats
 from bridge.engine.killpoints import POINTS
-from bridge.engine.steps import ORDER, Kind
+from bridge.engine.steps import ORDER
+from mappings.kinds import Kind
 from tests.engine.forked import KILLED, run_forked, serving
 from tests.engine.harness import World
 

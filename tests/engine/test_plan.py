@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from bridge.engine.plan import PLAN_SCHEMA_VERSION, Plan, QuarantinedRecord
-from bridge.engine.steps import Kind
+from mappings.kinds import Kind
 
 
 def _plan() -> Plan:

@@ -13,8 +13,8 @@ from bridge.engine.executor import Executor
 from bridge.engine.plan import Plan
 from bridge.engine.progress import Progress
 from bridge.engine.replay import replay_in_flight
-from bridge.engine.steps import Kind
 from bridge.engine.writes import FANOUT_PATH, Write
+from mappings.kinds import Kind
 from mappings.refs import WORKSPACE
 from state.store import open_state
 from tests.engine.harness import World, fast_controls

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 from bridge.cli import exit_code
-from bridge.engine.steps import Kind
 from bridge.errors import AuthenticationLost
+from mappings.kinds import Kind
 from tests.engine.harness import SMALL_PROJECT, World, _pages, fast_controls
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bridge.engine.steps import ORDER, SPECS, Kind, Scope, spec, stages
+from bridge.engine.steps import ORDER, SPECS, Scope, spec, stages
+from mappings.kinds import Kind
 
 
 def test_every_kind_comes_after_what_it_needs() -> None:

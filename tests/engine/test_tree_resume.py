@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from bridge.engine.steps import Kind
 from bridge.errors import AuthenticationLost
+from mappings.kinds import Kind
 from tests.engine.harness import World
 
 

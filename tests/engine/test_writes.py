@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.engine.steps import Kind
 from bridge.engine.writes import DEFAULT_PHASE, Write
 from mappings.keys import source_hash
+from mappings.kinds import Kind
 
 
 def _bulk(n: int) -> Write:
