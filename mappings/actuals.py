@@ -22,6 +22,7 @@ from mappings.notes import Note, lossy, unassigned
 from mappings.records import Actual
 from mappings.refs import ACTUAL, CONTACT, LINE, SPLIT, WORKSPACE, Lookup, RecordRef
 from mappings.results import Mapped
+from mappings.shapes import check_refusal
 from mappings.tags import tag_ids
 from mappings.text import check_text
 
@@ -88,6 +89,7 @@ def map_actual(
     ``duplicates`` holds legacy actual ids seen more than once in the workspace (``duplicate_ids``): every
     copy is refused, since no one can tell which of them the crosswalk should point at.
     """
+    check_refusal(actual)
     ref = actual_ref(project_id, actual.id)
     if actual.id in duplicates:
         raise MappingError(ErrorCode.DUPLICATE_ID, ref, "id", actual.id)

@@ -25,8 +25,15 @@ T = TypeVar("T")
 
 LINES_PER_BULK: Final = 100
 """v1 POST budget/lines/bulk takes at most 100 lines (v1 seed, Limits)."""
+MAX_DEPTH: Final = 32
+"""Levels of a budget tree the bridge migrates (0 is the top level): a node deeper is quarantined with its
+subtree (tree.too_deep). Real budgets nest a handful of levels; each level costs a round of bulk requests, and
+a depth the source controls must never drive recursion or an unbounded run (proposed assumption)."""
 PHASE_DATA_PER_BULK: Final = 500
 """v1 POST budget/lines/phase-data/bulk takes at most 500 entries (v1 seed, Limits)."""
+
+
+CYCLE_SHOWN: Final = 4
 
 
 def line_ref(project_id: str, line_id: str) -> RecordRef:
@@ -109,6 +116,12 @@ def build_tree(
     level = list(children.get(None, ()))
     current = 0
     while level:
+        if current == MAX_DEPTH:
+            for node in level:
+                detail = f"depth {current}, the bridge migrates {MAX_DEPTH} levels"
+                ref = line_ref(project_id, node.id)
+                errors[node.id] = MappingError(ErrorCode.TREE_TOO_DEEP, ref, "parentId", node.parent_id, detail)
+            break
         next_level: list[LineFields] = []
         for node in level:
             depth[node.id] = current
@@ -167,13 +180,15 @@ def _unreachable(
             on_path.add(current)
             current = by_id[current].parent_id
         cycle: Sequence[str] = path[path.index(current) :] if current is not None and current in on_path else ()
+        # A cycle thousands long is named by its first few members, not spelled out on each of them.
+        shown = " -> ".join([*cycle[:CYCLE_SHOWN], cycle[0] if len(cycle) <= CYCLE_SHOWN else "…"]) if cycle else ""
         for node_id in cycle:
             found[node_id] = MappingError(
                 ErrorCode.TREE_CYCLE,
                 line_ref(project_id, node_id),
                 "parentId",
                 by_id[node_id].parent_id,
-                "cycle " + " -> ".join([*cycle, cycle[0]]),
+                f"cycle of {len(cycle)}: {shown}",
             )
         for node_id in path:
             if node_id not in found:

@@ -11,6 +11,7 @@ from mappings.notes import Note, not_carried, rounding
 from mappings.records import Contact
 from mappings.refs import CONTACT, WORKSPACE, RecordRef
 from mappings.results import Mapped
+from mappings.shapes import check_refusal
 from mappings.text import NAME_LIMIT, check_text, required_text
 
 
@@ -25,6 +26,7 @@ class ContactCreate(TypedDict, total=False):
 
 def map_contact(contact: Contact, currency: str) -> Mapped[ContactCreate]:
     """A contact's create body; ``currency`` is the workspace currency its legacy rate is expressed in."""
+    check_refusal(contact)
     ref = RecordRef(CONTACT, contact.id, WORKSPACE)
     notes: list[Note] = []
     # A contact known only by company or email keeps that as its name rather than being dropped.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Final
 
+from mappings.printable import escaped
 from mappings.refs import RecordRef
 
 MAX_VALUE_CHARS: Final = 200
@@ -38,6 +39,10 @@ class ErrorCode(StrEnum):
     TEXT_TOO_LONG = "text.too_long"
     TEXT_CONTROL_CHARACTERS = "text.control_characters"
     TEXT_NOT_NFC = "text.not_nfc"
+    TEXT_INVALID_UNICODE = "text.invalid_unicode"
+    # Shapes: a field the legacy description types, sent as another JSON type
+    FIELD_TYPE = "record.field_type"
+    RECORD_ID_INVALID = "record.id_invalid"
     # Identity and trees
     DUPLICATE_ID = "record.duplicate_id"
     TREE_SELF_PARENT = "tree.self_parent"
@@ -45,6 +50,7 @@ class ErrorCode(StrEnum):
     TREE_MISSING_PARENT = "tree.missing_parent"
     TREE_PARENT_NOT_ACCOUNT = "tree.parent_not_account"
     TREE_ANCESTOR_QUARANTINED = "tree.ancestor_quarantined"
+    TREE_TOO_DEEP = "tree.too_deep"
     LINE_TYPE_UNKNOWN = "line.type_unknown"
     MARKUP_TYPE_UNKNOWN = "markup.type_unknown"
     UNRESOLVED_REFERENCE = "reference.unresolved"
@@ -114,6 +120,18 @@ CATALOGUE: Final[dict[ErrorCode, tuple[str, str]]] = {
         "is not in Unicode NFC form, so equal-looking names would not match",
         "retype the text in the legacy workspace and re-run",
     ),
+    ErrorCode.TEXT_INVALID_UNICODE: (
+        "is not valid Unicode (a lone surrogate half), so it cannot be stored or sent as text",
+        "retype the text in the legacy workspace and re-run",
+    ),
+    ErrorCode.FIELD_TYPE: (
+        "is not of the JSON type the legacy description publishes for it",
+        "correct the value in the legacy workspace (or report the service's answer) and re-run",
+    ),
+    ErrorCode.RECORD_ID_INVALID: (
+        "is not a usable record id (not text, empty, too long, or holding invisible or invalid characters)",
+        "report the record to the legacy service's owner; it cannot be tracked across runs",
+    ),
     ErrorCode.DUPLICATE_ID: (
         "is used by more than one record",
         "every copy is quarantined; remove the duplicate in the legacy workspace and re-run",
@@ -131,6 +149,10 @@ CATALOGUE: Final[dict[ErrorCode, tuple[str, str]]] = {
     ErrorCode.TREE_ANCESTOR_QUARANTINED: (
         "names a parent that is quarantined, and a line cannot stand without its parent",
         "fix the parent's own error; this line migrates with it on the next run",
+    ),
+    ErrorCode.TREE_TOO_DEEP: (
+        "sits deeper in the budget tree than the bridge migrates",
+        "move the line under a shallower account in the legacy workspace and re-run",
     ),
     ErrorCode.LINE_TYPE_UNKNOWN: ("is not a known budget line type", "use account, line, subtotal or markup"),
     ErrorCode.MARKUP_TYPE_UNKNOWN: ("is not a known markup type", "set the markup to percent or flat and re-run"),
@@ -178,12 +200,40 @@ CATALOGUE: Final[dict[ErrorCode, tuple[str, str]]] = {
 }
 
 
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
+
+
 def shown_value(value: object) -> str:
-    """The value as a message shows it: its repr, cut to MAX_VALUE_CHARS so a huge field stays readable."""
-    text = repr(value)
-    if len(text) <= MAX_VALUE_CHARS:
-        return text
-    return text[: MAX_VALUE_CHARS - 1] + "…"
+    """The value as a message shows it: its repr, cut to MAX_VALUE_CHARS so a huge field stays readable.
+
+    ``repr`` escapes what cannot be printed; a container is cut before its repr is built, so a value nested
+    thousands deep or a megabyte long costs no more than what is shown.
+    """
+    if isinstance(value, str):
+        return _cut(escaped(repr(value[: MAX_VALUE_CHARS + 1])))
+    if isinstance(value, list | dict | tuple):
+        return _cut(escaped(_shallow(value)))
+    return _cut(escaped(repr(value)))
+
+
+def _shallow(value: list[object] | dict[object, object] | tuple[object, ...]) -> str:
+    """A container's repr one level deep (nested containers shown as ``[…]``/``{…}``): never recursive."""
+
+    def item(x: object) -> str:
+        if isinstance(x, list | tuple):
+            return "[…]" if x else "[]"
+        if isinstance(x, dict):
+            return "{…}" if x else "{}"
+        return repr(x[:MAX_VALUE_CHARS]) if isinstance(x, str) else repr(x)
+
+    if isinstance(value, dict):
+        parts = [f"{item(k)}: {item(v)}" for k, v in list(value.items())[:20]]
+        return "{" + ", ".join(parts) + "}"
+    parts = [item(x) for x in list(value)[:20]]
+    if isinstance(value, tuple):
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    return "[" + ", ".join(parts) + "]"
 
 
 class MappingError(Exception):
@@ -192,12 +242,12 @@ class MappingError(Exception):
     def __init__(self, code: ErrorCode, ref: RecordRef, field: str, value: object, detail: str = "") -> None:
         self.code = code
         self.ref = ref
-        self.field = field
+        self.field = _cut(escaped(field))
         self.value = shown_value(value)
-        self.detail = detail
+        self.detail = _cut(escaped(detail))
         what, remedy = CATALOGUE[code]
-        extra = f" ({detail})" if detail else ""
-        super().__init__(f"[{code}] {ref}: field {field!r} = {self.value} {what}{extra}; {remedy}.")
+        extra = f" ({self.detail})" if detail else ""
+        super().__init__(f"[{code}] {ref}: field {self.field!r} = {self.value} {what}{extra}; {remedy}.")
 
     @property
     def message(self) -> str:

@@ -23,6 +23,7 @@ from mappings.money import currency_code, parse_decimal
 from mappings.notes import Note, conflict
 from mappings.records import Fringe, Global, Phase, ProjectBudget
 from mappings.refs import CURRENCY, FRINGE, GLOBAL, UNIT, WORKSPACE, RecordRef
+from mappings.shapes import check_refusal
 from mappings.text import DESCRIPTION_LIMIT, NAME_LIMIT, check_text, required_text
 
 W = TypeVar("W", bound=Mapping[str, object])
@@ -132,6 +133,7 @@ def plan_fringes(budgets: Sequence[ProjectBudget], existing: Existing) -> Librar
     for budget in sorted(budgets, key=lambda b: b.project_id):
         for fringe in budget.fringes:
             try:
+                check_refusal(fringe)
                 entries.append(fringe_body(budget.project_id, fringe))
             except MappingError as error:
                 errors.append(error)
@@ -181,6 +183,7 @@ def check_globals(project_id: str, items: Sequence[Global]) -> tuple[tuple[Globa
     for item in items:
         ref = RecordRef(GLOBAL, item.id, project_id)
         try:
+            check_refusal(item)
             if item.symbol is None or not SYMBOL.fullmatch(item.symbol):
                 raise MappingError(ErrorCode.GLOBAL_SYMBOL_INVALID, ref, "symbol", item.symbol)
             check_text(item.description, ref, "description", limit=DESCRIPTION_LIMIT)
@@ -213,8 +216,8 @@ def plan_currencies(phases: Mapping[str, Sequence[Phase]], existing: Existing) -
     for project_id in sorted(phases):
         first: dict[str, CurrencyWrite] = {}
         for phase in phases[project_id]:
-            if phase.currency is None or phase.currency.code is None:
-                continue
+            if phase.refusal is not None or phase.currency is None or phase.currency.code is None:
+                continue  # a refused phase is quarantined (once) with the phases
             ref = RecordRef(CURRENCY, phase.id, project_id)
             try:
                 code = currency_code(phase.currency.code, ref, "currency.code")

@@ -30,6 +30,7 @@ from mappings.notes import Note, not_carried, unassigned
 from mappings.records import LineFields, PhaseFields, ProjectBudget, RawNumber
 from mappings.refs import CONTACT, FRINGE, LINE, PHASE, WORKSPACE, Lookup, RecordRef
 from mappings.results import Mapped
+from mappings.shapes import check_refusal
 from mappings.text import NAME_LIMIT, TAG_NAME_LIMIT, check_text
 
 PhaseNumber = float | int | str | None
@@ -121,7 +122,8 @@ def plan_lines(project_id: str, lines: Sequence[LineFields], symbols: Collection
 
 
 def check_line(project_id: str, line: LineFields, symbols: Collection[str]) -> None:
-    """Raise the first catalogue error in the node's own fields."""
+    """Raise the first catalogue error in the node's own fields (a row refused as read first)."""
+    check_refusal(line)
     ref = line_ref(project_id, line.id)
     check_text(line.description, ref, "description", limit=NAME_LIMIT)
     for tag in line.tags:

@@ -78,8 +78,10 @@ def parse_decimal(value: RawNumber, ref: RecordRef, field: str) -> Decimal:
         if math.isinf(value):
             raise MappingError(ErrorCode.NUMBER_INFINITE, ref, field, value)
         number = Decimal(str(value))
-    else:
+    elif isinstance(value, str):
         number = _parse_text(value, ref, field)
+    else:  # a JSON array or object where a number belongs
+        raise MappingError(ErrorCode.NUMBER_NOT_NUMERIC, ref, field, value)
     if abs(number) > MAX_MAGNITUDE:
         raise MappingError(ErrorCode.NUMBER_TOO_LARGE, ref, field, value)
     return number

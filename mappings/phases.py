@@ -20,6 +20,7 @@ from mappings.money import currency_code
 from mappings.records import Phase
 from mappings.refs import CURRENCY, PHASE, Lookup, RecordRef
 from mappings.results import Mapped
+from mappings.shapes import check_refusal
 from mappings.text import ALIAS_LIMIT, NAME_LIMIT, check_text, required_text
 
 
@@ -66,6 +67,7 @@ def plan_phases(project_id: str, phases: Sequence[Phase]) -> PhasePlan:
         seen[phase.id] = seen.get(phase.id, 0) + 1
     for phase in phases:
         try:
+            check_refusal(phase)
             if seen[phase.id] > 1:
                 raise MappingError(ErrorCode.DUPLICATE_ID, phase_ref(project_id, phase.id), "id", phase.id)
             _check_phase(project_id, phase, seen)

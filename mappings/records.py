@@ -1,8 +1,11 @@
 """Typed legacy records: what the legacy client reads (always in idMode=system) and the mappings consume.
 
 Each record keeps the fields it does not know (``extra="allow"``), so a service that adds a field never
-breaks a read, and numbers arrive as the service sent them (``RawNumber``): validating them is the
-mappings' job, where a bad value becomes a quarantine entry that names the record and the field.
+breaks a read, and numbers arrive as the service sent them (``RawNumber``, any JSON value): validating them
+is the mappings' job, where a bad value becomes a quarantine entry that names the record and the field.
+Every other field is strict: text is only text, a flag only ``true``/``false``, an integer only an integer
+(no ``"1"`` or ``true`` read as 1). A row that breaks that is read as a *refused* record (``mappings.shapes``)
+carrying the error, so it is quarantined like any other bad record instead of stopping the read.
 
 ``CompactLine`` is a budget node without the pydantic bookkeeping and the fields a migration never sends:
 what the engine holds while it writes a tree. The tree and line mappings read either through ``LineFields``.
@@ -13,18 +16,31 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Annotated, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, Strict
 
-RawNumber = float | int | str | None
-"""A legacy number as sent: normally a float, but bad records carry strings, NaN, null or formulas."""
+from mappings.errors import MappingError
+
+RawNumber = float | int | str | bool | list[object] | dict[str, object] | None
+"""A legacy number as sent: normally a float, but bad records carry strings, NaN, null, formulas, even
+``true``, arrays or objects; ``mappings.money.parse_decimal`` gives each shape its code."""
+
+Texts = Annotated[tuple[str, ...], Strict(False)]
+"""A JSON array of text: the array may arrive as a list (only the container is lax), each item strictly text."""
 
 
 class LegacyRecord(BaseModel):
-    """Base of every legacy record: immutable, camelCase on the wire, unknown fields kept."""
+    """Base of every legacy record: immutable, camelCase on the wire, strict, unknown fields kept."""
 
-    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True, strict=True)
+
+    _refusal: MappingError | None = PrivateAttr(default=None)
+
+    @property
+    def refusal(self) -> MappingError | None:
+        """Why the row was refused (``mappings.shapes``), None for a record read whole."""
+        return self._refusal
 
 
 class Space(LegacyRecord):
@@ -46,7 +62,7 @@ class Project(LegacyRecord):
     name: str | None = None
     alias: str | None = None
     status: str = "active"
-    labels: tuple[str, ...] = ()
+    labels: Texts = ()
     space_id: str | None = Field(default=None, alias="spaceId")
     space: ProjectSpaceRef | None = None
     icon: str | None = None
@@ -82,7 +98,7 @@ class Phase(LegacyRecord):
     is_locked: bool = Field(default=False, alias="isLocked")
     currency: PhaseCurrency | None = None
     operation: str | None = None
-    phase_ids: tuple[str, ...] = Field(default=(), alias="phaseIds")
+    phase_ids: Texts = Field(default=(), alias="phaseIds")
 
 
 class Fringe(LegacyRecord):
@@ -116,7 +132,7 @@ class PhaseData(LegacyRecord):
     rate: RawNumber = None
     multiplier: RawNumber = None
     unit: str | None = None
-    fringes: tuple[str, ...] = ()
+    fringes: Texts = ()
     # Markup lines only: percent or flat, and whether fringes leave the base.
     type: str | None = None
     amount: RawNumber = None
@@ -140,10 +156,10 @@ class BudgetLine(LegacyRecord):
     path: str | None = None
     parent_id: str | None = Field(default=None, alias="parentId")
     position: int = 0
-    tags: tuple[str, ...] = ()
+    tags: Texts = ()
     contact_id: str | None = Field(default=None, alias="contactId")
     color: str | None = None
-    include_accounts: tuple[str, ...] | None = Field(default=None, alias="includeAccounts")
+    include_accounts: Texts | None = Field(default=None, alias="includeAccounts")
     phase_data: dict[str, PhaseData] = Field(default_factory=dict, alias="phaseData")
     totals: dict[str, RawNumber] = Field(default_factory=dict)
 
@@ -194,6 +210,8 @@ class LineFields(Protocol):
     def include_accounts(self) -> Sequence[str] | None: ...
     @property
     def phase_data(self) -> Mapping[str, PhaseFields]: ...
+    @property
+    def refusal(self) -> MappingError | None: ...
 
 
 def _shared(text: str | None) -> str | None:
@@ -251,6 +269,7 @@ class CompactLine:
     color: str | None = None
     include_accounts: tuple[str, ...] | None = None
     phase_data: Mapping[str, CompactPhaseData] = field(default_factory=dict)
+    refusal: MappingError | None = None
 
     @classmethod
     def of(cls, line: BudgetLine) -> CompactLine:
@@ -266,6 +285,7 @@ class CompactLine:
             _shared(line.color),
             line.include_accounts,
             {sys.intern(key): CompactPhaseData.of(data) for key, data in line.phase_data.items()},
+            line.refusal,
         )
 
 
@@ -289,19 +309,19 @@ class Actual(LegacyRecord):
     pay_id: str | None = Field(default=None, alias="payId")
     notes: str | None = None
     number: str | None = None
-    tags: tuple[str, ...] = ()
+    tags: Texts = ()
     contact_id: str | None = Field(default=None, alias="contactId")
     # In system idMode the legacy `accountId` of an actual is the id of the budget line it is coded to.
     account_id: str | None = Field(default=None, alias="accountId")
-    subactuals: tuple[SubActual, ...] = ()
+    subactuals: Annotated[tuple[SubActual, ...], Strict(False)] = ()
 
 
 class ProjectBudget(LegacyRecord):
     """One project's whole budget as the legacy surface computes it (system idMode, hidden phases in)."""
 
     project_id: str = Field(alias="projectId")
-    phases: tuple[Phase, ...] = ()
-    fringes: tuple[Fringe, ...] = ()
-    globals_: tuple[Global, ...] = Field(default=(), alias="globals")
-    lines: tuple[BudgetLine, ...] = ()
+    phases: Annotated[tuple[Phase, ...], Strict(False)] = ()
+    fringes: Annotated[tuple[Fringe, ...], Strict(False)] = ()
+    globals_: Annotated[tuple[Global, ...], Strict(False)] = Field(default=(), alias="globals")
+    lines: Annotated[tuple[BudgetLine, ...], Strict(False)] = ()
     totals: dict[str, RawNumber] = Field(default_factory=dict)

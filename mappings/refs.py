@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from mappings.printable import escaped
+
 Lookup = Callable[[str, str, str], str | None]
 """``(kind, scope, legacy_id) -> v1 id`` or None when the record has not been created on the target yet."""
 
@@ -41,8 +43,8 @@ class RecordRef:
     scope: str = WORKSPACE
 
     def __str__(self) -> str:
-        where = "the workspace" if self.scope == WORKSPACE else f"project {self.scope!r}"
-        return f"{self.kind} {self.legacy_id!r} in {where}"
+        where = "the workspace" if self.scope == WORKSPACE else f"project '{escaped(self.scope)}'"
+        return f"{self.kind} '{escaped(self.legacy_id)}' in {where}"
 
 
 def lookup_from(table: Mapping[tuple[str, str, str], str]) -> Lookup:

@@ -13,6 +13,7 @@ from mappings.notes import Note, unassigned
 from mappings.records import Project, Space
 from mappings.refs import PROJECT, SPACE, TAG, WORKSPACE, Lookup, RecordRef
 from mappings.results import Mapped
+from mappings.shapes import check_refusal
 from mappings.text import NAME_LIMIT, check_text, required_text
 
 UNTITLED_PROJECT = "Untitled Project"
@@ -43,6 +44,7 @@ class ProjectPatch(TypedDict):
 
 
 def map_space(space: Space) -> Mapped[SpaceCreate]:
+    check_refusal(space)
     ref = RecordRef(SPACE, space.id, WORKSPACE)
     body = SpaceCreate(name=required_text(space.name, ref, "name", limit=NAME_LIMIT))
     if space.alias:
@@ -64,6 +66,7 @@ def map_project(
 
     ``label_aliases`` is ``TagPlan.aliases``: labels that name an existing tag in another letter case.
     """
+    check_refusal(project)
     ref = RecordRef(PROJECT, project.id, WORKSPACE)
     notes: list[Note] = []
     name = project.name if project.name is not None else UNTITLED_PROJECT

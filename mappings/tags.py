@@ -19,6 +19,7 @@ from mappings.errors import ErrorCode, MappingError
 from mappings.notes import Note, conflict, lossy, unassigned
 from mappings.records import Project, ProjectBudget, Tag
 from mappings.refs import TAG, WORKSPACE, Lookup, RecordRef
+from mappings.shapes import check_refusal
 from mappings.text import DESCRIPTION_LIMIT, TAG_NAME_LIMIT, check_text, required_text
 
 WINNER_RULE = "the first project (by legacy id) that defines the tag sets it (A15)"
@@ -46,6 +47,7 @@ class TagPlan:
 
 def tag_body(project_id: str, tag: Tag, notes: list[Note]) -> TagWrite:
     """One legacy tag as a workspace tag body; a lossy colour is noted."""
+    check_refusal(tag)
     ref = RecordRef(TAG, tag.id, project_id)
     name = required_text(tag.name, ref, "name", limit=TAG_NAME_LIMIT)
     check_text(tag.description, ref, "description", limit=DESCRIPTION_LIMIT)

@@ -21,6 +21,8 @@ ALIAS_LIMIT: Final = 64
 
 # Unicode category Cc is exactly U+0000-U+001F and U+007F-U+009F; tab and line feed are ordinary text.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# A lone UTF-16 surrogate half is not a character: it cannot be encoded, stored or sent.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def check_text(value: str | None, ref: RecordRef, field: str, *, limit: int, required: bool = False) -> str | None:
@@ -31,6 +33,8 @@ def check_text(value: str | None, ref: RecordRef, field: str, *, limit: int, req
         return value
     if required and not value.strip():
         raise MappingError(ErrorCode.TEXT_EMPTY, ref, field, value)
+    if _SURROGATE.search(value):
+        raise MappingError(ErrorCode.TEXT_INVALID_UNICODE, ref, field, value)
     if _CONTROL.search(value):
         raise MappingError(ErrorCode.TEXT_CONTROL_CHARACTERS, ref, field, value)
     if not unicodedata.is_normalized("NFC", value):

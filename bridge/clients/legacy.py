@@ -34,14 +34,17 @@ from mappings.records import (
     Contact,
     Fringe,
     Global,
+    LegacyRecord,
     Phase,
     Project,
     ProjectBudget,
     Space,
     Tag,
 )
+from mappings.refs import CONTACT, FRINGE, GLOBAL, PHASE, PROJECT, SPACE, TAG, WORKSPACE
+from mappings.shapes import parse_row, usable_id, without_duplicates
 
-RecordT = TypeVar("RecordT", bound=BaseModel)
+RecordT = TypeVar("RecordT", bound=LegacyRecord)
 
 SYSTEM_IDS = ("idMode", "system")
 BUDGET_EXPANDS = ("phases", "fringes", "globals", "lines.phaseData", "lines.contact")
@@ -95,20 +98,36 @@ class LegacyClient:
         """GET ``path`` in system idMode; the decoded body and its request id."""
         call = Call("GET", path, params=[*params, SYSTEM_IDS])
         response = await self.session.send(call)
-        return json_body(response, f"legacy {call.what}"), response.headers.get(REQUEST_ID_HEADER)
+        request_id = response.headers.get(REQUEST_ID_HEADER)
+        try:
+            return json_body(response, f"legacy {call.what}"), request_id
+        except RecursionError:
+            # The JSON decoder recurses on nesting: a body nested past the interpreter's limit is no answer.
+            raise UnexpectedResponse(
+                f"legacy {call.what} answered a body nested too deep to read", request_id=request_id
+            ) from None
 
     async def _list(
-        self, path: str, key: str, model: type[RecordT], params: Sequence[tuple[str, str]] = ()
+        self,
+        path: str,
+        key: str,
+        model: type[RecordT],
+        where: tuple[str, str],
+        params: Sequence[tuple[str, str]] = (),
     ) -> list[RecordT]:
+        """A list's rows as records; a row its type refuses, or an id listed twice, is a refused record."""
         body, rid = await self.get_json(path, params)
-        what = f"GET {path}"
-        return [parse_model(model, row, f"legacy {what}", rid) for row in _items(body, key, what, rid)]
+        kind, scope = where
+        rows = _items(body, key, f"GET {path}", rid)
+        return without_duplicates(
+            [parse_row(model, row, kind, scope, index=n) for n, row in enumerate(rows)], kind, scope
+        )
 
     async def spaces(self) -> list[Space]:
         """Every space, archived ones too: the list hides archived spaces unless asked, so ask both ways."""
         merged: dict[str, Space] = {}
         for archived in ("false", "true"):
-            for space in await self._list("/spaces", "spaces", Space, [("archived", archived)]):
+            for space in await self._list("/spaces", "spaces", Space, (SPACE, WORKSPACE), [("archived", archived)]):
                 merged.setdefault(space.id, space)
         return list(merged.values())
 
@@ -116,12 +135,14 @@ class LegacyClient:
         """Every project, active and archived (asked separately so neither depends on the list's default)."""
         merged: dict[str, Project] = {}
         for status in ("active", "archived"):
-            for project in await self._list("/projects", "projects", Project, [("status", status)]):
+            for project in await self._list(
+                "/projects", "projects", Project, (PROJECT, WORKSPACE), [("status", status)]
+            ):
                 merged.setdefault(project.id, project)
         return list(merged.values())
 
     async def contacts(self) -> list[Contact]:
-        return await self._list("/contacts", "contacts", Contact)
+        return await self._list("/contacts", "contacts", Contact, (CONTACT, WORKSPACE))
 
     async def phases(self, project_id: str) -> list[Phase]:
         """Every phase, hidden ones included (A43).
@@ -131,20 +152,29 @@ class LegacyClient:
         account alone (``excludeSubAccounts``) and no phase data, so the tree adds almost nothing.
         """
         params = [("includeHiddenPhases", "true"), ("excludeSubAccounts", "true"), ("expands[]", "phases")]
-        return await self._list(f"/projects/{project_id}/budget", "phases", Phase, params)
+        return await self._list(f"/projects/{project_id}/budget", "phases", Phase, (PHASE, project_id), params)
 
     async def fringes(self, project_id: str) -> list[Fringe]:
-        return await self._list(f"/projects/{project_id}/budget/fringes", "fringes", Fringe)
+        return await self._list(f"/projects/{project_id}/budget/fringes", "fringes", Fringe, (FRINGE, project_id))
 
     async def globals(self, project_id: str) -> list[Global]:
-        return await self._list(f"/projects/{project_id}/budget/globals", "globals", Global)
+        return await self._list(f"/projects/{project_id}/budget/globals", "globals", Global, (GLOBAL, project_id))
 
     async def accounts(self, project_id: str) -> list[AccountSummary]:
-        return await self._list(f"/projects/{project_id}/budget/accounts", "accounts", AccountSummary)
+        """The accounts to read ahead of the walk; a row without a usable id is left to the walk, which finds
+        it under its parent and refuses it there (this list only schedules reads)."""
+        path = f"/projects/{project_id}/budget/accounts"
+        body, rid = await self.get_json(path)
+        rows = (row for row in _items(body, "accounts", f"GET {path}", rid) if isinstance(row, dict))
+        return [
+            AccountSummary(id=row["id"], parentId=row["parentId"] if usable_id(row.get("parentId")) else None)
+            for row in rows
+            if usable_id(row.get("id"))
+        ]
 
     async def tags(self, project_id: str) -> list[Tag]:
         """The project's tags; each record keeps its ``totals`` as an extra field (see ``tag_totals``)."""
-        return await self._list(f"/projects/{project_id}/tags", "tags", Tag)
+        return await self._list(f"/projects/{project_id}/tags", "tags", Tag, (TAG, project_id))
 
     async def tag_totals(self, project_id: str) -> dict[str, TagTotals]:
         """Each tag's totals by tag id, as the legacy surface computes them."""

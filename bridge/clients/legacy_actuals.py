@@ -25,15 +25,17 @@ halving. Memory holds one answer at a time: an over-full one is dropped before t
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal
 
-from bridge.clients.http import parse_model
 from bridge.errors import UnexpectedResponse
 from mappings.records import Actual
+from mappings.refs import ACTUAL
+from mappings.shapes import parse_row, without_duplicates
 
 Fetch = Callable[[str, Sequence[tuple[str, str]]], Awaitable[tuple[object, str | None]]]
 
@@ -99,6 +101,14 @@ def plan_windows(first: date, last: date, rows: Sequence[object], max_rows: int)
     return windows
 
 
+def total_amount(body: object) -> Decimal:
+    """An actuals answer's ``totalAmount`` as a Decimal: 0 when absent or not a finite JSON number (not ``true``)."""
+    total = body.get("totalAmount") if isinstance(body, dict) else None
+    if isinstance(total, bool) or not isinstance(total, int | float) or not math.isfinite(total):
+        return Decimal(0)
+    return Decimal(str(total))
+
+
 def _normalise(raw: dict[str, object]) -> dict[str, object]:
     """Expanded contact -> contactId; a single-element accountId list -> that id (split actuals list several)."""
     fields = dict(raw)
@@ -125,7 +135,7 @@ class ActualsReader:
     def path(self) -> str:
         return f"/projects/{self.project_id}/actuals"
 
-    async def _window(self, first: date, last: date) -> tuple[list[object], Decimal, str | None]:
+    async def _window(self, first: date, last: date) -> tuple[list[object], Decimal]:
         # date.min / date.max stand for an open end: that bound is left out of the query.
         params = [("startDate", day_start(first))] if first != date.min else []
         params += [("endDate", day_end(last))] if last != date.max else []
@@ -134,15 +144,20 @@ class ActualsReader:
         rows = body.get("actuals") if isinstance(body, dict) else None
         if not isinstance(rows, list):
             raise UnexpectedResponse(f"legacy GET {self.path} answered without an 'actuals' array", request_id=rid)
-        total = body.get("totalAmount") if isinstance(body, dict) else None
-        return rows, Decimal(str(total)) if isinstance(total, int | float) else Decimal(0), rid
+        return rows, total_amount(body)
 
-    def _fresh(self, rows: list[object], rid: str | None) -> list[Actual]:
+    def _fresh(self, rows: list[object]) -> list[Actual]:
+        """The window's actuals not yielded yet; a row its type refuses is a refused actual in its place.
+
+        An id listed twice in one answer is two records in the source (one answer is one snapshot): it is
+        refused once, as a duplicate. Seen again in a later window it is the same record moved: skipped.
+        """
+        parsed = [
+            parse_row(Actual, _normalise(row) if isinstance(row, dict) else row, ACTUAL, self.project_id, index=n)
+            for n, row in enumerate(rows)
+        ]
         fresh: list[Actual] = []
-        for row in rows:
-            if not isinstance(row, dict):
-                raise UnexpectedResponse(f"legacy GET {self.path} answered a non-object actual", request_id=rid)
-            actual = parse_model(Actual, _normalise(row), f"legacy GET {self.path}", rid)
+        for actual in without_duplicates(parsed, ACTUAL, self.project_id):
             if actual.id not in self.summary.ids:
                 self.summary.ids.add(actual.id)
                 fresh.append(actual)
@@ -161,7 +176,7 @@ class ActualsReader:
             else:
                 first, last = cursor, min(end, cursor + timedelta(days=span - 1))
                 cursor = last + timedelta(days=1)
-            rows, total, rid = await self._window(first, last)
+            rows, total = await self._window(first, last)
             days = (last - first).days + 1
             edge = date.min in {first, last} or date.max in {first, last}
             if len(rows) > self.max_rows and days > 1 and not edge:
@@ -176,7 +191,7 @@ class ActualsReader:
             self.summary.windows.append((first, last, len(rows)))
             self.summary.total_amount += total
             count = len(rows)
-            fresh = self._fresh(rows, rid)
+            fresh = self._fresh(rows)
             rows = []
             fresh.reverse()
             while fresh:  # each actual is let go once the caller has it
@@ -189,6 +204,6 @@ class ActualsReader:
                 span = max(1, min(MAX_WINDOW_DAYS, days * 3 * self.max_rows // (4 * count)))
         if recheck:
             for first, last, _count in list(self.summary.windows):
-                rows, _total, rid = await self._window(first, last)
-                for actual in self._fresh(rows, rid):
+                rows, _total = await self._window(first, last)
+                for actual in self._fresh(rows):
                     yield actual

@@ -13,12 +13,16 @@ quarantine them by name instead of the read silently losing them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from bridge.clients.http import parse_model
 from bridge.errors import UnexpectedResponse
-from mappings.records import BudgetLine, CompactLine, ProjectBudget
+from mappings.budget import line_ref
+from mappings.errors import ErrorCode, MappingError
+from mappings.records import BudgetLine, CompactLine, Fringe, Global, Phase, ProjectBudget
+from mappings.refs import FRINGE, GLOBAL, LINE, PHASE
+from mappings.shapes import parse_row, refused, usable_id
 
 JsonGetter = Callable[[str, Sequence[tuple[str, str]]], Awaitable[tuple[object, str | None]]]
 
@@ -55,12 +59,14 @@ def _cells(raw: object) -> object:
 
 
 def _line(
-    raw: Mapping[str, object], parent_id: str | None, position: int, what: str, request_id: str | None, *, slim: bool
+    project_id: str, raw: Mapping[str, object], parent_id: str | None, position: int, *, slim: bool
 ) -> BudgetLine:
-    """One row of an account's ``lines`` as a flattened node; ``slim`` leaves out what is never migrated."""
-    line_id = raw.get("id")
-    if not isinstance(line_id, str):
-        raise UnexpectedResponse(f"{what}: a line under {parent_id or 'root'} has no id", request_id=request_id)
+    """One row of an account's ``lines`` as a flattened node; ``slim`` leaves out what is never migrated.
+
+    A row its record type refuses (no usable id, text that is not Unicode, a field of the wrong JSON type)
+    is a refused node in its place (``mappings.shapes``): quarantined by the mappings, counted in the source,
+    its children walked so they are held back under it.
+    """
     fields = {key: value for key, value in raw.items() if key != "lines" and not (slim and key in _NOT_MIGRATED)}
     contact = _as_map(raw.get("contact"))
     if "contactId" not in fields and isinstance(contact.get("id"), str):
@@ -69,7 +75,14 @@ def _line(
     if isinstance(phase_data, dict):
         fields["phaseData"] = {key: _cells(data) for key, data in phase_data.items()}
     fields.update(parentId=parent_id, position=position)
-    return parse_model(BudgetLine, fields, what, request_id)
+    line_type = raw.get("type")
+    keep = {"parent_id": parent_id, "position": position, "type": line_type if isinstance(line_type, str) else ""}
+    return parse_row(BudgetLine, fields, LINE, project_id, index=position, keep=keep)
+
+
+def _duplicate(project_id: str, line_id: str) -> MappingError:
+    detail = "listed more than once in the budget (under two accounts, or twice under one)"
+    return MappingError(ErrorCode.DUPLICATE_ID, line_ref(project_id, line_id), "id", line_id, detail)
 
 
 def _orphan(account_id: str, raw: Mapping[str, object]) -> dict[str, object]:
@@ -80,10 +93,16 @@ def _orphan(account_id: str, raw: Mapping[str, object]) -> dict[str, object]:
     return orphan
 
 
+def _listed_id(row: Mapping[str, object]) -> str | None:
+    line_id = row.get("id")
+    return line_id if isinstance(line_id, str) else None
+
+
 class _Flattener:
-    def __init__(self, project_id: str, body: Mapping[str, object], request_id: str | None) -> None:
-        self.what = f"legacy GET /projects/{project_id}/budget"
-        self.request_id = request_id
+    """The whole budget document walked with a stack (its depth is the source's to choose, never recursion)."""
+
+    def __init__(self, project_id: str, body: Mapping[str, object]) -> None:
+        self.project_id = project_id
         self.sub_accounts = _as_map(body.get("subAccounts"))
         self.by_path = {
             str(_as_map(acc).get("path")): _as_map(acc)
@@ -91,7 +110,7 @@ class _Flattener:
             if _as_map(acc).get("path")
         }
         self.lines: list[BudgetLine] = []
-        self.seen: set[str] = set()
+        self.index: dict[str, int] = {}
 
     def children_of(self, line: Mapping[str, object]) -> list[object]:
         if isinstance(line.get("lines"), list):
@@ -99,23 +118,42 @@ class _Flattener:
         account = self.sub_accounts.get(str(line.get("id"))) or self.by_path.get(str(line.get("path")))
         return _as_list(_as_map(account).get("lines"))
 
-    def walk(self, rows: list[object], parent_id: str | None) -> None:
-        for position, row in enumerate(rows):
-            raw = _as_map(row)
-            line_id = raw.get("id")
-            if isinstance(line_id, str) and line_id in self.seen:
-                # A line listed twice (or an account that contains itself) would loop or duplicate: keep the first.
-                continue
-            line = _line(raw, parent_id, position, self.what, self.request_id, slim=False)
-            self.seen.add(line.id)
+    def keep(self, line: BudgetLine) -> bool:
+        """Add a node; a second listing of an id refuses the first as a duplicate and is not added."""
+        at = self.index.get(line.id)
+        if at is None:
+            self.index[line.id] = len(self.lines)
             self.lines.append(line)
-            if line.type == "account":
-                self.walk(self.children_of(raw), line.id)
+            return True
+        first = self.lines[at]
+        if first.refusal is None or first.refusal.code is not ErrorCode.DUPLICATE_ID:
+            keep = {"parent_id": first.parent_id, "position": first.position, "type": first.type}
+            self.lines[at] = refused(BudgetLine, _duplicate(self.project_id, line.id), keep)
+        return False
+
+    def walk(self, rows: list[object], parent_id: str | None) -> None:
+        stack: list[tuple[str | None, Iterator[tuple[int, object]]]] = [(parent_id, enumerate(rows))]
+        on_path = {parent_id} if parent_id is not None else set()
+        while stack:
+            parent, pending = stack[-1]
+            step = next(pending, None)
+            if step is None:
+                stack.pop()
+                on_path.discard(parent or "")
+                continue
+            position, row = step
+            raw = _as_map(row)
+            if _listed_id(raw) in on_path:
+                continue  # an account listing its own ancestor: the parent links show the cycle to the mappings
+            line = _line(self.project_id, raw, parent, position, slim=False)
+            if self.keep(line) and line.type == "account":
+                stack.append((line.id, enumerate(self.children_of(raw))))
+                on_path.add(line.id)
 
     def add_unreached(self) -> None:
         for account_id, account in self.sub_accounts.items():
             raw = _as_map(account)
-            if account_id in self.seen or not raw:
+            if account_id in self.index or not raw:
                 continue
             parent = raw.get("parentId")
             orphan = _orphan(account_id, raw)
@@ -131,20 +169,25 @@ def flatten_budget(project_id: str, body: object, request_id: str | None) -> Pro
         raise UnexpectedResponse(
             f"legacy GET /projects/{project_id}/budget answered without a root account", request_id=request_id
         )
-    flattener = _Flattener(project_id, document, request_id)
+    flattener = _Flattener(project_id, document)
     flattener.walk(_as_list(root.get("lines")), None)
     flattener.add_unreached()
+    what = f"legacy GET /projects/{project_id}/budget"
+    phases, fringes, globals_ = (
+        [parse_row(model, row, kind, project_id, index=n) for n, row in enumerate(_as_list(document.get(key)))]
+        for model, kind, key in ((Phase, PHASE, "phases"), (Fringe, FRINGE, "fringes"), (Global, GLOBAL, "globals"))
+    )
     return parse_model(
         ProjectBudget,
         {
             "projectId": project_id,
-            "phases": _as_list(document.get("phases")),
-            "fringes": _as_list(document.get("fringes")),
-            "globals": _as_list(document.get("globals")),
+            "phases": phases,
+            "fringes": fringes,
+            "globals": globals_,
             "lines": flattener.lines,
             "totals": _as_map(root.get("totals")),
         },
-        flattener.what,
+        what,
         request_id,
     )
 
@@ -172,11 +215,12 @@ class PiecewiseReader:
 
     def __init__(self, get_json: JsonGetter, project_id: str, params: Sequence[tuple[str, str]]) -> None:
         self.get_json = get_json
+        self.project_id = project_id
         self.path = f"/projects/{project_id}/budget"
         self.params = [*params, ("excludeSubAccounts", "true")]
         self.what = f"legacy GET {self.path}"
         self.lines: list[CompactLine] = []
-        self.seen: set[str] = set()
+        self.index: dict[str, int] = {}
         # Children that came nested in their account's row: that account needs no read of its own.
         self.nested: dict[str, list[CompactLine]] = {}
         self.ahead: dict[str, asyncio.Task[_Piece]] = {}
@@ -189,19 +233,18 @@ class PiecewiseReader:
         root = asyncio.create_task(self._fetch(None))
         self.ahead = {account_id: asyncio.create_task(self._fetch(account_id)) for account_id, _ in accounts}
         try:
-            await self._walk((await root).children)
+            await self._walk((await root).children, None)
             for account_id, listed_parent in accounts:
-                if account_id in self.seen:
+                if account_id in self.index:
                     continue
                 # Not under the root (a missing parent, a cycle): a node of its own, under the parent it names.
                 piece = await self._piece(account_id)
                 parent = piece.account.get("parentId")
                 row = _orphan(account_id, piece.account)
-                line = _line(
-                    row, parent if isinstance(parent, str) else listed_parent, 0, self.what, piece.request_id, slim=True
-                )
-                if self._keep(CompactLine.of(line)) and line.type == "account":
-                    await self._walk(piece.children)
+                named = parent if isinstance(parent, str) else listed_parent
+                line = CompactLine.of(_line(self.project_id, row, named, 0, slim=True))
+                if self._keep(line) and line.type == "account":
+                    await self._walk(piece.children, line.id)
         finally:
             unread = [root, *self.ahead.values()]  # accounts whose lines came nested, or all after a failure
             for task in unread:
@@ -210,17 +253,36 @@ class PiecewiseReader:
         return tuple(self.lines)
 
     def _keep(self, line: CompactLine) -> bool:
-        if line.id in self.seen:
-            return False  # listed twice, or an account that contains itself: keep the first, as a whole read does
-        self.seen.add(line.id)
-        self.lines.append(line)
-        return True
+        """Add a node; a second listing of an id refuses the first as a duplicate and is not added."""
+        at = self.index.get(line.id)
+        if at is None:
+            self.index[line.id] = len(self.lines)
+            self.lines.append(line)
+            return True
+        first = self.lines[at]
+        if first.refusal is None or first.refusal.code is not ErrorCode.DUPLICATE_ID:
+            self.lines[at] = replace(first, refusal=_duplicate(self.project_id, line.id))
+        return False
 
-    async def _walk(self, rows: list[CompactLine]) -> None:
-        for line in rows:
+    async def _walk(self, rows: list[CompactLine], parent_id: str | None) -> None:
+        """The nodes under ``rows``, depth first with a stack: a tree's depth never becomes recursion."""
+        stack: list[tuple[str | None, Iterator[CompactLine]]] = [(parent_id, iter(rows))]
+        on_path = {parent_id} if parent_id is not None else set()
+        while stack:
+            parent, pending = stack[-1]
+            line = next(pending, None)
+            if line is None:
+                stack.pop()
+                on_path.discard(parent or "")
+                continue
+            if line.id in on_path:
+                continue  # an account listing its own ancestor: the parent links show the cycle to the mappings
             if self._keep(line) and line.type == "account":
                 children = self.nested.pop(line.id, None)
-                await self._walk(children if children is not None else (await self._piece(line.id)).children)
+                if children is None:
+                    children = (await self._piece(line.id)).children if usable_id(line.id) else []
+                stack.append((line.id, iter(children)))
+                on_path.add(line.id)
 
     async def _piece(self, account_id: str) -> _Piece:
         ahead = self.ahead.pop(account_id, None)
@@ -237,14 +299,20 @@ class PiecewiseReader:
                 f"{self.what}?accountId={account_id or 'root'} answered without its account", request_id=request_id
             )
         own = {key: value for key, value in account.items() if key != "lines"}
-        return _Piece(own, self._children(account, account_id, request_id), request_id)
+        return _Piece(own, self._children(account, account_id), request_id)
 
-    def _children(self, row: Mapping[str, object], parent_id: str | None, request_id: str | None) -> list[CompactLine]:
-        children = []
-        for position, child in enumerate(_as_list(row.get("lines"))):
-            raw = _as_map(child)
-            line = CompactLine.of(_line(raw, parent_id, position, self.what, request_id, slim=True))
-            if isinstance(raw.get("lines"), list):
-                self.nested.setdefault(line.id, self._children(raw, line.id, request_id))
-            children.append(line)
+    def _children(self, row: Mapping[str, object], parent_id: str | None) -> list[CompactLine]:
+        """An account's direct children, compact; children that came nested under them are kept for the walk."""
+        children: list[CompactLine] = []
+        pending: list[tuple[Mapping[str, object], str | None, list[CompactLine]]] = [(row, parent_id, children)]
+        while pending:
+            current, parent, into = pending.pop()
+            for position, child in enumerate(_as_list(current.get("lines"))):
+                raw = _as_map(child)
+                line = CompactLine.of(_line(self.project_id, raw, parent, position, slim=True))
+                if isinstance(raw.get("lines"), list) and line.id not in self.nested:
+                    nested: list[CompactLine] = []
+                    self.nested[line.id] = nested
+                    pending.append((raw, line.id, nested))
+                into.append(line)
         return children

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation, localcontext
+from typing import Final
 
 from mappings.errors import ErrorCode, MappingError
 from mappings.money import MAX_MAGNITUDE, ROUNDING, exponent, parse_decimal
@@ -18,6 +19,8 @@ from mappings.records import RawNumber
 from mappings.refs import RecordRef
 
 ONE = Decimal(1)
+WIDE: Final = Context(prec=1000, rounding=ROUNDING)
+"""Digits enough for any finite amount in a JSON number and its product with a rate, exactly."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,12 +64,25 @@ def convert(value: RawNumber, rate: PhaseRate, ref: RecordRef, field: str) -> Co
 
 
 def convert_amount(amount: Decimal, rate: PhaseRate) -> Converted:
-    """An exact phase-currency amount in workspace minor units (A09: x rate, rounded half-even once)."""
-    spacing = Decimal(math.ulp(float(amount))) if abs(amount) > MAX_MAGNITUDE else Decimal(0)
-    places = exponent(rate.workspace_currency)
-    exact = (amount * rate.rate).scaleb(places)
-    minor = exact.quantize(ONE, rounding=ROUNDING)
-    return Converted(amount, int(minor), minor - exact, (spacing * rate.rate).scaleb(places))
+    """An exact phase-currency amount in workspace minor units (A09: x rate, rounded half-even once).
+
+    Computed in a context wide enough for any amount a legacy surface can send (1e308 and beyond has 309
+    integer digits): the default 28 digits would round the product and refuse the quantize.
+    """
+    with localcontext(WIDE):
+        spacing = _spacing(amount) if abs(amount) > MAX_MAGNITUDE else Decimal(0)
+        places = exponent(rate.workspace_currency)
+        exact = (amount * rate.rate).scaleb(places)
+        minor = exact.quantize(ONE, rounding=ROUNDING)
+        return Converted(amount, int(minor), minor - exact, (spacing * rate.rate).scaleb(places))
+
+
+def _spacing(amount: Decimal) -> Decimal:
+    """The float spacing at ``amount`` (how far a float total there may be off); past the float range, all of it."""
+    try:
+        return Decimal(math.ulp(float(amount)))
+    except OverflowError:
+        return abs(amount)
 
 
 def as_counted(value: RawNumber) -> Decimal:

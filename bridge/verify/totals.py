@@ -16,12 +16,15 @@ from decimal import Decimal
 from typing import TypeVar
 
 from bridge.clients.legacy import LegacyClient, TagTotals
+from bridge.clients.legacy_actuals import total_amount
 from bridge.clients.models import BudgetLine, PhaseValues, Transaction
 from bridge.clients.v1 import V1Client
 from bridge.engine.tasks import most_severe
 from bridge.errors import AmbiguousAccount, PayloadTooLarge
 from bridge.verify.drill import Branch, ExtraNode, Node
 from mappings.records import Actual, ProjectBudget
+from mappings.refs import ACTUAL
+from mappings.shapes import parse_row, without_duplicates
 
 T = TypeVar("T")
 
@@ -52,9 +55,14 @@ async def read_legacy(legacy: LegacyClient, project_id: str) -> LegacyProject:
     # One read: legacy lists are not paged (A03), and this total is the one the legacy surface reports.
     body, _rid = await legacy.get_json(f"/projects/{project_id}/actuals", [("expands[]", "subactual")])
     rows = body.get("actuals") if isinstance(body, dict) else None
-    total = body.get("totalAmount") if isinstance(body, dict) else None
-    actuals = tuple(Actual.model_validate(row) for row in rows or [] if isinstance(row, dict))
-    return LegacyProject(budget, tags, actuals, Decimal(str(total)) if isinstance(total, int | float) else Decimal(0))
+    # Read as the migration reads them: a row its type refuses stays in the count as a refused record.
+    parsed = [parse_row(Actual, row, ACTUAL, project_id, index=n) for n, row in enumerate(_as_rows(rows))]
+    actuals = tuple(without_duplicates(parsed, ACTUAL, project_id))
+    return LegacyProject(budget, tags, actuals, total_amount(body))
+
+
+def _as_rows(rows: object) -> list[object]:
+    return rows if isinstance(rows, list) else []
 
 
 async def read_v1(v1: V1Client, v1_project_id: str) -> V1Project:

@@ -18,6 +18,7 @@ from bridge.clients.legacy import LegacyClient, open_legacy
 from bridge.clients.retry import RetryPolicy
 from bridge.config import Secret
 from bridge.emulator.app import create_app
+from mappings.errors import ErrorCode
 from mappings.records import CompactLine
 from tests.clients.fakes import FakeClock, controls_for
 from tests.clients.test_legacy_wire import BUDGET
@@ -140,13 +141,19 @@ async def test_a_failed_account_read_stops_the_read_with_its_error(controls: Run
 @pytest.mark.anyio
 @pytest.mark.parametrize("bad_id", [None, 17, ["l1"]])
 async def test_a_line_without_a_string_id_is_refused_by_both_reads(controls: RunControls, bad_id: object) -> None:
-    """Whole or in pieces, a line whose id is missing or not a string stops the read naming where it was."""
-    root = {"id": "root", "lines": [{"id": bad_id, "type": "line"}]}
+    """Whole or in pieces, a line whose id is missing or not a string is a refused node (record.id_invalid,
+    filed by its place), and the line beside it is read as usual."""
+    good = {"id": "l2", "type": "line", "description": "Fuel"}
+    root = {"id": "root", "lines": [{"id": bad_id, "type": "line"}, good]}
     async with respx.mock() as router:
         router.get(f"{BASE}/projects/p1/budget/accounts").mock(return_value=httpx.Response(200, json={"accounts": []}))
         router.get(f"{BASE}/projects/p1/budget").mock(return_value=httpx.Response(200, json={"account": root}))
         async with open_legacy(BASE, KEY, controls) as client:
-            with pytest.raises(errors.UnexpectedResponse, match="a line under root has no id"):
-                await client.budget("p1")
-            with pytest.raises(errors.UnexpectedResponse, match="a line under root has no id"):
-                await client.budget_lines("p1")
+            whole = (await client.budget("p1")).lines
+            pieces = await client.budget_lines("p1")
+    for lines in (whole, pieces):
+        refused, kept = lines
+        assert refused.refusal is not None
+        assert refused.refusal.code is ErrorCode.RECORD_ID_INVALID
+        assert (refused.id, refused.refusal.field) == ("#0", "id")
+        assert (kept.id, kept.description, kept.refusal) == ("l2", "Fuel", None)

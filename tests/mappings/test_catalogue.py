@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pytest
 
 from mappings.actuals import map_actuals
-from mappings.budget import build_tree
+from mappings.budget import MAX_DEPTH, build_tree
 from mappings.contacts import map_contact
 from mappings.errors import ErrorCode, MappingError
 from mappings.library import plan_currencies, plan_fringes, plan_globals
@@ -27,7 +28,8 @@ from mappings.records import (
     SubActual,
     Tag,
 )
-from mappings.refs import lookup_from
+from mappings.refs import LINE, lookup_from
+from mappings.shapes import parse_row
 from mappings.tags import plan_tags
 
 Run = Callable[[], tuple[Sequence[MappingError], set[str]]]
@@ -61,6 +63,24 @@ def _lines(*bad: BudgetLine) -> Run:
 def _cell(**cells: object) -> Run:
     data = PhaseData.model_validate(cells)
     return _lines(BudgetLine(id="bad", type="line", parentId="root", phaseData={"ph1": data}))
+
+
+def _read_line(**fields: object) -> Run:
+    """A line row as the legacy client reads it (strictly), under the root account."""
+    return _lines(parse_row(BudgetLine, {"type": "line", "parentId": "root", **fields}, LINE, "p1"))
+
+
+def _too_deep() -> Run:
+    """A chain of accounts one level deeper than the bridge migrates: the last one is refused."""
+    ids = ["root", *(f"c{n}" for n in range(1, MAX_DEPTH)), "bad"]
+    chain = [BudgetLine(id=i, type="account", parentId=p) for p, i in itertools.pairwise(ids)]
+
+    def run() -> tuple[Sequence[MappingError], set[str]]:
+        lines = (BudgetLine(id="root", type="account"), *chain)
+        tree = plan_budget(ProjectBudget(project_id="p1", lines=lines), ())
+        return tree.quarantined, {line.id for line in tree.ordered}
+
+    return run
 
 
 def _phases(*bad: Phase) -> Run:
@@ -182,6 +202,15 @@ CASES = [
         "'bad'",
     ),
     Case(ErrorCode.TREE_SELF_PARENT, _lines(BudgetLine(id="bad", type="account", parentId="bad")), "parentId", "'bad'"),
+    Case(
+        ErrorCode.TEXT_INVALID_UNICODE,
+        _lines(BudgetLine(id="bad", type="line", parentId="root", description="Crew \ud800")),
+        "description",
+        "'Crew \\ud800'",
+    ),
+    Case(ErrorCode.FIELD_TYPE, _read_line(id="bad", description=42), "description", "42"),
+    Case(ErrorCode.RECORD_ID_INVALID, _read_line(id="bad\x00"), "id", "'bad\\x00'", bad_id="bad\\x00"),
+    Case(ErrorCode.TREE_TOO_DEEP, _too_deep(), "parentId", f"'c{MAX_DEPTH - 1}'"),
     Case(
         ErrorCode.TREE_CYCLE,
         _lines(
