@@ -249,6 +249,16 @@ class MappingError(Exception):
         extra = f" ({self.detail})" if detail else ""
         super().__init__(f"[{code}] {ref}: field {self.field!r} = {self.value} {what}{extra}; {remedy}.")
 
+    def _key(self) -> tuple[str, RecordRef, str, str, str]:
+        return (self.code, self.ref, self.field, self.value, self.detail)
+
+    def __eq__(self, other: object) -> bool:
+        # By what it says, so a record refused the same way by two reads compares equal.
+        return isinstance(other, MappingError) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
     @property
     def message(self) -> str:
         """The one-line message a report prints."""

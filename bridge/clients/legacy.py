@@ -38,6 +38,7 @@ from mappings.records import (
     Phase,
     Project,
     ProjectBudget,
+    RawNumber,
     Space,
     Tag,
 )
@@ -64,13 +65,23 @@ class AccountSummary(BaseModel):
 
 
 class TagTotals(BaseModel):
-    """A tag's totals as legacy computes them, keyed by phase id (floats, major units; the verifier's input)."""
+    """A tag's totals as legacy computes them, keyed by phase id (floats, major units; the verifier's input).
+
+    Figures are kept as sent (any JSON value): the verifier converts each and reports one it cannot read,
+    so a broken figure costs that figure, not the whole verification.
+    """
 
     model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
 
-    phase_totals: dict[str, float | int | None] = Field(default_factory=dict, alias="phaseTotals")
-    fringe_totals: dict[str, float | int | None] = Field(default_factory=dict, alias="fringeTotals")
-    actual_total: float | int | None = Field(default=None, alias="actualTotal")
+    phase_totals: dict[str, RawNumber] = Field(default_factory=dict, alias="phaseTotals")
+    fringe_totals: dict[str, RawNumber] = Field(default_factory=dict, alias="fringeTotals")
+    actual_total: RawNumber = Field(default=None, alias="actualTotal")
+
+
+def _figures(raw: object) -> dict[str, object]:
+    """A tag's ``totals`` object with each per-phase map an object (anything else reads as no figures)."""
+    totals = raw if isinstance(raw, dict) else {}
+    return {key: value for key, value in totals.items() if key == "actualTotal" or isinstance(value, dict)}
 
 
 def _items(body: object, key: str, what: str, request_id: str | None) -> list[object]:
@@ -180,8 +191,8 @@ class LegacyClient:
         """Each tag's totals by tag id, as the legacy surface computes them."""
         totals: dict[str, TagTotals] = {}
         for tag in await self.tags(project_id):
-            raw = (tag.model_extra or {}).get("totals") or {}
-            totals[tag.id] = parse_model(TagTotals, raw, f"legacy tag {tag.id} totals")
+            raw = (tag.model_extra or {}).get("totals")
+            totals[tag.id] = parse_model(TagTotals, _figures(raw), f"legacy tag {tag.id} totals")
         return totals
 
     async def budget(self, project_id: str) -> ProjectBudget:

@@ -37,6 +37,9 @@ class WorkspaceSource:
 
 
 async def _library(legacy: LegacyClient, project: Project) -> ProjectLibrary:
+    if project.refusal is not None:
+        # A project refused as read is quarantined with everything in it; its id may not even fit in a path.
+        return ProjectLibrary(project, (), ProjectBudget(project_id=project.id), ())
     try:
         async with asyncio.TaskGroup() as reads:
             phases_read = reads.create_task(legacy.phases(project.id))
