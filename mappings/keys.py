@@ -27,8 +27,12 @@ def canonical_json(value: object) -> str:
 
 
 def digest(value: object) -> str:
-    """SHA-256 hex of a JSON value's canonical text."""
-    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+    """SHA-256 hex of a JSON value's canonical text.
+
+    ``surrogatepass``: text holding a lone surrogate is refused by the mappings before it reaches a body, and
+    should one slip through, hashing it must not be what stops a run (valid text encodes exactly as UTF-8).
+    """
+    return hashlib.sha256(canonical_json(value).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def idempotency_key(namespace: str, kind: str, scope: str, legacy_ids: Iterable[str], body: object) -> str:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mappings.budget import LINES_PER_BULK, build_tree, chunks
+from mappings.budget import LINES_PER_BULK, MAX_DEPTH, build_tree, chunks
 from mappings.errors import ErrorCode, MappingError
 from mappings.records import BudgetLine
 from mappings.refs import LINE, RecordRef
@@ -97,3 +99,28 @@ def test_chunks_keep_order_and_bound_size(items: list[int], limit: int) -> None:
 
 def _error(line_id: str) -> MappingError:
     return MappingError(ErrorCode.TEXT_EMPTY, RecordRef(LINE, line_id, "p1"), "description", "")
+
+
+def test_a_five_thousand_long_cycle_is_quarantined_with_short_messages() -> None:
+    """Every member of a long parent cycle is tree.cycle; each message names a few members, not all 5,000."""
+    size = 5_000
+    ids = [f"a{n}" for n in range(size)]
+    lines = [BudgetLine(id=i, type="account", parentId=ids[n - 1]) for n, i in enumerate(ids)]
+    tree = build_tree("p1", [BudgetLine(id="root", type="account"), *lines])
+    assert [line.id for line in tree.ordered] == ["root"]
+    assert {e.code for e in tree.quarantined} == {ErrorCode.TREE_CYCLE}
+    assert len(tree.quarantined) == size
+    assert max(len(e.message) for e in tree.quarantined) < 600
+    assert "cycle of 5000" in tree.quarantined[0].message
+
+
+def test_a_tree_deeper_than_the_limit_keeps_its_top_and_holds_back_the_rest() -> None:
+    """Levels 0..MAX_DEPTH-1 are kept; the node at MAX_DEPTH is tree.too_deep, everything under it waits."""
+    depth = 5_000
+    lines = [BudgetLine(id=f"a{n}", type="account", parentId=f"a{n - 1}" if n else None) for n in range(depth)]
+    tree = build_tree("p1", lines)
+    assert len(tree.ordered) == MAX_DEPTH
+    codes = Counter(e.code for e in tree.quarantined)
+    assert codes == {ErrorCode.TREE_TOO_DEEP: 1, ErrorCode.TREE_ANCESTOR_QUARANTINED: depth - MAX_DEPTH - 1}
+    (too_deep,) = (e for e in tree.quarantined if e.code is ErrorCode.TREE_TOO_DEEP)
+    assert too_deep.ref.legacy_id == f"a{MAX_DEPTH}"

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mappings.keys import MAX_KEY_LENGTH, MIN_KEY_LENGTH, child_key, idempotency_key, source_hash
+from mappings.keys import MAX_KEY_LENGTH, MIN_KEY_LENGTH, child_key, digest, idempotency_key, source_hash
 from mappings.refs import RecordRef
 from mappings.results import Mapped
 from tests.strategies import key_requests
@@ -67,3 +68,10 @@ def test_source_hash_changes_exactly_when_the_mapped_body_changes() -> None:
     first = Mapped(ref, {"name": "Estimate", "isHidden": False})
     assert first.source_hash == Mapped(ref, {"isHidden": False, "name": "Estimate"}).source_hash
     assert first.source_hash != Mapped(ref, {"name": "Estimate", "isHidden": True}).source_hash
+
+
+def test_a_lone_surrogate_in_a_body_still_gets_a_key() -> None:
+    """Key derivation never raises on text that is not valid Unicode; valid text keeps its key."""
+    key = idempotency_key("ns", "line", "p1", ["l1"], {"description": "Crew \ud800"})
+    assert key != idempotency_key("ns", "line", "p1", ["l1"], {"description": "Crew "})
+    assert digest({"a": "é"}) == hashlib.sha256('{"a":"é"}'.encode()).hexdigest()
