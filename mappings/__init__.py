@@ -6,7 +6,11 @@ the same functions, so a plan and a run cannot disagree.
 
 Modules (one per family):
 
-- ``records``  typed legacy records as the legacy client reads them (system idMode).
+- ``records``  typed legacy records as the legacy client reads them (system idMode), strict but for numbers.
+- ``shapes``   ``parse_row``: a raw row as its record, or a *refused* record carrying the error that names
+               record, field and value (wrong JSON type, unusable id, invalid Unicode); ``check_refusal`` is
+               what every mapper does first, so a refused row is quarantined like any other bad record.
+- ``printable`` ``escaped``: text with every unprintable character as a backslash escape.
 - ``refs``     ``RecordRef`` (kind, legacy id, scope) and ``Lookup``, the crosswalk passed in as
                ``(kind, scope, legacy_id) -> v1_id | None``; the kind constants the crosswalk stores.
 - ``errors``   the bad-input catalogue: ``ErrorCode`` (stable codes) and ``MappingError`` naming record,
