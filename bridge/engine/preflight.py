@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from bridge.clients.legacy import LegacyClient
 from bridge.clients.models import Identity, V1Record, WorkspaceRole
 from bridge.clients.v1 import V1Client
-from bridge.engine.steps import Kind
 from bridge.errors import UsageError
 from mappings.keys import digest
+from mappings.kinds import Kind
 from state import SourceRecord, StateStore
 
 # The published WorkspaceRole enum is owner, admin, accountant, edit, comment, view; which of them may write
