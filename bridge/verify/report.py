@@ -1,4 +1,7 @@
-"""Writing the reconciliation: ``reconciliation.json`` (the schema in ``schema.py``) and ``reconciliation.md``.
+"""Writing the reconciliation: ``reconciliation.json`` (the schema in ``schema.py``), ``.md`` and ``.html``.
+
+The three are rendered in memory from the one ``Reconciliation`` and published as one set (``publish.py``):
+a reader sees the previous three or the new three, never a mix, and never a truncated file.
 
 The Markdown is for a person signing off: the answer first, then per project the phase totals with the
 rate used beside each converted figure, every difference with its location, and the ledger per kind.
@@ -11,6 +14,7 @@ from pathlib import Path
 
 from bridge.verify.convert import format_minor
 from bridge.verify.html import render_html
+from bridge.verify.publish import publish
 from bridge.verify.schema import Figure, KindLedger, ProjectReport, Reconciliation
 
 JSON_NAME = "reconciliation.json"
@@ -19,18 +23,13 @@ HTML_NAME = "reconciliation.html"
 
 
 def write_reports(report: Reconciliation, directory: Path) -> list[Path]:
-    """Write the three reports into ``directory`` (created if needed); returns their paths."""
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, text in (
-        (JSON_NAME, report.model_dump_json(indent=2) + "\n"),
-        (MD_NAME, render_markdown(report)),
-        (HTML_NAME, render_html(report)),
-    ):
-        path = directory / name
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
-    return written
+    """Publish the three reports of ``report`` into ``directory`` (created if needed) as one set; their paths."""
+    rendered = {
+        JSON_NAME: report.model_dump_json(indent=2) + "\n",
+        MD_NAME: render_markdown(report),
+        HTML_NAME: render_html(report),
+    }
+    return publish(directory, rendered)
 
 
 def money(minor: int | None, currency: str) -> str:
