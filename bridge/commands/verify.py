@@ -99,12 +99,15 @@ def summary_table(report: Reconciliation) -> Table:
             more = len(located) - TERMINAL_DIFFERENCES
             table.add_row("", "", "", "", "", "", f"... and {more} more in reconciliation.md")
     v = report.verdicts
-    answer = "[green]RECONCILED[/]" if report.reconciled else "[red]NOT RECONCILED[/]"
+    answer = Text("RECONCILED", "green") if report.reconciled else Text("NOT RECONCILED", "red")
     open_ledgers = [e.kind for e in report.ledger if not is_clean([e])]
-    table.caption = (
-        f"{answer}: {v.exact} exact, {v.rounding} rounding, {v.quarantine} quarantine, "
+    # The second line is the held-back summary, built from source text (phase names, ids): plain, never markup.
+    table.caption = Text.assemble(
+        answer,
+        f": {v.exact} exact, {v.rounding} rounding, {v.quarantine} quarantine, "
         f"{v.not_carried} not carried, {v.mismatch} mismatch"
         + (f"; ledger open for {', '.join(open_ledgers)}" if open_ledgers else "; ledger closed")
-        + f"; amounts in {report.currency}"
+        + f"; amounts in {report.currency}\n",
+        plain(report.held_back.summary),
     )
     return table

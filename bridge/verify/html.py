@@ -40,13 +40,16 @@ def render_html(report: Reconciliation) -> str:
         f"<style>{_STYLE}</style></head><body>",
         f'<h1 class="{status}" id="answer">{answer}</h1>',
         f"<p>{escape(report.source_workspace)} &rarr; {escape(report.target_workspace)}; amounts in "
-        f"{escape(report.currency)}; generated {escape(report.generated_at)}; schema {report.schema_version}.</p>",
+        f"{escape(report.currency)}; generated {escape(report.generated_at)}; schema {report.schema_version}; "
+        f"fails on {report.fail_on} and worse.</p>",
         f'<p id="verdicts">{v.exact} exact, {v.rounding} explained by rounding, {v.quarantine} explained by '
         f"quarantine, {v.not_carried} not carried (no published write on v1), {v.mismatch} mismatch.</p>",
+        f'<p id="held-back">{escape(report.held_back.summary)}</p>',
         *(f'<p class="note">{escape(n)}</p>' for n in report.notes),
     ]
     for index, project in enumerate(report.projects):
         parts += _project(project, report.currency, index)
+    parts += _held_back(report)
     parts += ["<h2>Ledger</h2>", _ledger(report.ledger), "</body></html>"]
     return "\n".join(parts) + "\n"
 
@@ -185,17 +188,50 @@ def _chart(phases: list[PhaseSummary], currency: str, chart_id: str) -> str:
     )
 
 
+def _held_back(report: Reconciliation) -> list[str]:
+    """The money quarantine keeps off v1 per project and phase, and each refused record's share of records."""
+    held = report.held_back
+    out: list[str] = []
+    if held.money:
+        out += [
+            '<h2>Held back by quarantine</h2><table class="held-back"><thead><tr><th>project</th><th>phase</th>'
+            "<th>type</th><th>legacy currency</th><th>rate</th><th>held back</th><th>held back by</th></tr></thead>"
+            "<tbody>",
+            *(
+                f"<tr><td>{escape(m.project_name)} <code>{escape(m.project_id)}</code></td>"
+                f"<td>{escape(m.phase_name)}</td><td>{escape(m.phase_type)}</td><td>{escape(m.legacy_currency)}</td>"
+                f"{_num(escape(m.rate))}{_num(_money(m.minor, m.currency) + ' ' + escape(m.currency))}"
+                f"<td>{escape(m.held_back_by or 'the quarantined records inside it')}</td></tr>"
+                for m in held.money
+            ),
+            "</tbody></table>",
+        ]
+    if held.groups:
+        out += [
+            '<table class="refused"><thead><tr><th>refused record</th><th>records not on v1 (itself included)</th>'
+            "</tr></thead><tbody>",
+            *(
+                f"<tr><td>{escape(g.label)}</td>"
+                f"<td>{escape(', '.join(f'{kind} {n}' for kind, n in g.records.items()))}</td></tr>"
+                for g in held.groups
+            ),
+            "</tbody></table>",
+        ]
+    return out
+
+
 def _ledger(entries: list[KindLedger]) -> str:
     rows = "".join(
         f"<tr><td>{escape(e.kind)}</td>{_num(e.source)}{_num(e.migrated)}{_num(e.unchanged)}"
-        f"{_num(sum(e.quarantined.values()))}{_num(e.pending)}<td>{'yes' if e.closed else 'no'}</td>"
+        f"{_num(sum(e.quarantined.values()))}{_num(sum(e.held_back.values()))}{_num(e.pending)}"
+        f"<td>{'yes' if e.closed else 'no'}</td>"
         f"{_num(e.ok)}{_num(len(e.missing))}{_num(len(e.unexpected))}{_num(len(e.duplicated))}</tr>"
         for e in entries
     )
     return (
         '<table class="ledger"><thead><tr><th>kind</th><th>source</th><th>migrated</th><th>unchanged</th>'
-        "<th>quarantined</th><th>pending</th><th>closed</th><th>ok</th><th>missing</th><th>unexpected</th>"
-        f"<th>duplicated</th></tr></thead><tbody>{rows}</tbody></table>"
+        "<th>quarantined</th><th>held back</th><th>pending</th><th>closed</th><th>ok</th><th>missing</th>"
+        f"<th>unexpected</th><th>duplicated</th></tr></thead><tbody>{rows}</tbody></table>"
     )
 
 

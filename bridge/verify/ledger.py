@@ -1,9 +1,11 @@
 """The closed ledger: every source record of a kind in exactly one bucket, and a set check on the target.
 
-Buckets come from three independent records: the crosswalk (migrated by the latest run, or unchanged
-since an earlier one), the quarantine (with its codes), and the source itself (pending = neither). Each
-count is taken from its own record, so ``unaccounted`` is non-zero exactly when they disagree: a crosswalk
-or quarantine entry for a record the source no longer holds, or a record both migrated and quarantined.
+Buckets come from independent records: the crosswalk (migrated by the latest run, or unchanged since an
+earlier one), the quarantine (refused, with its codes), the records a refused record above holds back
+(``heldback.py``, from the source's own parent links and the quarantine) and the source itself (pending =
+none of these). Each count is taken from its own record, so ``unaccounted`` is non-zero exactly when they
+disagree: a crosswalk or quarantine entry for a record the source no longer holds, or a record both migrated
+and quarantined. The source is always the whole selected source, migrated or not.
 
 The set check is Jepsen's set test for one kind, on the target as it is now: ``ok`` (the crosswalked v1
 object exists), ``missing`` (a source record that is not quarantined but has no live v1 object),
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bridge.verify.schema import Duplicate, KindLedger
 
@@ -48,6 +50,8 @@ class KindInput:
     quarantine: Mapping[SourceKey, str]
     target: tuple[TargetObject, ...] | None
     """None when the target could not be listed for this kind: the set check is then skipped, not passed."""
+    held_back: Mapping[SourceKey, str] = field(default_factory=dict)
+    """Source records a refused record above holds back, by that record's label (never also in ``quarantine``)."""
 
 
 def ledger(data: KindInput, latest_run: str | None) -> KindLedger:
@@ -55,8 +59,12 @@ def ledger(data: KindInput, latest_run: str | None) -> KindLedger:
     migrated = sum(1 for entry in data.crosswalk.values() if entry.run_id == latest_run)
     unchanged = len(data.crosswalk) - migrated
     quarantined = Counter(data.quarantine.values())
-    pending = sum(1 for key in data.source if key not in data.crosswalk and key not in data.quarantine)
-    unaccounted = len(data.source) - (migrated + unchanged + sum(quarantined.values()) + pending)
+    held_back = Counter(data.held_back.values())
+    accounted = (data.crosswalk, data.quarantine, data.held_back)
+    pending = sum(1 for key in data.source if not any(key in bucket for bucket in accounted))
+    unaccounted = len(data.source) - (
+        migrated + unchanged + sum(quarantined.values()) + sum(held_back.values()) + pending
+    )
     ok, missing, unexpected, duplicated = _set_check(data)
     return KindLedger(
         kind=data.kind,
@@ -64,6 +72,7 @@ def ledger(data: KindInput, latest_run: str | None) -> KindLedger:
         migrated=migrated,
         unchanged=unchanged,
         quarantined=dict(sorted(quarantined.items())),
+        held_back=dict(sorted(held_back.items())),
         pending=pending,
         unaccounted=unaccounted,
         closed=unaccounted == 0,
@@ -76,7 +85,7 @@ def ledger(data: KindInput, latest_run: str | None) -> KindLedger:
 
 
 def _set_check(data: KindInput) -> tuple[int, list[str], list[str], list[Duplicate]]:
-    expected = sorted(key for key in data.source if key not in data.quarantine)
+    expected = sorted(key for key in data.source if key not in data.quarantine and key not in data.held_back)
     if data.target is None:
         return 0, [], [], []
     live = {obj.v1_id: obj for obj in data.target}

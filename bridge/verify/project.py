@@ -82,18 +82,19 @@ def phase_plans(
     *,
     wanted: tuple[str, ...],
     quarantined: Mapping[tuple[str, str], str],
-) -> tuple[list[PhasePlan], list[str]]:
-    """The phases to compare (``wanted`` = legacy ids or names; empty = all) and notes on the ones skipped."""
+) -> tuple[list[PhasePlan], list[tuple[Phase, str]], list[str]]:
+    """The phases to compare (``wanted`` = legacy ids or names; empty = all), the refused ones with their
+    codes (their totals are held back, see ``heldback.py``) and notes on the ones skipped."""
     plans: list[PhasePlan] = []
+    refused: list[tuple[Phase, str]] = []
     notes: list[str] = []
     for phase in legacy.budget.phases:
         if wanted and not {phase.id, phase.name, phase.alias} & set(wanted):
             continue
         label = phase.name or phase.id
         v1_id = lookup("phase", phase.id)
-        if ("phase", phase.id) in quarantined:
-            code = quarantined["phase", phase.id]
-            notes.append(f"phase {label!r} ({phase.id}) is quarantined ({code}): its totals were not migrated")
+        if ("phase", phase.id) in quarantined and v1_id is None:
+            refused.append((phase, quarantined["phase", phase.id]))
             continue
         if v1_id is None:
             notes.append(f"phase {label!r} ({phase.id}) has no v1 phase in the crosswalk: not migrated yet")
@@ -101,11 +102,11 @@ def phase_plans(
         if v1_id not in v1.totals:
             notes.append(f"phase {label!r} ({phase.id}) is hidden on v1 (v1 totals list visible phases only)")
             continue
-        plans.append(PhasePlan(phase, v1_id, _rate(phase, currency, notes)))
-    return plans, notes
+        plans.append(PhasePlan(phase, v1_id, phase_rate(phase, currency, notes)))
+    return plans, refused, notes
 
 
-def _rate(phase: Phase, workspace_currency: str, notes: list[str]) -> PhaseRate:
+def phase_rate(phase: Phase, workspace_currency: str, notes: list[str]) -> PhaseRate:
     """The phase's currency and rate (A09); no currency means the workspace currency at rate 1."""
     cur = phase.currency
     code = (cur.code if cur and cur.code else workspace_currency).upper()
@@ -424,6 +425,13 @@ def _summary(location: Location, figure: Figure) -> str:
     )
 
 
+def actual_currency(legacy: LegacyProject, workspace_currency: str) -> str:
+    """Legacy actuals are in the first phase's currency (HELP currency article, as the mappings read it)."""
+    phases = legacy.budget.phases
+    first = phases[0].currency if phases else None
+    return (first.code if first and first.code else workspace_currency).upper()
+
+
 def actual_sums(
     legacy: LegacyProject, v1: V1Project, currency: str, quarantined: Mapping[tuple[str, str], str]
 ) -> list[ActualsSum]:
@@ -451,6 +459,7 @@ def actual_sums(
                 legacy_minor=expected,
                 v1_minor=sum(rows),
                 verdict=classify(expected, sum(rows), explanation if ours else NOTHING),
+                held_back_minor=held_minor if ours else 0,
             )
         )
     return sums

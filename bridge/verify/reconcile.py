@@ -1,8 +1,11 @@
-"""``verify()``: read both sides for every migrated project, compare, close the ledger, build the report.
+"""``verify()``: read both sides for every selected project, compare, close the ledger, build the report.
 
-Projects are the ones the crosswalk says were migrated (optionally narrowed by ``--project``). Only the
-state file is trusted for identity (which v1 object a legacy record became); every amount is read from
-the two surfaces as they compute it now. Nothing here writes to either surface.
+Every selected legacy project is read (all of them, or the ``--project`` ones), migrated or not, so the
+ledger counts the whole source. A migrated one (the crosswalk names its v1 project) is compared with v1; one
+that never reached v1 is reported with its legacy figures, held back by quarantine when a refused record
+keeps it off v1 (``heldback.py``), missing otherwise. Only the state file is trusted for identity (which v1
+object a legacy record became); every amount is read from the two surfaces as they compute it now. Nothing
+here writes to either surface.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 
 import httpx
@@ -27,10 +31,21 @@ from bridge.engine.run import Transports
 from bridge.engine.tasks import run_all
 from bridge.errors import ConfigError, NotFound
 from bridge.verify.compare import FailOn, Verdict, worst
-from bridge.verify.convert import convert, format_minor
+from bridge.verify.convert import PhaseRate, convert, format_minor
+from bridge.verify.heldback import (
+    HeldBy,
+    RecordKey,
+    Unmigrated,
+    held_back,
+    held_phase,
+    label,
+    money_of,
+    summarize,
+    unmigrated_report,
+)
 from bridge.verify.ledger import CrosswalkEntry, KindInput, SourceKey, TargetObject, is_clean, ledger
 from bridge.verify.library import library_differences
-from bridge.verify.project import PhasePlan, ProjectComparer, actual_sums, phase_plans
+from bridge.verify.project import PhasePlan, ProjectComparer, actual_currency, actual_sums, phase_plans, phase_rate
 from bridge.verify.schema import (
     Figure,
     KindLedger,
@@ -41,7 +56,7 @@ from bridge.verify.schema import (
     Totals,
 )
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
-from mappings.errors import MappingError
+from mappings.errors import ErrorCode, MappingError
 from mappings.records import Project
 from mappings.refs import RecordRef
 from state import StateStore, open_state
@@ -131,8 +146,9 @@ class _Sources:
 
     source: dict[str, set[SourceKey]] = field(default_factory=lambda: defaultdict(set))
     target: dict[str, list[TargetObject]] = field(default_factory=lambda: defaultdict(list))
-    actual_of_part: dict[SourceKey, SourceKey] = field(default_factory=dict)
-    """Each split part's actual: a part of a quarantined actual is quarantined with it."""
+    parents: dict[RecordKey, RecordKey] = field(default_factory=dict)
+    """Each source record's parent as the source links them (a line's account, an actual's project, a
+    project's space ...): what a refused record holds back is found along these."""
 
 
 class Verifier:
@@ -166,20 +182,34 @@ class Verifier:
         if unknown:
             self.notes.append(f"--project names no legacy project: {', '.join(sorted(unknown))}")
         self.sources.source["project"] = {(WORKSPACE_SCOPE, p.id) for p in wanted}
+        for p in wanted:
+            space = p.space.id if p.space is not None else p.space_id
+            if space:
+                self.sources.parents["project", WORKSPACE_SCOPE, p.id] = ("space", WORKSPACE_SCOPE, space)
         migrated = [p for p in wanted if self.lookup("project", WORKSPACE_SCOPE, p.id)]
         # Projects are independent: verified side by side, within the clients' shared in-flight limit.
         reports = await run_all(self._project_or_gone(p) for p in migrated)
+        currency = reports[0].phases[0].total.currency if reports and reports[0].phases else DEFAULT_CURRENCY
+        # Every selected project counts in the source, migrated or not: one that never reached v1 is read too.
+        others = [p for p in wanted if not self.lookup("project", WORKSPACE_SCOPE, p.id)]
+        unmigrated = await run_all(self._unmigrated(p, currency) for p in others)
         if not self.options.projects:
             await self._workspace_kinds()
         self.sources.target["project"] = [
             TargetObject(p.id, WORKSPACE_SCOPE, p.name) async for p in self.v1.projects() if self._selected(p.id)
         ]
-        ledgers = self._ledgers()
+        held = held_back(self._source_records(), self.sources.parents, self.crosswalk, self.quarantine)
+        ledgers = self._ledgers(held)
         verdicts = self.verdicts
         failing = any(self.options.fail_on.fails(v) for v in verdicts)
-        currency = reports[0].phases[0].total.currency if reports and reports[0].phases else DEFAULT_CURRENCY
+        quarantine = [
+            QuarantinedRecord(kind=r.kind, scope=r.scope, legacy_id=r.legacy_id, code=r.code, message=r.message)
+            for r in self.quarantine_rows
+        ]
+        every = [*reports, *unmigrated]
         return Reconciliation(
             reconciled=not failing and is_clean(ledgers) and bool(reports),
+            held_back=summarize(ledgers, quarantine, held, money_of(every)),
             fail_on=self.options.fail_on,
             generated_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
             migration=migration,
@@ -188,16 +218,48 @@ class Verifier:
             target_workspace=self.target_workspace,
             currency=currency,
             verdicts=Totals(**{v.value: sum(1 for x in verdicts if x is v) for v in Verdict}),
-            projects=reports,
+            projects=every,
             ledger=ledgers,
-            quarantine=[
-                QuarantinedRecord(kind=r.kind, scope=r.scope, legacy_id=r.legacy_id, code=r.code, message=r.message)
-                for r in self.quarantine_rows
-            ],
+            quarantine=quarantine,
             requests={},
             assumptions=[f"{a.id} {a.topic}" for a in used_by("verify")],
             notes=sorted(self.notes) + ([] if reports else ["no migrated project to verify: run `bridge run` first"]),
         )
+
+    def _source_records(self) -> list[RecordKey]:
+        return [(kind, scope, i) for kind, keys in self.sources.source.items() for scope, i in keys]
+
+    def _holder(self, key: RecordKey) -> str | None:
+        """The label of the refused record keeping ``key`` off v1: its own refusal, or one above it."""
+        code = self.quarantine.get(key)
+        if code is not None and code != ErrorCode.TREE_ANCESTOR_QUARANTINED:
+            return label(key[0], key[2], code)
+        above: HeldBy | None = held_back([key], self.sources.parents, self.crosswalk, self.quarantine).get(key)
+        return above.label if above else None
+
+    async def _unmigrated(self, project: Project, currency: str) -> ProjectReport:
+        """A selected project with no v1 project: its source counted, its figures held back or missing."""
+        legacy = await read_legacy(self.legacy, project.id)
+        self._collect_source(project.id, legacy)
+        notes: list[str] = []
+        held_by = self._holder(("project", WORKSPACE_SCOPE, project.id))
+        actuals = actual_currency(legacy, currency)
+        report = unmigrated_report(
+            Unmigrated(
+                project_id=project.id,
+                name=project.name or project.id,
+                phases=[(p, phase_rate(p, currency, notes)) for p in legacy.budget.phases],
+                totals=legacy.budget.totals,
+                actual_count=len(legacy.actuals),
+                actual_total=legacy.total_amount,
+                actual_rate=PhaseRate(actuals, Decimal(1), actuals),
+                held_by=held_by,
+            ),
+            currency,
+        )
+        self.verdicts += [p.total.verdict for p in report.phases] + [a.verdict for a in report.actuals]
+        log.info("bridge.verify.project", project=project.id, verdict=report.verdict.value, held_back_by=held_by)
+        return report.model_copy(update={"notes": report.notes + notes})
 
     def _selected(self, v1_project_id: str) -> bool:
         if not self.options.projects:
@@ -228,11 +290,12 @@ class Verifier:
     async def _project(self, project: Project) -> ProjectReport:
         v1_project_id = self.lookup("project", WORKSPACE_SCOPE, project.id) or ""
         legacy = await read_legacy(self.legacy, project.id)
+        self._collect_source(project.id, legacy)  # counted in the source even if its v1 copy is gone
         v1 = await read_v1(self.v1, v1_project_id)
         scope = project.id
         currency = next((v.currency for v in v1.totals.values() if v.currency), DEFAULT_CURRENCY)
         quarantined = {(k, i): code for (k, s, i), code in self.quarantine.items() if s == scope}
-        plans, notes = phase_plans(
+        plans, refused, notes = phase_plans(
             legacy,
             v1,
             lambda k, i: self.lookup(k, scope, i),
@@ -252,12 +315,19 @@ class Verifier:
         )
         known = frozenset(e.v1_id for (k, s, _i), e in self.crosswalk.items() if k == "line" and s == scope)
         result = await comparer.compare(V1Branches(self.v1, v1, known))
+        # A refused phase never reached v1: its whole total is held back, shown beside the compared phases.
+        result.phases += [
+            held_phase(phase, legacy.budget.totals.get(phase.id, 0), phase_rate(phase, currency, notes), currency, by)
+            for phase, code in refused
+            for by in (label("phase", phase.id, code),)
+        ]
+        result.verdicts += [Verdict.QUARANTINE] * len(refused)
         copies = await self._copies(v1.v1_id)
         library = library_differences(legacy.budget, lambda k, i: self.lookup(k, scope, i), copies.items, copies.phases)
         self.verdicts += [Verdict.MISMATCH] * len(library)
         result.tags = await self._tags(legacy, v1, plans, currency)
-        result.actuals = actual_sums(legacy, v1, _actual_currency(legacy, currency), quarantined)
-        await self._collect(project.id, legacy, v1, copies)
+        result.actuals = actual_sums(legacy, v1, actual_currency(legacy, currency), quarantined)
+        self._collect_target(project.id, v1, copies)
         verdicts = [*result.verdicts, *(a.verdict for a in result.actuals), *(Verdict.MISMATCH for _ in library)]
         verdicts += [f.verdict for t in result.tags for f in (*t.totals.values(), *t.fringes.values())]
         self.verdicts += verdicts
@@ -329,21 +399,38 @@ class Verifier:
             )
         return summaries
 
-    async def _collect(self, project_id: str, legacy: LegacyProject, v1: V1Project, copies: Copies) -> None:
-        """Source keys and target objects of the project-scoped kinds, for the ledger's set check."""
+    def _collect_source(self, project_id: str, legacy: LegacyProject) -> None:
+        """Source keys of the project-scoped kinds, and each record's parent as the source links them."""
         s = self.sources
         budget = legacy.budget
-        s.source["phase"] |= {(project_id, p.id) for p in budget.phases}
+        project: RecordKey = ("project", WORKSPACE_SCOPE, project_id)
+        lines = {line.id for line in budget.lines}
+        for kind, ids in (
+            ("phase", [p.id for p in budget.phases]),
+            ("actual", [a.id for a in legacy.actuals]),
+            ("fringe", [f.id for f in budget.fringes]),
+            ("global", [g.id for g in budget.globals_]),
+        ):
+            s.source[kind] |= {(project_id, i) for i in ids}
+            s.parents.update({(kind, project_id, i): project for i in ids})
         s.source["line"] |= {(project_id, line.id) for line in budget.lines}
-        s.source["actual"] |= {(project_id, a.id) for a in legacy.actuals}
+        s.parents.update(
+            {
+                ("line", project_id, line.id): ("line", project_id, line.parent_id)
+                if line.parent_id in lines
+                else project
+                for line in budget.lines
+            }
+        )
         # A split part's legacy id is its actual's id and its position, as the mappings name it.
-        parts = {
-            (project_id, f"{a.id}#{n}"): (project_id, a.id) for a in legacy.actuals for n in range(len(a.subactuals))
-        }
-        s.source["split"] |= set(parts)
-        s.actual_of_part.update(parts)
-        s.source["fringe"] |= {(project_id, f.id) for f in budget.fringes}
-        s.source["global"] |= {(project_id, g.id) for g in budget.globals_}
+        for a in legacy.actuals:
+            for n in range(len(a.subactuals)):
+                s.source["split"].add((project_id, f"{a.id}#{n}"))
+                s.parents["split", project_id, f"{a.id}#{n}"] = ("actual", project_id, a.id)
+
+    def _collect_target(self, project_id: str, v1: V1Project, copies: Copies) -> None:
+        """Target objects of the project-scoped kinds, for the ledger's set check."""
+        s = self.sources
         s.target["phase"] += [TargetObject(p.id, project_id, p.name) for p in copies.phases]
         s.target["line"] += [
             TargetObject(line.id, project_id, f"{line.parent_id}|{line.type}|{line.account_id}|{line.description}")
@@ -373,7 +460,7 @@ class Verifier:
             TargetObject(c.id, WORKSPACE_SCOPE, c.name or c.display_name or "") async for c in self.v1.contacts()
         ]
 
-    def _ledgers(self) -> list[KindLedger]:
+    def _ledgers(self, held: Mapping[RecordKey, HeldBy]) -> list[KindLedger]:
         entries = []
         for kind in ("space", "contact", "project", "phase", "fringe", "global", "line", "actual", "split"):
             if kind not in self.sources.source:
@@ -381,12 +468,15 @@ class Verifier:
             source = frozenset(self.sources.source[kind])
             scopes = {scope for scope, _ in source} or {WORKSPACE_SCOPE}
             crosswalk = {(s, i): e for (k, s, i), e in self.crosswalk.items() if k == kind and s in scopes}
-            quarantine = {(s, i): c for (k, s, i), c in self.quarantine.items() if k == kind and s in scopes}
-            if kind == "split":
-                held = {(s, i): c for (k, s, i), c in self.quarantine.items() if k == "actual"}
-                quarantine |= {part: held[a] for part, a in self.sources.actual_of_part.items() if a in held}
+            held_back = {(s, i): by.label for (k, s, i), by in held.items() if k == kind}
+            quarantine = {
+                (s, i): c
+                for (k, s, i), c in self.quarantine.items()
+                if k == kind and s in scopes and (s, i) not in held_back
+            }
             target = tuple(self.sources.target[kind]) if kind in self.sources.target else None
-            entries.append(ledger(KindInput(kind, source, crosswalk, quarantine, target), self.latest_run))
+            data = KindInput(kind, source, crosswalk, quarantine, target, held_back)
+            entries.append(ledger(data, self.latest_run))
         return entries
 
 
@@ -410,13 +500,6 @@ def _tag_figure(tag: str, plan: PhasePlan, raw: object, currency: str) -> Figure
         rounding_bound_minor="0",
         quarantined_minor=0,
     )
-
-
-def _actual_currency(legacy: LegacyProject, workspace_currency: str) -> str:
-    """Legacy actuals are in the first phase's currency (HELP currency article, as the mappings read it)."""
-    phases = legacy.budget.phases
-    first = phases[0].currency if phases else None
-    return (first.code if first and first.code else workspace_currency).upper()
 
 
 def _item_name(fields: Mapping[str, object]) -> str:

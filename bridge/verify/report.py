@@ -54,6 +54,7 @@ def render_markdown(report: Reconciliation) -> str:
         f"- totals compared: {v.exact} exact, {v.rounding} explained by rounding, "
         f"{v.quarantine} explained by quarantine, {v.not_carried} not carried (no published write on v1), "
         f"{v.mismatch} mismatch",
+        f"- {_cell(report.held_back.summary)}",
         f"- amounts in {report.currency}; each legacy figure converted at the rate shown beside it",
         f"- requests sent: {', '.join(f'{k} {n}' for k, n in sorted(report.requests.items())) or 'none'}",
         f"- relies on assumptions: {'; '.join(report.assumptions) or 'none'}",
@@ -63,6 +64,7 @@ def render_markdown(report: Reconciliation) -> str:
     lines += [""] if report.notes else []
     for project in report.projects:
         lines += _project_md(project, report.currency)
+    lines += _held_back_md(report)
     lines += ["## Ledger", "", *_ledger_md(report.ledger)]
     if report.quarantine:
         lines += [
@@ -147,16 +149,47 @@ def _figure_row(label: str, kind: str, figure: Figure, currency: str) -> str:
     )
 
 
+def _held_back_md(report: Reconciliation) -> list[str]:
+    """What quarantine keeps off v1: the money per project and phase, then each refused record's share."""
+    held = report.held_back
+    if not held.money and not held.groups:
+        return []
+    out = ["## Held back by quarantine", "", held.summary, ""]
+    if held.money:
+        out += [
+            "| project | phase | type | legacy currency | rate | held back | held back by |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {_cell(m.project_name)} (`{_cell(m.project_id)}`) | {_cell(m.phase_name)} | {_cell(m.phase_type)} | "
+            f"{m.legacy_currency} | {m.rate} | {money(m.minor, m.currency)} | "
+            f"{_cell(m.held_back_by or 'the quarantined records inside it')} |"
+            for m in held.money
+        ]
+        out.append("")
+    if held.groups:
+        out += ["| refused record | records not on v1 (itself included) |", "|---|---|"]
+        out += [f"| {_cell(g.label)} | {_counts(g.records)} |" for g in held.groups]
+        out.append("")
+    return out
+
+
+def _counts(records: dict[str, int]) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in records.items())
+
+
 def _ledger_md(entries: list[KindLedger]) -> list[str]:
     out = [
-        "| kind | source | migrated | unchanged | quarantined | pending | closed | ok | missing | unexpected | dup |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| kind | source | migrated | unchanged | quarantined | held back | pending | closed | ok | missing | "
+        "unexpected | dup |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for e in entries:
         quarantined = ", ".join(f"{code} {n}" for code, n in e.quarantined.items()) or "0"
+        held_back = ", ".join(f"by {_cell(by)} {n}" for by, n in e.held_back.items()) or "0"
         checked = "" if e.checked_on_target else " (target not listed)"
         out.append(
-            f"| {e.kind} | {e.source} | {e.migrated} | {e.unchanged} | {quarantined} | {e.pending} | "
+            f"| {e.kind} | {e.source} | {e.migrated} | {e.unchanged} | {quarantined} | {held_back} | {e.pending} | "
             f"{'yes' if e.closed else f'NO ({e.unaccounted:+d})'} | {e.ok}{checked} | {len(e.missing)} | "
             f"{len(e.unexpected)} | {len(e.duplicated)} |"
         )

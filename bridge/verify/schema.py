@@ -24,7 +24,7 @@ from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.drill import Presence
 
-SCHEMA_VERSION: Final = "1.1.0"
+SCHEMA_VERSION: Final = "1.2.0"
 
 
 class ReportModel(BaseModel):
@@ -45,7 +45,14 @@ class Figure(ReportModel):
     difference_minor: int | None = Field(description="v1_minor - legacy_minor")
     verdict: Verdict
     rounding_bound_minor: str = Field(description="how far rounding may move this total, minor units")
-    quarantined_minor: int = Field(description="what quarantined source records add to the legacy figure")
+    quarantined_minor: int = Field(
+        description="what quarantine holds back of the legacy figure: the quarantined source records in it, or "
+        "all of it when its phase or project never reached v1 (then v1_minor is null)"
+    )
+    held_back_by: str | None = Field(
+        default=None,
+        description="the refused record that kept this whole figure off v1, as '<kind> <legacy id> (<code>)' (1.2.0)",
+    )
 
 
 class PhaseSummary(ReportModel):
@@ -133,6 +140,9 @@ class ActualsSum(ReportModel):
     legacy_minor: int
     v1_minor: int
     verdict: Verdict
+    held_back_minor: int = Field(
+        default=0, description="what quarantined actuals (or a project that never reached v1) hold back (1.2.0)"
+    )
 
 
 class LibraryDifference(ReportModel):
@@ -153,6 +163,12 @@ class ProjectReport(ReportModel):
     v1_project_id: str | None
     name: str
     verdict: Verdict
+    held_back_by: str | None = Field(
+        default=None,
+        description="set when the project never reached v1 because quarantine holds it back: the refused "
+        "record, '<kind> <legacy id> (<code>)' (the project itself, or its space); its figures are all held back "
+        "(1.2.0)",
+    )
     phases: list[PhaseSummary]
     accounts: list[AccountSummary]
     tags: list[TagSummary]
@@ -195,15 +211,62 @@ class KindLedger(ReportModel):
     source: int
     migrated: int
     unchanged: int
-    quarantined: dict[str, int] = Field(description="by error code")
+    quarantined: dict[str, int] = Field(description="refused records of this kind, by error code")
+    held_back: dict[str, int] = Field(
+        default_factory=dict,
+        description="records not on v1 because a refused record above them (project, space, account line, "
+        "actual) holds them back, by that record: '<kind> <legacy id> (<code>)' (1.2.0)",
+    )
     pending: int
-    unaccounted: int = Field(description="source - (migrated + unchanged + quarantined + pending); 0 when closed")
+    unaccounted: int = Field(
+        description="source - (migrated + unchanged + quarantined + held_back + pending); 0 when closed"
+    )
     closed: bool
     ok: int
     missing: list[str] = Field(description="legacy ids in the source with no object on the target")
     unexpected: list[str] = Field(description="v1 ids on the target the crosswalk does not know")
     duplicated: list[Duplicate]
     checked_on_target: bool = Field(description="false when the target could not be listed for this kind")
+
+
+class HeldBackMoney(ReportModel):
+    """Money of one project's phase (or its actuals) that quarantine keeps off v1, in workspace minor units."""
+
+    project_id: str
+    project_name: str
+    phase_id: str | None = Field(description="legacy phase id; null for the actuals ledger row")
+    phase_name: str = Field(description="the phase's name, or 'actuals' for the project's actuals ledger")
+    phase_type: str
+    legacy_currency: str = Field(description="currency the legacy figure is in (the phase's, or the actuals')")
+    rate: str = Field(description="workspace units per legacy-currency unit used for the conversion (A09)")
+    minor: int = Field(description="amount held back, minor units of the workspace currency")
+    currency: str
+    held_back_by: str | None = Field(
+        description="the refused record holding all of it back, or null for the quarantined records inside"
+    )
+
+
+class HeldBackGroup(ReportModel):
+    """One refused record and what it holds back, per kind (itself included)."""
+
+    label: str = Field(description="'<kind> <legacy id> (<code>)'")
+    kind: str
+    scope: str
+    legacy_id: str
+    code: str
+    records: dict[str, int] = Field(description="records of each kind not on v1 because of it, itself included")
+
+
+class HeldBack(ReportModel):
+    """Everything quarantine keeps off v1: records per kind and money per project, phase and currency."""
+
+    summary: str = Field(description="one sentence: records and money held back (the reports' headline)")
+    records: dict[str, int] = Field(description="per kind: refused records plus the records they hold back")
+    money: list[HeldBackMoney] = Field(description="per project and phase (and actuals): the money held back")
+    groups: list[HeldBackGroup] = Field(description="each refused record with what it holds back")
+
+
+NOTHING_HELD_BACK = "nothing held back by quarantine"
 
 
 class Totals(ReportModel):
@@ -217,8 +280,12 @@ class Totals(ReportModel):
 class Reconciliation(ReportModel):
     """The whole report: ``reconciled`` is the answer; the rest says why."""
 
-    schema_version: Literal["1.1.0"] = SCHEMA_VERSION
+    schema_version: Literal["1.2.0"] = SCHEMA_VERSION
     reconciled: bool
+    held_back: HeldBack = Field(
+        default=HeldBack(summary=NOTHING_HELD_BACK, records={}, money=[], groups=[]),
+        description="what quarantine keeps off v1, in records and money: explained only because it is shown (1.2.0)",
+    )
     fail_on: FailOn
     generated_at: str
     migration: str
