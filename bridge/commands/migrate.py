@@ -95,18 +95,23 @@ def _load(options: dict[str, object]) -> Settings:
     return load_settings(config_file if isinstance(config_file, Path) else None, overrides)
 
 
+COLUMNS = ("kind", "to create", "replayed", "to update", "unchanged", "held back", "quarantined (codes)", "requests")
+
+
 def render_plan(plan: Plan, title: str) -> Table:
-    """The plan (or a run's ledger) as a terminal table, one row per kind in run order."""
+    """The plan (or a run's report) as a terminal table, one row per kind in run order."""
     table = Table(title=title, title_justify="left")
-    for header in ("kind", "to create", "to update", "unchanged", "quarantined (codes)", "requests"):
+    for header in COLUMNS:
         table.add_column(header, justify="left" if header.startswith(("kind", "quar")) else "right")
     for row in plan.ordered():
         codes = ", ".join(f"{code} x{count}" for code, count in sorted(row.quarantined.items()))
         table.add_row(
             row.kind.value,
             str(row.to_create),
+            str(row.replayed),
             str(row.to_update),
             str(row.unchanged),
+            str(row.held_back),
             f"{sum(row.quarantined.values())} {f'({codes})' if codes else ''}".strip(),
             str(row.requests),
         )
@@ -115,6 +120,14 @@ def render_plan(plan: Plan, title: str) -> Table:
         f"and concurrency {plan.concurrency}"
     )
     return table
+
+
+def _list_removed(plan: Plan) -> None:
+    """Records an earlier run wrote that the source no longer holds: never deleted from v1, never unsaid."""
+    removed = plan.removed_at_source
+    if removed:
+        counts = ", ".join(f"{kind.value} {n}" for kind, n in removed.items())
+        click.echo(f"removed at source, left on target: {counts}")
 
 
 def resume_command() -> str:
@@ -174,6 +187,7 @@ def plan_command(out: Path | None, **options: object) -> Ending:
     if outcome.ledger.unknown_on_target:
         counts = ", ".join(f"{k} {n}" for k, n in sorted(outcome.ledger.unknown_on_target.items()))
         click.echo(f"  the target already holds objects the state file does not know: {counts}")
+    _list_removed(outcome.ledger)
     _list_not_carried(outcome.ledger)
     if out is not None:
         out.write_text(json.dumps(outcome.ledger.to_json(), indent=2) + "\n", encoding="utf-8")
@@ -200,6 +214,7 @@ def run_command(**options: object) -> Ending:
     settings = settings_from(options)
     outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=_progress(Console(stderr=True))))
     Console().print(render_plan(outcome.ledger, f"run {outcome.run_id} of migration {outcome.ledger.migration}"))
+    _list_removed(outcome.ledger)
     if outcome.ledger.quarantine:
         click.echo(f"{len(outcome.ledger.quarantine)} records quarantined:")
         for record in outcome.ledger.quarantine:

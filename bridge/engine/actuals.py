@@ -13,21 +13,22 @@ split parts, if any, are sent at the end.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import date
 
 from bridge.engine.apply import Desired
+from bridge.engine.plan import Fate, Tally, total
 from bridge.engine.project_step import ProjectStep
 from bridge.engine.steps import TRANSACTION_BULK_LIMIT
 from bridge.engine.tasks import most_severe, run_all
-from bridge.engine.workspace import as_json
+from bridge.engine.workspace import as_json, refused, removed
 from bridge.engine.writes import FANOUT_LIMIT, FANOUT_PATH, JsonObject, Write
 from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
 from mappings.actuals import MappedActual, TransactionItem, map_actual
 from mappings.errors import MappingError
 from mappings.keys import idempotency_key
 from mappings.kinds import Kind
-from mappings.records import Phase
+from mappings.records import Actual, Phase
 from mappings.results import Mapped
 
 # Legacy actuals are read in date windows over this span around today; the client's open-ended edge reads
@@ -53,81 +54,109 @@ def actual_currency(phases: Sequence[Phase]) -> str:
 class ActualsStep(ProjectStep):
     """Writes one project's actuals and their split parts, after its budget lines."""
 
-    async def run(self, project_id: str, v1_project: str, currency: str) -> None:
+    def _rows(self, project_id: str) -> AsyncIterator[Actual]:
         today = date.today()
         start = today.replace(year=today.year - ACTUALS_YEARS_BACK, day=1)
         end = today.replace(year=today.year + ACTUALS_YEARS_AHEAD, day=28)
         _reader, rows = self.legacy.actuals(project_id, start, end, max_rows=ACTUALS_WINDOW_ROWS)
+        return rows
+
+    async def count(self, project_id: str) -> tuple[int, int]:
+        """How many actuals and split parts the project holds (read, not mapped: for a held-back project)."""
+        actuals = splits = 0
+        async for actual in self._rows(project_id):
+            actuals += 1
+            splits += len(actual.subactuals)
+        return actuals, splits
+
+    async def run(self, project_id: str, v1_project: str, currency: str) -> Tally:
         fresh: list[MappedActual] = []
         # Split parts of actuals the crosswalk already knows: only their ids and parts, sent at the end.
         known_splits: list[SplitParts] = []
+        seen_actuals: set[str] = set()
+        seen_splits: set[str] = set()
         room = asyncio.Semaphore(BULKS_IN_FLIGHT)
+        done = Tally()
 
-        async def send(part: list[MappedActual]) -> None:
+        async def send(part: list[MappedActual]) -> Tally:
             try:
-                await self._transactions(project_id, part)
-                await self._split_items(project_id, [(m.transaction.ref.legacy_id, m.items) for m in part if m.items])
+                sent = await self._transactions(project_id, part)
+                splits = [(m.transaction.ref.legacy_id, m.items) for m in part if m.items]
+                return sent + await self._split_items(project_id, splits)
             finally:
                 room.release()
 
+        sends: list[asyncio.Task[Tally]] = []
         try:
-            async with asyncio.TaskGroup() as sends:
-                async for actual in rows:
+            async with asyncio.TaskGroup() as group:
+                async for actual in self._rows(project_id):
+                    seen_actuals.add(actual.id)
                     try:
                         mapped = map_actual(project_id, v1_project, actual, currency, self.books.lookup)
                     except MappingError as error:
-                        self._refuse(Kind.ACTUAL, [error])
+                        held = Tally.of(Kind.SPLIT, Fate.HELD_BACK, len(actual.subactuals))
+                        done += refused(Kind.ACTUAL, [error]) + held
                         continue
+                    seen_splits.update(item.ref.legacy_id for item in mapped.items)
                     if self.books.lookup(Kind.ACTUAL, project_id, actual.id) is not None:
-                        await self._existing_actual(project_id, mapped)
+                        done += await self._existing_actual(project_id, mapped)
                         if mapped.items:
                             known_splits.append((mapped.transaction.ref.legacy_id, mapped.items))
                         continue
                     fresh.append(mapped)
                     if len(fresh) == TRANSACTION_BULK_LIMIT:
                         await room.acquire()
-                        sends.create_task(send(fresh))
+                        sends.append(group.create_task(send(fresh)))
                         fresh = []
                 if fresh:
                     await room.acquire()
-                    sends.create_task(send(fresh))
+                    sends.append(group.create_task(send(fresh)))
         except BaseExceptionGroup as failed:
             raise most_severe(failed) from None
-        await self._split_items(project_id, known_splits)
+        done += total(task.result() for task in sends)
+        done += await self._split_items(project_id, known_splits)
+        done += removed(self.books, Kind.ACTUAL, project_id, seen_actuals)
+        return done + removed(self.books, Kind.SPLIT, project_id, seen_splits)
 
-    async def _existing_actual(self, project_id: str, mapped: MappedActual) -> None:
+    async def _existing_actual(self, project_id: str, mapped: MappedActual) -> Tally:
         # A40: a manual transaction's fields are patched in place (PATCH /transactions/{id}).
         body = as_json(mapped.transaction.body)
         legacy_id = mapped.transaction.ref.legacy_id
-        await self.applier.apply(Desired(Kind.ACTUAL, project_id, legacy_id, "", body, "/transactions/{id}"))
+        desired = Desired(Kind.ACTUAL, project_id, legacy_id, "", body, "/transactions/{id}")
+        return (await self.applier.apply(desired)).tally
 
-    async def _transactions(self, project_id: str, part: Sequence[MappedActual]) -> None:
+    async def _transactions(self, project_id: str, part: Sequence[MappedActual]) -> Tally:
         members = tuple(m.transaction.ref.legacy_id for m in part)
         body: JsonObject = {"transactions": [as_json(m.transaction.body) for m in part]}
         key = idempotency_key(self.namespace, TRANSACTION_BULK_KIND, project_id, members, body)
-        await self.executor.submit(Write(Kind.ACTUAL, project_id, "POST", "/transactions/bulk", body, members, key))
+        write = Write(Kind.ACTUAL, project_id, "POST", "/transactions/bulk", body, members, key)
+        return (await self.executor.write(write)).tally
 
-    async def _split_items(self, project_id: str, splits: Sequence[SplitParts]) -> None:
+    async def _split_items(self, project_id: str, splits: Sequence[SplitParts]) -> Tally:
         """Split parts as fan-outs of whole actuals (a transaction's items stay in one fan-out, in order)."""
         groups: list[list[tuple[str, JsonObject]]] = [[]]
+        standing = Tally()
         for actual_id, items in splits:
             transaction = self.books.lookup(Kind.ACTUAL, project_id, actual_id)
             if transaction is None:
-                continue  # the transaction was quarantined: its parts stay with it
+                # The transaction was quarantined: its parts stay with it.
+                standing += Tally.of(Kind.SPLIT, Fate.HELD_BACK, len(items))
+                continue
             missing: list[tuple[str, JsonObject]] = []
             for item in items:
                 if self.books.lookup(Kind.SPLIT, project_id, item.ref.legacy_id) is None:
                     entry: JsonObject = {"transactionId": transaction, "item": as_json(item.body)}
                     missing.append((item.ref.legacy_id, entry))
                 else:
-                    self.ledger.of(Kind.SPLIT).unchanged += 1
+                    standing += Tally.of(Kind.SPLIT, self.applier.standing(Kind.SPLIT, project_id, item.ref.legacy_id))
             if missing and len(groups[-1]) + len(missing) > FANOUT_LIMIT:
                 groups.append([])
             groups[-1].extend(missing)
-        await run_all(self._fan_out(project_id, group) for group in groups if group)
+        return standing + total(await run_all(self._fan_out(project_id, group) for group in groups if group))
 
-    async def _fan_out(self, project_id: str, group: Sequence[tuple[str, JsonObject]]) -> None:
+    async def _fan_out(self, project_id: str, group: Sequence[tuple[str, JsonObject]]) -> Tally:
         members = tuple(legacy_id for legacy_id, _ in group)
         body: JsonObject = {"items": [entry for _, entry in group]}
         key = idempotency_key(self.namespace, SPLIT_FANOUT_KIND, project_id, members, body)
-        await self.executor.submit(Write(Kind.SPLIT, project_id, "POST", FANOUT_PATH, body, members, key))
+        write = Write(Kind.SPLIT, project_id, "POST", FANOUT_PATH, body, members, key)
+        return (await self.executor.write(write)).tally

@@ -8,6 +8,9 @@ the project's own values), and where to PATCH. The stored source hash is the has
   then PATCH the state if the create body does not already carry it;
 - a v1 id whose stored hash equals the state's hash: unchanged, nothing is sent;
 - a v1 id with another hash (the source changed, or a crash fell between create and PATCH): PATCH.
+
+A record the run's replay of the journal has just finished is counted as replayed, not unchanged: every source
+record gets one fate, so a resumed run's counts add up to the source.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bridge.engine.books import Books
-from bridge.engine.executor import Executor
-from bridge.engine.plan import Plan
+from bridge.engine.executor import Executor, Sent
+from bridge.engine.plan import Fate, Tally
 from bridge.engine.steps import crosswalk_kind
 from bridge.engine.writes import JsonObject, Write
 from mappings.keys import idempotency_key, source_hash
@@ -42,15 +45,32 @@ class Desired:
         return self.state if self.state is not None else self.create_body
 
 
-class Applier:
-    """Turns ``Desired`` records into writes through the executor, counting unchanged ones."""
+Replayed = frozenset[tuple[str, str, str]]
+"""(crosswalk kind, scope, legacy id) of the records the replay of a stopped run's journal finished."""
 
-    def __init__(self, executor: Executor, books: Books, ledger: Plan, namespace: str, salt: str) -> None:
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """One record brought to its desired state: its v1 id (None if quarantined) and what that took."""
+
+    v1_id: str | None
+    tally: Tally
+
+
+class Applier:
+    """Turns ``Desired`` records into writes through the executor; says what became of each."""
+
+    def __init__(self, executor: Executor, books: Books, namespace: str, salt: str, replayed: Replayed) -> None:
         self.executor = executor
         self.books = books
-        self.ledger = ledger
         self.namespace = namespace
         self.salt = salt
+        self.replayed = replayed
+
+    def standing(self, kind: Kind, scope: str, legacy_id: str) -> Fate:
+        """The fate of a record already on the target that this run leaves as it is."""
+        replayed = (crosswalk_kind(kind), scope, legacy_id) in self.replayed
+        return Fate.REPLAYED if replayed else Fate.UNCHANGED
 
     def _patch(self, desired: Desired, v1_id: str, counts_as: str) -> Write:
         if desired.patch_path is None:
@@ -66,32 +86,32 @@ class Applier:
             salt=self.salt,
         )
 
-    async def apply(self, desired: Desired) -> str | None:
-        """Bring one record to its desired state; returns its v1 id (None if it was quarantined)."""
+    async def apply(self, desired: Desired) -> Applied:
+        """Bring one record to its desired state."""
         kind = crosswalk_kind(desired.kind)
         v1_id = self.books.lookup(kind, desired.scope, desired.legacy_id)
         wanted = source_hash(desired.full_state)
         if v1_id is not None:
-            if self.books.unchanged(kind, desired.scope, desired.legacy_id, wanted):
-                self.ledger.of(desired.kind).unchanged += 1
-                return v1_id
-            if desired.patch_path is None:
-                # Nothing to patch with (e.g. a library copy with no own values): the record stands as is.
-                self.ledger.of(desired.kind).unchanged += 1
-                return v1_id
-            done = await self.executor.submit(self._patch(desired, v1_id, "update"))
-            return done.get(desired.legacy_id)
+            # Nothing to patch with (e.g. a library copy with no own values): the record stands as is.
+            if self.books.unchanged(kind, desired.scope, desired.legacy_id, wanted) or desired.patch_path is None:
+                return Applied(
+                    v1_id, Tally.of(desired.kind, self.standing(desired.kind, desired.scope, desired.legacy_id))
+                )
+            return _applied(desired, await self.executor.write(self._patch(desired, v1_id, "update")))
         if desired.adopt_id is not None:
-            done = await self.executor.submit(self._patch(desired, desired.adopt_id, "create"))
-            return done.get(desired.legacy_id)
+            return _applied(desired, await self.executor.write(self._patch(desired, desired.adopt_id, "create")))
         key = idempotency_key(
             self.namespace, desired.kind.value, desired.scope, (desired.legacy_id,), desired.create_body
         )
         create = Write(
             desired.kind, desired.scope, "POST", desired.create_path, desired.create_body, (desired.legacy_id,), key
         )
-        created = (await self.executor.submit(create)).get(desired.legacy_id)
-        if created is None or desired.state is None or source_hash(desired.create_body) == wanted:
+        created = _applied(desired, await self.executor.write(create))
+        if created.v1_id is None or desired.state is None or source_hash(desired.create_body) == wanted:
             return created
-        await self.executor.submit(self._patch(desired, created, "followup"))
-        return created
+        followup = await self.executor.write(self._patch(desired, created.v1_id, "followup"))
+        return Applied(created.v1_id, created.tally + followup.tally)
+
+
+def _applied(desired: Desired, sent: Sent) -> Applied:
+    return Applied(sent.ids.get(desired.legacy_id), sent.tally)

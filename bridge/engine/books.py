@@ -93,6 +93,10 @@ class Books:
         found = self._scope(scope).get((kind, legacy_id))
         return found is not None and found[1] == compact(digest)
 
+    def legacy_ids(self, kind: str, scope: str) -> set[str]:
+        """The legacy ids of ``kind`` in ``scope`` that have a v1 id (from this run or an earlier one)."""
+        return {legacy_id for (known, legacy_id) in self._scope(scope) if known == kind}
+
     def known(self, write: Write) -> dict[str, str]:
         """Members of ``write`` that already have v1 ids."""
         found = {m: self.lookup(crosswalk_kind(write.kind), write.scope, m) for m in write.members}

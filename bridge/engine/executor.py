@@ -9,6 +9,9 @@ intent, many single-item requests under derived keys) is never split: each refus
 its own and the others are booked. Resumable stops (auth lost,
 retry budget) and fatal errors propagate untouched: the journal already says what was in flight.
 
+Every write returns what it did (``Sent``: the v1 ids of its members and a ``Tally`` of records and requests);
+the executor keeps no count of its own.
+
 The crash hook (``killpoints``) is passed at each state transition so the crash tests can stop the process
 at every one of them.
 """
@@ -17,7 +20,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import structlog
 
@@ -25,8 +30,7 @@ from bridge.clients.v1 import V1Client
 from bridge.clients.v1_requests import BY_ID, UnpublishedBody, checked_write
 from bridge.engine.books import Books
 from bridge.engine.killpoints import KillSwitch
-from bridge.engine.plan import Plan, QuarantinedRecord
-from bridge.engine.progress import Progress
+from bridge.engine.plan import Fate, QuarantinedRecord, Refusal, Tally
 from bridge.engine.tasks import run_all
 from bridge.engine.writes import Write
 from bridge.errors import RecordError, UnexpectedResponse
@@ -54,36 +58,40 @@ def rejection_code(error: RecordError) -> str:
     return f"target_{snake}"
 
 
+# What a booked write did to its records, by how it counts (a follow-up PATCH finishes a create: no record).
+FATES = {"create": Fate.CREATED, "update": Fate.UPDATED}
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """What one write did: legacy id -> v1 id of the members that reached the target, and its tally."""
+
+    ids: dict[str, str]
+    tally: Tally
+
+    def __add__(self, other: Sent) -> Sent:
+        return Sent({**self.ids, **other.ids}, self.tally + other.tally)
+
+
+def _refused(write: Write, members: Sequence[str], code: str, message: str, *, filed: bool) -> Tally:
+    records = [QuarantinedRecord(write.kind.value, write.scope, member, code, None, message) for member in members]
+    return Tally(quarantine=tuple(Refusal(write.kind, record, filed) for record in records))
+
+
 class Executor:
     """Writes one request at a time through the journal; shared by every task of a run."""
 
-    def __init__(
-        self,
-        *,
-        books: Books,
-        v1: V1Client | None,
-        progress: Progress,
-        ledger: Plan,
-        kill: KillSwitch | None = None,
-    ) -> None:
+    def __init__(self, *, books: Books, v1: V1Client | None, kill: KillSwitch | None = None) -> None:
         self.books = books
         self.v1 = v1
-        self.progress = progress
-        self.ledger = ledger
         self.kill = kill or KillSwitch(None)
 
     @property
     def dry_run(self) -> bool:
         return self.v1 is None
 
-    async def submit(self, write: Write) -> dict[str, str]:
-        """A new write of the run: announced to the progress bars, then applied."""
-        if write.counts_as != "followup":
-            self.progress.planned(write.kind, len(write.members))
-        return await self.write(write)
-
-    async def write(self, write: Write, *, landed: Mapping[int, str] | None = None) -> dict[str, str]:
-        """Apply ``write``; returns legacy id -> v1 id for the members that reached the target.
+    async def write(self, write: Write, *, landed: Mapping[int, str] | None = None) -> Sent:
+        """Apply ``write``; returns the v1 ids of the members that reached the target and what it did.
 
         ``landed`` (a fan-out replayed past key retention): the entries whose items are already on the target,
         by index, with the target's ids; they are booked, not sent again.
@@ -99,9 +107,9 @@ class Executor:
         self.kill.reach(kind, "journal")
         status = await self.books.record(write)
         if status == "done":
-            return self.books.known(write)
+            return Sent(self.books.known(write), Tally())
         if status == "quarantined":
-            return {}
+            return Sent({}, Tally())
         if status == "failed" and write.splittable:
             # A bisection interrupted by a crash: its halves are journalled under derived keys; resume them.
             return await self._halves(write)
@@ -120,14 +128,13 @@ class Executor:
         self.kill.reach(kind, "response")
         await self.books.complete(write, ids, write.derived_ids(answer))
         self.kill.reach(kind, "done")
-        self._booked(write)
-        return dict(zip(write.members, ids, strict=True))
+        return Sent(dict(zip(write.members, ids, strict=True)), self._booked(write))
 
     async def _send(self, write: Write) -> object:
         assert self.v1 is not None
         return await self.v1.send_write(write.operation, write.method, write.path, write.body, write.key)
 
-    async def _fan_out(self, write: Write, landed: Mapping[int, str]) -> dict[str, str]:
+    async def _fan_out(self, write: Write, landed: Mapping[int, str]) -> Sent:
         """Send a fan-out's requests (a transaction's items in order, transactions side by side) but for the
         ``landed`` ones, then book the ids of those that went through (and of the landed ones) and quarantine
         those the target refused, in one transaction."""
@@ -164,62 +171,40 @@ class Executor:
         ]
         await self.books.complete_partly(write, {write.members[i]: v for i, v in ids.items()}, records)
         self.kill.reach(write.kind.value, "done")
-        entry = self.ledger.of(write.kind)
-        entry.requests += len(entries) - len(landed)
-        entry.to_create += len(ids)
-        for record in records:
-            entry.quarantined[record.code] += 1
-        self.ledger.quarantine.extend(records)
-        self.progress.advance(write.kind, len(entries))
-        return {write.members[i]: v for i, v in ids.items()}
+        tally = Tally.of(write.kind, Fate.CREATED, len(ids) - len(landed), requests=len(entries) - len(landed))
+        tally += Tally(quarantine=tuple(Refusal(write.kind, record, filed=True) for record in records))
+        return Sent({write.members[i]: v for i, v in ids.items()}, tally)
 
-    async def _rejected(self, write: Write, error: RecordError) -> dict[str, str]:
+    async def _rejected(self, write: Write, error: RecordError) -> Sent:
         code = rejection_code(error)
-        self.ledger.of(write.kind).requests += 1
+        sent = Tally(requests=Counter({write.kind: 1}))
         if write.splittable:
             await self.books.fail(write, code, error.request_id)
             log.info("bridge.step.split", kind=write.kind.value, size=len(write.members), code=code)
-            return await self._halves(write)
-        records = [
-            QuarantinedRecord(write.kind.value, write.scope, member, code, None, error.message)
-            for member in write.members
-        ]
-        await self.books.quarantine(write, records, error.request_id)
-        self.ledger.quarantine.extend(records)
-        self.ledger.of(write.kind).quarantined[code] += len(records)
+            halves = await self._halves(write)
+            return Sent(halves.ids, sent + halves.tally)
+        refused = _refused(write, write.members, code, error.message, filed=True)
+        await self.books.quarantine(write, [r.record for r in refused.quarantine], error.request_id)
         log.warning("bridge.step.quarantined", kind=write.kind.value, members=list(write.members), code=code)
-        return {}
+        return Sent({}, sent + refused)
 
-    def _refused_in_plan(self, write: Write, error: UnpublishedBody) -> dict[str, str]:
-        code = rejection_code(error)
-        records = [
-            QuarantinedRecord(write.kind.value, write.scope, member, code, None, error.message)
-            for member in write.members
-        ]
-        self.ledger.quarantine.extend(records)
-        self.ledger.of(write.kind).quarantined[code] += len(records)
-        return {}
+    def _refused_in_plan(self, write: Write, error: UnpublishedBody) -> Sent:
+        return Sent({}, _refused(write, write.members, rejection_code(error), error.message, filed=False))
 
-    async def _halves(self, write: Write) -> dict[str, str]:
+    async def _halves(self, write: Write) -> Sent:
         first, second = write.split()
-        found = await self.write(first)
-        found.update(await self.write(second))
-        return found
+        return await self.write(first) + await self.write(second)
 
-    def _booked(self, write: Write) -> None:
-        entry = self.ledger.of(write.kind)
-        entry.requests += 1
-        if write.counts_as == "update":
-            entry.to_update += len(write.members)
-        elif write.counts_as == "create":
-            entry.to_create += len(write.members)
-        self.progress.advance(write.kind, len(write.members))
+    def _booked(self, write: Write) -> Tally:
         log.info("bridge.step.committed", kind=write.kind.value, scope=write.scope, records=len(write.members))
+        requests = Tally(requests=Counter({write.kind: len(write.members) if write.fanout else 1}))
+        fate = FATES.get(write.counts_as)
+        return requests if fate is None else requests + Tally.of(write.kind, fate, len(write.members))
 
-    def _count(self, write: Write) -> dict[str, str]:
-        self._booked(write)
-        if write.fanout:
-            self.ledger.of(write.kind).requests += len(write.members) - 1
-        ids = {member: placeholder_id(write, member) for member in write.members}
-        self.books.remember(write, list(ids.values()))
-        return ids
+    def _count(self, write: Write) -> Sent:
+        # A PATCH keeps the id it patches: a placeholder there would change every body that refers to it (a
+        # renamed project's transactions would all look changed) and the plan would predict updates the run
+        # never makes.
+        ids = list(write.known_ids) or [placeholder_id(write, member) for member in write.members]
+        self.books.remember(write, ids)
+        return Sent(dict(zip(write.members, ids, strict=True)), self._booked(write))

@@ -1,9 +1,15 @@
-"""The dry run's result: what a run would write, per kind, and what it would cost.
+"""What a run did, or (dry run) would do: per kind, what became of each source record, and what it cost.
 
-A ``Plan`` is plain data built by ``bridge.engine.worklist`` from the source, the mappings and the crosswalk;
-it makes no request to the v1 surface beyond reads. ``Plan.to_json()`` is the ``plan.json`` schema
-(``PLAN_SCHEMA_VERSION``): a versioned object with per-kind counts, quarantine codes, request counts, a time
-estimate and the assumptions the run depends on. Rendering for a terminal lives in the CLI.
+Every step of a run returns a ``Tally`` (frozen: the records of each kind by ``Fate``, the requests sent, the
+records quarantined and the values not carried); ``run`` folds each one into the run's one ``Plan``, the
+only place counts accumulate, which the progress bars, the summary tables, ``plan.json``, the log and the
+benchmarks all read. A dry run makes the same decisions without sending, so its ``Plan`` is the run's.
+
+``Plan.to_json()`` is the ``plan.json`` schema (``PLAN_SCHEMA_VERSION``): a versioned object with per-kind
+counts, quarantine codes, request counts, a time estimate and the assumptions the run depends on. Version 2
+added per kind ``replayed`` (in flight when a run stopped, finished by this one), ``held_back`` (inside a
+quarantined parent, never attempted) and ``removed_at_source`` (crosswalked by an earlier run, gone from the
+source since: reported, left on the target, never deleted). Rendering for a terminal lives in the CLI.
 """
 
 from __future__ import annotations
@@ -12,13 +18,14 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from bridge import assumptions
 from bridge.engine.steps import ORDER
 from mappings.kinds import Kind
 from mappings.notes import Note, NoteKind
 
-PLAN_SCHEMA_VERSION = 1
+PLAN_SCHEMA_VERSION = 2
 
 # The components whose guesses a migration run depends on: the engine, its mappings and the client wire.
 RUN_COMPONENTS = ("engine", "mappings", "clients")
@@ -57,24 +64,100 @@ def not_carried(notes: Iterable[Note]) -> list[NotCarried]:
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A quarantined record, counted under the kind of the step that refused it; ``filed`` when the state
+    file already holds it (a target refusal is filed with its journal transition, a mapping's by the run)."""
+
+    kind: Kind
+    record: QuarantinedRecord
+    filed: bool = False
+
+
+class Fate(StrEnum):
+    """What a run did with one source record (each record of a run has exactly one)."""
+
+    CREATED = "to_create"
+    REPLAYED = "replayed"
+    UPDATED = "to_update"
+    UNCHANGED = "unchanged"
+    HELD_BACK = "held_back"
+    # Not a source record: one the crosswalk knows that the source no longer holds (left on the target).
+    REMOVED = "removed_at_source"
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """What one step did: records per kind and fate, requests per kind, quarantine and values not carried.
+
+    Tallies add up (``a + b``). A quarantined record is counted by its entry in ``quarantine``, under the kind
+    of the step that refused it (a split part refused with its actual counts as an actual).
+    """
+
+    records: Counter[tuple[Kind, Fate]] = field(default_factory=Counter)
+    requests: Counter[Kind] = field(default_factory=Counter)
+    quarantine: tuple[Refusal, ...] = ()
+    not_carried: tuple[NotCarried, ...] = ()
+    timings: tuple[tuple[str, float], ...] = ()
+
+    @classmethod
+    def of(cls, kind: Kind, fate: Fate, records: int = 1, *, requests: int = 0) -> Tally:
+        return cls(Counter({(kind, fate): records}), Counter({kind: requests}))
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(
+            self.records + other.records,
+            self.requests + other.requests,
+            self.quarantine + other.quarantine,
+            self.not_carried + other.not_carried,
+            self.timings + other.timings,
+        )
+
+
+def total(tallies: Iterable[Tally]) -> Tally:
+    """The sum of several steps' tallies."""
+    summed = Tally()
+    for tally in tallies:
+        summed += tally
+    return summed
+
+
 @dataclass(slots=True)
 class KindPlan:
-    """Counts for one kind: records to create, to patch, left alone, quarantined; and requests to send."""
+    """Counts for one kind: records per fate, quarantined by code, and requests sent."""
 
     kind: Kind
     to_create: int = 0
+    replayed: int = 0
     to_update: int = 0
     unchanged: int = 0
+    held_back: int = 0
+    removed_at_source: int = 0
     quarantined: Counter[str] = field(default_factory=Counter)
     requests: int = 0
+
+    @property
+    def records(self) -> int:
+        """The source records of this kind the run dealt with, one fate each (what the source holds)."""
+        return (
+            self.to_create
+            + self.replayed
+            + self.to_update
+            + self.unchanged
+            + self.held_back
+            + sum(self.quarantined.values())
+        )
 
     def as_json(self) -> dict[str, object]:
         return {
             "to_create": self.to_create,
+            "replayed": self.replayed,
             "to_update": self.to_update,
             "unchanged": self.unchanged,
+            "held_back": self.held_back,
             "quarantined": sum(self.quarantined.values()),
             "quarantine_codes": dict(sorted(self.quarantined.items())),
+            "removed_at_source": self.removed_at_source,
             "requests": self.requests,
         }
 
@@ -103,10 +186,21 @@ class Plan:
         return round(self.timings.get("workspace", 0.0) + max(projects, default=0.0), 3)
 
     def of(self, kind: Kind) -> KindPlan:
-        """The counts of ``kind``, created empty on first use."""
-        if kind not in self.kinds:
-            self.kinds[kind] = KindPlan(kind)
-        return self.kinds[kind]
+        """The counts of ``kind`` (empty when the run met none)."""
+        return self.kinds.get(kind, KindPlan(kind))
+
+    def fold(self, tally: Tally) -> None:
+        """Add one step's result: the one place a run's counts change."""
+        for (kind, fate), records in tally.records.items():
+            row = self.kinds.setdefault(kind, KindPlan(kind))
+            setattr(row, fate.value, getattr(row, fate.value) + records)
+        for kind, requests in tally.requests.items():
+            self.kinds.setdefault(kind, KindPlan(kind)).requests += requests
+        for refusal in tally.quarantine:
+            self.kinds.setdefault(refusal.kind, KindPlan(refusal.kind)).quarantined[refusal.record.code] += 1
+            self.quarantine.append(refusal.record)
+        self.not_carried.extend(tally.not_carried)
+        self.timings.update(tally.timings)
 
     def ordered(self) -> list[KindPlan]:
         """The per-kind counts in the order a run writes them."""
@@ -123,8 +217,9 @@ class Plan:
         return round(sum(per_kind) * self.latency_s, 2)
 
     @property
-    def has_work(self) -> bool:
-        return any(k.to_create or k.to_update for k in self.kinds.values())
+    def removed_at_source(self) -> dict[Kind, int]:
+        """Per kind, records an earlier run wrote that the source no longer holds (left on the target)."""
+        return {k.kind: k.removed_at_source for k in self.ordered() if k.removed_at_source}
 
     def depends_on(self) -> list[assumptions.Assumption]:
         """The registry entries a run of this plan relies on, each once, by id."""

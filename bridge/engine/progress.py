@@ -1,8 +1,11 @@
 """Progress of a run: one bar per kind on a terminal, and always structured events in the log.
 
-The engine reports through ``Progress``; it never writes to the terminal itself. ``RichProgress`` draws the
-bars (the CLI chooses it when stderr is a terminal); every implementation also emits the log events
-``bridge.progress.planned`` and ``bridge.progress.advanced`` so a log file tells the same story.
+The engine reports through ``Progress``; it never writes to the terminal itself. Progress draws nothing of
+its own: after every step the run shows it the run's report (``Plan``), and each kind's bar is that kind's
+records dealt with so far (created, replayed, updated, unchanged, held back, quarantined: one fate per source
+record, so a bar never passes the source's count). ``RichProgress`` draws the bars (the CLI chooses it when
+stderr is a terminal); every implementation also emits ``bridge.progress.advanced`` so a log file tells the
+same story.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichBars
 
+from bridge.engine.plan import Plan
 from bridge.engine.steps import spec
 from mappings.kinds import Kind
 
@@ -21,22 +25,21 @@ log = structlog.get_logger("bridge.progress")
 
 
 class Progress:
-    """Counts records per kind; the base class only logs (used when stderr is not a terminal)."""
+    """Shows the run's report per kind; the base class only logs (used when stderr is not a terminal)."""
 
     def __init__(self) -> None:
-        self.totals: dict[Kind, int] = {}
-        self.done: dict[Kind, int] = {}
+        self.records: dict[Kind, int] = {}
 
-    def planned(self, kind: Kind, total: int) -> None:
-        """Announce how many records of ``kind`` this run will write (creates plus updates)."""
-        self.totals[kind] = self.totals.get(kind, 0) + total
-        self.done.setdefault(kind, 0)
-        log.debug("bridge.progress.planned", kind=kind.value, total=self.totals[kind])
+    def show(self, report: Plan) -> None:
+        """Show every kind whose count moved since the last call."""
+        for row in report.ordered():
+            if self.records.get(row.kind) != row.records:
+                self.records[row.kind] = row.records
+                self.moved(row.kind, row.records)
+                log.debug("bridge.progress.advanced", kind=row.kind.value, records=row.records, requests=row.requests)
 
-    def advance(self, kind: Kind, records: int) -> None:
-        """Record that ``records`` more records of ``kind`` are committed on the target."""
-        self.done[kind] = self.done.get(kind, 0) + records
-        log.debug("bridge.progress.advanced", kind=kind.value, done=self.done[kind], total=self.totals.get(kind))
+    def moved(self, kind: Kind, records: int) -> None:
+        """Hook for drawing: ``kind`` now counts ``records``."""
 
     def __enter__(self) -> Progress:
         return self
@@ -48,7 +51,7 @@ class Progress:
 
 
 class RichProgress(Progress):
-    """Draws one bar per kind on a terminal, in the order kinds are planned."""
+    """Draws one bar per kind on a terminal, in the order kinds are first met."""
 
     def __init__(self, console: Console) -> None:
         super().__init__()
@@ -62,17 +65,10 @@ class RichProgress(Progress):
         )
         self._tasks: dict[Kind, TaskID] = {}
 
-    def planned(self, kind: Kind, total: int) -> None:
-        super().planned(kind, total)
-        if kind in self._tasks:
-            self._bars.update(self._tasks[kind], total=self.totals[kind])
-        else:
-            self._tasks[kind] = self._bars.add_task(spec(kind).label, total=total)
-
-    def advance(self, kind: Kind, records: int) -> None:
-        super().advance(kind, records)
-        if kind in self._tasks:
-            self._bars.update(self._tasks[kind], completed=self.done[kind])
+    def moved(self, kind: Kind, records: int) -> None:
+        if kind not in self._tasks:
+            self._tasks[kind] = self._bars.add_task(spec(kind).label, total=None)
+        self._bars.update(self._tasks[kind], completed=records)
 
     def __enter__(self) -> Progress:
         self._bars.start()

@@ -1,8 +1,11 @@
 """One project's pipeline: library copies, phases, the budget tree level by level, then its actuals.
 
-Each step needs the v1 ids of the one before (copies before phases before lines before transactions), so a
-project's steps run in order; within a step, independent requests (the copies, the plain phases, the bulk
-groups of one tree level, the transaction bulks) go concurrently. Projects run side by side (see ``run``).
+``writers`` maps each project-scoped kind to the coroutine that writes it, and ``run`` executes them in the
+waves of ``engine.steps`` (each kind needs the v1 ids of the kinds it declares: copies before phases before
+lines before transactions), yielding each wave's ``Tally`` for the run to fold. Within a step, independent
+requests (the copies, the plain phases, the bulk groups of one tree level, the transaction bulks) go
+concurrently. Projects run side by side (see ``run``). A project whose own record is quarantined holds its
+contents back: they are counted as held back, per kind, and nothing of them is sent.
 
 Budget lines are grouped anew on every run from what is still missing, 100 per bulk and one tree level at a
 time, so a resumed run never re-sends a line the crosswalk knows; the journal replay has already completed
@@ -16,26 +19,25 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import TypeVar, Unpack
 
 from bridge.engine.actuals import ActualsStep, actual_currency
 from bridge.engine.apply import Desired
 from bridge.engine.executor import PLACEHOLDER
-from bridge.engine.plan import not_carried
+from bridge.engine.plan import Fate, Tally, total
 from bridge.engine.project_step import ProjectStep, ProjectTools
 from bridge.engine.source import ProjectLibrary
-from bridge.engine.steps import LINE_BULK_LIMIT
+from bridge.engine.steps import LINE_BULK_LIMIT, Scope, waves
 from bridge.engine.tasks import run_all
-from bridge.engine.workspace import as_json
+from bridge.engine.workspace import CopyPlan, Writer, apply_all, as_json, carried, refused, removed
 from bridge.engine.writes import DEFAULT_PHASE, JsonObject, Write
 from mappings.budget import BudgetTree, LineGroup, chunks
 from mappings.errors import MappingError
 from mappings.formulas import symbols_of
 from mappings.keys import idempotency_key
 from mappings.kinds import Kind
-from mappings.library import ProjectCopy
 from mappings.lines import BULK_KIND as LINE_BULK_KIND
 from mappings.lines import bulk_request, line_body, plan_lines
 from mappings.phases import default_estimate_patch, phase_body, plan_phases
@@ -48,7 +50,6 @@ LINE_BULKS_BUILT = 8
 LINES_HELD = 40_000
 COPY_KINDS = {Kind.PROJECT_CURRENCY: "currencies", Kind.PROJECT_FRINGE: "fringes", Kind.PROJECT_GLOBAL: "globals"}
 
-CopyPlan = tuple[Kind, ProjectCopy[JsonObject], bool]
 T = TypeVar("T")
 
 
@@ -133,36 +134,67 @@ class ProjectPipeline(ProjectStep):
         self.trees = TreeRoom()
         self.actuals = ActualsStep(**tools)
 
-    async def run(self, library: ProjectLibrary) -> None:
+    def writers(self, library: ProjectLibrary, v1_project: str) -> dict[Kind, Writer]:
+        """The coroutine that writes each project-scoped kind of ``library``'s project."""
+        project_id = library.project.id
+        symbols = {g.symbol for g in library.budget.globals_ if g.symbol}
+        return {
+            **{kind: self._copies_writer(project_id, v1_project, kind) for kind in COPY_KINDS},
+            Kind.PHASE: lambda: self.phases(library, v1_project),
+            Kind.LINE: lambda: self.lines(project_id, v1_project, symbols),
+            Kind.ACTUAL: lambda: self.actuals.run(project_id, v1_project, actual_currency(library.phases)),
+        }
+
+    def _copies_writer(self, project_id: str, v1_project: str, kind: Kind) -> Writer:
+        return lambda: self.library_copies(project_id, v1_project, kind)
+
+    async def run(self, library: ProjectLibrary) -> AsyncIterator[Tally]:
+        """Write the project wave by wave, yielding what each wave did."""
         project = library.project
         v1_project = self.books.lookup(Kind.PROJECT, WORKSPACE, project.id)
         if v1_project is None:
-            return  # the project itself is quarantined; its contents wait for it
-        symbols = {g.symbol for g in library.budget.globals_ if g.symbol}
-        steps: tuple[tuple[str, Callable[[], Coroutine[object, object, None]]], ...] = (
-            ("copies", lambda: self.library_copies(project.id, v1_project)),
-            ("phases", lambda: self.phases(library, v1_project)),
-            ("lines", lambda: self.lines(project.id, v1_project, symbols)),
-            ("actuals", lambda: self.actuals.run(project.id, v1_project, actual_currency(library.phases))),
-        )
-        for name, step in steps:
+            yield await self.held_back(library)  # the project itself is quarantined; its contents wait for it
+            return
+        writers = self.writers(library, v1_project)
+        for wave in waves(Scope.PROJECT):
             began = time.monotonic()
-            await step()
-            self.ledger.timings[f"step:{project.id}:{name}"] = round(time.monotonic() - began, 3)
+            done = total(await run_all(writers[kind]() for kind in wave))
+            timing = (f"step:{project.id}:{'+'.join(wave)}", round(time.monotonic() - began, 3))
+            yield done + Tally(timings=(timing,))
 
-    async def library_copies(self, project_id: str, v1_project: str) -> None:
+    async def held_back(self, library: ProjectLibrary) -> Tally:
+        """What a quarantined project holds, per kind, counted as held back (read, never mapped or sent)."""
+        project_id = library.project.id
+        copies = self.copies.get(project_id, [])
+        nodes = await self.legacy.budget_lines(project_id)
+        actuals, splits = await self.actuals.count(project_id)
+        return total(
+            (
+                *(Tally.of(kind, Fate.HELD_BACK, sum(1 for c in copies if c[0] is kind)) for kind in COPY_KINDS),
+                Tally.of(Kind.PHASE, Fate.HELD_BACK, len(library.phases)),
+                Tally.of(Kind.LINE, Fate.HELD_BACK, len(nodes)),
+                Tally.of(Kind.ACTUAL, Fate.HELD_BACK, actuals),
+                Tally.of(Kind.SPLIT, Fate.HELD_BACK, splits),
+            )
+        )
+
+    async def library_copies(self, project_id: str, v1_project: str, kind: Kind) -> Tally:
         # A global's formula may name other globals, and the target refuses a copy whose formula names a
         # global the project does not hold yet: copies go in waves, each after the globals it uses.
-        for wave in copy_waves(self.copies.get(project_id, [])):
+        done = Tally()
+        mine = [c for c in self.copies.get(project_id, []) if c[0] is kind]
+        for wave in copy_waves(mine):
             work = []
-            for kind, copy, own_values in wave:
-                route = COPY_KINDS[kind]
+            for copy_kind, copy, own_values in wave:
+                route = COPY_KINDS[copy_kind]
                 source = self.books.lookup(copy.kind, WORKSPACE, copy.name)
                 if source is None:
-                    continue  # the workspace item is quarantined; lines report the missing reference
+                    # The workspace item is quarantined: its copy waits for it; lines report the missing reference.
+                    done += Tally.of(copy_kind, Fate.HELD_BACK)
+                    continue
                 work.append(
                     Desired(
-                        kind,
+                        copy_kind,
                         project_id,
                         copy.ref.legacy_id,
                         f"/projects/{v1_project}/library/{route}",
@@ -171,43 +203,46 @@ class ProjectPipeline(ProjectStep):
                         dict(copy.patch) if own_values else None,
                     )
                 )
-            await run_all(self.applier.apply(d) for d in work)
+            done += await apply_all(self.applier, work)
+        return done + removed(self.books, kind, project_id, (c[1].ref.legacy_id for c in mine))
 
-    async def phases(self, library: ProjectLibrary, v1_project: str) -> None:
+    async def phases(self, library: ProjectLibrary, v1_project: str) -> Tally:
         project_id = library.project.id
         plan = plan_phases(project_id, library.phases)
-        self._refuse(Kind.PHASE, plan.quarantined)
+        done = refused(Kind.PHASE, plan.quarantined)
         lookup = self.books.lookup
         base = f"/projects/{v1_project}/budget/phases"
         if plan.default_estimate is not None:
             default = lookup(DEFAULT_PHASE, WORKSPACE, project_id)
             if default is None and v1_project.startswith(PLACEHOLDER):
                 default = f"{PLACEHOLDER}{DEFAULT_PHASE}:{project_id}"
-            await self._phase(plan.default_estimate, project_id, base, default)
-        await run_all(self._phase(p, project_id, base, None) for p in plan.plain)
+            done += await self._phase(plan.default_estimate, project_id, base, default)
+        done += total(await run_all(self._phase(p, project_id, base, None) for p in plan.plain))
         for rollup in plan.rollups:  # a rollup may sum another rollup: one at a time, in the mappings' order
-            await self._phase(rollup, project_id, base, None)
+            done += await self._phase(rollup, project_id, base, None)
+        return done + removed(self.books, Kind.PHASE, project_id, (p.id for p in library.phases))
 
-    async def _phase(self, phase: Phase, project_id: str, base: str, adopt: str | None) -> None:
+    async def _phase(self, phase: Phase, project_id: str, base: str, adopt: str | None) -> Tally:
         try:
             if adopt is not None:
                 body = as_json(default_estimate_patch(project_id, phase, self.books.lookup).body)
             else:
                 body = as_json(phase_body(project_id, phase, self.books.lookup).body)
         except MappingError as error:
-            self._refuse(Kind.PHASE, [error])
-            return
-        await self.applier.apply(Desired(Kind.PHASE, project_id, phase.id, base, body, base + "/{id}", adopt_id=adopt))
+            return refused(Kind.PHASE, [error])
+        desired = Desired(Kind.PHASE, project_id, phase.id, base, body, base + "/{id}", adopt_id=adopt)
+        return (await self.applier.apply(desired)).tally
 
-    async def lines(self, project_id: str, v1_project: str, symbols: set[str]) -> None:
+    async def lines(self, project_id: str, v1_project: str, symbols: set[str]) -> Tally:
         # The tree is read one account at a time into compact nodes (about 2 KB a line with its tree entry,
         # A41; a whole-budget read cost ~8 KB), so trees of several projects are written at once.
         async with self.trees.holding(lambda: self.legacy.budget_lines(project_id)) as nodes:
-            await self._write_tree(plan_lines(project_id, nodes, symbols), v1_project, symbols)
+            done = await self._write_tree(plan_lines(project_id, nodes, symbols), v1_project, symbols)
+            return done + removed(self.books, Kind.LINE, project_id, (node.id for node in nodes))
 
-    async def _write_tree(self, tree: BudgetTree, v1_project: str, symbols: set[str]) -> None:
+    async def _write_tree(self, tree: BudgetTree, v1_project: str, symbols: set[str]) -> Tally:
         project_id = tree.project_id
-        self._refuse(Kind.LINE, tree.quarantined)
+        done = refused(Kind.LINE, tree.quarantined)
         lookup = self.books.lookup
         by_depth: dict[int, list[LineGroup]] = {}
         known: list[LineFields] = []
@@ -220,37 +255,36 @@ class ProjectPipeline(ProjectStep):
         # Lines a previous run created: compared (and patched if changed) a bulk's worth at a time, so a
         # resumed run over a big tree never holds every line's body at once; none of them is created again.
         for part in chunks(known, LINE_BULK_LIMIT):
-            await run_all(self._update(project_id, v1_project, line, symbols) for line in part)
+            done += total(await run_all(self._update(project_id, v1_project, line, symbols) for line in part))
         route = f"/projects/{v1_project}/budget/lines/bulk"
         # A level of a large tree is dozens of bulks; their bodies are built only when one of a few slots is
         # free, so memory holds a few request bodies, not the whole level as JSON.
         room = asyncio.Semaphore(LINE_BULKS_BUILT)
         for depth in sorted(by_depth):  # a level's parents are the previous level: levels go in order
-            await run_all(self._line_group(tree, g, symbols, route, room) for g in by_depth.pop(depth))
+            done += total(await run_all(self._line_group(tree, g, symbols, route, room) for g in by_depth.pop(depth)))
+        return done
 
-    async def _update(self, project_id: str, v1_project: str, line: LineFields, symbols: set[str]) -> None:
+    async def _update(self, project_id: str, v1_project: str, line: LineFields, symbols: set[str]) -> Tally:
         try:
             mapped = line_body(project_id, line, self.books.lookup, symbols)
         except MappingError as error:
-            self._refuse(Kind.LINE, [error])
-            return
-        self.ledger.not_carried.extend(not_carried(mapped.notes))
-        body = as_json(mapped.body)
+            return refused(Kind.LINE, [error])
         path = f"/projects/{v1_project}/budget/lines/{{id}}"
-        await self.applier.apply(Desired(Kind.LINE, project_id, line.id, "", body, path))
+        applied = await self.applier.apply(Desired(Kind.LINE, project_id, line.id, "", as_json(mapped.body), path))
+        return carried(mapped.notes) + applied.tally
 
     async def _line_group(
         self, tree: BudgetTree, group: LineGroup, symbols: set[str], route: str, room: asyncio.Semaphore
-    ) -> None:
+    ) -> Tally:
         async with room:
-            await self._line_bulk(tree, group, symbols, route)
+            return await self._line_bulk(tree, group, symbols, route)
 
-    async def _line_bulk(self, tree: BudgetTree, group: LineGroup, symbols: set[str], route: str) -> None:
+    async def _line_bulk(self, tree: BudgetTree, group: LineGroup, symbols: set[str], route: str) -> Tally:
         request = bulk_request(tree, group, self.books.lookup, symbols)
-        self._refuse(Kind.LINE, request.failed)
-        self.ledger.not_carried.extend(not_carried(request.notes))
+        done = refused(Kind.LINE, request.failed) + carried(request.notes)
         if not request.legacy_ids:
-            return
+            return done
         body: JsonObject = {"lines": [dict(entry) for entry in request.body["lines"]]}  # type: ignore[typeddict-item]
         key = idempotency_key(self.namespace, LINE_BULK_KIND, tree.project_id, request.legacy_ids, body)
-        await self.executor.submit(Write(Kind.LINE, tree.project_id, "POST", route, body, request.legacy_ids, key))
+        write = Write(Kind.LINE, tree.project_id, "POST", route, body, request.legacy_ids, key)
+        return done + (await self.executor.write(write)).tally

@@ -7,19 +7,29 @@ cannot trust that: the key may be forgotten and a replay would create a second o
 first looked up on the target (``stale.find_on_target``); what is found is completed from the target's own
 ids, and only what is provably absent is sent again. A split-item fan-out is looked up entry by entry
 (``stale.find_fan_out_items``): the items found are booked, the others sent.
+
+A dry run replays too, without sending: the plan counts the requests the run's replay will send and gives
+the in-flight records placeholder ids, so it predicts the resumed run. The replay returns its requests and
+quarantine, and which records it finished: the run's walk over the source then counts those as replayed
+(``apply.Applier``), so each record is counted once.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 import structlog
 
 from bridge.clients.v1 import V1Client
+from bridge.engine.apply import Replayed
 from bridge.engine.books import Books, engine_scope
-from bridge.engine.executor import Executor
+from bridge.engine.executor import Executor, Sent
+from bridge.engine.plan import Tally
 from bridge.engine.stale import find_fan_out_items, find_on_target
+from bridge.engine.steps import crosswalk_kind
 from bridge.engine.writes import Write
 from mappings.kinds import Kind
 from state.journal import members_of
@@ -47,28 +57,48 @@ def write_of(row: IntentRow) -> Write:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """What the replay did: its requests and quarantine (no record fates), and the records it finished."""
+
+    tally: Tally
+    finished: Replayed
+    intents: int
+
+
 async def replay_in_flight(
     books: Books, executor: Executor, v1: V1Client, *, now: datetime | None = None, retention: timedelta = KEY_RETENTION
-) -> int:
-    """Finish every in-flight intent, oldest first; returns how many there were."""
+) -> Replay:
+    """Finish every in-flight intent, oldest first."""
     rows = books.journal.in_flight()
     moment = now or datetime.now(UTC)
+    tally = Tally()
+    finished: set[tuple[str, str, str]] = set()
     for row in rows:
         write = write_of(row)
         log.info(
             "bridge.replay.intent", kind=row.kind, step=row.step_key, status=row.status, members=len(write.members)
         )
-        stale = write.key is not None and moment - row.created_at > retention
-        if stale and write.fanout:
-            landed = await find_fan_out_items(v1, write)
-            log.info("bridge.replay.found_on_target", kind=row.kind, step=row.step_key, entries=len(landed))
-            await executor.write(write, landed=landed)
-            continue
-        if stale:
-            found = await find_on_target(v1, write)
-            if found is not None:
+        sent = await _replay(
+            books, executor, v1, write, stale=write.key is not None and moment - row.created_at > retention
+        )
+        tally += replace(sent.tally, records=Counter())
+        finished |= {(crosswalk_kind(write.kind), write.scope, member) for member in sent.ids}
+    return Replay(tally, frozenset(finished), len(rows))
+
+
+async def _replay(books: Books, executor: Executor, v1: V1Client, write: Write, *, stale: bool) -> Sent:
+    if stale and write.fanout:
+        landed = await find_fan_out_items(v1, write)
+        log.info("bridge.replay.found_on_target", kind=write.kind.value, step=write.step_key, entries=len(landed))
+        return await executor.write(write, landed=landed)
+    if stale:
+        found = await find_on_target(v1, write)
+        if found is not None:
+            if executor.dry_run:
+                books.remember(write, found)
+            else:
                 await books.complete(write, found, [])
-                log.info("bridge.replay.found_on_target", kind=row.kind, step=row.step_key)
-                continue
-        await executor.write(write)
-    return len(rows)
+            log.info("bridge.replay.found_on_target", kind=write.kind.value, step=write.step_key)
+            return Sent(dict(zip(write.members, found, strict=True)), Tally())
+    return await executor.write(write)

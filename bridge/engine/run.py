@@ -5,18 +5,23 @@ to v1, the executor counts the writes it would make) and `bridge run`. A live ru
 
 1. opens the state file and the two clients (one limiter and one retry budget shared by both);
 2. runs preflight (identity, legacy key, state binding, unknown target objects) before any write;
-3. records the run, then replays every in-flight intent with its own key and body (``replay``);
-4. writes the workspace-wide kinds (spaces, contacts, library items, projects), then every project's
-   pipeline, projects side by side;
+3. records the run, then replays every in-flight intent with its own key and body (``replay``; a dry run
+   counts what the replay will send);
+4. writes the workspace-wide kinds, then every project's kinds, projects side by side, each wave by wave in
+   the order ``engine.steps`` declares (``steps.waves``): a kind's writer runs once the kinds it needs are
+   written;
 5. finishes the run as completed, completed with quarantine, or stopped (the error propagates to the CLI,
    which prints the command to resume).
+
+Every step returns a ``Tally``; ``Report.fold`` is the one place they are added into the run's ``Plan``,
+filed (a mapping's refusals go to the state file's quarantine) and shown (progress).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import httpx
@@ -32,15 +37,17 @@ from bridge.engine.apply import Applier
 from bridge.engine.books import Books
 from bridge.engine.executor import Executor
 from bridge.engine.killpoints import KillSwitch
-from bridge.engine.plan import Plan, QuarantinedRecord
+from bridge.engine.plan import Plan, Tally, total
 from bridge.engine.preflight import Preflight, preflight
 from bridge.engine.progress import Progress
 from bridge.engine.project import ProjectPipeline
 from bridge.engine.replay import replay_in_flight
-from bridge.engine.source import read_workspace
+from bridge.engine.source import ProjectLibrary, read_workspace
+from bridge.engine.steps import Scope, waves
 from bridge.engine.tasks import run_all
-from bridge.engine.workspace import WorkspaceStage
+from bridge.engine.workspace import WorkspaceStage, Writer
 from bridge.errors import ResumableStop
+from mappings.kinds import Kind
 from state.store import StateStore, open_state
 
 log = structlog.get_logger("bridge.engine")
@@ -111,6 +118,22 @@ async def migrate(
         store.close()
 
 
+class Report:
+    """The run's one ledger: every step's tally is folded here, filed and shown."""
+
+    def __init__(self, ledger: Plan, books: Books, progress: Progress, *, live: bool) -> None:
+        self.ledger = ledger
+        self.books = books
+        self.progress = progress
+        self.live = live
+
+    def fold(self, tally: Tally) -> None:
+        self.ledger.fold(tally)
+        if self.live:
+            self.books.quarantine_unsent([r.record for r in tally.quarantine if not r.filed])
+        self.progress.show(self.ledger)
+
+
 async def _migrate(
     settings: Settings,
     store: StateStore,
@@ -128,23 +151,15 @@ async def _migrate(
     ledger.notes.extend(checked.warnings)
     run_id = None if dry_run else store.runs.start(namespace, checked.source, checked.target, _options(settings)).id
     books = Books(store.database, run_id)
-    executor = Executor(
-        books=books, v1=None if dry_run else v1, progress=progress, ledger=ledger, kill=KillSwitch.from_env()
-    )
+    executor = Executor(books=books, v1=None if dry_run else v1, kill=KillSwitch.from_env())
+    report = Report(ledger, books, progress, live=not dry_run)
     log.info("bridge.run.started", run_id=run_id, migration=namespace, dry_run=dry_run)
     try:
         with progress:
-            if not dry_run:
-                await replay_in_flight(books, executor, v1)
-            await _write_everything(
-                settings=settings,
-                legacy=legacy,
-                books=books,
-                executor=executor,
-                ledger=ledger,
-                namespace=namespace,
-                run_id=run_id,
-            )
+            replay = await replay_in_flight(books, executor, v1)
+            report.fold(replay.tally)
+            applier = Applier(executor, books, namespace, salt=f"run-{run_id}", replayed=replay.finished)
+            await _write_everything(settings, legacy, applier, report)
     except BaseException as exc:
         await books.aclose()
         if run_id is not None:
@@ -156,49 +171,46 @@ async def _migrate(
     await books.aclose()
     if run_id is not None:
         store.runs.finish(run_id, "completed_with_quarantine" if ledger.quarantine else "completed")
-    log.info("bridge.run.finished", run_id=run_id, requests=ledger.requests, quarantined=len(ledger.quarantine))
+    log.info(
+        "bridge.run.finished",
+        run_id=run_id,
+        requests=ledger.requests,
+        quarantined=len(ledger.quarantine),
+        kinds={row.kind.value: row.as_json() for row in ledger.ordered()},
+    )
     return Outcome(ledger, run_id, checked)
 
 
-async def _write_everything(
-    *,
-    settings: Settings,
-    legacy: LegacyClient,
-    books: Books,
-    executor: Executor,
-    ledger: Plan,
-    namespace: str,
-    run_id: int | None,
-) -> None:
-    def on_quarantine(records: Sequence[QuarantinedRecord]) -> None:
-        ledger.quarantine.extend(records)
-        if run_id is not None:
-            books.quarantine_unsent(records)
+async def _wave(kinds: tuple[Kind, ...], writers: Mapping[Kind, Writer]) -> Tally:
+    """The kinds of one wave, side by side (none needs another)."""
+    return total(await run_all(writers[kind]() for kind in kinds))
 
-    applier = Applier(executor, books, ledger, namespace, salt=f"run-{run_id}")
+
+async def _write_everything(settings: Settings, legacy: LegacyClient, applier: Applier, report: Report) -> None:
     source = await read_workspace(legacy, settings.projects)
-    stage = WorkspaceStage(applier, ledger, on_quarantine)
+    stage = WorkspaceStage(applier, source, whole=not settings.projects)
     started = time.monotonic()
-    await stage.run(source)
-    ledger.timings["workspace"] = round(time.monotonic() - started, 3)
+    writers = stage.writers()
+    for kinds in waves(Scope.WORKSPACE):
+        report.fold(await _wave(kinds, writers))
+    report.fold(Tally(timings=(("workspace", round(time.monotonic() - started, 3)),)))
     pipeline = ProjectPipeline(
         legacy=legacy,
         applier=applier,
-        executor=executor,
-        ledger=ledger,
-        namespace=namespace,
-        on_quarantine=on_quarantine,
+        executor=applier.executor,
+        namespace=applier.namespace,
         copies=stage.copies,
     )
     # Projects are independent of each other; the limiter bounds the requests in flight across all of them.
     # Budget trees (the big memory) are admitted by the lines they hold (TreeRoom), several at once.
     gate = asyncio.Semaphore(PROJECTS_IN_FLIGHT)
 
-    async def one(index: int) -> None:
+    async def one(library: ProjectLibrary) -> None:
         async with gate:
             began = time.monotonic()
-            await pipeline.run(source.projects[index])
-            books.forget(source.projects[index].project.id)
-            ledger.timings[f"project:{source.projects[index].project.id}"] = round(time.monotonic() - began, 3)
+            async for tally in pipeline.run(library):
+                report.fold(tally)
+            applier.books.forget(library.project.id)
+            report.fold(Tally(timings=((f"project:{library.project.id}", round(time.monotonic() - began, 3)),)))
 
-    await run_all(one(i) for i in range(len(source.projects)))
+    await run_all(one(library) for library in source.projects)

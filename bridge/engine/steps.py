@@ -111,12 +111,14 @@ __all__ = [
     "PHASE_DATA_BULK_LIMIT",
     "SPECS",
     "TRANSACTION_BULK_LIMIT",
+    "WRITTEN_WITH",
     "Kind",
     "KindSpec",
     "Scope",
     "crosswalk_kind",
     "spec",
     "stages",
+    "waves",
 ]
 
 _BY_KIND = {spec.kind: spec for spec in SPECS}
@@ -130,13 +132,15 @@ def spec(kind: Kind) -> KindSpec:
 def stages() -> tuple[tuple[Kind, ...], ...]:
     """The kinds grouped into waves: every kind's needs are in earlier waves (Kahn's layering).
 
-    A cycle in ``SPECS`` is a programming error and raises ValueError naming the kinds left over.
+    Read from ``SPECS`` at each call (a run derives its order when it starts). A cycle in ``SPECS`` is a
+    programming error and raises ValueError naming the kinds left over.
     """
+    by_kind = {s.kind: s for s in SPECS}
     done: set[Kind] = set()
     waves: list[tuple[Kind, ...]] = []
     remaining = [s.kind for s in SPECS]
     while remaining:
-        wave = tuple(k for k in remaining if all(need in done for need in _BY_KIND[k].needs))
+        wave = tuple(k for k in remaining if all(need in done for need in by_kind[k].needs))
         if not wave:
             raise ValueError(f"kinds {sorted(remaining)} depend on each other in a cycle; fix engine.steps.SPECS")
         waves.append(wave)
@@ -146,6 +150,36 @@ def stages() -> tuple[tuple[Kind, ...], ...]:
 
 
 ORDER: tuple[Kind, ...] = tuple(kind for wave in stages() for kind in wave)
+
+# Split items go out right behind each transaction bulk, as soon as it is booked (memory holds a few bulks, not
+# a project's actuals), so the transactions' writer writes them too: SPLIT is written with ACTUAL.
+WRITTEN_WITH: dict[Kind, Kind] = {Kind.SPLIT: Kind.ACTUAL}
+
+
+def waves(scope: Scope) -> tuple[tuple[Kind, ...], ...]:
+    """The waves a run executes for ``scope``'s kinds, each kind by its own writer (``WRITTEN_WITH`` aside).
+
+    The workspace's waves all run before any project's, and projects run side by side. ValueError when
+    ``SPECS`` make that order wrong: a workspace kind needing a project kind, or a kind written with another
+    whose needs are not all written before that other kind's wave.
+    """
+    by_kind = {s.kind: s for s in SPECS}
+    for s in SPECS:
+        late = [n for n in s.needs if s.scope is Scope.WORKSPACE and by_kind[n].scope is Scope.PROJECT]
+        if late:
+            raise ValueError(f"workspace kind {s.kind} needs project kinds {late}; fix engine.steps.SPECS")
+    done: set[Kind] = set()
+    found: list[tuple[Kind, ...]] = []
+    for stage in stages():
+        for kind, writer in WRITTEN_WITH.items():
+            if writer in stage and not set(by_kind[kind].needs) <= done | {writer}:
+                raise ValueError(f"{kind} is written with {writer} but needs kinds written after it; fix SPECS")
+        done.update(stage)
+        wave = tuple(k for k in stage if by_kind[k].scope is scope and k not in WRITTEN_WITH)
+        if wave:
+            found.append(wave)
+    return tuple(found)
+
 
 # A project's copy of a library item is keyed in the crosswalk under the item's kind with the project as
 # scope (how the mappings look it up); only the journal and the plan tell the copy step apart.

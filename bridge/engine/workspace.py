@@ -1,20 +1,26 @@
-"""The workspace-wide part of a run: spaces, contacts, workspace library items (currencies, fringes, globals,
+"""The workspace-wide kinds of a run: spaces, contacts, workspace library items (currencies, fringes, globals,
 tags) and the projects themselves, each kind through the mappings and the ``Applier``.
 
-Kinds run one after another in the order of ``engine.steps``; the records of one kind go concurrently, as
-many at a time as the clients' limiter lets through.
+``writers()`` maps each of these kinds to the coroutine that writes it; the run executes them in the waves
+of ``engine.steps`` (kinds of one wave side by side). The records of one kind go concurrently, as many at a
+time as the clients' limiter lets through. Every writer returns its ``Tally``; nothing here keeps counts.
+
+The library is planned once from the source (pure: the mappings' reuse rule, A18), so the project copies the
+project pipelines write are known before any of them starts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 import structlog
 
 from bridge.engine.apply import Applier, Desired
-from bridge.engine.plan import Plan, QuarantinedRecord, not_carried
+from bridge.engine.books import Books
+from bridge.engine.plan import Fate, QuarantinedRecord, Refusal, Tally, not_carried, total
 from bridge.engine.source import WorkspaceSource
+from bridge.engine.steps import crosswalk_kind
 from bridge.engine.tasks import run_all
 from bridge.engine.writes import JsonObject
 from mappings.contacts import map_contact
@@ -29,29 +35,43 @@ from mappings.tags import plan_tags
 log = structlog.get_logger("bridge.engine")
 
 W = TypeVar("W", bound=Mapping[str, object])
-Quarantiner = Callable[[Sequence[QuarantinedRecord]], None]
-"""Where mapping-level quarantine goes: the books, and the run's ledger for the final listing."""
+Writer = Callable[[], Coroutine[object, object, Tally]]
+CopyPlan = tuple[Kind, ProjectCopy[JsonObject], bool]
+"""A project's copy of a workspace item: its copy kind, the copy, and whether its own values are patched in."""
 
 # A09: the workspace currency, in which legacy contact rates are expressed.
 WORKSPACE_CURRENCY = "USD"
 COPY_STEPS = {Kind.CURRENCY: Kind.PROJECT_CURRENCY, Kind.FRINGE: Kind.PROJECT_FRINGE, Kind.GLOBAL: Kind.PROJECT_GLOBAL}
 COPY_KEY_FIELDS = frozenset({"code", "symbol", "name"})
 LIBRARY_ROUTES = {Kind.CURRENCY: "currencies", Kind.FRINGE: "fringes", Kind.GLOBAL: "globals", Kind.TAG: "tags"}
+# Kinds drawn from the projects' libraries: with only some projects selected, the source seen is partial and an
+# item the crosswalk knows may belong to a project not selected, so removals are only counted on a whole run.
+FROM_PROJECTS = frozenset({Kind.PROJECT, Kind.TAG, Kind.CURRENCY, Kind.FRINGE, Kind.GLOBAL})
 
 
-def quarantined(errors: Iterable[MappingError]) -> list[QuarantinedRecord]:
-    """Mapping errors as quarantine records (never journalled: no request was built for them)."""
-    return [
+def refused(kind: Kind, errors: Iterable[MappingError]) -> Tally:
+    """The mappings' refusals of ``kind`` (never journalled: no request was built for them)."""
+    records = [
         QuarantinedRecord(e.ref.kind, e.ref.scope, e.ref.legacy_id, e.code.value, e.field, e.message) for e in errors
     ]
+    return Tally(quarantine=tuple(Refusal(kind, record) for record in records))
 
 
-def refuse(ledger: Plan, on_quarantine: Quarantiner, kind: Kind, errors: Iterable[MappingError]) -> None:
-    """Count the mappings' refusals of ``kind`` in the ledger and file them in the quarantine."""
-    records = quarantined(errors)
-    for record in records:
-        ledger.of(kind).quarantined[record.code] += 1
-    on_quarantine(records)
+def carried(notes: Iterable[Note]) -> Tally:
+    """The values a mapping could not carry, as a tally's listing."""
+    return Tally(not_carried=tuple(not_carried(notes)))
+
+
+def removed(books: Books, kind: Kind, scope: str, seen: Iterable[str]) -> Tally:
+    """Records of ``kind`` in ``scope`` an earlier run wrote that the source no longer holds: reported and left
+    on the target (deleting target data is for a person to decide)."""
+    gone = books.legacy_ids(crosswalk_kind(kind), scope) - set(seen)
+    return Tally.of(kind, Fate.REMOVED, len(gone)) if gone else Tally()
+
+
+async def apply_all(applier: Applier, records: Sequence[Desired]) -> Tally:
+    """Apply records side by side; the sum of what each took."""
+    return total(applied.tally for applied in await run_all(applier.apply(record) for record in records))
 
 
 def as_json(body: Mapping[str, object]) -> JsonObject:
@@ -59,33 +79,64 @@ def as_json(body: Mapping[str, object]) -> JsonObject:
     return dict(body)
 
 
+def _copies(kind: Kind, plan: LibraryPlan[W]) -> list[tuple[str, CopyPlan]]:
+    """Per legacy project, its copies of the workspace items of ``kind``."""
+    items = {item.name: item for item in plan.items}
+    found: list[tuple[str, CopyPlan]] = []
+    for copy in plan.copies:
+        winner = items[copy.name]
+        # The workspace item was created from this very record: the copy already holds its values.
+        own = winner.existing_id is not None or winner.ref != copy.ref
+        # A40: the copy's name field (code, symbol) is its workspace item's by construction and not editable.
+        values = {k: v for k, v in copy.patch.items() if k not in COPY_KEY_FIELDS}
+        patch: ProjectCopy[JsonObject] = ProjectCopy(copy.kind, copy.name, copy.ref, values)
+        found.append((copy.ref.scope, (COPY_STEPS[kind], patch, own)))
+    return found
+
+
 class WorkspaceStage:
     """Writes the workspace-wide kinds of one run."""
 
-    def __init__(self, applier: Applier, ledger: Plan, on_quarantine: Quarantiner) -> None:
+    def __init__(self, applier: Applier, source: WorkspaceSource, *, whole: bool) -> None:
         self.applier = applier
-        self.ledger = ledger
-        self.on_quarantine = on_quarantine
-        self.notes: list[Note] = []
-        # Per legacy project: (copy step, the copy, whether it needs its own values patched in).
-        self.copies: dict[str, list[tuple[Kind, ProjectCopy[JsonObject], bool]]] = {}
+        self.books = applier.books
+        self.source = source
+        self.whole = whole
+        budgets = [p.budget for p in source.projects]
+        self.tags = plan_tags({p.project.id: p.tags for p in source.projects}, (), [p.project for p in source.projects])
+        self.currencies = plan_currencies({p.project.id: p.phases for p in source.projects}, {})
+        self.fringes = plan_fringes(budgets, {})
+        self.globals_ = plan_globals(budgets, {})
+        self.copies: dict[str, list[CopyPlan]] = {}
+        copies = (
+            _copies(Kind.CURRENCY, self.currencies)
+            + _copies(Kind.FRINGE, self.fringes)
+            + _copies(Kind.GLOBAL, self.globals_)
+        )
+        for project, copy in copies:
+            self.copies.setdefault(project, []).append(copy)
 
-    async def _all(self, records: Sequence[Desired]) -> None:
-        await run_all(self.applier.apply(record) for record in records)
+    def writers(self) -> dict[Kind, Writer]:
+        """The coroutine that writes each workspace-wide kind."""
+        return {
+            Kind.SPACE: self.spaces,
+            Kind.CONTACT: self.contacts,
+            Kind.TAG: self.tag_items,
+            Kind.CURRENCY: lambda: self.items(Kind.CURRENCY, self.currencies),
+            Kind.FRINGE: lambda: self.items(Kind.FRINGE, self.fringes),
+            Kind.GLOBAL: lambda: self.items(Kind.GLOBAL, self.globals_),
+            Kind.PROJECT: self.projects,
+        }
 
-    def _refuse(self, kind: Kind, errors: Iterable[MappingError]) -> None:
-        refuse(self.ledger, self.on_quarantine, kind, errors)
+    def _removed(self, kind: Kind, seen: Iterable[str]) -> Tally:
+        if kind in FROM_PROJECTS and not self.whole:
+            return Tally()
+        return removed(self.books, kind, WORKSPACE, seen)
 
-    async def run(self, source: WorkspaceSource) -> None:
-        await self.spaces(source)
-        await self.contacts(source)
-        await self.library(source)
-        await self.projects(source)
-
-    async def spaces(self, source: WorkspaceSource) -> None:
+    async def spaces(self) -> Tally:
         desired: list[Desired] = []
         errors: list[MappingError] = []
-        for space in source.spaces:
+        for space in self.source.spaces:
             try:
                 mapped = map_space(space)
             except MappingError as error:
@@ -93,93 +144,66 @@ class WorkspaceStage:
                 continue
             patch = space_patch(space)
             body = as_json(mapped.body)
-            desired.append(
-                Desired(
-                    Kind.SPACE,
-                    WORKSPACE,
-                    space.id,
-                    "/spaces",
-                    body,
-                    "/spaces/{id}",
-                    {**body, **patch} if patch else None,
-                )
-            )
-        self._refuse(Kind.SPACE, errors)
-        await self._all(desired)
+            state = {**body, **patch} if patch else None
+            desired.append(Desired(Kind.SPACE, WORKSPACE, space.id, "/spaces", body, "/spaces/{id}", state))
+        seen = (space.id for space in self.source.spaces)
+        return refused(Kind.SPACE, errors) + await apply_all(self.applier, desired) + self._removed(Kind.SPACE, seen)
 
-    async def contacts(self, source: WorkspaceSource) -> None:
+    async def contacts(self) -> Tally:
         desired: list[Desired] = []
         errors: list[MappingError] = []
-        for contact in source.contacts:
+        notes: list[Note] = []
+        for contact in self.source.contacts:
             try:
                 mapped = map_contact(contact, WORKSPACE_CURRENCY)
             except MappingError as error:
                 errors.append(error)
                 continue
-            self.notes.extend(mapped.notes)
-            self.ledger.not_carried.extend(not_carried(mapped.notes))
+            notes.extend(mapped.notes)
             desired.append(
                 Desired(Kind.CONTACT, WORKSPACE, contact.id, "/contacts", as_json(mapped.body), "/contacts/{id}")
             )
-        self._refuse(Kind.CONTACT, errors)
-        await self._all(desired)
+        seen = (contact.id for contact in self.source.contacts)
+        written = await apply_all(self.applier, desired)
+        return refused(Kind.CONTACT, errors) + carried(notes) + written + self._removed(Kind.CONTACT, seen)
 
-    async def library(self, source: WorkspaceSource) -> None:
-        budgets = [p.budget for p in source.projects]
-        tags = plan_tags({p.project.id: p.tags for p in source.projects}, (), [p.project for p in source.projects])
-        self._refuse(Kind.TAG, tags.quarantined)
-        self.notes.extend(tags.notes)
+    async def tag_items(self) -> Tally:
+        route = LIBRARY_ROUTES[Kind.TAG]
         work = [
-            Desired(Kind.TAG, WORKSPACE, ref.legacy_id, "/library/tags", as_json(body), "/library/tags/{id}")
-            for ref, body in tags.tags
+            Desired(Kind.TAG, WORKSPACE, ref.legacy_id, f"/library/{route}", as_json(body), f"/library/{route}/{{id}}")
+            for ref, body in self.tags.tags
         ]
-        work += self._items(Kind.CURRENCY, plan_currencies({p.project.id: p.phases for p in source.projects}, {}))
-        work += self._items(Kind.FRINGE, plan_fringes(budgets, {}))
-        work += self._items(Kind.GLOBAL, plan_globals(budgets, {}))
-        await self._all(work)
+        seen = [ref.legacy_id for ref, _ in self.tags.tags]
+        return (
+            refused(Kind.TAG, self.tags.quarantined)
+            + await apply_all(self.applier, work)
+            + self._removed(Kind.TAG, seen)
+        )
 
-    def _items(self, kind: Kind, plan: LibraryPlan[W]) -> list[Desired]:
+    async def items(self, kind: Kind, plan: LibraryPlan[W]) -> Tally:
         """Workspace items to create, keyed in the crosswalk by name (the mappings' reuse rule, A18)."""
-        self._refuse(kind, plan.quarantined)
-        self.notes.extend(plan.notes)
         route = LIBRARY_ROUTES[kind]
-        items = {item.name: item for item in plan.items}
-        for copy in plan.copies:
-            winner = items[copy.name]
-            # The workspace item was created from this very record: the copy already holds its values.
-            own = winner.existing_id is not None or winner.ref != copy.ref
-            # A40: the copy's name field (code, symbol) is its workspace item's by construction and not editable.
-            values = {k: v for k, v in copy.patch.items() if k not in COPY_KEY_FIELDS}
-            patch: ProjectCopy[JsonObject] = ProjectCopy(copy.kind, copy.name, copy.ref, values)
-            self.copies.setdefault(copy.ref.scope, []).append((COPY_STEPS[kind], patch, own))
-        return [
+        work = [
             Desired(kind, WORKSPACE, item.name, f"/library/{route}", as_json(item.body), f"/library/{route}/{{id}}")
             for item in plan.items
         ]
+        seen = [item.name for item in plan.items]
+        return refused(kind, plan.quarantined) + await apply_all(self.applier, work) + self._removed(kind, seen)
 
-    async def projects(self, source: WorkspaceSource) -> None:
+    async def projects(self) -> Tally:
         desired: list[Desired] = []
         errors: list[MappingError] = []
-        for library in source.projects:
+        for library in self.source.projects:
             project = library.project
             try:
-                mapped = map_project(project, self.applier.books.lookup)
+                mapped = map_project(project, self.books.lookup)
             except MappingError as error:
                 errors.append(error)
                 continue
-            self.notes.extend(mapped.notes)
             body = as_json(mapped.body)
             patch = project_patch(project)
-            desired.append(
-                Desired(
-                    Kind.PROJECT,
-                    WORKSPACE,
-                    project.id,
-                    "/projects",
-                    body,
-                    "/projects/{id}",
-                    {**body, **patch} if patch else None,
-                )
-            )
-        self._refuse(Kind.PROJECT, errors)
-        await self._all(desired)
+            state = {**body, **patch} if patch else None
+            desired.append(Desired(Kind.PROJECT, WORKSPACE, project.id, "/projects", body, "/projects/{id}", state))
+        seen = (p.project.id for p in self.source.projects)
+        written = await apply_all(self.applier, desired)
+        return refused(Kind.PROJECT, errors) + written + self._removed(Kind.PROJECT, seen)

@@ -14,6 +14,7 @@ from bridge.cli import cli
 from bridge.emulator.app import create_app
 from bridge.emulator.seed import seeded_service
 from bridge.emulator.serve import BackgroundServer
+from bridge.engine.plan import PLAN_SCHEMA_VERSION
 from tests.engine.harness import SMALL_PROJECT, World
 
 
@@ -49,7 +50,7 @@ def test_plan_prints_the_table_writes_plan_json_and_nothing_to_v1(served: World,
         assert secret not in output
     assert "assumes A20" in output
     plan = json.loads(out.read_text())
-    assert plan["schema_version"] == 1
+    assert plan["schema_version"] == PLAN_SCHEMA_VERSION == 2
     assert plan["kinds"]["line"]["to_create"] > 0
     assert plan["requests"] > 0
     assert _writes(served) == 0

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import json
 
-from bridge.engine.plan import PLAN_SCHEMA_VERSION, Plan, QuarantinedRecord
+from bridge.engine.plan import PLAN_SCHEMA_VERSION, Fate, Plan, QuarantinedRecord, Refusal, Tally
 from mappings.kinds import Kind
 
 
 def _plan() -> Plan:
     plan = Plan("m", "ws_source", "ws_target", latency_s=0.02, concurrency=4)
-    plan.of(Kind.LINE).to_create = 250
-    plan.of(Kind.LINE).requests = 3
-    plan.of(Kind.SPACE).to_create = 2
-    plan.of(Kind.SPACE).requests = 2
-    plan.of(Kind.LINE).quarantined["amount_not_finite"] += 1
-    plan.quarantine.append(QuarantinedRecord("line", "p1", "l9", "amount_not_finite", "rate", "rate is NaN"))
+    plan.fold(Tally.of(Kind.LINE, Fate.CREATED, 250, requests=3))
+    plan.fold(Tally.of(Kind.SPACE, Fate.CREATED, 2, requests=2))
+    refused = QuarantinedRecord("line", "p1", "l9", "amount_not_finite", "rate", "rate is NaN")
+    plan.fold(Tally(quarantine=(Refusal(Kind.LINE, refused),)))
     return plan
 
 
@@ -36,3 +34,15 @@ def test_plan_json_lists_kinds_in_run_order_with_codes_and_assumptions() -> None
     ids = [a["id"] for a in data["assumptions"]]
     assert "A20" in ids
     assert ids == sorted(ids)
+
+
+def test_folded_tallies_count_every_record_once_per_kind() -> None:
+    """Tallies of several steps add up per kind and fate; a kind's records are the sum of its fates."""
+    plan = _plan()
+    plan.fold(Tally.of(Kind.LINE, Fate.REPLAYED, 5) + Tally.of(Kind.LINE, Fate.HELD_BACK, 7))
+    plan.fold(Tally.of(Kind.LINE, Fate.REMOVED, 2))
+    line = plan.of(Kind.LINE)
+    assert (line.to_create, line.replayed, line.held_back, line.removed_at_source) == (250, 5, 7, 2)
+    assert line.records == 250 + 5 + 7 + 1
+    assert plan.removed_at_source == {Kind.LINE: 2}
+    assert plan.to_json()["kinds"]["line"]["removed_at_source"] == 2  # type: ignore[index]

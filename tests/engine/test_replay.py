@@ -10,8 +10,6 @@ from bridge.clients.v1 import open_v1
 from bridge.config import Secret
 from bridge.engine.books import Books
 from bridge.engine.executor import Executor
-from bridge.engine.plan import Plan
-from bridge.engine.progress import Progress
 from bridge.engine.replay import replay_in_flight
 from bridge.engine.writes import FANOUT_PATH, Write
 from mappings.kinds import Kind
@@ -25,14 +23,13 @@ async def _replay_one(world: World, write: Write, *, age: timedelta) -> tuple[Bo
         run = store.runs.start("m-test", "legacy:x", "v1:y", {})
         books = Books(store.database, run.id)
         await books.record(write)
-        ledger = Plan("m-test", "legacy:x", "v1:y", 0.0, 4)
         async with open_v1(
             f"{world.base_url}/v1", Secret(world.token), fast_controls(), transport=world.transport
         ) as v1:
-            executor = Executor(books=books, v1=v1, progress=Progress(), ledger=ledger)
-            replayed = await replay_in_flight(books, executor, v1, now=datetime.now(UTC) + age)
+            executor = Executor(books=books, v1=v1)
+            replay = await replay_in_flight(books, executor, v1, now=datetime.now(UTC) + age)
         await books.aclose()
-        return books, replayed
+        return books, replay.intents
 
 
 async def _spaces_named(world: World, name: str) -> list[str]:

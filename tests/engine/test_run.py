@@ -99,7 +99,9 @@ async def test_revoked_token_stops_resumably_then_a_new_token_finishes(
         await world.run()
     assert exit_code(stopped.value) == 3
     written = await _writes(world)
-    assert written <= 40
+    # The token dies once its 40th request is answered; requests already on their way then (at most the
+    # run's concurrency, 8: kinds of one wave go side by side) may still land, nothing after them.
+    assert written <= 40 + 8
     await world.control("POST", "/faults", {})
     fresh = await world.control("POST", "/tokens", {"workspace": "target", "role": "admin"})
     assert isinstance(fresh, dict)

@@ -31,6 +31,10 @@ async def test_resumed_tree_sends_only_the_lines_the_target_lacks(
     created_before = _lines(await world.census())
     assert 0 < created_before < _lines(reference)
     resumed = await world.run()
-    # Every line a create carries counts here (the replayed bulk and the fresh ones): a re-sent line would too.
-    assert resumed.ledger.of(Kind.LINE).to_create == _lines(reference) - created_before
+    # Every line a create carries counts here (the replayed bulk and the fresh ones): a re-sent line would too,
+    # and the lines the stopped run finished are unchanged: each line of the source counted once.
+    lines = resumed.ledger.of(Kind.LINE)
+    assert lines.to_create + lines.replayed == _lines(reference) - created_before
+    assert lines.unchanged == created_before
+    assert lines.records == _lines(reference)
     assert await world.census() == reference
