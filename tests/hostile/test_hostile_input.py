@@ -38,6 +38,7 @@ class Result:
     world: World
     planted: dict[str, Planted]
     outcome: Outcome
+    plan: Outcome | None
     verify_exit: int
     verify_output: str
     report_dir: Path
@@ -52,16 +53,18 @@ class Result:
         ]
 
 
-def _run(tmp: Path, plant: dict[str, Planted] | None = None, *, depth: int = 0) -> Result:
+def _run(tmp: Path, *, depth: int = 0) -> Result:
+    """Every case planted (or, with ``depth``, a chain of accounts that deep), a plan, a run and a verify."""
     service = seeded_service(42, "small")
-    project = service.workspace("source").projects[SMALL_PROJECT]
+    workspace = service.workspace("source")
+    project = workspace.projects[SMALL_PROJECT]
     source_lines, source_actuals = len(project.nodes), len(project.actuals)
-    planted = plant_all(service, SMALL_PROJECT, CASES) if plant is None and not depth else {}
-    chain = deep_chain(service, SMALL_PROJECT, depth) if depth else []
-    if chain:
+    if not depth:
+        planted = plant_all(service, SMALL_PROJECT, CASES)
+    else:
+        chain = deep_chain(service, SMALL_PROJECT, depth)
         # The emulator computes its totals recursively; done here once with room to spare, then cached for
         # the project's version, so the bridge itself runs at the interpreter's normal recursion limit.
-        workspace = service.workspace("source")
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(4 * depth)
         try:
@@ -73,11 +76,13 @@ def _run(tmp: Path, plant: dict[str, Planted] | None = None, *, depth: int = 0) 
     state = tmp / "state.db"
     settings = settings_for("http://emulator", state, (SMALL_PROJECT,))
     wires = Transports(httpx.ASGITransport(app=app), httpx.ASGITransport(app=app))
+    # The deep tree costs one read per account (5,000): its world is migrated once, without a dry run first.
+    plan = None if depth else asyncio.run(migrate(settings, dry_run=True, progress=Progress(), transports=wires))
     outcome = asyncio.run(migrate(settings, dry_run=False, progress=Progress(), transports=wires))
     world = World(app, service, state, SMALL_PROJECT)
     report_dir = tmp / "reports"
     code, _report, output = run_cli(world, report_dir)
-    return Result(world, planted, outcome, code, output, report_dir, source_lines, source_actuals)
+    return Result(world, planted, outcome, plan, code, output, report_dir, source_lines, source_actuals)
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +148,17 @@ def test_legitimate_values_arrive_unchanged(hostile: Result) -> None:
     transactions = hostile.world.list_all("/transactions", {"projectId": str(project["id"])})
     zero = [t for t in transactions if t["description"] == "Hostile actual" and t["amount"]["amount"] == 0]  # type: ignore[index]
     assert len(zero) == 1
+
+
+@pytest.mark.slow
+def test_plan_sets_aside_exactly_what_the_run_does(hostile: Result) -> None:
+    """The dry run reads the same hostile source and quarantines the same records with the same codes."""
+
+    def entries(outcome: Outcome) -> set[tuple[str, str, str, str]]:
+        return {(q.kind, q.scope, q.legacy_id, q.code) for q in outcome.ledger.quarantine}
+
+    assert hostile.plan is not None
+    assert entries(hostile.plan) == entries(hostile.outcome)
 
 
 @pytest.mark.slow

@@ -76,8 +76,10 @@ CASES: Final = (
     Case("true as description", "line.description", True, ErrorCode.FIELD_TYPE),
     Case("surrogate in an id", "line.id", "lin_\ud800", ErrorCode.RECORD_ID_INVALID),
     Case("NUL in an id", "line.id", "lin_\x00x", ErrorCode.RECORD_ID_INVALID),
+    Case("one-megabyte id", "line.id", "lin_" + MEGABYTE, ErrorCode.RECORD_ID_INVALID),
     Case("unknown line type", "line.type", "banana", ErrorCode.LINE_TYPE_UNKNOWN),
     Case("number in the tag list", "line.tags", [7], ErrorCode.FIELD_TYPE),
+    Case("escape sequence in a tag", "line.tags", ["\x1b[2J"], ErrorCode.TEXT_CONTROL_CHARACTERS),
     # Numbers in phase data: JSON types and texts the description does not publish.
     Case("true as rate", "line.rate", True, ErrorCode.NUMBER_NOT_NUMERIC),
     Case("false as rate", "line.rate", False, ErrorCode.NUMBER_NOT_NUMERIC),
