@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import httpx
+import pytest
+
+from bridge.engine import steps
 from bridge.engine.steps import ORDER, SPECS, Scope, spec, stages
 from mappings.kinds import Kind
+from tests.engine.harness import World
 
 
 def test_every_kind_comes_after_what_it_needs() -> None:
@@ -32,3 +39,42 @@ def test_bulk_limits_are_the_documented_ones() -> None:
     assert spec(Kind.ACTUAL).bulk_limit == 500
     assert spec(Kind.SPACE).bulk_limit == 1
     assert spec(Kind.PHASE).scope is Scope.PROJECT
+
+
+class _Recorder(httpx.AsyncBaseTransport):
+    """Notes each request as it leaves ("METHOD /path"), then passes it on."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, seen: list[str]) -> None:
+        self.inner = inner
+        self.seen = seen
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.seen.append(f"{request.method} {request.url.path}")
+        return await self.inner.handle_async_request(request)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("first", "then"), [(Kind.CONTACT, Kind.SPACE), (Kind.SPACE, Kind.CONTACT)])
+async def test_the_run_executes_the_order_steps_declares(
+    world: World, monkeypatch: pytest.MonkeyPatch, first: Kind, then: Kind
+) -> None:
+    """Declare that one kind needs another and the run writes every record of the one before any of the other."""
+    declared = tuple(replace(s, needs=(first,)) if s.kind is then else s for s in steps.SPECS)
+    monkeypatch.setattr(steps, "SPECS", declared)
+    seen: list[str] = []
+    world.wrap = lambda transport: _Recorder(transport, seen)
+    await world.run()
+    route = {Kind.SPACE: "POST /v1/spaces", Kind.CONTACT: "POST /v1/contacts"}
+    before = [n for n, request in enumerate(seen) if request == route[first]]
+    after = [n for n, request in enumerate(seen) if request == route[then]]
+    assert before
+    assert after
+    assert max(before) < min(after)
+
+
+def test_a_workspace_kind_may_not_need_a_project_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workspace's waves run before any project's: a declaration that contradicts it is refused."""
+    declared = tuple(replace(s, needs=(Kind.LINE,)) if s.kind is Kind.CONTACT else s for s in steps.SPECS)
+    monkeypatch.setattr(steps, "SPECS", declared)
+    with pytest.raises(ValueError, match="contact needs project kinds"):
+        steps.waves(Scope.WORKSPACE)
