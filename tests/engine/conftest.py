@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,8 @@ import pytest
 
 from bridge.emulator.app import create_app
 from bridge.emulator.seed import Size, seeded_service
+from bridge.emulator.v1_context import V1Context
+from tests.engine.forked import serving
 from tests.engine.harness import World, v1_writes_by_route
 
 
@@ -89,3 +92,15 @@ def medium_reference(tmp_path_factory: pytest.TempPathFactory) -> Counter[tuple[
         return await clean.census()
 
     return asyncio.run(once())
+
+
+@pytest.fixture
+def medium(tmp_path: Path) -> Iterator[tuple[World, V1Context]]:
+    """A fresh seeded `medium` emulator on a loopback port for forked runs (in-process runs and the census use
+    the same app without the sockets), and its v1 context for the request counters."""
+    app = create_app(seeded_service(42, "medium"))
+    with serving(app) as base_url:
+        token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
+        state = tmp_path / "state.sqlite"
+        world = World(base_url, app.state.credentials.legacy_key, token, state, httpx.ASGITransport(app), ())
+        yield world, app.state.v1

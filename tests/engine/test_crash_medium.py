@@ -15,23 +15,19 @@ import random
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 import structlog
 
-from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
 from bridge.emulator.v1_context import V1Context
 from bridge.emulator.v1_stats import RequestStats
 from bridge.engine.killpoints import POINTS
 from bridge.engine.steps import ORDER
 from mappings.kinds import Kind
-from tests.engine.forked import KILLED, run_forked, serving
+from tests.engine.forked import KILLED, run_forked
 from tests.engine.harness import World
 
 log = structlog.get_logger("tests.engine")
@@ -62,18 +58,6 @@ class Reached:
     def __call__(self) -> bool:
         self.fired = self.fired or self.route is None or self.stats.by_route[self.route] > self.before
         return self.fired
-
-
-@pytest.fixture
-def medium(tmp_path: Path) -> Iterator[tuple[World, V1Context]]:
-    """A fresh seeded `medium` emulator on a loopback port for the runs (its census read in process, which
-    is the same app without the sockets), and its v1 context for the request counters."""
-    app = create_app(seeded_service(42, "medium"))
-    with serving(app) as base_url:
-        token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
-        state = tmp_path / "state.sqlite"
-        world = World(base_url, app.state.credentials.legacy_key, token, state, httpx.ASGITransport(app), ())
-        yield world, app.state.v1
 
 
 def stages_in_flight(state: Path) -> set[str]:
