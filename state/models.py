@@ -70,6 +70,8 @@ class RunRow(SQLModel, table=True):
     status: str = Field(default="running", max_length=40)
     options_json: str = Field(default="{}", sa_type=Text)
     plan_fingerprint: str = Field(default="", max_length=128)
+    # What the run did per kind (the engine's report), written when it finishes or stops.
+    report_json: str = Field(default="{}", sa_type=Text, sa_column_kwargs={"server_default": "{}"})
 
 
 class CrosswalkRow(SQLModel, table=True):

@@ -83,8 +83,8 @@ class Runs:
             session.flush()
             return row
 
-    def finish(self, run_id: int, status: RunStatus) -> RunRow:
-        """Stamp the run's end and final status."""
+    def finish(self, run_id: int, status: RunStatus, report: Mapping[str, object] | None = None) -> RunRow:
+        """Stamp the run's end, final status and ``report`` (what it did per kind, plain JSON values)."""
         if status not in RUN_STATUSES or status == "running":
             raise ValueError(f"a run finishes as one of {', '.join(RUN_STATUSES[1:])}, not {status!r}")
         with self._db.write() as session:
@@ -93,6 +93,8 @@ class Runs:
                 raise ValueError(f"no run {run_id} in this state file")
             row.status = status
             row.finished_at = utc_now()
+            if report is not None:
+                row.report_json = json.dumps(dict(report), sort_keys=True)
             return row
 
     def last_runs(self, n: int = 5) -> list[RunRow]:
@@ -104,6 +106,12 @@ class Runs:
         """One run by id."""
         with self._db.read() as session:
             return session.get(RunRow, run_id)
+
+
+def report_of(run: RunRow) -> dict[str, object]:
+    """What a run did per kind, as it recorded it when it ended (empty for a run still going or killed)."""
+    report: dict[str, object] = json.loads(run.report_json)
+    return report
 
 
 def options_of(run: RunRow) -> dict[str, OptionValue]:

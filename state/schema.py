@@ -19,7 +19,7 @@ from sqlalchemy import Engine, inspect, text
 from state.db import Database, corrupt_error, integrity_problems
 from state.errors import SchemaTooNewError
 
-REVISIONS = ("0001", "0002", "0003", "0004")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005")
 """Every revision this bridge ships, oldest first (a test checks it against the alembic scripts)."""
 
 

@@ -24,6 +24,7 @@ from state import StateStore, open_state
 from state.crosswalk import ExportFormat
 from state.errors import StateCorruptError
 from state.models import INTENT_STATUSES, utc_now
+from state.runs import report_of
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -133,6 +134,8 @@ class RunInfo(TypedDict):
     started_at: str | None
     finished_at: str | None
     plan_fingerprint: str
+    report: dict[str, object]
+    """What the run did per kind, as its own summary counted it (empty for a run killed or still going)."""
 
 
 class KindInfo(TypedDict):
@@ -182,6 +185,7 @@ def _status(store: StateStore, run_count: int) -> StatusReport:
                 "started_at": _iso(run.started_at),
                 "finished_at": _iso(run.finished_at),
                 "plan_fingerprint": run.plan_fingerprint,
+                "report": report_of(run),
             }
             for run in store.runs.last_runs(run_count)
         ],
@@ -219,6 +223,30 @@ def _table(title: str | None, *columns: str) -> Table:
     return table
 
 
+REPORT_COLUMNS = (
+    ("to_create", "created"),
+    ("replayed", "replayed"),
+    ("to_update", "updated"),
+    ("unchanged", "unchanged"),
+    ("held_back", "held back"),
+    ("quarantined", "quarantined"),
+    ("removed_at_source", "removed at source"),
+    ("requests", "requests"),
+)
+
+
+def _render_report(console: Console, run: RunInfo) -> None:
+    """The last run's own counts per kind (what its summary showed), when it recorded them."""
+    kinds = run["report"].get("kinds")
+    if not isinstance(kinds, dict) or not kinds:
+        return
+    table = _table(f"Run {run['id']}: what it did", "kind", *(title for _, title in REPORT_COLUMNS))
+    for kind, row in kinds.items():
+        if isinstance(row, dict):
+            table.add_row(plain(str(kind)), *(str(row.get(field, 0)) for field, _ in REPORT_COLUMNS))
+    console.print(table)
+
+
 def _render(status: StatusReport) -> None:
     console = Console(highlight=False, soft_wrap=True)
     console.print(f"state: {status['state']} (schema {status['schema_version']})")
@@ -227,6 +255,8 @@ def _render(status: StatusReport) -> None:
     for run in status["runs"]:
         runs.add_row(str(run["id"]), run["migration"], run["status"], run["started_at"], run["finished_at"] or "-")
     console.print(runs)
+    if status["runs"]:
+        _render_report(console, status["runs"][0])
     kinds = _table("Per kind", "kind", "mapped", "quarantined records", *INTENT_STATUSES)
     for kind, info in status["kinds"].items():
         counts = (info["mapped"], info["quarantined_records"], *(info["intents"][s] for s in INTENT_STATUSES))

@@ -229,6 +229,10 @@ class Plan:
                 seen.setdefault(entry.id, entry)
         return [seen[i] for i in sorted(seen)]
 
+    def counts(self) -> dict[str, object]:
+        """Per kind what the run did, and its requests: what the state file keeps with the run for `status`."""
+        return {"kinds": {k.kind.value: k.as_json() for k in self.ordered()}, "requests": self.requests}
+
     def to_json(self) -> dict[str, object]:
         """The machine-readable plan (``plan.json``), schema ``PLAN_SCHEMA_VERSION``."""
         return {
@@ -236,8 +240,7 @@ class Plan:
             "migration": self.migration,
             "source_workspace": self.source_workspace,
             "target_workspace": self.target_workspace,
-            "kinds": {k.kind.value: k.as_json() for k in self.ordered()},
-            "requests": self.requests,
+            **self.counts(),
             "latency_ms": round(self.latency_s * 1000, 1),
             "concurrency": self.concurrency,
             "estimate_s": self.estimate_s,

@@ -163,14 +163,13 @@ async def _migrate(
     except BaseException as exc:
         await books.aclose()
         if run_id is not None:
-            store.runs.finish(
-                run_id, "stopped" if isinstance(exc, ResumableStop | asyncio.CancelledError) else "failed"
-            )
+            stopped = isinstance(exc, ResumableStop | asyncio.CancelledError)
+            store.runs.finish(run_id, "stopped" if stopped else "failed", ledger.counts())
         log.warning("bridge.run.stopped", run_id=run_id, error=type(exc).__name__)
         raise
     await books.aclose()
     if run_id is not None:
-        store.runs.finish(run_id, "completed_with_quarantine" if ledger.quarantine else "completed")
+        store.runs.finish(run_id, "completed_with_quarantine" if ledger.quarantine else "completed", ledger.counts())
     log.info(
         "bridge.run.finished",
         run_id=run_id,

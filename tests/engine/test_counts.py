@@ -2,10 +2,10 @@
 
 A run of the whole `medium` workspace is SIGKILLed right after the service committed its second transaction
 bulk (records in flight: on the target, not in the crosswalk). The resumed run replays them and walks the
-source: its progress, its summary table, its report JSON, its log, `bridge status` and the plan made before
-it all count each source record once, and their sum per kind is what a plan of the untouched source counted
-and what v1 holds at the end. The plan made between the kill and the resume predicts the resumed run, per
-kind and in the requests the emulator receives.
+source: its progress, its summary table, its report JSON, its log, `bridge status` (the run's own report,
+kept with the run) and the plan made before it all count each source record once, and their sum per kind is
+what a plan of the untouched source counted and what v1 holds at the end. The plan made between the kill and
+the resume predicts the resumed run, per kind and in the requests the emulator receives.
 """
 
 from __future__ import annotations
@@ -133,6 +133,8 @@ def test_a_resumed_medium_run_counts_every_source_record_once_everywhere(medium:
     assert status.exit_code == 0, status.output
     report = json.loads(status.output)
     assert report["in_flight"] == []
+    assert _from_json(report["runs"][0]["report"]["kinds"]) == source
+    assert report["runs"][0]["report"]["requests"] == done.requests
     assert {k.value: report["kinds"][k.value]["mapped"] for k in OWN_CROSSWALK} == {
         k.value: source[k.value] for k in OWN_CROSSWALK
     }
