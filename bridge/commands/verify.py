@@ -73,7 +73,7 @@ def verify_command(report_dir: Path | None, phases: tuple[str, ...], fail_on: st
 
 def summary_table(report: Reconciliation) -> Table:
     """Per project and phase: both totals, the difference and the verdict; the caption gives the answer."""
-    table = Table(title="reconciliation", title_justify="left")
+    table = Table(title="reconciliation", title_justify="left", caption_justify="left")
     for header in ("project", "phase", "rate", "legacy", "v1", "difference", "verdict"):
         left = header in ("project", "phase", "verdict")
         table.add_column(header, justify="left" if left else "right", no_wrap=not left)

@@ -43,6 +43,8 @@ RecordKey = tuple[str, str, str]
 
 GROUPS_NAMED = 3
 """Refused records the headline names before it says how many more there are."""
+KIND_ORDER = ("space", "contact", "project", "phase", "fringe", "global", "line", "actual", "split")
+"""The ledger's order of kinds (dependency order); other kinds (tags, library items) follow by name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,14 +237,19 @@ def summarize(
             scope=q.scope,
             legacy_id=q.legacy_id,
             code=q.code,
-            records=dict(Counter({q.kind: 1}) + below[(q.kind, q.scope, q.legacy_id)]),
+            records=_ordered(Counter({q.kind: 1}) + below[(q.kind, q.scope, q.legacy_id)]),
         )
         for q in quarantine
         if (q.kind, q.scope, q.legacy_id) not in held_keys
     ]
     groups.sort(key=lambda g: (-sum(g.records.values()), g.label))
-    counts = {kind: n for kind, n in records.items() if n}
+    counts = _ordered(+records)
     return HeldBack(summary=_summary(counts, groups, money), records=counts, money=money, groups=groups)
+
+
+def _ordered(counts: Counter[str]) -> dict[str, int]:
+    rank = {kind: n for n, kind in enumerate(KIND_ORDER)}
+    return {kind: counts[kind] for kind in sorted(counts, key=lambda k: (rank.get(k, len(rank)), k))}
 
 
 def _summary(records: Mapping[str, int], groups: Sequence[HeldBackGroup], money: Sequence[HeldBackMoney]) -> str:

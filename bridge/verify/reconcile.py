@@ -33,6 +33,7 @@ from bridge.errors import ConfigError, NotFound
 from bridge.verify.compare import FailOn, Verdict, worst
 from bridge.verify.convert import PhaseRate, convert, format_minor
 from bridge.verify.heldback import (
+    KIND_ORDER,
     HeldBy,
     RecordKey,
     Unmigrated,
@@ -55,6 +56,7 @@ from bridge.verify.schema import (
     TagSummary,
     Totals,
 )
+from bridge.verify.targets import project_targets
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
 from mappings.errors import ErrorCode, MappingError
 from mappings.records import Project
@@ -430,25 +432,8 @@ class Verifier:
 
     def _collect_target(self, project_id: str, v1: V1Project, copies: Copies) -> None:
         """Target objects of the project-scoped kinds, for the ledger's set check."""
-        s = self.sources
-        s.target["phase"] += [TargetObject(p.id, project_id, p.name) for p in copies.phases]
-        s.target["line"] += [
-            TargetObject(line.id, project_id, f"{line.parent_id}|{line.type}|{line.account_id}|{line.description}")
-            for line in v1.lines
-        ]
-        s.target["actual"] += [
-            TargetObject(t.id, project_id, _transaction_key(t.model_extra or {}, t.amount.amount, t.amount.currency))
-            for t in v1.transactions
-        ]
-        s.target["split"] += [
-            TargetObject(str(item["id"]), project_id, f"{t.id}|{_item_key(item)}")
-            for t in v1.transactions
-            for item in _items_of(t.model_extra or {})
-        ]
-        for kind in ("fringe", "global"):
-            s.target[kind] += [
-                TargetObject(item.id, project_id, _item_name(item.model_extra or {})) for item in copies.items[kind]
-            ]
+        for kind, objects in project_targets(project_id, v1, copies.phases, copies.items).items():
+            self.sources.target[kind] += objects
 
     async def _workspace_kinds(self) -> None:
         """Spaces and contacts (workspace-wide) for the ledger, when the whole workspace is verified."""
@@ -462,7 +447,7 @@ class Verifier:
 
     def _ledgers(self, held: Mapping[RecordKey, HeldBy]) -> list[KindLedger]:
         entries = []
-        for kind in ("space", "contact", "project", "phase", "fringe", "global", "line", "actual", "split"):
+        for kind in KIND_ORDER:
             if kind not in self.sources.source:
                 continue
             source = frozenset(self.sources.source[kind])
@@ -500,29 +485,3 @@ def _tag_figure(tag: str, plan: PhasePlan, raw: object, currency: str) -> Figure
         rounding_bound_minor="0",
         quarantined_minor=0,
     )
-
-
-def _item_name(fields: Mapping[str, object]) -> str:
-    for name in ("name", "symbol", "code"):
-        value = fields.get(name)
-        if isinstance(value, str):
-            return value
-    return ""
-
-
-def _transaction_key(fields: Mapping[str, object], amount: int, currency: str) -> str:
-    return f"{fields.get('timestamp')}|{amount}|{currency}|{fields.get('description')}|{fields.get('budgetLineId')}"
-
-
-def _items_of(fields: Mapping[str, object]) -> list[Mapping[str, object]]:
-    """A transaction's items as v1 lists them (extra fields of the transaction record)."""
-    items = fields.get("items")
-    if not isinstance(items, list):
-        return []
-    return [i for i in items if isinstance(i, Mapping) and isinstance(i.get("id"), str)]
-
-
-def _item_key(item: Mapping[str, object]) -> str:
-    amount = item.get("amount")
-    minor = amount.get("amount") if isinstance(amount, Mapping) else None
-    return f"{minor}|{item.get('budgetLineId')}|{item.get('description')}"

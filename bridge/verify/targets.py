@@ -1,0 +1,64 @@
+"""The target's objects of one migrated project, each with the natural key a duplicate of it would share.
+
+The ledger's set check (``ledger.py``) pairs them with the crosswalk: an object the crosswalk does not know
+is unexpected, or a duplicate when its natural key equals a crosswalked object's in the same project.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from bridge.clients.models import LibraryItem, Phase
+from bridge.verify.ledger import TargetObject
+from bridge.verify.totals import V1Project
+
+
+def project_targets(
+    project_id: str, v1: V1Project, phases: Sequence[Phase], items: Mapping[str, Sequence[LibraryItem]]
+) -> dict[str, list[TargetObject]]:
+    """Per ledger kind, the v1 objects of the project (its phases, lines, transactions, items, copies)."""
+    targets = {
+        "phase": [TargetObject(p.id, project_id, p.name) for p in phases],
+        "line": [
+            TargetObject(line.id, project_id, f"{line.parent_id}|{line.type}|{line.account_id}|{line.description}")
+            for line in v1.lines
+        ],
+        "actual": [
+            TargetObject(t.id, project_id, _transaction_key(t.model_extra or {}, t.amount.amount, t.amount.currency))
+            for t in v1.transactions
+        ],
+        "split": [
+            TargetObject(str(item["id"]), project_id, f"{t.id}|{_item_key(item)}")
+            for t in v1.transactions
+            for item in _items_of(t.model_extra or {})
+        ],
+    }
+    for kind in ("fringe", "global"):
+        targets[kind] = [TargetObject(item.id, project_id, _item_name(item.model_extra or {})) for item in items[kind]]
+    return targets
+
+
+def _item_name(fields: Mapping[str, object]) -> str:
+    for name in ("name", "symbol", "code"):
+        value = fields.get(name)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def _transaction_key(fields: Mapping[str, object], amount: int, currency: str) -> str:
+    return f"{fields.get('timestamp')}|{amount}|{currency}|{fields.get('description')}|{fields.get('budgetLineId')}"
+
+
+def _items_of(fields: Mapping[str, object]) -> list[Mapping[str, object]]:
+    """A transaction's items as v1 lists them (extra fields of the transaction record)."""
+    items = fields.get("items")
+    if not isinstance(items, list):
+        return []
+    return [i for i in items if isinstance(i, Mapping) and isinstance(i.get("id"), str)]
+
+
+def _item_key(item: Mapping[str, object]) -> str:
+    amount = item.get("amount")
+    minor = amount.get("amount") if isinstance(amount, Mapping) else None
+    return f"{minor}|{item.get('budgetLineId')}|{item.get('description')}"
