@@ -8,14 +8,16 @@ import sys
 import pytest
 
 from bridge.engine.killpoints import KillSwitch
+from mappings.kinds import Kind
 
 SCRIPT = """
 from bridge.engine.killpoints import KillSwitch
+from mappings.kinds import Kind
 switch = KillSwitch("line:sent:3")
 for n in range(1, 6):
-    switch.reach("phase", "sent")
-    switch.reach("line", "journal")
-    switch.reach("line", "sent")
+    switch.reach(Kind.PHASE, "sent")
+    switch.reach(Kind.LINE, "journal")
+    switch.reach(Kind.LINE, "sent")
     print(n, flush=True)
 """
 
@@ -24,7 +26,7 @@ def test_unset_switch_never_kills() -> None:
     """Without BRIDGE_TEST_KILL_AT a run passes every point untouched."""
     switch = KillSwitch(None)
     for _ in range(10):
-        switch.reach("line", "sent")
+        switch.reach(Kind.LINE, "sent")
 
 
 def test_switch_kills_at_the_nth_pass_of_its_kind_and_point() -> None:

@@ -12,7 +12,7 @@ def _plan() -> Plan:
     plan = Plan("m", "ws_source", "ws_target", latency_s=0.02, concurrency=4)
     plan.fold(Tally.of(Kind.LINE, Fate.CREATED, 250, requests=3))
     plan.fold(Tally.of(Kind.SPACE, Fate.CREATED, 2, requests=2))
-    refused = QuarantinedRecord("line", "p1", "l9", "amount_not_finite", "rate", "rate is NaN")
+    refused = QuarantinedRecord(Kind.LINE, "p1", "l9", "amount_not_finite", "rate", "rate is NaN")
     plan.fold(Tally(quarantine=(Refusal(Kind.LINE, refused),)))
     return plan
 

@@ -46,7 +46,7 @@ async def test_in_flight_intent_is_replayed_with_its_key_and_booked_once(world: 
         first = await v1.post("/spaces", json=write.body, headers={"Idempotency-Key": str(write.key)})
     books, replayed = await _replay_one(world, write, age=timedelta(minutes=5))
     assert replayed == 1
-    assert books.lookup("space", WORKSPACE, "spc_1") == first.json()["id"]
+    assert books.lookup(Kind.SPACE, WORKSPACE, "spc_1") == first.json()["id"]
     assert await _spaces_named(world, "Lost Answer") == [first.json()["id"]]
 
 
@@ -59,7 +59,7 @@ async def test_intent_older_than_key_retention_is_looked_up_instead_of_replayed(
         )
     write = Write(Kind.SPACE, WORKSPACE, "POST", "/spaces", {"name": "Old Write"}, ("spc_2",), "key-" + "c" * 40)
     books, _ = await _replay_one(world, write, age=timedelta(hours=25))
-    assert books.lookup("space", WORKSPACE, "spc_2") == made.json()["id"]
+    assert books.lookup(Kind.SPACE, WORKSPACE, "spc_2") == made.json()["id"]
     assert await _spaces_named(world, "Old Write") == [made.json()["id"]]
 
 
@@ -70,7 +70,7 @@ async def test_old_intent_not_found_on_the_target_is_sent(world: World) -> None:
     books, _ = await _replay_one(world, write, age=timedelta(hours=25))
     found = await _spaces_named(world, "Never Arrived")
     assert len(found) == 1
-    assert books.lookup("space", WORKSPACE, "spc_3") == found[0]
+    assert books.lookup(Kind.SPACE, WORKSPACE, "spc_3") == found[0]
 
 
 async def _transaction_with_items(
@@ -124,7 +124,7 @@ async def test_stale_fan_out_sends_only_the_items_not_on_the_target(world: World
     books, _ = await _replay_one(world, write, age=timedelta(hours=25))
     items = await _items(world, write)
     assert [description for _, description in items] == ["Labour", "Parts", "Freight"]
-    assert [books.lookup("split", "prj_legacy", member) for member in write.members] == [i for i, _ in items]
+    assert [books.lookup(Kind.SPLIT, "prj_legacy", member) for member in write.members] == [i for i, _ in items]
     stats = await world.control("GET", "/stats")
     assert isinstance(stats, dict)
     assert stats["requests"]["byRoute"]["POST /v1/transactions/{transaction_id}/items"] == 3
@@ -138,7 +138,7 @@ async def test_stale_fan_out_matches_equal_items_one_each(world: World) -> None:
     books, _ = await _replay_one(world, write, age=timedelta(hours=25))
     items = await _items(world, write)
     assert [description for _, description in items] == ["Hire", "Hire"]
-    assert {books.lookup("split", "prj_legacy", member) for member in write.members} == {i for i, _ in items}
+    assert {books.lookup(Kind.SPLIT, "prj_legacy", member) for member in write.members} == {i for i, _ in items}
 
 
 @pytest.mark.anyio

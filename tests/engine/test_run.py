@@ -119,7 +119,7 @@ async def test_plan_reports_target_objects_the_state_file_does_not_know(world: W
         )
         assert made.status_code == 201
     plan = await world.run(dry_run=True)
-    assert plan.ledger.unknown_on_target == {"space": 1}
+    assert plan.ledger.unknown_on_target == {Kind.SPACE: 1}
     assert plan.preflight.role == "admin"
 
 
@@ -151,7 +151,7 @@ async def test_plan_lists_per_record_what_v1_has_no_published_write_for(world: W
     assert isinstance(listed, list)
     fields = {entry["field"].split(".")[-1] for entry in listed}
     assert "tags" in fields
-    assert all(entry["kind"] == "line" or entry["kind"] == "contact" for entry in listed)
+    assert all(entry["kind"] in (Kind.LINE, Kind.CONTACT) for entry in listed)
     assert all(entry["reason"] == "no published write" for entry in listed)
     done = await world.run()
     assert len(done.ledger.not_carried) == len(listed)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from mappings.kinds import Kind
 from state import SourceRecord, StateBindingError, StateStore
 
 URL = "https://api.example.com/api/v1"
-A = [SourceRecord("space", "spc_a1"), SourceRecord("project", "prj_a1"), SourceRecord("contact", "con_a1")]
-B = [SourceRecord("project", "prj_b1"), SourceRecord("contact", "con_b1")]
+A = [SourceRecord(Kind.SPACE, "spc_a1"), SourceRecord(Kind.PROJECT, "prj_a1"), SourceRecord(Kind.CONTACT, "con_a1")]
+B = [SourceRecord(Kind.PROJECT, "prj_b1"), SourceRecord(Kind.CONTACT, "con_b1")]
 
 
 def _bind(store: StateStore) -> None:
@@ -46,7 +47,7 @@ def test_the_same_workspace_is_followed_as_its_records_come_and_go(store: StateS
     every first-seen record was deleted is still known by the ones learnt since."""
     store.source.recognise(A, URL)
     _bind(store)
-    grown = [A[1], SourceRecord("project", "prj_a2")]
+    grown = [A[1], SourceRecord(Kind.PROJECT, "prj_a2")]
     store.source.recognise(grown, URL)
     assert store.source.known() == {*A, grown[1]}
     store.source.recognise([grown[1]], URL)
