@@ -68,6 +68,8 @@ CASES: Final = (
     Case("C1 next line", "line.description", "Fuel\x85", ErrorCode.TEXT_CONTROL_CHARACTERS),
     Case("bidi override", "line.description", "Invoice \u202efdp.exe", MIGRATED),
     Case("byte order mark", "line.description", "\ufeffCatering", MIGRATED),
+    Case("terminal markup", "line.description", "Rig [/] [bold red]x", MIGRATED),
+    Case("markup beside NUL", "line.description", "[/]\x00[link=file:///etc]", ErrorCode.TEXT_CONTROL_CHARACTERS),
     Case("one megabyte", "line.description", MEGABYTE, ErrorCode.TEXT_TOO_LONG),
     Case("not NFC", "line.description", unicodedata.normalize("NFD", "Café"), ErrorCode.TEXT_NOT_NFC),
     Case("number as description", "line.description", 42, ErrorCode.FIELD_TYPE),
