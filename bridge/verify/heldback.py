@@ -258,13 +258,22 @@ def _summary(records: Mapping[str, int], groups: Sequence[HeldBackGroup], money:
     what = ", ".join(f"{n} {kind if n == 1 else _plural(kind)}" for kind, n in records.items())
     named = "; ".join(f"{g.label}: {sum(g.records.values())}" for g in groups[:GROUPS_NAMED])
     more = f"; and {len(groups) - GROUPS_NAMED} more refused" if len(groups) > GROUPS_NAMED else ""
-    totals: dict[tuple[str, str], int] = defaultdict(int)
+    phases: dict[tuple[str, str, str], int] = defaultdict(int)
+    actuals: dict[str, int] = defaultdict(int)
     for row in money:
-        totals[(row.phase_name, row.currency)] += row.minor
-    amounts = ", ".join(f"{name} {format_minor(minor, cur)} {cur}" for (name, cur), minor in totals.items())
+        if row.phase_id is None:
+            actuals[row.currency] += row.minor
+        else:
+            phases[(row.phase_name, row.legacy_currency, row.currency)] += row.minor
+    # Phase totals are listed, never added up: an estimate, a working budget and the actuals overlap.
+    per_phase = ", ".join(
+        f"{name} {format_minor(minor, cur)} {cur}" + (f" (from {source})" if source != cur else "")
+        for (name, source, cur), minor in phases.items()
+    )
+    ledger = ", ".join(f"{format_minor(minor, cur)} {cur}" for cur, minor in actuals.items())
     return (
         f"held back by quarantine: {what or 'no records'} (by {named or 'no refused record'}{more}); "
-        f"money held back: {amounts or 'none'}"
+        f"money held back, per phase total: {per_phase or 'none'}; in the actuals ledger: {ledger or 'none'}"
     )
 
 
