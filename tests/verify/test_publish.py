@@ -161,3 +161,26 @@ def test_killing_verify_while_it_writes_reports_leaves_the_previous_set_whole(wo
     assert again == code, output
     assert consistent(reports)
     assert len(list((reports / SETS).iterdir())) == 3, "leftovers of the killed writes are removed"
+
+
+def test_verify_on_a_full_disk_stops_resumably_and_keeps_the_previous_reports(
+    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`bridge verify` whose report files cannot be written: exit 3 (run again), saying so; the old set stays."""
+    reports = tmp_path / "reports"
+    run_cli(world, reports)
+    before = shown(reports)
+
+    def full(path: Path, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr("bridge.verify.publish._write_file", full)
+    code, _, output = run_cli(world, reports, "--fail-on", "rounding")
+    assert code == 3, output
+    assert "the reports could not be written" in words(output)
+    assert "No space left on device" in output
+    assert shown(reports) == before
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
