@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 
+from mappings.printable import escaped
 from mappings.refs import RecordRef
 
 
@@ -39,11 +40,24 @@ class Note:
     rounding: Decimal | None = None
     assumption: str | None = None
 
+    def __post_init__(self) -> None:
+        # A note is shown (plan, terminal, report), never sent: source text in it is kept printable, so a
+        # bidi override or an escape sequence in a carried value cannot reorder or repaint what is shown.
+        for name in ("field", "old", "new", "detail"):
+            value = getattr(self, name)
+            if isinstance(value, str) and not value.isprintable():
+                object.__setattr__(self, name, escaped(value))
+
     def __str__(self) -> str:
-        change = f" {self.old!r} -> {self.new!r}" if self.old is not None or self.new is not None else ""
+        change = f" {_quoted(self.old)} -> {_quoted(self.new)}" if self.old is not None or self.new is not None else ""
         extra = f": {self.detail}" if self.detail else ""
         cite = f" [{self.assumption}]" if self.assumption else ""
         return f"{self.kind} {self.ref} field {self.field!r}{change}{extra}{cite}"
+
+
+def _quoted(value: str | None) -> str:
+    # Quoted as is (already printable): repr would double the backslash of every escape.
+    return "None" if value is None else f"'{value}'"
 
 
 def lossy(ref: RecordRef, field: str, old: str, new: str, assumption: str | None = None) -> Note:
