@@ -199,4 +199,16 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "ProjectFringeGroup and SourceTombstone; how a copy relates to the project's fringes is not shown.",
         ("emulator.v1_project_groups", "emulator.library"),
     ),
+    Assumption(
+        "A62",
+        "legacy workspace identity",
+        "The legacy surface names no workspace and every workspace shares its base URL, but the system ids of "
+        "spaces, projects and contacts are unique across the service. A state file keeps the ids it has seen in "
+        "its source; once a run is recorded, a source listing none of them is another workspace and is refused "
+        "(exit 2), and a source listing any of them is the same workspace (a rotated key included), whose current "
+        "records are added.",
+        "legacy seed: no workspace field or identity route, only that a key may be rotated; L-SPEC calls system "
+        "ids 'UUID/nanoid' without saying they are unique across workspaces.",
+        ("engine.preflight", "state.source"),
+    ),
 )
