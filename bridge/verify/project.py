@@ -89,7 +89,7 @@ def phase_plans(
     refused: list[tuple[Phase, str]] = []
     notes: list[str] = []
     for phase in legacy.budget.phases:
-        if wanted and not {phase.id, phase.name, phase.alias} & set(wanted):
+        if not selected(phase, wanted):
             continue
         label = phase.name or phase.id
         v1_id = lookup("phase", phase.id)
@@ -104,6 +104,11 @@ def phase_plans(
             continue
         plans.append(PhasePlan(phase, v1_id, phase_rate(phase, currency, notes)))
     return plans, refused, notes
+
+
+def selected(phase: Phase, wanted: tuple[str, ...]) -> bool:
+    """Whether ``--phase`` (legacy ids or names; empty = all) selects the phase."""
+    return not wanted or bool({phase.id, phase.name, phase.alias} & set(wanted))
 
 
 def phase_rate(phase: Phase, workspace_currency: str, notes: list[str]) -> PhaseRate:

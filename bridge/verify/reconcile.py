@@ -46,7 +46,15 @@ from bridge.verify.heldback import (
 )
 from bridge.verify.ledger import CrosswalkEntry, KindInput, SourceKey, TargetObject, is_clean, ledger
 from bridge.verify.library import library_differences
-from bridge.verify.project import PhasePlan, ProjectComparer, actual_currency, actual_sums, phase_plans, phase_rate
+from bridge.verify.project import (
+    PhasePlan,
+    ProjectComparer,
+    actual_currency,
+    actual_sums,
+    phase_plans,
+    phase_rate,
+    selected,
+)
 from bridge.verify.schema import (
     Figure,
     KindLedger,
@@ -250,7 +258,11 @@ class Verifier:
             Unmigrated(
                 project_id=project.id,
                 name=project.name or project.id,
-                phases=[(p, phase_rate(p, currency, notes)) for p in legacy.budget.phases],
+                phases=[
+                    (p, phase_rate(p, currency, notes))
+                    for p in legacy.budget.phases
+                    if selected(p, self.options.phases)
+                ],
                 totals=legacy.budget.totals,
                 actual_count=len(legacy.actuals),
                 actual_total=legacy.total_amount,
