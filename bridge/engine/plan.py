@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bridge import assumptions
-from bridge.engine.steps import ORDER
+from bridge.engine.steps import ORDER, stages
 from mappings.kinds import Kind
 from mappings.notes import Note, NoteKind
 
@@ -212,9 +212,10 @@ class Plan:
 
     @property
     def estimate_s(self) -> float:
-        """Wall time at the measured latency: kinds run one after another, a kind's requests in parallel."""
-        per_kind = (math.ceil(k.requests / max(1, self.concurrency)) for k in self.kinds.values())
-        return round(sum(per_kind) * self.latency_s, 2)
+        """Wall time at the measured latency: waves one after another, the requests of a wave's kinds sharing
+        the concurrency (a lower bound where one project's pipeline is the long pole)."""
+        rounds = (math.ceil(sum(self.of(k).requests for k in wave) / max(1, self.concurrency)) for wave in stages())
+        return round(sum(rounds) * self.latency_s, 2)
 
     @property
     def removed_at_source(self) -> dict[Kind, int]:

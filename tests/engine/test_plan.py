@@ -17,11 +17,14 @@ def _plan() -> Plan:
     return plan
 
 
-def test_estimate_runs_kinds_in_sequence_and_requests_in_parallel() -> None:
-    """Two kinds with 3 and 2 requests at concurrency 4 take one round each: 2 x latency."""
+def test_estimate_runs_waves_in_sequence_and_requests_in_parallel() -> None:
+    """Two kinds of different waves with 3 and 2 requests at concurrency 4 take one round each: 2 x latency;
+    two kinds of one wave share it (2 + 3 requests at concurrency 4: two rounds)."""
     plan = _plan()
     assert plan.requests == 5
     assert plan.estimate_s == round(2 * 0.02, 2)
+    plan.fold(Tally.of(Kind.CONTACT, Fate.CREATED, 3, requests=3))
+    assert plan.estimate_s == round(3 * 0.02, 2)
 
 
 def test_plan_json_lists_kinds_in_run_order_with_codes_and_assumptions() -> None:
