@@ -166,13 +166,14 @@ class ProjectPipeline(ProjectStep):
         """What a quarantined project holds, per kind, counted as held back (read, never mapped or sent)."""
         project_id = library.project.id
         copies = self.copies.get(project_id, [])
-        nodes = await self.legacy.budget_lines(project_id)
+        async with self.trees.holding(lambda: self.legacy.budget_lines(project_id)) as nodes:
+            lines = len(nodes)
         actuals, splits = await self.actuals.count(project_id)
         return total(
             (
                 *(Tally.of(kind, Fate.HELD_BACK, sum(1 for c in copies if c[0] is kind)) for kind in COPY_KINDS),
                 Tally.of(Kind.PHASE, Fate.HELD_BACK, len(library.phases)),
-                Tally.of(Kind.LINE, Fate.HELD_BACK, len(nodes)),
+                Tally.of(Kind.LINE, Fate.HELD_BACK, lines),
                 Tally.of(Kind.ACTUAL, Fate.HELD_BACK, actuals),
                 Tally.of(Kind.SPLIT, Fate.HELD_BACK, splits),
             )

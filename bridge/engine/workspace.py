@@ -14,8 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-import structlog
-
 from bridge.engine.apply import Applier, Desired
 from bridge.engine.books import Books
 from bridge.engine.plan import Fate, QuarantinedRecord, Refusal, Tally, not_carried, total
@@ -31,8 +29,6 @@ from mappings.notes import Note
 from mappings.refs import WORKSPACE
 from mappings.spaces import map_project, map_space, project_patch, space_patch
 from mappings.tags import plan_tags
-
-log = structlog.get_logger("bridge.engine")
 
 W = TypeVar("W", bound=Mapping[str, object])
 Writer = Callable[[], Coroutine[object, object, Tally]]
