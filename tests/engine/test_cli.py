@@ -15,6 +15,8 @@ from bridge.emulator.app import create_app
 from bridge.emulator.seed import seeded_service
 from bridge.emulator.serve import BackgroundServer
 from bridge.engine.plan import PLAN_SCHEMA_VERSION
+from mappings.kinds import Kind
+from state import open_state
 from tests.engine.harness import SMALL_PROJECT, World
 
 
@@ -96,3 +98,18 @@ def test_revoked_token_exits_3_with_the_command_to_resume(served: World) -> None
     assert code == 3
     assert f"resume with:  bridge run --project {SMALL_PROJECT}" in output
     assert served.token not in output
+
+
+@pytest.mark.wire
+def test_a_record_removed_at_source_is_named_by_plan_and_run(served: World) -> None:
+    """After a legacy actual is deleted, plan and run say it was removed at source and is left on the target."""
+    assert _bridge(served, "run", "--project", SMALL_PROJECT)[0] == 1  # the dirty seed quarantines some records
+    legacy = f"{served.base_url}/api/v1/projects/{SMALL_PROJECT}/actuals"
+    headers = {"X-API-Key": served.legacy_key}
+    actuals = httpx.get(legacy, params={"idMode": "system"}, headers=headers).json()["actuals"]
+    with open_state(str(served.state), read_only=True) as store:
+        migrated = next(a["id"] for a in actuals if store.crosswalk.lookup(Kind.ACTUAL, a["id"], SMALL_PROJECT))
+    assert httpx.delete(f"{legacy}/{migrated}", headers=headers).status_code == 204
+    for command in ("plan", "run"):
+        _code, output = _bridge(served, command, "--project", SMALL_PROJECT)
+        assert "removed at source, left on target: actual 1" in output
