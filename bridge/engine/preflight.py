@@ -84,7 +84,11 @@ async def check_workspaces(legacy: LegacyClient, v1: V1Client, store: StateStore
     Reads only, and no more of the source than it takes: usually its projects are recognised at once.
     """
     target, _ = target_identity(await v1.me())
-    store.runs.check_binding(source_identity(legacy_url), target)
+    bound = store.runs.binding()
+    # Only the target part of the binding: verify may reach the same legacy workspace through another URL form
+    # (the records below recognise the workspace), while the run keeps the URL in its key namespace.
+    if bound is not None:
+        store.runs.check_binding(bound[0], target)
     seen: list[SourceRecord] = []
     for read in READERS:
         seen += await read(legacy)

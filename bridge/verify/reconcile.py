@@ -27,6 +27,7 @@ from bridge.clients.limiter import AimdLimiter
 from bridge.clients.models import LibraryItem, Phase
 from bridge.clients.v1 import ProjectCopyKind, V1Client, open_v1
 from bridge.config import Settings
+from bridge.engine.preflight import check_workspaces
 from bridge.engine.run import Transports
 from bridge.engine.tasks import run_all
 from bridge.errors import ConfigError, NotFound
@@ -129,6 +130,8 @@ async def verify(
             open_legacy(legacy_url, legacy_key, controls, transport=counters["legacy"]) as legacy,
             open_v1(v1_url, token, controls, transport=counters["v1"]) as v1,
         ):
+            # Credentials of another workspace would compare the wrong two sides: refused before any total is read.
+            await check_workspaces(legacy, v1, store, legacy_url)
             verifier = Verifier(legacy, v1, store, options)
             report = await verifier.run(migration_name(settings, store))
     finally:

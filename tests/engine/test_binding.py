@@ -66,14 +66,15 @@ def _writes(world: World) -> int:
 def test_a_second_workspace_behind_the_same_url_is_refused_with_exit_2_and_nothing_written(
     served: World, tmp_path: Path
 ) -> None:
-    """After the small project of `source` is migrated, `plan` and `run` with the key of another workspace on
-    the same URL exit 2 naming what to do, and write nothing to v1; the same key on a new state file plans."""
+    """After the small project of `source` is migrated, `plan`, `run` and `verify` with the key of another
+    workspace on the same URL exit 2 naming what to do, and write nothing to v1; the same key on a new state
+    file plans."""
     code, output = _bridge(served, "run", "--project", SMALL_PROJECT)
     assert code in (0, 1), output
     other_key = _other_workspace(served)
     written = _writes(served)
     census = asyncio.run(served.census())
-    for command in ("plan", "run"):
+    for command in ("plan", "run", "verify"):
         code, output = _bridge(served, command, "--project", SMALL_PROJECT, BRIDGE_LEGACY_KEY=other_key)
         assert code == 2, output
         assert "another workspace" in output

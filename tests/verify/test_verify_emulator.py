@@ -255,7 +255,7 @@ def test_a_reconciled_project_costs_a_few_reads_no_drill_down_and_no_write(world
     for surface in ("legacy", "v1"):
         sent = after["requests"]["bySurface"].get(surface, 0) - before["requests"]["bySurface"].get(surface, 0)
         assert report.requests[surface] == sent
-    assert report.requests["legacy"] <= 6
+    assert report.requests["legacy"] <= 7  # one of them recognises the legacy workspace (A62)
 
 
 def test_fail_on_rounding_fails_exactly_when_some_total_is_not_exact(world: World, tmp_path: Path) -> None:
