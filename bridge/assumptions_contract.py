@@ -211,4 +211,52 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "ids 'UUID/nanoid' without saying they are unique across workspaces.",
         ("engine.preflight", "state.source"),
     ),
+    Assumption(
+        "A63",
+        "budget depth the bridge migrates",
+        "The bridge migrates 32 levels of a budget tree (mappings.budget.MAX_DEPTH): a node at level 32 is "
+        "quarantined as tree.too_deep and its subtree waits under it (tree.ancestor_quarantined, counted as held "
+        "back), so a tree the source nests thousands deep is neither walked recursively nor sent as thousands of "
+        "rounds of bulk requests.",
+        "Neither the seeds nor the published descriptions bound a budget's depth; each level costs one round of "
+        "line bulks on v1 (parents before children).",
+        ("mappings", "clients.legacy"),
+    ),
+    Assumption(
+        "A64",
+        "a usable legacy id",
+        "A legacy id the bridge can key, journal and put in a path is text of 1 to 200 characters without "
+        "control, zero-width, bidirectional or surrogate characters; any other is record.id_invalid, filed under "
+        "its escaped form (or #row when there is none), and a project refused so gets no library reads.",
+        "L-SPEC types ids as strings ('UUID/nanoid' with idMode=system) with no length or alphabet.",
+        ("mappings", "clients.legacy"),
+    ),
+    Assumption(
+        "A65",
+        "strict legacy types",
+        "A field the legacy description types, sent as another JSON type, refuses its record "
+        "(record.field_type); numbers are judged by the money rules: JSON true, arrays and objects are "
+        "number.not_numeric, never coerced to 1 or 0. Decimal text is still read as a number, since the "
+        "published write shapes take a value or a formula string.",
+        "L-SPEC types the fields; what a client should do with a value of another type is not said.",
+        ("mappings", "clients.legacy"),
+    ),
+    Assumption(
+        "A66",
+        "an id repeated in a legacy answer",
+        "An id listed twice inside one list answer (a line under two accounts, an actual twice in one window) is "
+        "one record refused as record.duplicate_id, never silently deduplicated; across actuals windows the same "
+        "id is the same record that moved between windows, and is read once.",
+        "L-SPEC does not say whether list answers may repeat an id.",
+        ("mappings", "clients.legacy"),
+    ),
+    Assumption(
+        "A67",
+        "legitimate odd text",
+        "-0 migrates as 0; bidirectional overrides, byte-order marks and markup characters in names and "
+        "descriptions are text and migrate unchanged; they are only escaped where the bridge shows them "
+        "(terminal, Markdown, HTML, CSV).",
+        "Neither the seeds nor the published descriptions restrict the characters of names and descriptions.",
+        ("mappings",),
+    ),
 )
