@@ -1,16 +1,23 @@
 """The control API (``/_emulator/*``): counters, fault plan, reset, workspaces, tokens, legacy keys, settings.
 
-It sits apart from both product surfaces and needs no credentials: it is the test harness's handle. Workspaces
-and legacy keys made here live until ``/reset``, which brings back the seeded ``source`` and ``target`` and the
-key ``create_app`` was given.
+It sits apart from both product surfaces: it is the test harness's handle, and it mints tokens for any
+workspace. So it is open only while nothing but this machine can reach it: an app made with a
+``control_token`` (``bridge emulate`` makes one whenever it listens beyond loopback) answers 401 to a request
+without ``Authorization: Bearer <control token>``. Workspaces and legacy keys made here live until ``/reset``,
+which brings back the seeded ``source`` and ``target`` and the key ``create_app`` was given.
 """
 
 from __future__ import annotations
 
+import hmac
+import math
 import time
+from typing import Annotated
 
-from fastapi import APIRouter, HTTPException
-from pydantic import ValidationError as PydanticValidationError
+import pydantic
+from fastapi import APIRouter, Depends, HTTPException
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -18,10 +25,31 @@ from bridge.emulator.errors import NotFound
 from bridge.emulator.faults import FaultPlan
 from bridge.emulator.store_core import new_api_key
 from bridge.emulator.v1_context import V1Context, context_of
+from bridge.emulator.v1_errors import ValidationError
+from bridge.emulator.v1_requests import field_errors
+from bridge.emulator.v1_routing import json_body
+from bridge.emulator.webhooks import format_origin, parse_target
 
 # -- the control API ----------------------------------------------------------------------------------------
 
-router = APIRouter(prefix="/_emulator")
+
+def require_control_token(request: Request) -> None:
+    """401 unless the request carries the app's control token (an app without one is open: loopback only)."""
+    expected: str | None = request.app.state.control_token
+    if expected is None:
+        return
+    scheme, _, given = (request.headers.get("authorization") or "").partition(" ")
+    if scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), expected.encode()):
+        return
+    raise HTTPException(
+        401,
+        "the control API needs its own token: send 'Authorization: Bearer <control token>' (bridge emulate "
+        "printed it at start, unless it came from EMULATOR_CONTROL_TOKEN or --control-token-file)",
+        headers={"WWW-Authenticate": 'Bearer realm="emulator control"'},
+    )
+
+
+router = APIRouter(prefix="/_emulator", dependencies=[Depends(require_control_token)])
 
 
 def _objects(context: V1Context) -> dict[str, dict[str, int]]:
@@ -84,8 +112,8 @@ async def get_faults(request: Request) -> JSONResponse:
 async def set_faults(request: Request) -> JSONResponse:
     try:
         plan = FaultPlan.model_validate(await _body(request))
-    except PydanticValidationError as exc:
-        raise HTTPException(400, f"invalid fault plan: {exc.errors(include_url=False)}") from exc
+    except pydantic.ValidationError as exc:
+        raise _refused("fault plan", exc) from None
     context_of(request).faults.set_plan(plan)
     return JSONResponse(plan.model_dump(by_alias=True))
 
@@ -136,7 +164,7 @@ async def issue_token(request: Request) -> JSONResponse:
     try:
         workspace = context.service.workspace(str(body.get("workspace", "target"))).id
         lifetime = body.get("expiresInS")
-        expires_at = None if lifetime is None else time.time() + float(str(lifetime))
+        expires_at = None if lifetime is None else time.time() + _lifetime(lifetime)
         grant = context.tokens.issue(workspace, str(body.get("role", "admin")), expires_at=expires_at)
     except (NotFound, ValueError) as exc:
         raise HTTPException(400, str(exc)) from exc
@@ -162,6 +190,38 @@ async def set_token_role(request: Request, token: str) -> JSONResponse:
     return JSONResponse({"role": body.get("role")})
 
 
+def _lifetime(value: object) -> float:
+    """A token's lifetime in seconds: a finite JSON number, 0 or more (NaN would make it never expire)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"expiresInS must be a number of seconds, 0 or more; got {value!r}")
+    return float(value)
+
+
+def _refused(what: str, exc: pydantic.ValidationError) -> ValidationError:
+    """The v1 envelope's 400 ``validation`` for a refused control body, each refused field in ``fieldErrors``."""
+    errors = field_errors(exc)
+    listed = "; ".join(f"{name}: {', '.join(messages)}" for name, messages in errors.items())
+    return ValidationError(f"Invalid {what} ({listed}). Nothing was changed.", fieldErrors=errors)
+
+
+def _target(text: str) -> str:
+    parse_target(text)
+    return text
+
+
+class Settings(BaseModel):
+    """What ``POST /_emulator/settings`` takes: known names only, JSON types as they are (no "5" for 5, no
+    "nan"), finite numbers. Only the fields sent are applied, and nothing is applied unless all of them fit;
+    the defaults here only make every field optional."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, alias_generator=to_camel)
+
+    idempotency_retention_s: float = Field(default=0.0, ge=0)
+    webhook_time_scale: float = Field(default=1.0, ge=0)
+    webhook_targets: list[Annotated[str, AfterValidator(_target)]] = Field(default_factory=list)
+    budget_line_limit: int = Field(default=1, ge=1)
+
+
 @router.get("/settings")
 async def get_settings(request: Request) -> JSONResponse:
     context = context_of(request)
@@ -169,7 +229,7 @@ async def get_settings(request: Request) -> JSONResponse:
         {
             "idempotencyRetentionS": context.idempotency.retention_s,
             "webhookTimeScale": context.webhooks.time_scale,
-            "allowLoopbackWebhooks": context.webhooks.allow_loopback,
+            "webhookTargets": sorted(format_origin(origin) for origin in context.webhooks.targets),
             "budgetLineLimit": context.budget_line_limit,
         }
     )
@@ -177,20 +237,22 @@ async def get_settings(request: Request) -> JSONResponse:
 
 @router.post("/settings")
 async def set_settings(request: Request) -> JSONResponse:
-    """Test knobs: key retention (s), webhook backoff time scale, loopback webhooks (A35), budget size limit."""
-    body = await _body(request)
-    context = context_of(request)
+    """Test knobs: key retention (s), webhook backoff time scale, the origins webhooks may be delivered to (A35,
+    replacing the list), budget size limit. A refused body is the v1 400 ``validation`` with ``fieldErrors``."""
     try:
-        if "idempotencyRetentionS" in body:
-            context.idempotency.retention_s = float(str(body["idempotencyRetentionS"]))
-        if "webhookTimeScale" in body:
-            context.webhooks.time_scale = float(str(body["webhookTimeScale"]))
-        if "allowLoopbackWebhooks" in body:
-            context.webhooks.allow_loopback = body["allowLoopbackWebhooks"] is True
-        if "budgetLineLimit" in body:
-            context.budget_line_limit = int(str(body["budgetLineLimit"]))
-    except ValueError as exc:
-        raise HTTPException(400, f"invalid setting: {exc}") from exc
+        settings = Settings.model_validate(await json_body(request))
+    except pydantic.ValidationError as exc:
+        raise _refused("emulator settings", exc) from None
+    context = context_of(request)
+    sent = settings.model_fields_set
+    if "idempotency_retention_s" in sent:
+        context.idempotency.retention_s = settings.idempotency_retention_s
+    if "webhook_time_scale" in sent:
+        context.webhooks.time_scale = settings.webhook_time_scale
+    if "webhook_targets" in sent:
+        context.webhooks.targets = frozenset(parse_target(text) for text in settings.webhook_targets)
+    if "budget_line_limit" in sent:
+        context.budget_line_limit = settings.budget_line_limit
     return await get_settings(request)
 
 

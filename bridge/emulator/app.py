@@ -44,13 +44,16 @@ def create_app(
     token: str | None = None,
     legacy_rate_limit: float | None = None,
     capture: Path | None = None,
+    control_token: str | None = None,
 ) -> FastAPI:
     """The emulator app. Without ``service`` it seeds one from (seed, size); ``/_emulator/reset`` reseeds.
 
     ``legacy_key``/``token`` fix the credentials (generated otherwise; read them from
     ``app.state.credentials``). ``legacy_rate_limit`` turns on a per-key token bucket (requests per second,
     bursts of the same size) on the legacy surface (A02). ``capture`` appends every product exchange to that
-    file as JSON lines (``bridge.emulator.capture``), for the contract conformance check.
+    file as JSON lines (``bridge.emulator.capture``), for the contract conformance check. ``control_token``
+    closes the control API to requests without ``Authorization: Bearer <control_token>``; without it the
+    control API is open, which only a loopback listener may be (``bridge.emulator.serve``).
     """
     credentials = Credentials(
         legacy_key=legacy_key or new_api_key(),
@@ -69,6 +72,7 @@ def create_app(
 
     app = FastAPI(title="workspace service emulator", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.credentials = credentials
+    app.state.control_token = control_token
     bucket = TokenBucket(rate=legacy_rate_limit, capacity=legacy_rate_limit) if legacy_rate_limit else None
     legacy_state = LegacyState(service=service, bucket=bucket)
     mount_legacy(app, legacy_state)

@@ -1,8 +1,11 @@
 """Webhook subscriptions and signed, retried deliveries of the v1 surface.
 
 A subscription names an HTTPS URL on a public host; unsafe URLs (not HTTPS, localhost, private, loopback or
-link-local addresses) are refused at registration. Tests receive deliveries on a loopback server, so the
-control API can allow loopback hosts, over plain HTTP too (A35). Each event becomes one delivery per matching
+link-local addresses) are refused at registration. The emulator runs on an operator's machine, so it sends
+nothing anywhere by default: a delivery goes out only to an origin (scheme, host and port) on its
+``webhookTargets`` allow-list (``bridge emulate --webhook-target``, or the control API's settings), and a URL
+on such an origin may be registered even on a loopback host over plain HTTP, where tests run their receiver
+(A35). A delivery to any other URL ends ``blocked`` without a request. Each event becomes one delivery per matching
 active subscription with a thin body ``{id, event, workspaceId, projectId?, occurredAt, data: {kind, id}}``,
 signed as the v1 document says: ``X-Service-Signature: sha256=<lowercase hex HMAC-SHA256 of
 "<X-Service-Timestamp>.<raw body>">``, re-signed with a fresh timestamp on every attempt.
@@ -14,7 +17,7 @@ time it is shown. A paused subscription receives no new deliveries.
 Deliveries run on background tasks, never inside the request that caused them. Up to five attempts with
 exponential backoff 30 s x 2^(attempt-1), scaled by ``time_scale`` for tests (A23). Outcomes: ``pending``
 while attempts remain, ``success`` on a 2xx, ``failed`` after the fifth failure, ``blocked`` when the URL is
-unsafe at send time, ``dropped`` when the subscription stopped (its owner's token lost access).
+unsafe or off the allow-list at send time, ``dropped`` when the subscription stopped (its owner's token lost access).
 """
 
 from __future__ import annotations
@@ -58,6 +61,45 @@ TEST_EVENT = "ping"
 MAX_ATTEMPTS = 5
 FIRST_BACKOFF_S = 30.0
 Outcome = Literal["pending", "success", "failed", "blocked", "dropped"]
+
+
+Origin = tuple[str, str, int]
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_of(url: str) -> Origin | None:
+    """``(scheme, host, port)`` of an http(s) URL, the port made explicit; None for anything else."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # a port that is not a number, or out of range
+        return None
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
+    if scheme not in DEFAULT_PORTS or not host:
+        return None
+    return scheme, host, port or DEFAULT_PORTS[scheme]
+
+
+def format_origin(origin: Origin) -> str:
+    """An origin as the allow-list writes it: ``http://127.0.0.1:9000``."""
+    scheme, host, port = origin
+    return f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
+
+
+def parse_target(text: str) -> Origin:
+    """An allow-list entry: exactly an origin like ``http://127.0.0.1:9000``; ValueError says what is wrong."""
+    parts = urlsplit(text)
+    origin = origin_of(text)
+    if (
+        origin is None
+        or parts.username
+        or parts.password
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+    ):
+        raise ValueError(f"{text!r} is not an origin; write scheme, host and port only, like http://127.0.0.1:9000")
+    return origin
 
 
 def sign(secret: str, timestamp: str, body: bytes) -> str:
@@ -110,7 +152,7 @@ class Delivery:
 class WebhookHub:
     """Subscriptions, the delivery log and the background senders."""
 
-    allow_loopback: bool = False
+    targets: frozenset[Origin] = frozenset()
     time_scale: float = 1.0
     timeout_s: float = 5.0
     subscriptions: dict[str, Subscription] = field(default_factory=dict)
@@ -126,27 +168,42 @@ class WebhookHub:
         self.deliveries.clear()
 
     def unsafe_reason(self, url: str) -> str | None:
-        """Why a URL may not receive deliveries, or None when it may."""
-        parts = urlsplit(url)
+        """Why a URL may not be registered, or None when it may (an allow-listed origin always may)."""
+        try:
+            parts = urlsplit(url)
+        except ValueError:  # an unclosed IPv6 bracket
+            return "it is not a URL"
         host = (parts.hostname or "").lower()
         if not host:
             return "it has no host"
-        loopback = host == "localhost" or host.endswith(".localhost")
+        origin = origin_of(url)
+        if origin in self.targets:
+            return None
+        hint = "" if origin is None else f" (add {format_origin(origin)} to the emulator's webhookTargets to use it)"
+        if host == "localhost" or host.endswith(".localhost"):
+            return f"its host {host} is a loopback address{hint}"
         try:
             address = ipaddress.ip_address(host)
         except ValueError:
             address = None
-        if address is not None:
-            loopback = address.is_loopback
-            if not loopback and (address.is_private or address.is_link_local or address.is_unspecified):
-                return f"its host {host} is a private, link-local or unspecified address"
-        if loopback:
-            if not self.allow_loopback:
-                return f"its host {host} is a loopback address"
-            return None if parts.scheme in ("http", "https") else "it is not an http(s) URL"
+        if address is not None and address.is_loopback:
+            return f"its host {host} is a loopback address{hint}"
+        if address is not None and (address.is_private or address.is_link_local or address.is_unspecified):
+            return f"its host {host} is a private, link-local or unspecified address"
         if parts.scheme != "https":
             return "it is not HTTPS"
         return None
+
+    def send_refusal(self, url: str) -> str | None:
+        """Why a delivery to ``url`` is not sent, or None: only allow-listed origins receive anything."""
+        origin = origin_of(url)
+        if origin in self.targets:
+            return None
+        shown = repr(url) if origin is None else format_origin(origin)
+        return (
+            f"the emulator delivers only to the origins in its webhookTargets setting, and {shown} is "
+            "not one (bridge emulate --webhook-target ORIGIN, or POST /_emulator/settings)"
+        )
 
     def _checked_url(self, url: object) -> str:
         if not isinstance(url, str) or not url:
@@ -263,14 +320,15 @@ class WebhookHub:
         return delivery
 
     async def _deliver(self, subscription: Subscription, delivery: Delivery) -> None:
-        async with httpx.AsyncClient(timeout=self.timeout_s) as client:
+        # No redirects: a target on the allow-list must not hand the delivery on to one that is not.
+        async with httpx.AsyncClient(timeout=self.timeout_s, follow_redirects=False) as client:
             while True:
                 if not subscription.delivering:
                     delivery.outcome, delivery.error = "dropped", "the subscription stopped delivering"
                     return
-                reason = self.unsafe_reason(subscription.url)
+                reason = self.send_refusal(subscription.url)
                 if reason is not None:
-                    delivery.outcome, delivery.error = "blocked", f"the URL is refused because {reason}"
+                    delivery.outcome, delivery.error = "blocked", f"the URL is refused: {reason}"
                     return
                 delivery.attempts += 1
                 timestamp = _now()

@@ -66,7 +66,9 @@ def receiver() -> Iterator[Receiver]:
 
 
 async def subscribe(v1: httpx.AsyncClient, control: httpx.AsyncClient, url: str, events: list[str]) -> str:
-    await control.post("/settings", json={"allowLoopbackWebhooks": True, "webhookTimeScale": 0.0001})
+    origin = url.rsplit("/", 1)[0]
+    allowed = await control.post("/settings", json={"webhookTargets": [origin], "webhookTimeScale": 0.0001})
+    assert allowed.json()["webhookTargets"] == [origin], allowed.text
     response = await v1.post("/webhooks", json={"url": url, "events": events, "secret": SECRET})
     assert response.status_code == 201, response.text
     assert response.json()["secret"] == SECRET  # shown in the creation response, the one time
@@ -132,12 +134,11 @@ async def test_blocked_and_dropped_outcomes(
     receiver: Receiver,
     issue_token: Callable[..., str],
 ) -> None:
-    """Loopback disallowed at send time blocks a delivery; a revoked owner's deliveries are dropped."""
+    """An origin taken off the allow-list before sending blocks a delivery; a revoked owner's are dropped."""
     webhook = await subscribe(v1_client, control_client, receiver.url, ["budget.changed"])
-    await control_client.post("/settings", json={"allowLoopbackWebhooks": False})
+    await control_client.post("/settings", json={"webhookTargets": []})
     await v1_client.post(f"/webhooks/{webhook}/test-delivery")
     await control_client.post("/webhooks/drain")
-    await control_client.post("/settings", json={"allowLoopbackWebhooks": True})
     owner = v1_client.headers["Authorization"].split()[1]
     await control_client.delete(f"/tokens/{owner}")
     other = {"Authorization": f"Bearer {issue_token()}"}
