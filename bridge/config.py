@@ -8,6 +8,7 @@ shell history, process lists or a config file that gets committed.
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -65,6 +66,10 @@ ENV_STATE = "BRIDGE_STATE"
 # The documented base paths of the two surfaces.
 LEGACY_BASE = "/api/v1"
 V1_BASE = "/v1"
+# Generous multiples of what a `large` run needs (the README's settings table gives the measured figures): the
+# largest answer, and the most pages one v1 list took.
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+MAX_LIST_PAGES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +87,11 @@ class Settings:
     concurrency: int = 8
     log_file: Path | None = None
     report_dir: Path = Path("reports")
+    # Seconds one request may take in all, from connect to the body's last byte.
     request_timeout: float = 30.0
-    run_deadline: float | None = None
     retry_ratio: float = 0.1
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+    max_list_pages: int = MAX_LIST_PAGES
     extra: Mapping[str, object] = field(default_factory=dict)
 
     def require_legacy(self) -> tuple[str, Secret]:
@@ -147,10 +154,18 @@ def _coerce(name: str, value: object) -> object:
             if not 1 <= number <= 64:
                 raise ValueError(name)
             return number
-        if name in {"request_timeout", "retry_ratio"}:
+        if name == "request_timeout":
+            seconds = float(str(value))
+            if not 0 < seconds < math.inf:
+                raise ValueError(name)
+            return seconds
+        if name == "retry_ratio":
             return float(str(value))
-        if name == "run_deadline":
-            return None if value is None else float(str(value))
+        if name in {"max_response_bytes", "max_list_pages"}:
+            count = int(str(value))
+            if count < 1:
+                raise ValueError(name)
+            return count
         if name in {"legacy_url", "v1_url"}:
             return str(value).rstrip("/")
         return str(value)

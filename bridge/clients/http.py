@@ -6,6 +6,7 @@ httpx. Tests hand the factory an ``httpx.ASGITransport`` over the emulator, or r
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import ssl
@@ -21,7 +22,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from bridge.clients.limiter import AimdLimiter
 from bridge.clients.retry import RetryBudget, RetryPolicy, Timing, may_repeat, parse_retry_after, stop_error
-from bridge.config import Secret
+from bridge.config import MAX_LIST_PAGES, MAX_RESPONSE_BYTES, Secret, Settings
 from bridge.errors import (
     AmbiguousAccount,
     AuthenticationLost,
@@ -38,6 +39,7 @@ from bridge.errors import (
     RateLimited,
     RecordConflict,
     RecordError,
+    ResumableStop,
     RetriableError,
     ServerError,
     ServiceUnavailable,
@@ -58,6 +60,8 @@ USER_AGENT = "workspace-bridge/0.1"
 REQUEST_ID_HEADER = "X-Request-Id"
 AUTH_CODES = frozenset({"unauthenticated", "missing_authorization", "invalid_token", "token_revoked"})
 RETRIABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
+# Headers that describe the body as it came over the wire, not the decoded copy a session hands on.
+_BODY_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 _MESSAGE_LIMIT = 300
 
 
@@ -68,7 +72,10 @@ def make_async_client(
     transport: httpx.AsyncBaseTransport | None = None,
     timeout: float = 30.0,
 ) -> httpx.AsyncClient:
-    """The AsyncClient every surface uses: base URL, auth headers, one timeout, no redirects followed."""
+    """The AsyncClient every surface uses: base URL, auth headers, one timeout, no redirects followed.
+
+    httpx applies ``timeout`` to each connect, write and read alone; ``HttpSession`` bounds the whole request.
+    """
     return httpx.AsyncClient(
         base_url=base_url,
         headers={"User-Agent": USER_AGENT, "Accept": "application/json", **headers},
@@ -205,18 +212,41 @@ class Call:
         return f"{self.method} {self.path}"
 
 
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one answer may cost: its bytes, and the pages of one v1 list (see ``Settings`` for the defaults)."""
+
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+    max_list_pages: int = MAX_LIST_PAGES
+
+    @classmethod
+    def of(cls, settings: Settings) -> Limits:
+        return cls(max_response_bytes=settings.max_response_bytes, max_list_pages=settings.max_list_pages)
+
+
 @dataclass(slots=True)
 class RunControls:
-    """What every session of one run shares: the retry policy, the retry budget, the limiter and the clocks."""
+    """What every session of one run shares: the retry policy, the retry budget, the limiter, the clocks and
+    the limits on what an answer may cost."""
 
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     budget: RetryBudget = field(default_factory=RetryBudget)
     timing: Timing = field(default_factory=Timing)
     limiter: AimdLimiter | None = None
+    limits: Limits = field(default_factory=Limits)
 
     def __post_init__(self) -> None:
         if self.limiter is None:
             self.limiter = AimdLimiter(8, timing=self.timing)
+
+    @classmethod
+    def of(cls, settings: Settings) -> RunControls:
+        """The controls a run builds from its settings: the retry budget, the concurrency and the limits."""
+        return cls(
+            budget=RetryBudget(ratio=settings.retry_ratio),
+            limiter=AimdLimiter(settings.concurrency),
+            limits=Limits.of(settings),
+        )
 
     @property
     def gate(self) -> AimdLimiter:
@@ -234,6 +264,10 @@ class HttpSession:
         self.surface = surface
         self.controls = controls
         self._secrets = tuple(secrets)
+        # The client's timeout (request_timeout) also bounds each request's whole life, from connect to the
+        # body's last byte: httpx applies it to each read alone, so a server dripping a byte now and then would
+        # otherwise hold a request, and the run, for ever.
+        self.timeout = client.timeout.read
 
     async def __aenter__(self) -> Self:
         return self
@@ -246,18 +280,51 @@ class HttpSession:
     async def aclose(self) -> None:
         await self.client.aclose()
 
-    async def _send_once(self, call: Call) -> httpx.Response:
+    async def _exchange(self, call: Call) -> httpx.Response:
+        """Send ``call`` and read its body, never holding more than ``max_response_bytes`` of it."""
+        cap = self.controls.limits.max_response_bytes
+        request = self.client.build_request(
+            call.method, call.path, params=list(call.params), json=call.body, headers=dict(call.headers)
+        )
+        response = await self.client.send(request, stream=True)
+        try:
+            declared = response.headers.get("Content-Length", "")
+            # A declared length over the cap is refused unread; a body without one is counted as it arrives.
+            too_big = declared.isdigit() and int(declared) > cap
+            size, chunks = 0, list[bytes]()
+            if not too_big:
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    too_big = size > cap
+                    if too_big:
+                        break
+                    chunks.append(chunk)
+            if too_big:
+                raise ResumableStop(
+                    f"{self.surface} {call.what} answered more than max_response_bytes ({cap} bytes); it was not "
+                    "read and nothing was written from it: a workspace that large needs a higher "
+                    "max_response_bytes, anything else is a service answering outside its contract",
+                    request_id=response.headers.get(REQUEST_ID_HEADER),
+                    surface=self.surface,
+                    status=response.status_code,
+                )
+        finally:
+            await response.aclose()
+        # Decoded already: the copy keeps no Content-Encoding, or the body would be decoded twice.
+        headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _BODY_HEADERS]
+        return httpx.Response(response.status_code, headers=headers, content=b"".join(chunks), request=request)
+
+    async def _send_once(self, call: Call, timeout: float) -> httpx.Response:
         controls = self.controls
         controls.budget.record_request()
         async with controls.gate.slot() as slot:
             try:
-                response = await self.client.request(
-                    call.method,
-                    call.path,
-                    params=list(call.params),
-                    json=call.body,
-                    headers=dict(call.headers),
-                )
+                async with asyncio.timeout(timeout):
+                    response = await self._exchange(call)
+            except TimeoutError:
+                raise NetworkError(
+                    f"{self.surface} {call.what} did not finish within request_timeout ({timeout:g} s)"
+                ) from None
             except httpx.TransportError as exc:
                 raise error_for_transport(exc, f"{self.surface} {call.what}", self.surface) from exc
             except httpx.HTTPError as exc:
@@ -340,7 +407,9 @@ class HttpSession:
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._send_once(call)
+                    # A try never outlives the call's deadline: the retry stop is checked only between tries.
+                    left = max(0.0, policy.deadline - (controls.timing.monotonic() - started))
+                    return await self._send_once(call, left if self.timeout is None else min(self.timeout, left))
         except RetriableError as exc:
             if not stop_reason:
                 raise ServiceUnavailable(

@@ -1,8 +1,12 @@
 """The v1 cursor paginator: follow ``nextCursor`` until it is absent or null; refuse to loop (A22).
 
 The cursor is opaque and bound to the request's filters, so the paginator resends exactly the same query on
-every page and only swaps ``cursor``. A cursor handed out twice would make it loop forever (or read rows twice),
-so it stops with CursorInvalid instead.
+every page and only swaps ``cursor``. Paging that could never end stops instead:
+
+* a cursor handed out twice (a loop, or rows read twice) and an empty page that still carries a cursor (it
+  moved nothing forward) are CursorInvalid, a contract break (exit 4): running again would meet them again;
+* more pages than ``max_list_pages`` is a ResumableStop (exit 3): a list of fresh cursors each carrying rows
+  cannot be told from a list that long, so the operator raises the budget if the workspace really is that big.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from bridge.clients.http import REQUEST_ID_HEADER, Call, HttpSession, json_body, parse_model
-from bridge.errors import CursorInvalid, UnexpectedResponse
+from bridge.errors import CursorInvalid, ResumableStop, UnexpectedResponse
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -31,6 +35,7 @@ async def iterate_pages(
     """Yield each page's ``data`` array of ``GET path``; ``on_page`` sees each raw page (for ``truncated``)."""
     seen: set[str] = set()
     cursor: str | None = None
+    budget = session.controls.limits.max_list_pages
     while True:
         query = [*params, ("limit", str(limit))]
         if cursor is not None:
@@ -53,6 +58,20 @@ async def iterate_pages(
             raise CursorInvalid(
                 f"v1 GET {path} repeated a cursor after {len(seen)} pages; paging stopped to avoid a loop",
                 request_id=request_id,
+            )
+        if not page["data"]:
+            raise CursorInvalid(
+                f"v1 GET {path} answered an empty page with a next cursor after {len(seen)} pages; paging stopped "
+                "since it could not end",
+                request_id=request_id,
+            )
+        if len(seen) + 1 >= budget:
+            raise ResumableStop(
+                f"v1 GET {path} was still handing out cursors after max_list_pages ({budget}) pages; paging "
+                "stopped: a workspace with a list that long needs a higher max_list_pages, anything else is a "
+                "service that never ends a list",
+                request_id=request_id,
+                surface="v1",
             )
         seen.add(next_cursor)
         cursor = next_cursor
