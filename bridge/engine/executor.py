@@ -102,7 +102,7 @@ class Executor:
                 checked_write(BY_ID[write.operation], _as_sent(write), write.list_field if write.fanout else None)
             except UnpublishedBody as error:
                 return self._refused_in_plan(write, error)
-            return self._count(write)
+            return self._count(write, len(landed or {}))
         kind = write.kind.value
         self.kill.reach(kind, "journal")
         status = await self.books.record(write)
@@ -195,16 +195,17 @@ class Executor:
         first, second = write.split()
         return await self.write(first) + await self.write(second)
 
-    def _booked(self, write: Write) -> Tally:
+    def _booked(self, write: Write, landed: int = 0) -> Tally:
         log.info("bridge.step.committed", kind=write.kind.value, scope=write.scope, records=len(write.members))
-        requests = Tally(requests=Counter({write.kind: len(write.members) if write.fanout else 1}))
+        requests = Tally(requests=Counter({write.kind: len(write.members) - landed if write.fanout else 1}))
         fate = FATES.get(write.counts_as)
         return requests if fate is None else requests + Tally.of(write.kind, fate, len(write.members))
 
-    def _count(self, write: Write) -> Sent:
+    def _count(self, write: Write, landed: int) -> Sent:
         # A PATCH keeps the id it patches: a placeholder there would change every body that refers to it (a
         # renamed project's transactions would all look changed) and the plan would predict updates the run
         # never makes.
         ids = list(write.known_ids) or [placeholder_id(write, member) for member in write.members]
         self.books.remember(write, ids)
-        return Sent(dict(zip(write.members, ids, strict=True)), self._booked(write))
+        # A fan-out's entries found on the target past key retention are booked, not sent (as in a run).
+        return Sent(dict(zip(write.members, ids, strict=True)), self._booked(write, landed))
