@@ -10,9 +10,18 @@ Amounts print in major units of the workspace currency, computed from the intege
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from bridge.verify.convert import format_minor
+from bridge.verify.headline import (
+    Entry,
+    by_severity,
+    differences,
+    fix_for,
+    money_rows,
+    phases_not_compared,
+)
 from bridge.verify.html import render_html
 from bridge.verify.publish import publish
 from bridge.verify.schema import Figure, KindLedger, ProjectReport, Reconciliation
@@ -34,7 +43,7 @@ def write_reports(report: Reconciliation, directory: Path) -> list[Path]:
 
 def money(minor: int | None, currency: str) -> str:
     """Minor units with the currency code, e.g. ``1,234.56 USD``; an absent figure prints as a dash."""
-    return "—" if minor is None else f"{format_minor(minor, currency)} {currency}"
+    return "—" if minor is None else f"{format_minor(minor, currency)} {_text(currency)}"
 
 
 def signed(minor: int | None, currency: str) -> str:
@@ -49,20 +58,21 @@ def render_markdown(report: Reconciliation) -> str:
     lines = [
         f"# Reconciliation: {answer}",
         "",
-        f"- migration `{report.migration}`: `{report.source_workspace}` -> `{report.target_workspace}`",
+        f"- migration {_code(report.migration)}: {_code(report.source_workspace)} -> {_code(report.target_workspace)}",
         f"- generated {report.generated_at}; schema {report.schema_version}; fails on `{report.fail_on}` and worse",
         f"- totals compared: {v.exact} exact, {v.rounding} explained by rounding, "
         f"{v.quarantine} explained by quarantine, {v.not_carried} not carried (no published write on v1), "
         f"{v.mismatch} mismatch",
-        f"- {_cell(report.held_back.summary)}",
-        f"- amounts in {report.currency}; each legacy figure converted at the rate shown beside it",
+        f"- {_text(report.held_back.summary)}",
+        f"- amounts in {_text(report.currency)}; each legacy figure converted at the rate shown beside it",
         f"- requests sent: {', '.join(f'{k} {n}' for k, n in sorted(report.requests.items())) or 'none'}",
         f"- relies on assumptions: {'; '.join(report.assumptions) or 'none'}",
         "",
     ]
-    lines += [f"> {note}" for note in report.notes]
+    lines += [f"> {_text(note)}" for note in report.notes]
     lines += [""] if report.notes else []
-    for project in report.projects:
+    lines += _lead_md(report)
+    for project in by_severity(report.projects):
         lines += _project_md(project, report.currency)
     lines += _held_back_md(report)
     lines += ["## Ledger", "", *_ledger_md(report.ledger)]
@@ -71,19 +81,61 @@ def render_markdown(report: Reconciliation) -> str:
             "",
             "## Quarantined source records",
             "",
-            "| kind | scope | id | code | message |",
-            "|---|---|---|---|---|",
+            "| kind | scope | id | code | fix | message |",
+            "|---|---|---|---|---|---|",
         ]
         lines += [
-            f"| {q.kind} | {_cell(q.scope)} | {_cell(q.legacy_id)} | {q.code} | {_cell(q.message)} |"
+            f"| {_text(q.kind)} | {_text(q.scope)} | {_text(q.legacy_id)} | {_code(q.code)} | "
+            f"{_text(fix_for(q.code))} | {_text(q.message)} |"
             for q in report.quarantine
         ]
     return "\n".join(lines) + "\n"
 
 
+def _lead_md(report: Reconciliation) -> list[str]:
+    """Per currency and phase the money on both sides, then every difference, largest first."""
+    out = [
+        "## Money per currency and phase",
+        "",
+        "| currency | phase | legacy | v1 | difference | held back by quarantine | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    out += [
+        f"| {_text(r.source_currency)} | {_text(r.phase)} | {money(r.legacy_minor, r.currency)} | "
+        f"{money(r.v1_minor, r.currency) if r.reached_v1 else 'not on v1'} | "
+        f"{signed(r.difference_minor, r.currency)} | {money(r.held_back_minor, r.currency)} | {r.verdict} |"
+        for r in money_rows(report)
+    ]
+    out += ["", *(f"- not compared: phase {_text(s.name)} {_text(s.why)}" for s in phases_not_compared(report))]
+    entries = differences(report)
+    out += ["", f"## Differences, largest first ({len(entries)})", ""]
+    if not entries:
+        return [*out, "None: every total compared is exact.", ""]
+    out += ["| # | difference | verdict | project | total | legacy | v1 | where |", "|---|---|---|---|---|---|---|---|"]
+    out += [
+        f"| {n} | {signed(e.difference_minor, e.currency)} | {e.verdict} | {_text(e.project.name)} | {_text(e.what)} | "
+        f"{money(e.legacy_minor, e.currency)} | {money(e.v1_minor, e.currency)} | {_places(e)} |"
+        for n, e in enumerate(entries, 1)
+    ]
+    return [*out, ""]
+
+
+def _places(entry: Entry) -> str:
+    """Where the drill-down pinned it: accounts and lines, then the transactions quarantine holds back."""
+    held = [f"held back by {_text(entry.held_back_by)}"] if entry.held_back_by else []
+    steps = [
+        f"{_text(d.location.kind)} {_text(d.location.description or d.location.line_id or '')} "
+        f"({_text(d.location.account_code or '—')}, {_text(d.location.path or '—')})"
+        for d in entry.steps
+    ]
+    moves = [f"{_text(q.kind)} {_text(q.legacy_id)} ({_code(q.code)})" for q in entry.transactions]
+    return "; ".join([*held, *steps, *moves]) or "the total itself"
+
+
 def _project_md(project: ProjectReport, currency: str) -> list[str]:
     out = [
-        f"## {_cell(project.name)} (`{project.project_id}` -> `{project.v1_project_id or '—'}`): {project.verdict}",
+        f"## {_text(project.name)} ({_code(project.project_id)} -> {_code(project.v1_project_id or '—')}): "
+        f"{project.verdict}",
         "",
         "| phase | type | legacy (as computed) | rate | legacy converted | v1 | difference | verdict | fringe |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -96,7 +148,7 @@ def _project_md(project: ProjectReport, currency: str) -> list[str]:
     if project.actuals:
         out += ["| actuals currency | legacy count | v1 count | legacy | v1 | verdict |", "|---|---|---|---|---|---|"]
         out += [
-            f"| {a.currency} | {a.legacy_count} | {a.v1_count} | {money(a.legacy_minor, a.currency)} | "
+            f"| {_text(a.currency)} | {a.legacy_count} | {a.v1_count} | {money(a.legacy_minor, a.currency)} | "
             f"{money(a.v1_minor, a.currency)} | {a.verdict} |"
             for a in project.actuals
         ]
@@ -108,13 +160,13 @@ def _project_md(project: ProjectReport, currency: str) -> list[str]:
             loc = diff.location
             line = loc.line_id if loc.kind != "account" else ""
             out.append(
-                f"| {_cell(loc.phase_name)} | {_cell(loc.account_code or '')} | {_cell(loc.path or '')} | "
-                f"{_cell(line or '')} | {money(diff.figure.legacy_minor, currency)} | "
-                f"{money(diff.figure.v1_minor, currency)} | {diff.figure.verdict} | {_cell(diff.summary)} |"
+                f"| {_text(loc.phase_name)} | {_text(loc.account_code or '')} | {_text(loc.path or '')} | "
+                f"{_text(line or '')} | {money(diff.figure.legacy_minor, currency)} | "
+                f"{money(diff.figure.v1_minor, currency)} | {diff.figure.verdict} | {_text(diff.summary)} |"
             )
         out.append("")
     tag_rows = [
-        f"| {_cell(name)} | {what} | {_cell(phase)} | {f.rate} | {money(f.legacy_minor, currency)} | "
+        f"| {_text(name)} | {what} | {_text(phase)} | {_text(f.rate)} | {money(f.legacy_minor, currency)} | "
         f"{money(f.v1_minor, currency)} | {f.rounding_bound_minor} | {f.verdict} |"
         for name, what, phase, f in project.inexact_tag_figures()
     ]
@@ -133,19 +185,21 @@ def _project_md(project: ProjectReport, currency: str) -> list[str]:
             "|---|---|---|---|---|",
         ]
         out += [
-            f"| {d.kind} | {_cell(d.name)} | {d.field} | {_cell(d.legacy or '—')} | {_cell(d.v1 or '—')} |"
+            f"| {_text(d.kind)} | {_text(d.name)} | {_text(d.field)} | {_text(d.legacy or '—')} | "
+            f"{_text(d.v1 or '—')} |"
             for d in project.library
         ]
         out.append("")
-    out += [f"> {note}" for note in project.notes]
+    out += [f"> {_text(note)}" for note in project.notes]
     return out
 
 
 def _figure_row(label: str, kind: str, figure: Figure, currency: str) -> str:
-    legacy = f"{figure.legacy_amount} {figure.legacy_currency}" if figure.legacy_amount is not None else "—"
+    legacy = _text(f"{figure.legacy_amount} {figure.legacy_currency}") if figure.legacy_amount is not None else "—"
     return (
-        f"| {_cell(label)} | {kind} | {legacy} | {figure.rate} | {money(figure.legacy_minor, currency)} | "
-        f"{money(figure.v1_minor, currency)} | {signed(figure.difference_minor, currency)} | {figure.verdict} |"
+        f"| {_text(label)} | {_text(kind)} | {legacy} | {_text(figure.rate)} | "
+        f"{money(figure.legacy_minor, currency)} | {money(figure.v1_minor, currency)} | "
+        f"{signed(figure.difference_minor, currency)} | {figure.verdict} |"
     )
 
 
@@ -154,28 +208,28 @@ def _held_back_md(report: Reconciliation) -> list[str]:
     held = report.held_back
     if not held.money and not held.groups:
         return []
-    out = ["## Held back by quarantine", "", held.summary, ""]
+    out = ["## Held back by quarantine", "", _text(held.summary), ""]
     if held.money:
         out += [
             "| project | phase | type | legacy currency | rate | held back | held back by |",
             "|---|---|---|---|---|---|---|",
         ]
         out += [
-            f"| {_cell(m.project_name)} (`{_cell(m.project_id)}`) | {_cell(m.phase_name)} | {_cell(m.phase_type)} | "
-            f"{m.legacy_currency} | {m.rate} | {money(m.minor, m.currency)} | "
-            f"{_cell(m.held_back_by or 'the quarantined records inside it')} |"
+            f"| {_text(m.project_name)} ({_code(m.project_id)}) | {_text(m.phase_name)} | {_text(m.phase_type)} | "
+            f"{_text(m.legacy_currency)} | {_text(m.rate)} | {money(m.minor, m.currency)} | "
+            f"{_text(m.held_back_by or 'the quarantined records inside it')} |"
             for m in held.money
         ]
         out.append("")
     if held.groups:
         out += ["| refused record | records not on v1 (itself included) |", "|---|---|"]
-        out += [f"| {_cell(g.label)} | {_counts(g.records)} |" for g in held.groups]
+        out += [f"| {_text(g.label)} | {_counts(g.records)} |" for g in held.groups]
         out.append("")
     return out
 
 
 def _counts(records: dict[str, int]) -> str:
-    return ", ".join(f"{kind} {n}" for kind, n in records.items())
+    return ", ".join(f"{_text(kind)} {n}" for kind, n in records.items())
 
 
 def _ledger_md(entries: list[KindLedger]) -> list[str]:
@@ -185,20 +239,21 @@ def _ledger_md(entries: list[KindLedger]) -> list[str]:
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for e in entries:
-        quarantined = ", ".join(f"{code} {n}" for code, n in e.quarantined.items()) or "0"
-        held_back = ", ".join(f"by {_cell(by)} {n}" for by, n in e.held_back.items()) or "0"
+        quarantined = ", ".join(f"{_text(code)} {n}" for code, n in e.quarantined.items()) or "0"
+        held_back = ", ".join(f"by {_text(by)} {n}" for by, n in e.held_back.items()) or "0"
         checked = "" if e.checked_on_target else " (target not listed)"
         out.append(
-            f"| {e.kind} | {e.source} | {e.migrated} | {e.unchanged} | {quarantined} | {held_back} | {e.pending} | "
-            f"{'yes' if e.closed else f'NO ({e.unaccounted:+d})'} | {e.ok}{checked} | {len(e.missing)} | "
+            f"| {_text(e.kind)} | {e.source} | {e.migrated} | {e.unchanged} | {quarantined} | {held_back} | "
+            f"{e.pending} | {'yes' if e.closed else f'NO ({e.unaccounted:+d})'} | {e.ok}{checked} | {len(e.missing)} | "
             f"{len(e.unexpected)} | {len(e.duplicated)} |"
         )
     for e in entries:
         for label, ids in (("missing", e.missing), ("unexpected", e.unexpected)):
             if ids:
-                out.append(f"\n- {e.kind} {label}: {', '.join(f'`{i}`' for i in ids[:50])}{_more(ids)}")
+                out.append(f"\n- {_text(e.kind)} {label}: {', '.join(_code(i) for i in ids[:50])}{_more(ids)}")
         out.extend(
-            f"\n- {e.kind} `{d.legacy_id}` duplicated on the target as {', '.join(d.v1_ids)}" for d in e.duplicated
+            f"\n- {_text(e.kind)} {_code(d.legacy_id)} duplicated on the target as {', '.join(map(_code, d.v1_ids))}"
+            for d in e.duplicated
         )
     return out
 
@@ -207,6 +262,33 @@ def _more(ids: list[str]) -> str:
     return f" and {len(ids) - 50} more (see reconciliation.json)" if len(ids) > 50 else ""
 
 
-def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell."""
-    return text.replace("|", "\\|").replace("\n", " ")
+# Characters that would make source text into Markdown or HTML: a tag or an entity, a link or an image
+# (``[x](y)``, ``![x](y)``), a code span, an escape, a table cell's end. Emphasis (``*`` ``_``) only
+# changes the look of a word, so ids like SHOOT_WEEKS stay readable in the raw file.
+_ENTITY = re.compile(r"&(?=#?[0-9A-Za-z]+;)")  # a bare "&" is literal in Markdown; one starting an entity is not
+_MARKDOWN = str.maketrans(
+    {
+        "<": "&lt;",
+        ">": "&gt;",
+        "\\": "\\\\",
+        "`": "\\`",
+        "[": "\\[",
+        "]": "\\]",
+        "|": "\\|",
+        "\n": " ",
+        "\r": " ",
+    }
+)
+
+
+def _text(text: str) -> str:
+    """Source text as Markdown that renders as exactly that text, on one line (safe in a table cell)."""
+    return _ENTITY.sub("&amp;", text).translate(_MARKDOWN)
+
+
+def _code(text: str) -> str:
+    """An id in a code span (where nothing is markup) when it can be one; as escaped text otherwise."""
+    if "`" in text or "\n" in text or "\r" in text:
+        return _text(text)
+    cell = text.replace("|", "\\|")  # GFM ends a table cell at a bare pipe even inside a code span
+    return f"`{cell}`"

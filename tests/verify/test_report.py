@@ -56,7 +56,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is installed by `make test`; run that target")
 def test_html_opens_in_a_headless_browser_with_its_chart_and_table(report: Reconciliation, tmp_path: Path) -> None:
-    """Chromium, offline, parses the page into a DOM holding the chart's bars, the totals table and the tree."""
+    """Chromium, offline, parses the page into a DOM holding the difference chart, the totals table and the tree."""
     write_reports(report, tmp_path)
     profile = tmp_path / "profile"
     result = subprocess.run(
@@ -80,8 +80,7 @@ def test_html_opens_in_a_headless_browser_with_its_chart_and_table(report: Recon
     )
     dom = result.stdout
     assert '<svg class="chart" id="chart-0"' in dom
-    assert dom.count('class="bar legacy"') == 3
-    assert dom.count('class="bar v1"') == 3
+    assert dom.count('class="diff ') == 4, "a difference bar per phase and per actuals currency"
     assert '<table class="totals">' in dom
     assert "Camera package" in dom
     assert '<ul class="tree">' in dom

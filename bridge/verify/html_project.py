@@ -1,0 +1,178 @@
+"""The detail part of ``reconciliation.html``: one section per project, what quarantine holds back, the ledger.
+
+Per project: the difference chart (``svg.py``), the phase table with the rate used beside each converted
+figure, the located differences, tag totals that are not exact, actuals, settings that differ and the
+differing accounts as a tree. Every piece of text from either workspace is escaped.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from bridge.verify.convert import format_minor
+from bridge.verify.schema import KindLedger, ProjectReport, Reconciliation, TreeNode
+from bridge.verify.svg import Bar, difference_chart
+
+
+def project_bars(project: ProjectReport) -> list[Bar]:
+    """The chart's rows: every phase total, then the actuals per currency."""
+    bars = [
+        Bar(
+            p.name, p.total.legacy_minor, p.total.v1_minor, p.total.quarantined_minor, p.total.currency, p.total.verdict
+        )
+        for p in project.phases
+    ]
+    bars += [
+        Bar(
+            f"actuals {a.currency}",
+            a.legacy_minor,
+            a.v1_minor if project.v1_project_id else None,
+            a.held_back_minor,
+            a.currency,
+            a.verdict,
+        )
+        for a in project.actuals
+    ]
+    return bars
+
+
+def project_section(project: ProjectReport, currency: str, index: int) -> list[str]:
+    out = [
+        f'<section class="project" id="project-{index}">',
+        f'<h2>{escape(project.name)} <span class="{project.verdict}">{project.verdict}</span></h2>',
+        f"<p>legacy <code>{escape(project.project_id)}</code> &rarr; v1 "
+        f"<code>{escape(project.v1_project_id or '—')}</code></p>",
+        difference_chart(project_bars(project), f"chart-{index}"),
+        '<table class="totals"><thead><tr><th>phase</th><th>type</th><th>legacy as computed</th><th>rate</th>'
+        "<th>legacy converted</th><th>v1</th><th>difference</th><th>verdict</th><th>fringe</th></tr></thead><tbody>",
+    ]
+    for phase in project.phases:
+        f = phase.total
+        legacy = f"{f.legacy_amount} {f.legacy_currency}" if f.legacy_amount is not None else "—"
+        out.append(
+            f"<tr><td>{escape(phase.name)}</td><td>{escape(phase.type)}</td><td>{escape(legacy)}</td>"
+            f"{num(escape(f.rate))}{num(money(f.legacy_minor, currency))}{num(money(f.v1_minor, currency))}"
+            f'{num(money(f.difference_minor, currency))}<td class="{f.verdict}">{f.verdict}</td>'
+            f"<td>{escape(phase.fringe_text())}</td></tr>"
+        )
+    out.append("</tbody></table>")
+    if project.differences:
+        out.append(
+            '<table class="differences"><thead><tr><th>phase</th><th>account</th><th>path</th><th>line</th>'
+            "<th>legacy</th><th>v1</th><th>verdict</th><th>what</th></tr></thead><tbody>"
+        )
+        for diff in project.differences:
+            loc = diff.location
+            out.append(
+                f"<tr><td>{escape(loc.phase_name)}</td><td>{escape(loc.account_code or '')}</td>"
+                f"<td>{escape(loc.path or '')}</td><td>{escape(loc.line_id or loc.v1_line_id or '')}</td>"
+                f"{num(money(diff.figure.legacy_minor, currency))}{num(money(diff.figure.v1_minor, currency))}"
+                f'<td class="{diff.figure.verdict}">{diff.figure.verdict}</td><td>{escape(diff.summary)}</td></tr>'
+            )
+        out.append("</tbody></table>")
+    tag_rows = project.inexact_tag_figures()
+    if tag_rows:
+        out.append(
+            '<h3>Tag totals that are not exact</h3><table class="tags"><thead><tr><th>tag</th><th>figure</th>'
+            "<th>phase</th><th>rate</th><th>legacy converted</th><th>v1</th><th>bound</th><th>verdict</th></tr>"
+            "</thead><tbody>"
+        )
+        out += [
+            f"<tr><td>{escape(name)}</td><td>{what}</td><td>{escape(phase)}</td>{num(escape(f.rate))}"
+            f"{num(money(f.legacy_minor, currency))}{num(money(f.v1_minor, currency))}"
+            f'<td>{escape(f.rounding_bound_minor)}</td><td class="{f.verdict}">{f.verdict}</td></tr>'
+            for name, what, phase, f in tag_rows
+        ]
+        out.append("</tbody></table>")
+    if project.actuals:
+        out.append(
+            '<table class="actuals"><thead><tr><th>actuals currency</th><th>legacy count</th><th>v1 count</th>'
+            "<th>legacy</th><th>v1</th><th>verdict</th></tr></thead><tbody>"
+        )
+        out += [
+            f"<tr><td>{escape(a.currency)}</td>{num(a.legacy_count)}{num(a.v1_count)}"
+            f"{num(money(a.legacy_minor, a.currency))}{num(money(a.v1_minor, a.currency))}"
+            f'<td class="{a.verdict}">{a.verdict}</td></tr>'
+            for a in project.actuals
+        ]
+        out.append("</tbody></table>")
+    if project.library:
+        out.append(
+            '<h3>Settings that differ</h3><table class="library"><thead><tr><th>kind</th><th>name</th><th>field</th>'
+            "<th>legacy</th><th>v1</th></tr></thead><tbody>"
+        )
+        out += [
+            f"<tr><td>{escape(d.kind)}</td><td>{escape(d.name)}</td><td>{escape(d.field)}</td>"
+            f"<td>{escape(d.legacy or '—')}</td><td>{escape(d.v1 or '—')}</td></tr>"
+            for d in project.library
+        ]
+        out.append("</tbody></table>")
+    if project.tree:
+        out += ["<h3>Differing accounts</h3>", f'<ul class="tree">{"".join(_tree(n) for n in project.tree)}</ul>']
+    out += [f'<p class="note">{escape(n)}</p>' for n in project.notes]
+    out.append("</section>")
+    return out
+
+
+def _tree(node: TreeNode) -> str:
+    verdicts = ", ".join(f'{escape(phase)}: <span class="{v}">{v}</span>' for phase, v in node.verdicts.items())
+    label = escape(node.label)
+    children = f"<ul>{''.join(_tree(c) for c in node.children)}</ul>" if node.children else ""
+    presence = "" if node.presence == "both" else f" <em>({node.presence} on v1)</em>"
+    return f"<li><strong>{label}</strong>{presence} — {verdicts}{children}</li>"
+
+
+def held_back_section(report: Reconciliation) -> list[str]:
+    """The money quarantine keeps off v1 per project and phase, and each refused record's share of records."""
+    held = report.held_back
+    out: list[str] = []
+    if held.money:
+        out += [
+            '<h2>Held back by quarantine</h2><table class="held-back"><thead><tr><th>project</th><th>phase</th>'
+            "<th>type</th><th>legacy currency</th><th>rate</th><th>held back</th><th>held back by</th></tr></thead>"
+            "<tbody>",
+            *(
+                f"<tr><td>{escape(m.project_name)} <code>{escape(m.project_id)}</code></td>"
+                f"<td>{escape(m.phase_name)}</td><td>{escape(m.phase_type)}</td><td>{escape(m.legacy_currency)}</td>"
+                f"{num(escape(m.rate))}{num(money(m.minor, m.currency) + ' ' + escape(m.currency))}"
+                f"<td>{escape(m.held_back_by or 'the quarantined records inside it')}</td></tr>"
+                for m in held.money
+            ),
+            "</tbody></table>",
+        ]
+    if held.groups:
+        out += [
+            '<table class="refused"><thead><tr><th>refused record</th><th>records not on v1 (itself included)</th>'
+            "</tr></thead><tbody>",
+            *(
+                f"<tr><td>{escape(g.label)}</td>"
+                f"<td>{escape(', '.join(f'{kind} {n}' for kind, n in g.records.items()))}</td></tr>"
+                for g in held.groups
+            ),
+            "</tbody></table>",
+        ]
+    return out
+
+
+def ledger_table(entries: list[KindLedger]) -> str:
+    rows = "".join(
+        f"<tr><td>{escape(e.kind)}</td>{num(e.source)}{num(e.migrated)}{num(e.unchanged)}"
+        f"{num(sum(e.quarantined.values()))}{num(sum(e.held_back.values()))}{num(e.pending)}"
+        f"<td>{'yes' if e.closed else 'no'}</td>"
+        f"{num(e.ok)}{num(len(e.missing))}{num(len(e.unexpected))}{num(len(e.duplicated))}</tr>"
+        for e in entries
+    )
+    return (
+        '<table class="ledger"><thead><tr><th>kind</th><th>source</th><th>migrated</th><th>unchanged</th>'
+        "<th>quarantined</th><th>held back</th><th>pending</th><th>closed</th><th>ok</th><th>missing</th>"
+        f"<th>unexpected</th><th>duplicated</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def num(value: object) -> str:
+    """A right-aligned cell for a figure (already escaped, or a number); figures never wrap."""
+    return f"<td class=num>{value}</td>"
+
+
+def money(minor: int | None, currency: str) -> str:
+    return escape(format_minor(minor, currency))
