@@ -184,8 +184,12 @@ def served_emulator(args: tuple[str, ...], workdir: Path) -> Iterator[Emulator]:
     legacy_key = "rb-legacy-" + secrets.token_hex(12)
     token = "rb-token-" + secrets.token_hex(12)
     log = (workdir / "emulator.out").open("w+", encoding="utf-8")
-    command = [str(VENV_BIN / "bridge"), "emulate", *args, "--port", "0", "--legacy-key", legacy_key, "--token", token]
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True, cwd=workdir)
+    command = [str(VENV_BIN / "bridge"), "emulate", *args, "--port", "0"]
+    # Credentials through the environment, as an operator passes them (an option value would show in ps).
+    credentials = {"EMULATOR_LEGACY_KEY": legacy_key, "EMULATOR_TOKEN": token}
+    process = subprocess.Popen(
+        command, stdout=log, stderr=subprocess.STDOUT, text=True, cwd=workdir, env={**os.environ, **credentials}
+    )
     try:
         base = _wait_for_banner(process, workdir / "emulator.out")
         env = {

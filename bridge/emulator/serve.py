@@ -1,15 +1,23 @@
 """Serving the emulator over real HTTP: the ``bridge emulate`` command and a background server for tests.
 
-``bridge emulate`` prints the base URLs and the credentials (the emulator's own test credentials: printing
-them is its purpose), serves until SIGINT or SIGTERM, and exits 0. ``BackgroundServer`` runs the same app
-under uvicorn in a thread on a loopback port for the over-the-wire tests.
+``bridge emulate`` listens on loopback unless told otherwise, prints the base URLs and the credentials it
+generated (the emulator's own test credentials: printing them is its purpose), serves until SIGINT or SIGTERM,
+and exits 0. Credentials an operator chooses come from the environment or from files, never from option
+values (which any user of the machine can read in ``ps``), and are not printed. Its control API mints tokens
+for any workspace, so listening on any other address needs ``--allow-remote``, and then the control API
+needs its own token. ``BackgroundServer`` runs the same app under uvicorn in a thread on a loopback port for
+the over-the-wire tests.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import os
+import secrets
 import socket
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import get_args
@@ -19,8 +27,10 @@ import uvicorn
 from fastapi import FastAPI
 
 from bridge.emulator.app import Credentials, create_app
+from bridge.emulator.auth import MIN_TOKEN_LENGTH, TOKEN_CHARS
 from bridge.emulator.faults import FaultPlan, parse_fault_option
 from bridge.emulator.seed import Size
+from bridge.emulator.webhooks import Origin, format_origin, parse_target
 
 STARTUP_TIMEOUT_S = 10.0
 
@@ -77,20 +87,130 @@ class BackgroundServer:
         self.stop()
 
 
-def banner(base_url: str, credentials: Credentials) -> str:
-    """What ``bridge emulate`` prints: where each surface is and how to authenticate."""
+@dataclass(frozen=True, slots=True)
+class Supplied:
+    """A secret the operator chose, and where it came from (named in messages instead of the value)."""
+
+    value: str
+    source: str
+
+
+LEGACY_KEY_ENV = "EMULATOR_LEGACY_KEY"
+TOKEN_ENV = "EMULATOR_TOKEN"  # noqa: S105 - the name of a variable, not a secret
+CONTROL_TOKEN_ENV = "EMULATOR_CONTROL_TOKEN"  # noqa: S105 - the name of a variable, not a secret
+SECRET_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+def supplied(path: Path | None, option: str, env_name: str) -> Supplied | None:
+    """The secret in the file ``option`` names, else in ``env_name``, else None (generate one). An option beats
+    the environment, so a stale exported value never overrides a file named on purpose."""
+    if path is not None:
+        try:
+            value, source = path.read_text(encoding="utf-8-sig").strip(), f"{option} {path}"
+        except UnicodeDecodeError:
+            raise click.BadParameter(f"{path} is not UTF-8 text", param_hint=option) from None
+        except OSError as exc:
+            raise click.BadParameter(f"cannot read {path}: {exc.strerror}", param_hint=option) from None
+    elif env_name in os.environ:
+        value, source = os.environ[env_name].strip(), env_name
+    else:
+        return None
+    if not value:
+        raise click.UsageError(f"{source} is empty: put the secret in it, or leave it out to have one generated")
+    return Supplied(value, source)
+
+
+def checked_token(secret: Supplied | None, what: str) -> Supplied | None:
+    """A bearer token the service could have issued: long enough, of RFC 6750 token characters only."""
+    if secret is not None and (len(secret.value) < MIN_TOKEN_LENGTH or not TOKEN_CHARS.issuperset(secret.value)):
+        raise click.UsageError(
+            f"the {what} from {secret.source} is not a usable bearer token: use at least {MIN_TOKEN_LENGTH} "
+            "letters, digits or - . _ ~ + / = (or leave it out to have one generated)"
+        )
+    return secret
+
+
+def checked_key(secret: Supplied | None) -> Supplied | None:
+    """A legacy key that fits in an X-API-Key header: visible ASCII, no spaces."""
+    if secret is not None and not all("!" <= char <= "~" for char in secret.value):
+        raise click.UsageError(
+            f"the legacy key from {secret.source} holds spaces, control or non-ASCII characters: an X-API-Key "
+            "is one word of visible ASCII (or leave it out to have one generated)"
+        )
+    return secret
+
+
+def is_loopback(host: str) -> bool:
+    """Whether only this machine can reach ``host`` (``localhost`` or a loopback address; no DNS lookup)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def banner(
+    base_url: str,
+    credentials: Credentials,
+    *,
+    shown: tuple[str | None, str | None] = (None, None),
+    control: str = "open to this machine only (loopback)",
+    targets: frozenset[Origin] = frozenset(),
+) -> str:
+    """What ``bridge emulate`` prints: where each surface is and how to authenticate. ``shown`` names where a
+    chosen legacy key and token came from: those are not printed, a generated one is."""
+    key_source, token_source = shown
+    key = f"<from {key_source}>" if key_source else credentials.legacy_key
+    token = f"<from {token_source}>" if token_source else credentials.token
+    webhooks = ", ".join(sorted(format_origin(origin) for origin in targets)) or "nowhere (see --webhook-target)"
     return "\n".join(
         [
-            f"legacy   {base_url}/api/v1    X-API-Key: {credentials.legacy_key}   (workspace: source)",
-            f"v1       {base_url}/v1        Authorization: Bearer {credentials.token}   (workspace: target)",
-            f"control  {base_url}/_emulator",
+            f"legacy   {base_url}/api/v1    X-API-Key: {key}   (workspace: source)",
+            f"v1       {base_url}/v1        Authorization: Bearer {token}   (workspace: target)",
+            f"control  {base_url}/_emulator   {control}",
+            f"webhooks delivered to {webhooks}",
             "Ctrl-C (SIGINT) or SIGTERM stops the emulator.",
         ]
     )
 
 
+def control_access(allow_remote: bool, chosen: Supplied | None) -> tuple[str | None, str]:
+    """The control token (None: the control API is open) and how the banner describes access to it."""
+    if chosen is not None:
+        return chosen.value, f"Authorization: Bearer <from {chosen.source}>"
+    if not allow_remote:
+        return None, "open to this machine only (loopback)"
+    token = "ctl_" + secrets.token_urlsafe(24)
+    return token, f"Authorization: Bearer {token}   (the control token, shown once)"
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound and listening on (host, port), or a usage error naming the address and what to change."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # see BackgroundServer
+    try:
+        sock.bind((host, port))
+        # Listen before printing the URLs: a client that reads the banner may connect at once (the kernel queues it).
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        reason = exc.strerror or str(exc)
+        raise click.UsageError(
+            f"cannot listen on {host} port {port}: {reason}; choose another --port (0 picks a free one) or --host"
+        ) from None
+    return sock
+
+
 @click.command("emulate")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on (loopback by default).")
+@click.option(
+    "--allow-remote",
+    is_flag=True,
+    help="Allow a --host other machines can reach; the control API then needs its own token (printed at start, "
+    f"or from {CONTROL_TOKEN_ENV} / --control-token-file).",
+)
 @click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on (0 = any free port).")
 @click.option("--seed", default=42, show_default=True, type=int, help="Seed of the generated source workspace.")
 @click.option("--size", default="small", show_default=True, type=click.Choice(get_args(Size)), help="Workspace size.")
@@ -101,8 +221,27 @@ def banner(base_url: str, credentials: Credentials) -> str:
     help="With --dirty, also serve values the published description forbids (text or NaN where numbers belong).",
 )
 @click.option("--target-library", is_flag=True, help="Give the target workspace library items named like the source's.")
-@click.option("--legacy-key", default=None, help="Legacy X-API-Key to accept (generated when omitted).")
-@click.option("--token", default=None, help="v1 bearer token for the target workspace (generated when omitted).")
+@click.option(
+    "--legacy-key-file",
+    type=SECRET_FILE,
+    help=f"File holding the legacy X-API-Key to accept (else {LEGACY_KEY_ENV}, else one is generated).",
+)
+@click.option(
+    "--token-file",
+    type=SECRET_FILE,
+    help=f"File holding the v1 bearer token of the target workspace (else {TOKEN_ENV}, else one is generated).",
+)
+@click.option(
+    "--control-token-file",
+    type=SECRET_FILE,
+    help=f"File holding the control API's token (else {CONTROL_TOKEN_ENV}); given, the control API needs it.",
+)
+@click.option(
+    "--webhook-target",
+    "webhook_targets",
+    multiple=True,
+    help="Origin that may receive webhook deliveries, like http://127.0.0.1:9000; repeatable (default: none).",
+)
 @click.option("--legacy-rate-limit", default=None, type=float, help="Legacy requests per second per key (A02).")
 @click.option("--latency-ms", default=0.0, type=float, help="Added latency on every v1 request.")
 @click.option("--fault-seed", default=0, type=int, help="Seed of the fault plan's random choices.")
@@ -115,14 +254,17 @@ def banner(base_url: str, credentials: Credentials) -> str:
 )
 def emulate_command(  # noqa: PLR0917 - click passes every option positionally by name
     host: str,
+    allow_remote: bool,
     port: int,
     seed: int,
     size: Size,
     dirty: bool,
     hostile: bool,
     target_library: bool,
-    legacy_key: str | None,
-    token: str | None,
+    legacy_key_file: Path | None,
+    token_file: Path | None,
+    control_token_file: Path | None,
+    webhook_targets: tuple[str, ...],
     legacy_rate_limit: float | None,
     latency_ms: float,
     fault_seed: int,
@@ -130,30 +272,42 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     capture: Path | None,
 ) -> None:
     """Serve the emulated service (legacy /api/v1, v1 /v1, control /_emulator) until stopped."""
+    if not allow_remote and not is_loopback(host):
+        raise click.UsageError(
+            f"--host {host} is not a loopback address, and the emulator's control API mints tokens for any "
+            "workspace: add --allow-remote to listen there (the control API then needs its own token)"
+        )
+    legacy_key = checked_key(supplied(legacy_key_file, "--legacy-key-file", LEGACY_KEY_ENV))
+    token = checked_token(supplied(token_file, "--token-file", TOKEN_ENV), "v1 token")
+    chosen = supplied(control_token_file, "--control-token-file", CONTROL_TOKEN_ENV)
+    control_token, control_line = control_access(allow_remote, checked_token(chosen, "control token"))
+    try:
+        targets = frozenset(parse_target(target) for target in webhook_targets)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--webhook-target") from None
+    try:
+        rules = [parse_fault_option(option) for option in faults]
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--fault") from exc
     app = create_app(
         seed=seed,
         size=size,
         dirty=dirty,
         hostile=hostile,
         target_library=target_library,
-        legacy_key=legacy_key,
-        token=token,
+        legacy_key=legacy_key.value if legacy_key else None,
+        token=token.value if token else None,
         legacy_rate_limit=legacy_rate_limit,
         capture=capture,
+        control_token=control_token,
     )
-    try:
-        rules = [parse_fault_option(option) for option in faults]
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--fault") from exc
     app.state.v1.faults.set_plan(FaultPlan(seed=fault_seed, latency_ms=latency_ms, rules=rules))
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # see BackgroundServer
-    sock.bind((host, port))
-    # Listen before printing the URLs: a client that reads the banner may connect at once (the kernel queues it).
-    sock.listen(128)
+    app.state.v1.webhooks.targets = targets
+    sock = listening_socket(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
-    click.echo(banner(f"http://{bound_host}:{bound_port}", app.state.credentials))
+    base_url = f"http://[{bound_host}]:{bound_port}" if ":" in bound_host else f"http://{bound_host}:{bound_port}"
+    shown = (legacy_key.source if legacy_key else None, token.source if token else None)
+    click.echo(banner(base_url, app.state.credentials, shown=shown, control=control_line, targets=targets))
     # uvicorn installs SIGINT/SIGTERM handlers in the main thread and returns after a graceful shutdown.
     server = GracefulServer(uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2))
     server.run(sockets=[sock])

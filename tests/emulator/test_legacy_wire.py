@@ -51,16 +51,18 @@ def test_the_rate_limit_answers_429_with_retry_after_over_the_wire() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
 def test_bridge_emulate_prints_its_urls_and_exits_cleanly_on_a_signal(stop: signal.Signals) -> None:
-    """`bridge emulate` prints base URLs and credentials, serves, and exits 0 on SIGINT or SIGTERM."""
-    command = [str(Path(sys.executable).parent / "bridge"), "emulate", "--port", "0", "--legacy-key", "wire-key"]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    """`bridge emulate` prints base URLs and how to authenticate (a key from the environment by its variable, not
+    its value), serves, and exits 0 on SIGINT or SIGTERM."""
+    command = [str(Path(sys.executable).parent / "bridge"), "emulate", "--port", "0"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "EMULATOR_LEGACY_KEY": "wire-key"}
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env) as process:
         try:
             assert process.stdout is not None
             banner = [process.stdout.readline() for _ in range(3)]
             match = re.search(r"(http://127\.0\.0\.1:\d+)/api/v1", banner[0])
             assert match, banner
-            assert "wire-key" in banner[0]
+            assert "<from EMULATOR_LEGACY_KEY>" in banner[0]
+            assert "wire-key" not in "".join(banner)
             assert "Bearer" in banner[1]
             assert "/_emulator" in banner[2]
             assert _get_when_up(f"{match.group(1)}/api/v1/spaces", "wire-key").status_code == 200
