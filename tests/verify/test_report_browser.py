@@ -1,0 +1,154 @@
+"""The HTML report in headless chromium, offline, at a typical laptop viewport (1366x768).
+
+"Above the fold" is measured, not guessed: the report carries no script, so the test renders a copy of it
+with one small script appended that reads the boxes of the differences section and of the largest
+difference as chromium laid them out, and writes them into the page; ``--dump-dom`` reads them back. The
+screenshot of the unmodified report is kept (set ``BRIDGE_REPORT_SHOTS`` to a folder to collect them).
+
+The drift case: a migrated project whose v1 rate was changed on the v1 side afterwards. The dirty case: the
+seed's project full of bad and hostile records, migrated with those quarantined.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bridge.verify.report import HTML_NAME, write_reports
+from bridge.verify.schema import Reconciliation
+from tests.verify.test_verify_emulator import _budget, _legacy_id, _priced_line, _v1_project
+from tests.verify.world import Migrated, World, copy_world, migrate_one, run_cli
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is installed by `make test`; run that target")
+
+WIDTH, HEIGHT = 1366, 768
+_PROBE = """<script>
+const box = (s) => { const e = document.querySelector(s); if (!e) return null;
+  const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; };
+const seen = {viewport: innerHeight, differences: box('#differences'), first: box('#difference-1'),
+  money: box('#money'), projects: box('#projects')};
+document.body.insertAdjacentHTML('beforeend', '<pre id="measured">' + JSON.stringify(seen) + '</pre>');
+</script>"""
+
+
+def chromium(page: Path, profile: Path, *args: str) -> str:
+    """Chromium headless, offline, at the laptop viewport: its standard output."""
+    result = subprocess.run(
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--window-size={WIDTH},{HEIGHT}",
+            f"--user-data-dir={profile}",
+            *args,
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=True,
+    )
+    return result.stdout
+
+
+def measured(page: Path, tmp: Path) -> tuple[dict[str, tuple[float, float]], float, str]:
+    """The laid-out (top, bottom) of the page's lead boxes, the viewport's height and the DOM chromium built."""
+    probe = tmp / "probe.html"
+    probe.write_text(page.read_text().replace("</body>", _PROBE + "</body>"))
+    dom = chromium(probe, tmp / "profile-probe", "--dump-dom")
+    found = re.search(r'<pre id="measured">(\{.*?\})</pre>', dom)
+    assert found, "chromium did not run the measuring script"
+    seen = json.loads(found.group(1))
+    missing = [k for k in ("money", "differences", "first", "projects") if seen[k] is None]
+    assert not missing, f"the page has no {missing}"
+    boxes = {k: (float(v["top"]), float(v["bottom"])) for k, v in seen.items() if k != "viewport"}
+    return boxes, float(seen["viewport"]), dom
+
+
+def screenshot(page: Path, tmp: Path, name: str) -> Path:
+    """A screenshot of the report as a reader first sees it; copied to $BRIDGE_REPORT_SHOTS when set."""
+    shot = tmp / f"{name}.png"
+    chromium(page, tmp / "profile-shot", f"--screenshot={shot}")
+    width, height = struct.unpack(">II", shot.read_bytes()[16:24])  # the PNG header's IHDR chunk
+    assert (width, height) == (WIDTH, HEIGHT)
+    keep = os.environ.get("BRIDGE_REPORT_SHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, Path(keep) / shot.name)
+    return shot
+
+
+def assert_differences_above_the_fold(page: Path, tmp: Path) -> str:
+    """The largest difference is wholly on the first screen, after a short summary; its row's DOM."""
+    boxes, viewport, dom = measured(page, tmp)
+    assert viewport > 500
+    money, differences, first, projects = (boxes[k] for k in ("money", "differences", "first", "projects"))
+    assert money[1] <= differences[0] <= first[0] < projects[0], boxes
+    assert first[1] <= viewport, f"the largest difference ends at {first[1]} px, below the fold ({viewport} px)"
+    row = re.search(r'<tr id="difference-1">.*?</tr>', dom, re.S)
+    assert row
+    return row.group(0)
+
+
+def test_the_drift_case_shows_the_changed_line_above_the_fold(world: World, tmp_path: Path) -> None:
+    """A rate changed on v1 after the migration: the first screen shows the mismatch and names its line."""
+    lines, phases = _budget(world)
+    line, phase_id = _priced_line(lines, phases)
+    url = f"/projects/{_v1_project(world)}/budget/lines/{line['id']}/phase-data/{phase_id}"
+    assert world.call("PUT", url, json={"rate": float(line["phaseData"][phase_id]["rate"]) + 100}).status_code == 200
+    code, report, output = run_cli(world, tmp_path / "reports")
+    assert (code, report is not None) == (1, True), output
+    page = tmp_path / "reports" / HTML_NAME
+    row = assert_differences_above_the_fold(page, tmp_path)
+    assert 'class="mismatch"' in row
+    assert phases[phase_id]["name"] in row
+    assert f"legacy {_legacy_id(world, 'line', line['id'])}" in row
+    screenshot(page, tmp_path, "drift")
+
+
+@pytest.fixture(scope="module")
+def dirty(tmp_path_factory: pytest.TempPathFactory) -> Migrated:
+    return migrate_one(tmp_path_factory.mktemp("dirty"), dirty=True, hostile=True)
+
+
+def test_the_dirty_case_shows_what_quarantine_holds_back_above_the_fold(dirty: Migrated, tmp_path: Path) -> None:
+    """Bad and hostile records quarantined: the first screen shows the held-back money and the largest
+    difference with the transactions behind it; the hidden committed phase is said not compared, and why."""
+    code, report, output = run_cli(copy_world(dirty, tmp_path), tmp_path / "reports")
+    assert (code, report is not None) == (0, True), output
+    assert report is not None
+    page = tmp_path / "reports" / HTML_NAME
+    row = assert_differences_above_the_fold(page, tmp_path)
+    assert 'class="quarantine"' in row
+    assert "transaction held back: actual" in row
+    text = page.read_text()
+    assert "No committed phase was compared. Not compared: phase Committed is hidden on v1" in text
+    assert all(f"<code>{q.code}</code>" in text for q in report.quarantine)
+    assert "<script" not in text
+    screenshot(page, tmp_path, "dirty")
+
+
+def test_html_opens_in_a_headless_browser_with_its_chart_and_table(report: Reconciliation, tmp_path: Path) -> None:
+    """Chromium, offline, parses the page into a DOM holding the difference chart, the totals table and the tree."""
+    write_reports(report, tmp_path)
+    dom = chromium(tmp_path / HTML_NAME, tmp_path / "profile", "--dump-dom")
+    assert '<svg class="chart" id="chart-0"' in dom
+    assert dom.count('class="diff ') == 4, "a difference bar per phase and per actuals currency"
+    assert '<table class="totals">' in dom
+    assert "Camera package" in dom
+    assert '<ul class="tree">' in dom
+    assert "Not reconciled" in dom
