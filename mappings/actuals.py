@@ -17,10 +17,11 @@ from mappings.budget import chunks
 from mappings.enums import ACTUAL_STATUSES, ACTUAL_TYPES, DEFAULT_ACTUAL_STATUS, DEFAULT_ACTUAL_TYPE
 from mappings.errors import ErrorCode, MappingError
 from mappings.keys import idempotency_key
+from mappings.kinds import Kind
 from mappings.money import Money, to_money, total
 from mappings.notes import Note, lossy, unassigned
 from mappings.records import Actual
-from mappings.refs import ACTUAL, CONTACT, LINE, SPLIT, WORKSPACE, Lookup, RecordRef
+from mappings.refs import WORKSPACE, Lookup, RecordRef
 from mappings.results import Mapped
 from mappings.shapes import check_refusal
 from mappings.tags import tag_ids
@@ -72,7 +73,7 @@ class MappedActual:
 
 
 def actual_ref(project_id: str, actual_id: str) -> RecordRef:
-    return RecordRef(ACTUAL, actual_id, project_id)
+    return RecordRef(Kind.ACTUAL, actual_id, project_id)
 
 
 def map_actual(
@@ -129,7 +130,7 @@ def map_actual(
             unassigned(ref, "tags", tag, "v1 transactions take tags on items only", "A16") for tag in actual.tags
         )
     if actual.contact_id is not None:
-        contact = lookup(CONTACT, WORKSPACE, actual.contact_id)
+        contact = lookup(Kind.CONTACT, WORKSPACE, actual.contact_id)
         if contact is None:
             notes.append(unassigned(ref, "contactId", actual.contact_id, "contact has no v1 id"))
         else:
@@ -138,7 +139,7 @@ def map_actual(
     if actual.subactuals:
         items = _items(project_id, actual, currency, amount.money, lookup)
     elif actual.account_id is not None:
-        line = lookup(LINE, project_id, actual.account_id)
+        line = lookup(Kind.LINE, project_id, actual.account_id)
         if line is None:
             notes.append(unassigned(ref, "accountId", actual.account_id, "budget line has no v1 id; left uncoded"))
         else:
@@ -163,7 +164,7 @@ def _items(
     items: list[Mapped[TransactionItem]] = []
     conversions = []
     for index, part in enumerate(actual.subactuals):
-        part_ref = RecordRef(SPLIT, f"{actual.id}#{index}", project_id)
+        part_ref = RecordRef(Kind.SPLIT, f"{actual.id}#{index}", project_id)
         conversion = to_money(part.amount, currency, part_ref, "amount", exact=True)
         conversions.append(conversion)
         body = TransactionItem(amount=conversion.money)
@@ -173,7 +174,7 @@ def _items(
         notes: list[Note] = []
         line_id = part.line_id or part.account_id
         if line_id is not None:
-            line = lookup(LINE, project_id, line_id)
+            line = lookup(Kind.LINE, project_id, line_id)
             if line is None:
                 notes.append(unassigned(part_ref, "lineId", line_id, "budget line has no v1 id; left uncoded"))
             else:

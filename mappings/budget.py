@@ -18,8 +18,9 @@ from typing import Final, TypeVar
 
 from mappings.enums import LINE_TYPES
 from mappings.errors import ErrorCode, MappingError
+from mappings.kinds import Kind
 from mappings.records import LineFields
-from mappings.refs import LINE, RecordRef
+from mappings.refs import RecordRef
 
 T = TypeVar("T")
 
@@ -37,7 +38,7 @@ CYCLE_SHOWN: Final = 4
 
 
 def line_ref(project_id: str, line_id: str) -> RecordRef:
-    return RecordRef(LINE, line_id, project_id)
+    return RecordRef(Kind.LINE, line_id, project_id)
 
 
 @dataclass(frozen=True, slots=True)

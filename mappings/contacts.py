@@ -6,10 +6,11 @@ from typing import Required, TypedDict
 
 from mappings.enums import CONTACT_TYPES
 from mappings.errors import ErrorCode, MappingError
+from mappings.kinds import Kind
 from mappings.money import Money, to_money
 from mappings.notes import Note, not_carried, rounding
 from mappings.records import Contact
-from mappings.refs import CONTACT, WORKSPACE, RecordRef
+from mappings.refs import WORKSPACE, RecordRef
 from mappings.results import Mapped
 from mappings.shapes import check_refusal
 from mappings.text import NAME_LIMIT, check_text, required_text
@@ -27,7 +28,7 @@ class ContactCreate(TypedDict, total=False):
 def map_contact(contact: Contact, currency: str) -> Mapped[ContactCreate]:
     """A contact's create body; ``currency`` is the workspace currency its legacy rate is expressed in."""
     check_refusal(contact)
-    ref = RecordRef(CONTACT, contact.id, WORKSPACE)
+    ref = RecordRef(Kind.CONTACT, contact.id, WORKSPACE)
     notes: list[Note] = []
     # A contact known only by company or email keeps that as its name rather than being dropped.
     name = required_text(contact.name or contact.company or contact.email, ref, "name", limit=NAME_LIMIT)

@@ -18,11 +18,12 @@ from typing import Generic, Required, TypedDict, TypeVar
 from mappings.enums import FRINGE_UNITS
 from mappings.errors import ErrorCode, MappingError
 from mappings.formulas import SYMBOL, cyclic_symbols, symbols_of
+from mappings.kinds import Kind
 from mappings.lines import phase_number
 from mappings.money import currency_code, parse_decimal
 from mappings.notes import Note, conflict
 from mappings.records import Fringe, Global, Phase, ProjectBudget
-from mappings.refs import CURRENCY, FRINGE, GLOBAL, UNIT, WORKSPACE, RecordRef
+from mappings.refs import WORKSPACE, RecordRef
 from mappings.shapes import check_refusal
 from mappings.text import DESCRIPTION_LIMIT, NAME_LIMIT, check_text, required_text
 
@@ -137,11 +138,11 @@ def plan_fringes(budgets: Sequence[ProjectBudget], existing: Existing) -> Librar
                 entries.append(fringe_body(budget.project_id, fringe))
             except MappingError as error:
                 errors.append(error)
-    return _plan(FRINGE, entries, existing, errors)
+    return _plan(Kind.FRINGE, entries, existing, errors)
 
 
 def fringe_body(project_id: str, fringe: Fringe) -> tuple[RecordRef, str, FringeWrite]:
-    ref = RecordRef(FRINGE, fringe.id, project_id)
+    ref = RecordRef(Kind.FRINGE, fringe.id, project_id)
     name = required_text(fringe.code, ref, "code", limit=NAME_LIMIT)
     check_text(fringe.description, ref, "description", limit=DESCRIPTION_LIMIT)
     calculation = FRINGE_UNITS.get(fringe.units)
@@ -168,11 +169,11 @@ def plan_globals(budgets: Sequence[ProjectBudget], existing: Existing) -> Librar
         good, bad = check_globals(budget.project_id, budget.globals_)
         errors.extend(bad)
         for item in good:
-            ref = RecordRef(GLOBAL, item.id, budget.project_id)
+            ref = RecordRef(Kind.GLOBAL, item.id, budget.project_id)
             symbol = item.symbol or ""
             body = GlobalWrite(symbol=symbol, description=item.description, formula=item.formula, unit=item.unit)
             entries.append((ref, symbol, body))
-    return _plan(GLOBAL, entries, existing, errors)
+    return _plan(Kind.GLOBAL, entries, existing, errors)
 
 
 def check_globals(project_id: str, items: Sequence[Global]) -> tuple[tuple[Global, ...], tuple[MappingError, ...]]:
@@ -181,7 +182,7 @@ def check_globals(project_id: str, items: Sequence[Global]) -> tuple[tuple[Globa
     uses: dict[str, frozenset[str]] = {}
     symbols = {g.symbol for g in items if g.symbol}
     for item in items:
-        ref = RecordRef(GLOBAL, item.id, project_id)
+        ref = RecordRef(Kind.GLOBAL, item.id, project_id)
         try:
             check_refusal(item)
             if item.symbol is None or not SYMBOL.fullmatch(item.symbol):
@@ -199,7 +200,7 @@ def check_globals(project_id: str, items: Sequence[Global]) -> tuple[tuple[Globa
     cyclic = cyclic_symbols(uses)
     for item in items:
         if item.symbol in cyclic and item.id not in errors:
-            ref = RecordRef(GLOBAL, item.id, project_id)
+            ref = RecordRef(Kind.GLOBAL, item.id, project_id)
             errors[item.id] = MappingError(ErrorCode.GLOBAL_CYCLE, ref, "formula", item.formula)
     return tuple(g for g in items if g.id not in errors), tuple(errors[k] for k in sorted(errors))
 
@@ -218,7 +219,7 @@ def plan_currencies(phases: Mapping[str, Sequence[Phase]], existing: Existing) -
         for phase in phases[project_id]:
             if phase.refusal is not None or phase.currency is None or phase.currency.code is None:
                 continue  # a refused phase is quarantined (once) with the phases
-            ref = RecordRef(CURRENCY, phase.id, project_id)
+            ref = RecordRef(Kind.CURRENCY, phase.id, project_id)
             try:
                 code = currency_code(phase.currency.code, ref, "currency.code")
                 rate = phase.currency.exchange_rate
@@ -235,8 +236,8 @@ def plan_currencies(phases: Mapping[str, Sequence[Phase]], existing: Existing) -
                 continue
             first[code] = body
             # The crosswalk keys a project currency copy by its code: phases find it by code.
-            entries.append((RecordRef(CURRENCY, code, project_id), code, body))
-    plan = _plan(CURRENCY, entries, existing, errors)
+            entries.append((RecordRef(Kind.CURRENCY, code, project_id), code, body))
+    plan = _plan(Kind.CURRENCY, entries, existing, errors)
     return LibraryPlan(plan.items, plan.copies, plan.quarantined, tuple(notes) + plan.notes)
 
 
@@ -251,13 +252,13 @@ def plan_units(budgets: Sequence[ProjectBudget], existing: Existing) -> LibraryP
                 if data.unit is None or data.unit in seen or line.type == "markup":
                     continue
                 seen.add(data.unit)
-                ref = RecordRef(UNIT, data.unit, WORKSPACE)
+                ref = RecordRef(Kind.UNIT, data.unit, WORKSPACE)
                 try:
                     label = required_text(data.unit, ref, "unit", limit=NAME_LIMIT)
                 except MappingError as error:
                     errors.append(error)
                     continue
                 entries.append((ref, label, UnitWrite(label=label)))
-    plan = _plan(UNIT, entries, existing, errors)
+    plan = _plan(Kind.UNIT, entries, existing, errors)
     # Units are workspace items only: there is no project copy to add or patch.
     return LibraryPlan(plan.items, (), plan.quarantined, plan.notes)

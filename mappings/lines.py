@@ -25,10 +25,11 @@ from mappings.enums import MARKUP_TYPES
 from mappings.errors import ErrorCode, MappingError
 from mappings.formulas import check_formula
 from mappings.keys import child_key, idempotency_key
+from mappings.kinds import Kind
 from mappings.money import parse_decimal
 from mappings.notes import Note, not_carried, unassigned
 from mappings.records import LineFields, PhaseFields, ProjectBudget, RawNumber
-from mappings.refs import CONTACT, FRINGE, LINE, PHASE, WORKSPACE, Lookup, RecordRef
+from mappings.refs import WORKSPACE, Lookup, RecordRef
 from mappings.results import Mapped
 from mappings.shapes import check_refusal
 from mappings.text import NAME_LIMIT, TAG_NAME_LIMIT, check_text
@@ -182,12 +183,12 @@ def line_body(project_id: str, line: LineFields, lookup: Lookup, symbols: Collec
     if line.account_id is not None:
         body["accountId"] = line.account_id
     if line.parent_id is not None:
-        parent = lookup(LINE, project_id, line.parent_id)
+        parent = lookup(Kind.LINE, project_id, line.parent_id)
         if parent is None:
             raise MappingError(ErrorCode.UNRESOLVED_REFERENCE, ref, "parentId", line.parent_id, "parent not created")
         body["parentId"] = parent
     if line.contact_id is not None:
-        contact = lookup(CONTACT, WORKSPACE, line.contact_id)
+        contact = lookup(Kind.CONTACT, WORKSPACE, line.contact_id)
         if contact is None:
             notes.append(unassigned(ref, "contactId", line.contact_id, "contact has no v1 id"))
         else:
@@ -201,7 +202,7 @@ def line_body(project_id: str, line: LineFields, lookup: Lookup, symbols: Collec
     notes.extend(not_carried(ref, "tags", tag) for tag in line.tags)
     phase_data = {}
     for phase_key, data in sorted(line.phase_data.items()):
-        phase_id = lookup(PHASE, project_id, phase_key)
+        phase_id = lookup(Kind.PHASE, project_id, phase_key)
         if phase_id is None:
             notes.append(unassigned(ref, f"phaseData.{phase_key}", phase_key, "phase has no v1 id"))
             continue
@@ -240,7 +241,7 @@ def phase_write(
     if data.fringes:
         fringe_ids: list[str] = []
         for fringe in data.fringes:
-            fringe_id = lookup(FRINGE, project_id, fringe)
+            fringe_id = lookup(Kind.FRINGE, project_id, fringe)
             if fringe_id is None:
                 notes.append(unassigned(ref, f"{where}.fringes", fringe, "fringe has no v1 project copy", "A19"))
             else:
@@ -257,7 +258,7 @@ def phase_data_items(
     items: list[PhaseDataItem] = []
     ref = line_ref(project_id, line.id)
     for phase_key, data in sorted(line.phase_data.items()):
-        phase_id = lookup(PHASE, project_id, phase_key)
+        phase_id = lookup(Kind.PHASE, project_id, phase_key)
         if phase_id is None:
             notes.append(unassigned(ref, f"phaseData.{phase_key}", phase_key, "phase has no v1 id"))
             continue

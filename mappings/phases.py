@@ -16,9 +16,10 @@ from typing import Required, TypedDict
 
 from mappings.enums import PHASE_TYPES, ROLLUP_OPERATIONS
 from mappings.errors import ErrorCode, MappingError
+from mappings.kinds import Kind
 from mappings.money import currency_code
 from mappings.records import Phase
-from mappings.refs import CURRENCY, PHASE, Lookup, RecordRef
+from mappings.refs import Lookup, RecordRef
 from mappings.results import Mapped
 from mappings.shapes import check_refusal
 from mappings.text import ALIAS_LIMIT, NAME_LIMIT, check_text, required_text
@@ -55,7 +56,7 @@ class PhasePlan:
 
 
 def phase_ref(project_id: str, phase_id: str) -> RecordRef:
-    return RecordRef(PHASE, phase_id, project_id)
+    return RecordRef(Kind.PHASE, phase_id, project_id)
 
 
 def plan_phases(project_id: str, phases: Sequence[Phase]) -> PhasePlan:
@@ -130,7 +131,7 @@ def _currency_id(project_id: str, phase: Phase, lookup: Lookup) -> str | None:
         return None  # A09: actual/committed/rollup phases resolve their currency from a reference phase
     ref = phase_ref(project_id, phase.id)
     code = currency_code(phase.currency.code, ref, "currency.code")
-    currency_id = lookup(CURRENCY, project_id, code)
+    currency_id = lookup(Kind.CURRENCY, project_id, code)
     if currency_id is None:
         raise MappingError(ErrorCode.UNRESOLVED_REFERENCE, ref, "currency.code", code, "project currency not added")
     return currency_id
@@ -167,7 +168,7 @@ def rollup_formula(project_id: str, phase: Phase, lookup: Lookup) -> str:
     ref = phase_ref(project_id, phase.id)
     operands: list[str] = []
     for input_id in phase.phase_ids:
-        v1_id = lookup(PHASE, project_id, input_id)
+        v1_id = lookup(Kind.PHASE, project_id, input_id)
         if v1_id is None:
             raise MappingError(ErrorCode.UNRESOLVED_REFERENCE, ref, "phaseIds", input_id, "input phase not created")
         operands.append("@{" + v1_id + "}")

@@ -11,34 +11,21 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from mappings.kinds import Kind
 from mappings.printable import escaped
 
-Lookup = Callable[[str, str, str], str | None]
+Lookup = Callable[[Kind, str, str], str | None]
 """``(kind, scope, legacy_id) -> v1 id`` or None when the record has not been created on the target yet."""
 
 WORKSPACE: Final = "workspace"
 """Scope of records that live once per workspace (spaces, contacts, library items)."""
-
-# Crosswalk kinds: the same strings the engine stores, so a lookup and a crosswalk row agree.
-SPACE: Final = "space"
-PROJECT: Final = "project"
-CONTACT: Final = "contact"
-PHASE: Final = "phase"
-CURRENCY: Final = "currency"
-FRINGE: Final = "fringe"
-GLOBAL: Final = "global"
-TAG: Final = "tag"
-UNIT: Final = "unit"
-LINE: Final = "line"
-ACTUAL: Final = "actual"
-SPLIT: Final = "split"
 
 
 @dataclass(frozen=True, slots=True, order=True)
 class RecordRef:
     """One legacy record: its kind, its legacy id and the scope it lives in (a project id or 'workspace')."""
 
-    kind: str
+    kind: Kind
     legacy_id: str
     scope: str = WORKSPACE
 
@@ -50,7 +37,7 @@ class RecordRef:
 def lookup_from(table: Mapping[tuple[str, str, str], str]) -> Lookup:
     """A lookup over an in-memory table: what the dry run and the tests bind the mappings to."""
 
-    def lookup(kind: str, scope: str, legacy_id: str) -> str | None:
+    def lookup(kind: Kind, scope: str, legacy_id: str) -> str | None:
         return table.get((kind, scope, legacy_id))
 
     return lookup

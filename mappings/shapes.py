@@ -22,6 +22,7 @@ from typing import Any, Final, TypeVar, cast
 from pydantic import ValidationError
 
 from mappings.errors import ErrorCode, MappingError
+from mappings.kinds import Kind
 from mappings.printable import escaped
 from mappings.records import LegacyRecord
 from mappings.refs import RecordRef
@@ -101,7 +102,7 @@ def refused(model: type[R], error: MappingError, fields: Mapping[str, object] | 
 def parse_row(
     model: type[R],
     row: object,
-    kind: str,
+    kind: Kind,
     scope: str,
     *,
     index: int = 0,
@@ -139,7 +140,7 @@ def check_refusal(record: object) -> None:
         raise error
 
 
-def without_duplicates(records: Sequence[R], kind: str, scope: str) -> list[R]:
+def without_duplicates(records: Sequence[R], kind: Kind, scope: str) -> list[R]:
     """One list's records with each repeated id kept once, refused: no one can tell which copy is meant."""
     counts = Counter(record.id for record in records if isinstance(record.id, str))  # type: ignore[attr-defined]
     out: list[R] = []

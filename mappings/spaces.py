@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Required, TypedDict
 
+from mappings.kinds import Kind
 from mappings.notes import Note, unassigned
 from mappings.records import Project, Space
-from mappings.refs import PROJECT, SPACE, TAG, WORKSPACE, Lookup, RecordRef
+from mappings.refs import WORKSPACE, Lookup, RecordRef
 from mappings.results import Mapped
 from mappings.shapes import check_refusal
 from mappings.text import NAME_LIMIT, check_text, required_text
@@ -45,7 +46,7 @@ class ProjectPatch(TypedDict):
 
 def map_space(space: Space) -> Mapped[SpaceCreate]:
     check_refusal(space)
-    ref = RecordRef(SPACE, space.id, WORKSPACE)
+    ref = RecordRef(Kind.SPACE, space.id, WORKSPACE)
     body = SpaceCreate(name=required_text(space.name, ref, "name", limit=NAME_LIMIT))
     if space.alias:
         body["slug"] = check_text(space.alias, ref, "alias", limit=NAME_LIMIT) or space.alias
@@ -67,7 +68,7 @@ def map_project(
     ``label_aliases`` is ``TagPlan.aliases``: labels that name an existing tag in another letter case.
     """
     check_refusal(project)
-    ref = RecordRef(PROJECT, project.id, WORKSPACE)
+    ref = RecordRef(Kind.PROJECT, project.id, WORKSPACE)
     notes: list[Note] = []
     name = project.name if project.name is not None else UNTITLED_PROJECT
     body = ProjectCreate(name=required_text(name, ref, "name", limit=NAME_LIMIT))
@@ -79,14 +80,14 @@ def map_project(
         body["image"] = project.image_url
     space_id = project.space.id if project.space is not None else project.space_id
     if space_id is not None:
-        v1_space = lookup(SPACE, WORKSPACE, space_id)
+        v1_space = lookup(Kind.SPACE, WORKSPACE, space_id)
         if v1_space is None:
             notes.append(unassigned(ref, "spaceId", space_id, "space has no v1 id; the project stays ungrouped"))
         else:
             body["spaceId"] = v1_space
     tag_ids: list[str] = []
     for label in project.labels:
-        tag_id = lookup(TAG, WORKSPACE, (label_aliases or {}).get(label, label))
+        tag_id = lookup(Kind.TAG, WORKSPACE, (label_aliases or {}).get(label, label))
         if tag_id is None:
             notes.append(unassigned(ref, "labels", label, "label tag has no v1 id", "A06"))
         elif tag_id not in tag_ids:

@@ -16,9 +16,10 @@ from typing import Required, TypedDict
 
 from mappings.enums import exact_tag_color, hex_rgb, nearest_tag_color
 from mappings.errors import ErrorCode, MappingError
+from mappings.kinds import Kind
 from mappings.notes import Note, conflict, lossy, unassigned
 from mappings.records import Project, ProjectBudget, Tag
-from mappings.refs import TAG, WORKSPACE, Lookup, RecordRef
+from mappings.refs import WORKSPACE, Lookup, RecordRef
 from mappings.shapes import check_refusal
 from mappings.text import DESCRIPTION_LIMIT, TAG_NAME_LIMIT, check_text, required_text
 
@@ -48,7 +49,7 @@ class TagPlan:
 def tag_body(project_id: str, tag: Tag, notes: list[Note]) -> TagWrite:
     """One legacy tag as a workspace tag body; a lossy colour is noted."""
     check_refusal(tag)
-    ref = RecordRef(TAG, tag.id, project_id)
+    ref = RecordRef(Kind.TAG, tag.id, project_id)
     name = required_text(tag.name, ref, "name", limit=TAG_NAME_LIMIT)
     check_text(tag.description, ref, "description", limit=DESCRIPTION_LIMIT)
     body = TagWrite(name=name)
@@ -89,11 +90,11 @@ def plan_tags(
             match = folded.get(label.casefold())
             if match is not None and match != label:
                 aliases[label] = match
-                notes.append(lossy(RecordRef(TAG, label, project.id), "labels", label, match, "A06"))
+                notes.append(lossy(RecordRef(Kind.TAG, label, project.id), "labels", label, match, "A06"))
             else:
                 candidates.append((project.id, Tag(id=label, name=label)))
     for project_id, tag in candidates:
-        ref = RecordRef(TAG, tag.id, project_id)
+        ref = RecordRef(Kind.TAG, tag.id, project_id)
         bare = (project_id, tag.name) not in declared or (tag.color is None and tag.description is None)
         try:
             body = tag_body(project_id, tag, notes)
@@ -108,7 +109,7 @@ def plan_tags(
             continue
         first = chosen.get(body["name"])
         if first is None:
-            chosen[body["name"]] = (RecordRef(TAG, body["name"], WORKSPACE), body)
+            chosen[body["name"]] = (RecordRef(Kind.TAG, body["name"], WORKSPACE), body)
         elif not bare:
             notes.extend(
                 conflict(ref, field, str(body.get(field)), str(first[1].get(field)), WINNER_RULE)
@@ -122,7 +123,7 @@ def tag_ids(ref: RecordRef, names: Sequence[str], lookup: Lookup, notes: list[No
     """The workspace tag ids of a record's tag names, each once; a name with no v1 tag is noted (A14)."""
     ids: list[str] = []
     for name in names:
-        tag_id = lookup(TAG, WORKSPACE, name)
+        tag_id = lookup(Kind.TAG, WORKSPACE, name)
         if tag_id is None:
             notes.append(unassigned(ref, "tags", name, "tag has no v1 id", assumption="A14"))
         elif tag_id not in ids:

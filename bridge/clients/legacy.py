@@ -28,6 +28,7 @@ from bridge.clients.legacy_budget import PiecewiseReader, flatten_budget
 from bridge.config import Secret
 from bridge.errors import UnexpectedResponse
 from bridge.logging import register_secret
+from mappings.kinds import Kind
 from mappings.records import (
     Actual,
     CompactLine,
@@ -42,7 +43,7 @@ from mappings.records import (
     Space,
     Tag,
 )
-from mappings.refs import CONTACT, FRINGE, GLOBAL, PHASE, PROJECT, SPACE, TAG, WORKSPACE
+from mappings.refs import WORKSPACE
 from mappings.shapes import parse_row, usable_id, without_duplicates
 
 RecordT = TypeVar("RecordT", bound=LegacyRecord)
@@ -123,7 +124,7 @@ class LegacyClient:
         path: str,
         key: str,
         model: type[RecordT],
-        where: tuple[str, str],
+        where: tuple[Kind, str],
         params: Sequence[tuple[str, str]] = (),
     ) -> list[RecordT]:
         """A list's rows as records; a row its type refuses, or an id listed twice, is a refused record."""
@@ -138,7 +139,9 @@ class LegacyClient:
         """Every space, archived ones too: the list hides archived spaces unless asked, so ask both ways."""
         merged: dict[str, Space] = {}
         for archived in ("false", "true"):
-            for space in await self._list("/spaces", "spaces", Space, (SPACE, WORKSPACE), [("archived", archived)]):
+            for space in await self._list(
+                "/spaces", "spaces", Space, (Kind.SPACE, WORKSPACE), [("archived", archived)]
+            ):
                 merged.setdefault(space.id, space)
         return list(merged.values())
 
@@ -147,13 +150,13 @@ class LegacyClient:
         merged: dict[str, Project] = {}
         for status in ("active", "archived"):
             for project in await self._list(
-                "/projects", "projects", Project, (PROJECT, WORKSPACE), [("status", status)]
+                "/projects", "projects", Project, (Kind.PROJECT, WORKSPACE), [("status", status)]
             ):
                 merged.setdefault(project.id, project)
         return list(merged.values())
 
     async def contacts(self) -> list[Contact]:
-        return await self._list("/contacts", "contacts", Contact, (CONTACT, WORKSPACE))
+        return await self._list("/contacts", "contacts", Contact, (Kind.CONTACT, WORKSPACE))
 
     async def phases(self, project_id: str) -> list[Phase]:
         """Every phase, hidden ones included (A43).
@@ -163,13 +166,13 @@ class LegacyClient:
         account alone (``excludeSubAccounts``) and no phase data, so the tree adds almost nothing.
         """
         params = [("includeHiddenPhases", "true"), ("excludeSubAccounts", "true"), ("expands[]", "phases")]
-        return await self._list(f"/projects/{project_id}/budget", "phases", Phase, (PHASE, project_id), params)
+        return await self._list(f"/projects/{project_id}/budget", "phases", Phase, (Kind.PHASE, project_id), params)
 
     async def fringes(self, project_id: str) -> list[Fringe]:
-        return await self._list(f"/projects/{project_id}/budget/fringes", "fringes", Fringe, (FRINGE, project_id))
+        return await self._list(f"/projects/{project_id}/budget/fringes", "fringes", Fringe, (Kind.FRINGE, project_id))
 
     async def globals(self, project_id: str) -> list[Global]:
-        return await self._list(f"/projects/{project_id}/budget/globals", "globals", Global, (GLOBAL, project_id))
+        return await self._list(f"/projects/{project_id}/budget/globals", "globals", Global, (Kind.GLOBAL, project_id))
 
     async def accounts(self, project_id: str) -> list[AccountSummary]:
         """The accounts to read ahead of the walk; a row without a usable id is left to the walk, which finds
@@ -185,7 +188,7 @@ class LegacyClient:
 
     async def tags(self, project_id: str) -> list[Tag]:
         """The project's tags; each record keeps its ``totals`` as an extra field (see ``tag_totals``)."""
-        return await self._list(f"/projects/{project_id}/tags", "tags", Tag, (TAG, project_id))
+        return await self._list(f"/projects/{project_id}/tags", "tags", Tag, (Kind.TAG, project_id))
 
     async def tag_totals(self, project_id: str) -> dict[str, TagTotals]:
         """Each tag's totals by tag id, as the legacy surface computes them."""

@@ -33,8 +33,8 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from bridge.errors import UnexpectedResponse
+from mappings.kinds import Kind
 from mappings.records import Actual
-from mappings.refs import ACTUAL
 from mappings.shapes import parse_row, without_duplicates
 
 Fetch = Callable[[str, Sequence[tuple[str, str]]], Awaitable[tuple[object, str | None]]]
@@ -153,11 +153,11 @@ class ActualsReader:
         refused once, as a duplicate. Seen again in a later window it is the same record moved: skipped.
         """
         parsed = [
-            parse_row(Actual, _normalise(row) if isinstance(row, dict) else row, ACTUAL, self.project_id, index=n)
+            parse_row(Actual, _normalise(row) if isinstance(row, dict) else row, Kind.ACTUAL, self.project_id, index=n)
             for n, row in enumerate(rows)
         ]
         fresh: list[Actual] = []
-        for actual in without_duplicates(parsed, ACTUAL, self.project_id):
+        for actual in without_duplicates(parsed, Kind.ACTUAL, self.project_id):
             if actual.id not in self.summary.ids:
                 self.summary.ids.add(actual.id)
                 fresh.append(actual)

@@ -20,8 +20,8 @@ from bridge.clients.http import parse_model
 from bridge.errors import UnexpectedResponse
 from mappings.budget import line_ref
 from mappings.errors import ErrorCode, MappingError
+from mappings.kinds import Kind
 from mappings.records import BudgetLine, CompactLine, Fringe, Global, Phase, ProjectBudget
-from mappings.refs import FRINGE, GLOBAL, LINE, PHASE
 from mappings.shapes import parse_row, refused, usable_id
 
 JsonGetter = Callable[[str, Sequence[tuple[str, str]]], Awaitable[tuple[object, str | None]]]
@@ -77,7 +77,7 @@ def _line(
     fields.update(parentId=parent_id, position=position)
     line_type = raw.get("type")
     keep = {"parent_id": parent_id, "position": position, "type": line_type if isinstance(line_type, str) else ""}
-    return parse_row(BudgetLine, fields, LINE, project_id, index=position, keep=keep)
+    return parse_row(BudgetLine, fields, Kind.LINE, project_id, index=position, keep=keep)
 
 
 def _duplicate(project_id: str, line_id: str) -> MappingError:
@@ -175,7 +175,11 @@ def flatten_budget(project_id: str, body: object, request_id: str | None) -> Pro
     what = f"legacy GET /projects/{project_id}/budget"
     phases, fringes, globals_ = (
         [parse_row(model, row, kind, project_id, index=n) for n, row in enumerate(_as_list(document.get(key)))]
-        for model, kind, key in ((Phase, PHASE, "phases"), (Fringe, FRINGE, "fringes"), (Global, GLOBAL, "globals"))
+        for model, kind, key in (
+            (Phase, Kind.PHASE, "phases"),
+            (Fringe, Kind.FRINGE, "fringes"),
+            (Global, Kind.GLOBAL, "globals"),
+        )
     )
     return parse_model(
         ProjectBudget,

@@ -39,6 +39,7 @@ from bridge.verify.schema import (
 )
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, amounts
 from mappings.errors import MappingError
+from mappings.kinds import Kind
 from mappings.money import parse_decimal
 from mappings.records import Phase, RawNumber
 from mappings.refs import RecordRef
@@ -120,7 +121,7 @@ def phase_rate(phase: Phase, workspace_currency: str, notes: list[str]) -> Phase
             notes.append(f"phase {phase.id} is in {code} with no exchange rate: compared at rate 1")
         return PhaseRate(code, Decimal(1), workspace_currency)
     try:
-        rate = parse_decimal(cur.exchange_rate, RecordRef("phase", phase.id), "currency.exchangeRate")
+        rate = parse_decimal(cur.exchange_rate, RecordRef(Kind.PHASE, phase.id), "currency.exchangeRate")
     except MappingError as error:
         notes.append(f"phase {phase.id}: exchange rate unreadable, compared at rate 1: {error}")
         rate = Decimal(1)
@@ -188,7 +189,7 @@ class ProjectComparer:
             None,
             None,
             self.v1.v1_id,
-            self._figures(self.project_id, budget.totals, RecordRef("project", self.project_id), rollups=True),
+            self._figures(self.project_id, budget.totals, RecordRef(Kind.PROJECT, self.project_id), rollups=True),
             v1=amounts(self.v1.totals),
         )
         self.nodes[self.project_id] = root
@@ -200,7 +201,7 @@ class ProjectComparer:
         tops = top_quarantined(budget.lines, self.parents, quarantined)
         ordered = sorted(budget.lines, key=lambda line: line.position)
         for line in ordered:
-            figures = self._figures(line.id, line.totals, RecordRef("line", line.id, self.project_id), rollups=False)
+            figures = self._figures(line.id, line.totals, RecordRef(Kind.LINE, line.id, self.project_id), rollups=False)
             node = Node(line.id, line.type, line.account_id, line.path, line.description, None, figures)
             node.v1_id = self.lookup("line", line.id)
             self.nodes[line.id] = node

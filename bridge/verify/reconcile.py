@@ -68,6 +68,7 @@ from bridge.verify.schema import (
 from bridge.verify.targets import project_targets
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
 from mappings.errors import ErrorCode, MappingError
+from mappings.kinds import Kind
 from mappings.records import Project
 from mappings.refs import RecordRef
 from state import StateStore, open_state
@@ -483,7 +484,7 @@ class Verifier:
 def _tag_figure(tag: str, plan: PhasePlan, raw: object, currency: str) -> Figure:
     """A legacy tag total as money not carried: v1 holds no tag on any line, so there is no v1 figure."""
     try:
-        legacy = convert(raw if isinstance(raw, int | float) else 0, plan.rate, RecordRef("tag", tag), "totals")
+        legacy = convert(raw if isinstance(raw, int | float) else 0, plan.rate, RecordRef(Kind.TAG, tag), "totals")
         legacy_minor: int | None = legacy.minor
         amount: str | None = str(legacy.amount)
     except MappingError:

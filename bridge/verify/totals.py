@@ -22,8 +22,8 @@ from bridge.clients.v1 import V1Client
 from bridge.engine.tasks import most_severe
 from bridge.errors import AmbiguousAccount, PayloadTooLarge
 from bridge.verify.drill import Branch, ExtraNode, Node
+from mappings.kinds import Kind
 from mappings.records import Actual, ProjectBudget
-from mappings.refs import ACTUAL
 from mappings.shapes import parse_row, without_duplicates
 
 T = TypeVar("T")
@@ -56,8 +56,8 @@ async def read_legacy(legacy: LegacyClient, project_id: str) -> LegacyProject:
     body, _rid = await legacy.get_json(f"/projects/{project_id}/actuals", [("expands[]", "subactual")])
     rows = body.get("actuals") if isinstance(body, dict) else None
     # Read as the migration reads them: a row its type refuses stays in the count as a refused record.
-    parsed = [parse_row(Actual, row, ACTUAL, project_id, index=n) for n, row in enumerate(_as_rows(rows))]
-    actuals = tuple(without_duplicates(parsed, ACTUAL, project_id))
+    parsed = [parse_row(Actual, row, Kind.ACTUAL, project_id, index=n) for n, row in enumerate(_as_rows(rows))]
+    actuals = tuple(without_duplicates(parsed, Kind.ACTUAL, project_id))
     return LegacyProject(budget, tags, actuals, total_amount(body))
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from hypothesis import given
 
+from mappings.kinds import Kind
 from mappings.lines import bulk_request, line_body, plan_budget, plan_lines
 from mappings.records import BudgetLine, CompactLine, PhaseData, ProjectBudget
-from mappings.refs import FRINGE, LINE, PHASE, TAG, WORKSPACE, lookup_from
+from mappings.refs import WORKSPACE, lookup_from
 from tests.strategies import messy_budget_lines, project_budgets
 
 SYMBOLS = {"DAYS", "WEEKS"}
@@ -15,10 +16,10 @@ SYMBOLS = {"DAYS", "WEEKS"}
 @given(project_budgets())
 def test_compact_lines_map_to_the_same_bulk_bodies(budget: ProjectBudget) -> None:
     """Planning and mapping compact nodes yields exactly the requests the full records yield."""
-    table = {(LINE, budget.project_id, line.id): f"lin_{line.id}" for line in budget.lines}
-    table |= {(PHASE, budget.project_id, p.id): f"phs_{p.id}" for p in budget.phases}
-    table |= {(FRINGE, budget.project_id, f.id): f"frg_{f.id}" for f in budget.fringes}
-    table |= {(TAG, WORKSPACE, name): f"tag_{name}" for name in ("VFX", "Travel", "Union")}
+    table = {(Kind.LINE, budget.project_id, line.id): f"lin_{line.id}" for line in budget.lines}
+    table |= {(Kind.PHASE, budget.project_id, p.id): f"phs_{p.id}" for p in budget.phases}
+    table |= {(Kind.FRINGE, budget.project_id, f.id): f"frg_{f.id}" for f in budget.fringes}
+    table |= {(Kind.TAG, WORKSPACE, name): f"tag_{name}" for name in ("VFX", "Travel", "Union")}
     lookup = lookup_from(table)
     full = plan_budget(budget, SYMBOLS)
     compact = plan_lines(budget.project_id, [CompactLine.of(line) for line in budget.lines], SYMBOLS)
@@ -53,6 +54,8 @@ def test_compact_line_keeps_markups_formulas_and_references() -> None:
         tags=("Union",),
         phaseData={"ph1": PhaseData(quantity="=DAYS", rate=550, unit="Day", fringes=("f1",), fringeTotal=9.5)},
     )
-    lookup = lookup_from({(PHASE, "p1", "ph1"): "phs_1", (FRINGE, "p1", "f1"): "frg_1", (TAG, WORKSPACE, "Union"): "t"})
+    lookup = lookup_from(
+        {(Kind.PHASE, "p1", "ph1"): "phs_1", (Kind.FRINGE, "p1", "f1"): "frg_1", (Kind.TAG, WORKSPACE, "Union"): "t"}
+    )
     for record in (markup, line):
         assert line_body("p1", CompactLine.of(record), lookup, SYMBOLS) == line_body("p1", record, lookup, SYMBOLS)

@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 
 from mappings.budget import LINES_PER_BULK, MAX_DEPTH, build_tree, chunks
 from mappings.errors import ErrorCode, MappingError
+from mappings.kinds import Kind
 from mappings.records import BudgetLine
-from mappings.refs import LINE, RecordRef
+from mappings.refs import RecordRef
 from tests.strategies import budget_trees, messy_budget_lines
 
 
@@ -98,7 +99,7 @@ def test_chunks_keep_order_and_bound_size(items: list[int], limit: int) -> None:
 
 
 def _error(line_id: str) -> MappingError:
-    return MappingError(ErrorCode.TEXT_EMPTY, RecordRef(LINE, line_id, "p1"), "description", "")
+    return MappingError(ErrorCode.TEXT_EMPTY, RecordRef(Kind.LINE, line_id, "p1"), "description", "")
 
 
 def test_a_five_thousand_long_cycle_is_quarantined_with_short_messages() -> None:

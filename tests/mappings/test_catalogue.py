@@ -12,6 +12,7 @@ from mappings.actuals import map_actuals
 from mappings.budget import MAX_DEPTH, build_tree
 from mappings.contacts import map_contact
 from mappings.errors import ErrorCode, MappingError
+from mappings.kinds import Kind
 from mappings.library import plan_currencies, plan_fringes, plan_globals
 from mappings.lines import bulk_request, plan_budget
 from mappings.phases import plan_phases
@@ -28,7 +29,7 @@ from mappings.records import (
     SubActual,
     Tag,
 )
-from mappings.refs import LINE, lookup_from
+from mappings.refs import lookup_from
 from mappings.shapes import parse_row
 from mappings.tags import plan_tags
 
@@ -67,7 +68,7 @@ def _cell(**cells: object) -> Run:
 
 def _read_line(**fields: object) -> Run:
     """A line row as the legacy client reads it (strictly), under the root account."""
-    return _lines(parse_row(BudgetLine, {"type": "line", "parentId": "root", **fields}, LINE, "p1"))
+    return _lines(parse_row(BudgetLine, {"type": "line", "parentId": "root", **fields}, Kind.LINE, "p1"))
 
 
 def _too_deep() -> Run:

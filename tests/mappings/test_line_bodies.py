@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from hypothesis import given
 
+from mappings.kinds import Kind
 from mappings.lines import bulk_request, line_body, phase_data_bulks, phase_data_items, plan_budget
 from mappings.notes import NoteKind
 from mappings.records import BudgetLine, PhaseData, ProjectBudget
-from mappings.refs import CONTACT, FRINGE, LINE, PHASE, TAG, WORKSPACE, Lookup, lookup_from
+from mappings.refs import WORKSPACE, Lookup, lookup_from
 from tests.strategies import project_budgets
 
 SYMBOLS = {"DAYS", "WEEKS"}
@@ -15,10 +16,10 @@ SYMBOLS = {"DAYS", "WEEKS"}
 
 def _crosswalk(budget: ProjectBudget) -> Lookup:
     """Every record already created: what the engine's crosswalk holds when a group is sent."""
-    table = {(LINE, budget.project_id, line.id): f"lin_{line.id}" for line in budget.lines}
-    table |= {(PHASE, budget.project_id, p.id): f"phs_{p.id}" for p in budget.phases}
-    table |= {(FRINGE, budget.project_id, f.id): f"frg_{f.id}" for f in budget.fringes}
-    table |= {(TAG, WORKSPACE, name): f"tag_{name}" for name in ("VFX", "Travel", "Union")}
+    table = {(Kind.LINE, budget.project_id, line.id): f"lin_{line.id}" for line in budget.lines}
+    table |= {(Kind.PHASE, budget.project_id, p.id): f"phs_{p.id}" for p in budget.phases}
+    table |= {(Kind.FRINGE, budget.project_id, f.id): f"frg_{f.id}" for f in budget.fringes}
+    table |= {(Kind.TAG, WORKSPACE, name): f"tag_{name}" for name in ("VFX", "Travel", "Union")}
     return lookup_from(table)
 
 
@@ -66,10 +67,10 @@ def test_a_line_body_resolves_parent_contact_tags_and_fringes() -> None:
     )
     lookup = lookup_from(
         {
-            (LINE, "p1", "a1"): "lin_a1",
-            (PHASE, "p1", "ph1"): "phs_1",
-            (FRINGE, "p1", "f1"): "frg_1",
-            (TAG, WORKSPACE, "VFX"): "tag_v",
+            (Kind.LINE, "p1", "a1"): "lin_a1",
+            (Kind.PHASE, "p1", "ph1"): "phs_1",
+            (Kind.FRINGE, "p1", "f1"): "frg_1",
+            (Kind.TAG, WORKSPACE, "VFX"): "tag_v",
         }
     )
     mapped = line_body("p1", line, lookup, {"DAYS"})
@@ -95,7 +96,7 @@ def test_a_markup_carries_its_value_and_account_selection() -> None:
         includeAccounts=("1000", "2000"),
         phaseData={"ph1": PhaseData(type="percent", amount=10, excludeFringes=True)},
     )
-    mapped = line_body("p1", line, lookup_from({(PHASE, "p1", "ph1"): "phs_1"}), ())
+    mapped = line_body("p1", line, lookup_from({(Kind.PHASE, "p1", "ph1"): "phs_1"}), ())
     assert mapped.body["markupAccountFilter"] == "1000,2000"
     assert mapped.body["phaseData"] == {"phs_1": {"rate": 10, "unit": "percent"}}
     assert [(n.kind, n.field, n.old) for n in mapped.notes] == [
@@ -106,7 +107,9 @@ def test_a_markup_carries_its_value_and_account_selection() -> None:
 def test_a_markup_over_every_account_leaves_the_filter_out() -> None:
     """A46: the published filter is a string, never null: a markup over every sibling sends no filter."""
     line = BudgetLine(id="m1", type="markup", description="Contingency", phaseData={"ph1": PhaseData(amount=5)})
-    assert "markupAccountFilter" not in line_body("p1", line, lookup_from({(PHASE, "p1", "ph1"): "phs_1"}), ()).body
+    assert (
+        "markupAccountFilter" not in line_body("p1", line, lookup_from({(Kind.PHASE, "p1", "ph1"): "phs_1"}), ()).body
+    )
 
 
 def test_a_subtotal_keeps_its_colour() -> None:
@@ -118,13 +121,13 @@ def test_a_subtotal_keeps_its_colour() -> None:
 def test_contacts_are_referenced_through_the_workspace_crosswalk() -> None:
     """A line's contact is the workspace-wide contact's v1 id."""
     line = BudgetLine(id="l1", type="line", description="DP", contactId="c1")
-    body = line_body("p1", line, lookup_from({(CONTACT, WORKSPACE, "c1"): "con_1"}), ()).body
+    body = line_body("p1", line, lookup_from({(Kind.CONTACT, WORKSPACE, "c1"): "con_1"}), ()).body
     assert body["contactId"] == "con_1"
 
 
 def test_phase_data_updates_are_cut_into_bulks_of_at_most_500() -> None:
     """A re-run patches existing lines' cells with phase-data bulks within the v1 limit."""
-    lookup = lookup_from({(PHASE, "p1", "ph1"): "phs_1", (PHASE, "p1", "ph2"): "phs_2"})
+    lookup = lookup_from({(Kind.PHASE, "p1", "ph1"): "phs_1", (Kind.PHASE, "p1", "ph2"): "phs_2"})
     entries = []
     for index in range(400):
         line = BudgetLine(

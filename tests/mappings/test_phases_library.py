@@ -6,11 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mappings.errors import ErrorCode
+from mappings.kinds import Kind
 from mappings.library import plan_currencies, plan_fringes, plan_globals, plan_units
 from mappings.notes import NoteKind
 from mappings.phases import default_estimate_patch, phase_body, plan_phases
 from mappings.records import BudgetLine, Fringe, Global, Phase, PhaseCurrency, PhaseData, Project, ProjectBudget, Tag
-from mappings.refs import CURRENCY, PHASE, lookup_from
+from mappings.refs import lookup_from
 from mappings.tags import plan_tags
 from tests.strategies import project_budgets
 
@@ -39,10 +40,10 @@ def test_phase_bodies_carry_hidden_flag_currency_copy_and_rollup_formula() -> No
     """A09: baseCurrencyId is the project copy of the code; A08: rollupFormula over v1 phase ids."""
     lookup = lookup_from(
         {
-            (CURRENCY, "p1", "JPY"): "cur_jpy",
-            (CURRENCY, "p1", "USD"): "cur_usd",
-            (PHASE, "p1", "e1"): "phs_e",
-            (PHASE, "p1", "w1"): "phs_w",
+            (Kind.CURRENCY, "p1", "JPY"): "cur_jpy",
+            (Kind.CURRENCY, "p1", "USD"): "cur_usd",
+            (Kind.PHASE, "p1", "e1"): "phs_e",
+            (Kind.PHASE, "p1", "w1"): "phs_w",
         }
     )
     working = phase_body("p1", PHASES[1], lookup).body

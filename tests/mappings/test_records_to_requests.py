@@ -7,20 +7,21 @@ from hypothesis import given
 from mappings.actuals import TRANSACTIONS_PER_BULK, duplicate_ids, map_actual, map_actuals
 from mappings.contacts import map_contact
 from mappings.errors import ErrorCode
+from mappings.kinds import Kind
 from mappings.notes import NoteKind
 from mappings.records import Actual, Contact, Project, ProjectSpaceRef, Space, SubActual, Tag
-from mappings.refs import CONTACT, LINE, SPACE, TAG, WORKSPACE, lookup_from
+from mappings.refs import WORKSPACE, lookup_from
 from mappings.spaces import map_project, map_space, project_patch, space_patch
 from mappings.tags import plan_tags
 from tests.strategies import split_actuals
 
 LOOKUP = lookup_from(
     {
-        (SPACE, WORKSPACE, "s1"): "spc_1",
-        (TAG, WORKSPACE, "union"): "tag_u",
-        (CONTACT, WORKSPACE, "c1"): "con_1",
-        (LINE, "p1", "l1"): "lin_1",
-        (LINE, "p1", "l2"): "lin_2",
+        (Kind.SPACE, WORKSPACE, "s1"): "spc_1",
+        (Kind.TAG, WORKSPACE, "union"): "tag_u",
+        (Kind.CONTACT, WORKSPACE, "c1"): "con_1",
+        (Kind.LINE, "p1", "l1"): "lin_1",
+        (Kind.LINE, "p1", "l2"): "lin_2",
     }
 )
 
@@ -170,6 +171,6 @@ def test_a_label_differing_from_a_tag_only_in_case_uses_that_tag() -> None:
     plan = plan_tags({"p1": [Tag(id="Union", name="Union", color="#22C55E")]}, projects=[project])
     assert not plan.quarantined
     assert [body["name"] for _, body in plan.tags] == ["Union"]
-    body = map_project(project, lookup_from({(TAG, WORKSPACE, "Union"): "tag_u"}), plan.aliases).body
+    body = map_project(project, lookup_from({(Kind.TAG, WORKSPACE, "Union"): "tag_u"}), plan.aliases).body
     assert body["tagIds"] == ["tag_u"]
     assert [(n.old, n.new) for n in plan.notes if n.kind is NoteKind.LOSSY] == [("union", "Union")]
