@@ -1,6 +1,8 @@
-"""A certificate that does not verify is a configuration error (exit 2) naming the URL setting, sent once.
+"""A certificate that does not verify, or a host that does not resolve, is a configuration error (exit 2)
+naming the URL setting, met once: no retry can fix a setting, and calling it an outage sends the operator to
+wait instead of to fix it.
 
-The server is real: a loopback TLS listener with a self-signed certificate made by the ``openssl`` command,
+The TLS server is real: a loopback listener with a self-signed certificate made by the ``openssl`` command,
 so the failure comes from the ssl module exactly as it would in front of a misconfigured host.
 """
 
@@ -19,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli, exit_code
+from bridge.clients.http import Call, HttpSession, make_async_client
 from bridge.clients.legacy import open_legacy
 from bridge.config import Secret
 from bridge.errors import ConfigError
@@ -113,3 +116,21 @@ async def test_a_legacy_certificate_that_does_not_verify_names_legacy_url_and_is
     assert "legacy_url (BRIDGE_LEGACY_URL)" in str(refused.value)
     assert tls_server.handshakes == 1
     assert controls.budget.retries == 0
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("surface", ["legacy", "v1"])
+async def test_a_host_that_does_not_resolve_names_its_setting_and_is_not_retried(surface: str) -> None:
+    """A mistyped host (the reserved .invalid domain never resolves) is a ConfigError naming the surface's URL
+    setting at the first try, with no retry spent and no wait."""
+    clock = FakeClock()
+    controls = controls_for(clock)
+    client = make_async_client(f"http://bridge-transport-test.invalid/{surface}", {})
+    async with HttpSession(client, "legacy" if surface == "legacy" else "v1", controls) as session:
+        with pytest.raises(ConfigError) as refused:
+            await session.send(Call("GET", "/me"))
+    assert exit_code(refused.value) == 2
+    assert f"{surface}_url (BRIDGE_{surface.upper()}_URL)" in str(refused.value)
+    assert "does not resolve" in str(refused.value)
+    assert controls.budget.retries == 0
+    assert clock.sleeps == []
