@@ -12,6 +12,7 @@ from __future__ import annotations
 import hmac
 import math
 import time
+from collections.abc import Iterator
 from typing import Annotated
 
 import pydantic
@@ -26,7 +27,7 @@ from bridge.emulator.faults import FaultPlan
 from bridge.emulator.store_core import new_api_key
 from bridge.emulator.v1_context import V1Context, context_of
 from bridge.emulator.v1_errors import ValidationError
-from bridge.emulator.v1_requests import field_errors
+from bridge.emulator.v1_requests import field_errors, field_path
 from bridge.emulator.v1_routing import json_body
 from bridge.emulator.webhooks import format_origin, parse_target
 
@@ -113,7 +114,12 @@ async def set_faults(request: Request) -> JSONResponse:
     try:
         plan = FaultPlan.model_validate(await _body(request))
     except pydantic.ValidationError as exc:
-        raise _refused("fault plan", exc) from None
+        raise _refused("fault plan", field_errors(exc)) from None
+    # The plan's bounds let an infinite wait through (a stall or latency that never ends, and a plan JSON
+    # cannot render): every number in it must be finite.
+    infinite = {field_path(loc): ["must be a finite number"] for loc in _non_finite(plan.model_dump(by_alias=True))}
+    if infinite:
+        raise _refused("fault plan", infinite)
     context_of(request).faults.set_plan(plan)
     return JSONResponse(plan.model_dump(by_alias=True))
 
@@ -197,9 +203,20 @@ def _lifetime(value: object) -> float:
     return float(value)
 
 
-def _refused(what: str, exc: pydantic.ValidationError) -> ValidationError:
+def _non_finite(value: object, loc: tuple[int | str, ...] = ()) -> Iterator[tuple[int | str, ...]]:
+    """Where a decoded JSON value holds NaN or an infinity."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield loc
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _non_finite(item, (*loc, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _non_finite(item, (*loc, index))
+
+
+def _refused(what: str, errors: dict[str, list[str]]) -> ValidationError:
     """The v1 envelope's 400 ``validation`` for a refused control body, each refused field in ``fieldErrors``."""
-    errors = field_errors(exc)
     listed = "; ".join(f"{name}: {', '.join(messages)}" for name, messages in errors.items())
     return ValidationError(f"Invalid {what} ({listed}). Nothing was changed.", fieldErrors=errors)
 
@@ -242,7 +259,7 @@ async def set_settings(request: Request) -> JSONResponse:
     try:
         settings = Settings.model_validate(await json_body(request))
     except pydantic.ValidationError as exc:
-        raise _refused("emulator settings", exc) from None
+        raise _refused("emulator settings", field_errors(exc)) from None
     context = context_of(request)
     sent = settings.model_fields_set
     if "idempotency_retention_s" in sent:

@@ -12,6 +12,7 @@ the over-the-wire tests.
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
 import secrets
 import socket
@@ -99,6 +100,21 @@ LEGACY_KEY_ENV = "EMULATOR_LEGACY_KEY"
 TOKEN_ENV = "EMULATOR_TOKEN"  # noqa: S105 - the name of a variable, not a secret
 CONTROL_TOKEN_ENV = "EMULATOR_CONTROL_TOKEN"  # noqa: S105 - the name of a variable, not a secret
 SECRET_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+class NonNegative(click.ParamType[float, object]):
+    """A finite number, 0 or more (click's FloatRange lets NaN and infinity through: an endless latency)."""
+
+    name = "number"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            number = float(str(value))
+        except ValueError:
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number) or number < 0:
+            self.fail(f"{value!r} is not a finite number of 0 or more", param, ctx)
+        return number
 
 
 def supplied(path: Path | None, option: str, env_name: str) -> Supplied | None:
@@ -242,8 +258,10 @@ def listening_socket(host: str, port: int) -> socket.socket:
     multiple=True,
     help="Origin that may receive webhook deliveries, like http://127.0.0.1:9000; repeatable (default: none).",
 )
-@click.option("--legacy-rate-limit", default=None, type=float, help="Legacy requests per second per key (A02).")
-@click.option("--latency-ms", default=0.0, type=float, help="Added latency on every v1 request.")
+@click.option(
+    "--legacy-rate-limit", default=None, type=NonNegative(), help="Legacy requests per second per key (A02; 0: none)."
+)
+@click.option("--latency-ms", default=0.0, type=NonNegative(), help="Added latency on every v1 request.")
 @click.option("--fault-seed", default=0, type=int, help="Seed of the fault plan's random choices.")
 @click.option("--fault", "faults", multiple=True, help="KIND:RATE[:ROUTE], repeatable (see bridge.emulator.faults).")
 @click.option(

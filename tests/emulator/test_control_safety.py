@@ -63,6 +63,26 @@ async def test_valid_settings_apply_and_read_back(control_client: httpx.AsyncCli
     assert (await control_client.get("/settings")).json() == answer
 
 
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [
+        ('{"latencyMs": "inf"}', "latencyMs"),
+        ('{"jitterMs": Infinity}', "jitterMs"),
+        ('{"rules": [{"kind": "stall", "stallS": Infinity}]}', "rules[0].stallS"),
+        ('{"latencyMs": "nan"}', "latencyMs"),
+    ],
+)
+async def test_a_fault_plan_with_an_endless_wait_is_refused(
+    control_client: httpx.AsyncClient, raw: str, field: str
+) -> None:
+    """An infinite or NaN wait is a 400 naming the field; the plan in force stays readable and unchanged."""
+    response = await control_client.post("/faults", content=raw, headers={"Content-Type": "application/json"})
+    assert response.status_code == 400, response.text
+    assert field in response.json()["fieldErrors"]
+    plan = await control_client.get("/faults")
+    assert (plan.status_code, plan.json()["latencyMs"], plan.json()["rules"]) == (200, 0.0, [])
+
+
 async def test_a_token_lifetime_must_be_a_finite_number(control_client: httpx.AsyncClient) -> None:
     """``expiresInS`` of "nan" or a negative number is refused (a NaN lifetime would never expire)."""
     for lifetime in ("nan", -1, True):

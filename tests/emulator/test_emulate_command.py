@@ -123,6 +123,16 @@ def test_a_webhook_target_must_be_an_origin(target: str) -> None:
     assert "is not an origin" in output
 
 
+@pytest.mark.parametrize(
+    ("option", "value"), [("--latency-ms", "nan"), ("--latency-ms", "-1"), ("--legacy-rate-limit", "inf")]
+)
+def test_a_number_option_must_be_finite_and_not_negative(option: str, value: str) -> None:
+    """NaN, an infinity (every request would wait forever) or a negative number is refused up front."""
+    code, output = _emulate(option, value, "--port", "0")
+    assert code == 2
+    assert f"Invalid value for '{option}': '{value}' is not a finite number of 0 or more" in output
+
+
 def test_a_port_in_use_says_so() -> None:
     """A taken port is a usage error naming the address, not an OSError traceback."""
     with socket.socket() as taken:
