@@ -21,6 +21,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from bridge.engine.steps import ORDER
 from bridge.verify.compare import Verdict
 from bridge.verify.convert import PhaseRate, as_counted, convert_amount, format_minor
 from bridge.verify.schema import (
@@ -36,6 +37,7 @@ from bridge.verify.schema import (
     QuarantinedRecord,
 )
 from mappings.errors import ErrorCode
+from mappings.kinds import Kind
 from mappings.records import Phase, RawNumber
 
 RecordKey = tuple[str, str, str]
@@ -43,8 +45,8 @@ RecordKey = tuple[str, str, str]
 
 GROUPS_NAMED = 3
 """Refused records the headline names before it says how many more there are."""
-KIND_ORDER = ("space", "contact", "project", "phase", "fringe", "global", "line", "actual", "split")
-"""The ledger's order of kinds (dependency order); other kinds (tags, library items) follow by name."""
+KIND_ORDER: tuple[Kind, ...] = ORDER
+"""The ledger's order of kinds: the order a run writes them (``engine.steps``); others follow by name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +250,7 @@ def summarize(
 
 
 def _ordered(counts: Counter[str]) -> dict[str, int]:
-    rank = {kind: n for n, kind in enumerate(KIND_ORDER)}
+    rank: dict[str, int] = {kind: n for n, kind in enumerate(KIND_ORDER)}
     return {kind: counts[kind] for kind in sorted(counts, key=lambda k: (rank.get(k, len(rank)), k))}
 
 

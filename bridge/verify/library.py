@@ -13,6 +13,7 @@ from decimal import Decimal, InvalidOperation
 
 from bridge.clients.models import LibraryItem, Phase
 from bridge.verify.schema import LibraryDifference
+from mappings.kinds import Kind
 from mappings.records import ProjectBudget
 
 Lookup = Callable[[str, str], str | None]
@@ -71,19 +72,19 @@ def library_differences(
                 )
 
     for item in budget.globals_:
-        check("global", item.id, item.symbol or item.id, [("formula", item.formula, "formula")])
+        check(Kind.GLOBAL, item.id, item.symbol or item.id, [("formula", item.formula, "formula")])
     for fringe in budget.fringes:
         check(
-            "fringe",
+            Kind.FRINGE,
             fringe.id,
             fringe.code or fringe.id,
             [("rate", fringe.rate, "rate"), ("cutoff", fringe.cutoff, "cutoff")],
         )
-    currencies = by_id.get("currency", {})
+    currencies = by_id.get(Kind.CURRENCY, {})
     for phase in budget.phases:
         if phase.currency is None or phase.currency.exchange_rate is None:
             continue
-        v1_phase = next((p for p in v1_phases if p.id == lookup("phase", phase.id)), None)
+        v1_phase = next((p for p in v1_phases if p.id == lookup(Kind.PHASE, phase.id)), None)
         copy = currencies.get(v1_phase.base_currency_id or "") if v1_phase else None
         v1_rate = copy.get("rateToUSD") if copy is not None else None
         identity = v1_rate is None and _same(phase.currency.exchange_rate, 1)  # no copy = workspace currency

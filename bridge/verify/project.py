@@ -93,9 +93,9 @@ def phase_plans(
         if not selected(phase, wanted):
             continue
         label = phase.name or phase.id
-        v1_id = lookup("phase", phase.id)
-        if ("phase", phase.id) in quarantined and v1_id is None:
-            refused.append((phase, quarantined["phase", phase.id]))
+        v1_id = lookup(Kind.PHASE, phase.id)
+        if (Kind.PHASE, phase.id) in quarantined and v1_id is None:
+            refused.append((phase, quarantined[Kind.PHASE, phase.id]))
             continue
         if v1_id is None:
             notes.append(f"phase {label!r} ({phase.id}) has no v1 phase in the crosswalk: not migrated yet")
@@ -197,13 +197,13 @@ class ProjectComparer:
         self.parents = {
             line.id: line.parent_id if line.parent_id in known else self.project_id for line in budget.lines
         }
-        quarantined = {line.id for line in budget.lines if ("line", line.id) in self.quarantined}
+        quarantined = {line.id for line in budget.lines if (Kind.LINE, line.id) in self.quarantined}
         tops = top_quarantined(budget.lines, self.parents, quarantined)
         ordered = sorted(budget.lines, key=lambda line: line.position)
         for line in ordered:
             figures = self._figures(line.id, line.totals, RecordRef(Kind.LINE, line.id, self.project_id), rollups=False)
             node = Node(line.id, line.type, line.account_id, line.path, line.description, None, figures)
-            node.v1_id = self.lookup("line", line.id)
+            node.v1_id = self.lookup(Kind.LINE, line.id)
             self.nodes[line.id] = node
         self.excluded = {line.id for line in budget.lines if line.id in tops or self._below(line.id, tops)}
         for line in ordered:
@@ -226,7 +226,7 @@ class ProjectComparer:
         actual_plans = [p for p in self.plans.values() if p.legacy.type == "actual"]
         actuals: list[tuple[str, dict[str, Converted]]] = []
         for actual in self.legacy.actuals:
-            if ("actual", actual.id) not in self.quarantined:
+            if (Kind.ACTUAL, actual.id) not in self.quarantined:
                 continue
             # A split is counted where its parts are coded; a plain actual on its own line (A16).
             parts = [(p.line_id, p.amount) for p in actual.subactuals] or [(actual.account_id, actual.amount)]
@@ -241,7 +241,7 @@ class ProjectComparer:
                 inputs = [by_legacy[i] for i in plan.legacy.phase_ids if i in by_legacy]
                 signs = [1, *([-1] * (len(inputs) - 1))] if plan.legacy.operation == "difference" else [1] * len(inputs)
                 rollups[v1_id] = list(zip(signs, inputs, strict=True))
-        quarantined = {line.id for line in self.legacy.budget.lines if ("line", line.id) in self.quarantined}
+        quarantined = {line.id for line in self.legacy.budget.lines if (Kind.LINE, line.id) in self.quarantined}
         return contributions(
             self.project_id,
             self.legacy.budget.lines,
@@ -445,7 +445,7 @@ def actual_sums(
     against the v1 transactions of the project; quarantined actuals explain a shortfall (A39)."""
     own = PhaseRate(currency, Decimal(1), currency)
     total = convert_amount(legacy.total_amount, own)
-    held_back = sum((as_counted(a.amount) for a in legacy.actuals if ("actual", a.id) in quarantined), Decimal(0))
+    held_back = sum((as_counted(a.amount) for a in legacy.actuals if (Kind.ACTUAL, a.id) in quarantined), Decimal(0))
     held_minor = convert_amount(held_back, own).minor
     explanation = Explanation(total.precision + abs(total.rounding), held_minor)
     v1_by_currency: dict[str, list[int]] = defaultdict(list)

@@ -195,21 +195,21 @@ class Verifier:
         unknown = set(self.options.projects) - {p.id for p in projects}
         if unknown:
             self.notes.append(f"--project names no legacy project: {', '.join(sorted(unknown))}")
-        self.sources.source["project"] = {(WORKSPACE_SCOPE, p.id) for p in wanted}
+        self.sources.source[Kind.PROJECT] = {(WORKSPACE_SCOPE, p.id) for p in wanted}
         for p in wanted:
             space = p.space.id if p.space is not None else p.space_id
             if space:
-                self.sources.parents["project", WORKSPACE_SCOPE, p.id] = ("space", WORKSPACE_SCOPE, space)
-        migrated = [p for p in wanted if self.lookup("project", WORKSPACE_SCOPE, p.id)]
+                self.sources.parents[Kind.PROJECT, WORKSPACE_SCOPE, p.id] = (Kind.SPACE, WORKSPACE_SCOPE, space)
+        migrated = [p for p in wanted if self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, p.id)]
         # Projects are independent: verified side by side, within the clients' shared in-flight limit.
         reports = await run_all(self._project_or_gone(p) for p in migrated)
         currency = reports[0].phases[0].total.currency if reports and reports[0].phases else DEFAULT_CURRENCY
         # Every selected project counts in the source, migrated or not: one that never reached v1 is read too.
-        others = [p for p in wanted if not self.lookup("project", WORKSPACE_SCOPE, p.id)]
+        others = [p for p in wanted if not self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, p.id)]
         unmigrated = await run_all(self._unmigrated(p, currency) for p in others)
         if not self.options.projects:
             await self._workspace_kinds()
-        self.sources.target["project"] = [
+        self.sources.target[Kind.PROJECT] = [
             TargetObject(p.id, WORKSPACE_SCOPE, p.name) async for p in self.v1.projects() if self._selected(p.id)
         ]
         held = held_back(self._source_records(), self.sources.parents, self.crosswalk, self.quarantine)
@@ -256,7 +256,7 @@ class Verifier:
         legacy = await read_legacy(self.legacy, project.id)
         self._collect_source(project.id, legacy)
         notes: list[str] = []
-        held_by = self._holder(("project", WORKSPACE_SCOPE, project.id))
+        held_by = self._holder((Kind.PROJECT, WORKSPACE_SCOPE, project.id))
         actuals = actual_currency(legacy, currency)
         report = unmigrated_report(
             Unmigrated(
@@ -282,7 +282,7 @@ class Verifier:
     def _selected(self, v1_project_id: str) -> bool:
         if not self.options.projects:
             return True
-        return any(self.lookup("project", WORKSPACE_SCOPE, p) == v1_project_id for p in self.options.projects)
+        return any(self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, p) == v1_project_id for p in self.options.projects)
 
     async def _project_or_gone(self, project: Project) -> ProjectReport:
         """The project's comparison, or a mismatch saying its v1 copy is gone (the rest is still verified)."""
@@ -292,7 +292,7 @@ class Verifier:
             self.verdicts.append(Verdict.MISMATCH)
             return ProjectReport(
                 project_id=project.id,
-                v1_project_id=self.lookup("project", WORKSPACE_SCOPE, project.id),
+                v1_project_id=self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, project.id),
                 name=project.name or project.id,
                 verdict=Verdict.MISMATCH,
                 phases=[],
@@ -306,7 +306,7 @@ class Verifier:
             )
 
     async def _project(self, project: Project) -> ProjectReport:
-        v1_project_id = self.lookup("project", WORKSPACE_SCOPE, project.id) or ""
+        v1_project_id = self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, project.id) or ""
         legacy = await read_legacy(self.legacy, project.id)
         self._collect_source(project.id, legacy)  # counted in the source even if its v1 copy is gone
         v1 = await read_v1(self.v1, v1_project_id)
@@ -331,13 +331,13 @@ class Verifier:
             quarantined=quarantined,
             currency=currency,
         )
-        known = frozenset(e.v1_id for (k, s, _i), e in self.crosswalk.items() if k == "line" and s == scope)
+        known = frozenset(e.v1_id for (k, s, _i), e in self.crosswalk.items() if k == Kind.LINE and s == scope)
         result = await comparer.compare(V1Branches(self.v1, v1, known))
         # A refused phase never reached v1: its whole total is held back, shown beside the compared phases.
         result.phases += [
             held_phase(phase, legacy.budget.totals.get(phase.id, 0), phase_rate(phase, currency, notes), currency, by)
             for phase, code in refused
-            for by in (label("phase", phase.id, code),)
+            for by in (label(Kind.PHASE, phase.id, code),)
         ]
         result.verdicts += [Verdict.QUARANTINE] * len(refused)
         copies = await self._copies(v1.v1_id)
@@ -374,9 +374,9 @@ class Verifier:
     async def _copies(self, v1_project_id: str) -> Copies:
         """The v1 project's phases and its library copies (what its totals are computed from)."""
         routes: tuple[tuple[str, ProjectCopyKind], ...] = (
-            ("fringe", "fringes"),
-            ("global", "globals"),
-            ("currency", "currencies"),
+            (Kind.FRINGE, "fringes"),
+            (Kind.GLOBAL, "globals"),
+            (Kind.CURRENCY, "currencies"),
         )
         items = {kind: [item async for item in self.v1.project_copies(v1_project_id, route)] for kind, route in routes}
         return Copies(await self.v1.phases(v1_project_id), items)
@@ -394,7 +394,7 @@ class Verifier:
         compared = [p for p in plans if p.legacy.type != "rollup"]
         carried_not = 0
         for tag_id, totals in sorted(legacy.tags.items()):
-            code = self.quarantine.get(("tag", legacy.budget.project_id, tag_id))
+            code = self.quarantine.get((Kind.TAG, legacy.budget.project_id, tag_id))
             if code is not None:
                 self.notes.append(f"tag {tag_id!r} of project {legacy.budget.project_id} is quarantined ({code})")
                 continue
@@ -407,7 +407,7 @@ class Verifier:
                 ):
                     out[plan.v1_id] = _tag_figure(tag_id, plan, raw, currency)
             carried_not += sum(abs(f.legacy_minor or 0) for f in amounts.values())
-            v1_tag = self.lookup("tag", WORKSPACE_SCOPE, tag_id)
+            v1_tag = self.lookup(Kind.TAG, WORKSPACE_SCOPE, tag_id)
             summaries.append(TagSummary(name=tag_id, v1_tag_id=v1_tag, totals=amounts, fringes=fringes))
         if summaries:
             self.notes.append(
@@ -421,20 +421,20 @@ class Verifier:
         """Source keys of the project-scoped kinds, and each record's parent as the source links them."""
         s = self.sources
         budget = legacy.budget
-        project: RecordKey = ("project", WORKSPACE_SCOPE, project_id)
+        project: RecordKey = (Kind.PROJECT, WORKSPACE_SCOPE, project_id)
         lines = {line.id for line in budget.lines}
         for kind, ids in (
-            ("phase", [p.id for p in budget.phases]),
-            ("actual", [a.id for a in legacy.actuals]),
-            ("fringe", [f.id for f in budget.fringes]),
-            ("global", [g.id for g in budget.globals_]),
+            (Kind.PHASE, [p.id for p in budget.phases]),
+            (Kind.ACTUAL, [a.id for a in legacy.actuals]),
+            (Kind.FRINGE, [f.id for f in budget.fringes]),
+            (Kind.GLOBAL, [g.id for g in budget.globals_]),
         ):
             s.source[kind] |= {(project_id, i) for i in ids}
             s.parents.update({(kind, project_id, i): project for i in ids})
-        s.source["line"] |= {(project_id, line.id) for line in budget.lines}
+        s.source[Kind.LINE] |= {(project_id, line.id) for line in budget.lines}
         s.parents.update(
             {
-                ("line", project_id, line.id): ("line", project_id, line.parent_id)
+                (Kind.LINE, project_id, line.id): (Kind.LINE, project_id, line.parent_id)
                 if line.parent_id in lines
                 else project
                 for line in budget.lines
@@ -443,8 +443,8 @@ class Verifier:
         # A split part's legacy id is its actual's id and its position, as the mappings name it.
         for a in legacy.actuals:
             for n in range(len(a.subactuals)):
-                s.source["split"].add((project_id, f"{a.id}#{n}"))
-                s.parents["split", project_id, f"{a.id}#{n}"] = ("actual", project_id, a.id)
+                s.source[Kind.SPLIT].add((project_id, f"{a.id}#{n}"))
+                s.parents[Kind.SPLIT, project_id, f"{a.id}#{n}"] = (Kind.ACTUAL, project_id, a.id)
 
     def _collect_target(self, project_id: str, v1: V1Project, copies: Copies) -> None:
         """Target objects of the project-scoped kinds, for the ledger's set check."""
@@ -454,10 +454,10 @@ class Verifier:
     async def _workspace_kinds(self) -> None:
         """Spaces and contacts (workspace-wide) for the ledger, when the whole workspace is verified."""
         s = self.sources
-        s.source["space"] = {(WORKSPACE_SCOPE, space.id) for space in await self.legacy.spaces()}
-        s.source["contact"] = {(WORKSPACE_SCOPE, c.id) for c in await self.legacy.contacts()}
-        s.target["space"] = [TargetObject(x.id, WORKSPACE_SCOPE, x.name) async for x in self.v1.spaces()]
-        s.target["contact"] = [
+        s.source[Kind.SPACE] = {(WORKSPACE_SCOPE, space.id) for space in await self.legacy.spaces()}
+        s.source[Kind.CONTACT] = {(WORKSPACE_SCOPE, c.id) for c in await self.legacy.contacts()}
+        s.target[Kind.SPACE] = [TargetObject(x.id, WORKSPACE_SCOPE, x.name) async for x in self.v1.spaces()]
+        s.target[Kind.CONTACT] = [
             TargetObject(c.id, WORKSPACE_SCOPE, c.name or c.display_name or "") async for c in self.v1.contacts()
         ]
 

@@ -11,29 +11,30 @@ from collections.abc import Mapping, Sequence
 from bridge.clients.models import LibraryItem, Phase
 from bridge.verify.ledger import TargetObject
 from bridge.verify.totals import V1Project
+from mappings.kinds import Kind
 
 
 def project_targets(
     project_id: str, v1: V1Project, phases: Sequence[Phase], items: Mapping[str, Sequence[LibraryItem]]
-) -> dict[str, list[TargetObject]]:
+) -> dict[Kind, list[TargetObject]]:
     """Per ledger kind, the v1 objects of the project (its phases, lines, transactions, items, copies)."""
     targets = {
-        "phase": [TargetObject(p.id, project_id, p.name) for p in phases],
-        "line": [
+        Kind.PHASE: [TargetObject(p.id, project_id, p.name) for p in phases],
+        Kind.LINE: [
             TargetObject(line.id, project_id, f"{line.parent_id}|{line.type}|{line.account_id}|{line.description}")
             for line in v1.lines
         ],
-        "actual": [
+        Kind.ACTUAL: [
             TargetObject(t.id, project_id, _transaction_key(t.model_extra or {}, t.amount.amount, t.amount.currency))
             for t in v1.transactions
         ],
-        "split": [
+        Kind.SPLIT: [
             TargetObject(str(item["id"]), project_id, f"{t.id}|{_item_key(item)}")
             for t in v1.transactions
             for item in _items_of(t.model_extra or {})
         ],
     }
-    for kind in ("fringe", "global"):
+    for kind in (Kind.FRINGE, Kind.GLOBAL):
         targets[kind] = [TargetObject(item.id, project_id, _item_name(item.model_extra or {})) for item in items[kind]]
     return targets
 
