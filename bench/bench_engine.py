@@ -65,8 +65,10 @@ LEGACY_KEY = "bench-legacy-key-0001"
 def emulator(size: str, latency_ms: float = 0) -> Iterator[tuple[str, str]]:
     """`bridge emulate` in its own process; yields its base URL and a fresh v1 token for `target`."""
     port = _free_port()
-    command = [*BRIDGE, "emulate", "--port", str(port), "--size", size, "--legacy-key", LEGACY_KEY]
-    process = subprocess.Popen([*command, "--latency-ms", str(latency_ms)], stdout=subprocess.DEVNULL)
+    command = [*BRIDGE, "emulate", "--port", str(port), "--size", size, "--latency-ms", str(latency_ms)]
+    # The emulator takes credentials from its environment, never as options (they would show in `ps`).
+    environment = {**os.environ, "EMULATOR_LEGACY_KEY": LEGACY_KEY}
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=environment)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 600

@@ -334,8 +334,9 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "A35",
         "webhook URLs in tests",
         "Registration refuses non-HTTPS URLs and localhost, loopback, private, link-local and unspecified hosts "
-        "(no DNS lookup). A control-API switch admits loopback hosts over http or https so tests can receive "
-        "deliveries; turned off again, queued deliveries to them end `blocked`. Test deliveries use event `ping`.",
+        "(no DNS lookup), unless the URL's origin is on the emulator's `webhookTargets` allow-list (`bridge emulate "
+        "--webhook-target`, or the control API's settings; empty by default). A delivery goes out only to an "
+        "allow-listed origin; any other ends `blocked` without a request. Test deliveries use event `ping`.",
         "v1 seed: 'unsafe URLs are rejected'; which are unsafe: not shown.",
         ("emulator.webhooks",),
     ),

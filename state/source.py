@@ -41,7 +41,7 @@ first the file has seen of each, so they can be looked up)."""
 class SourceRecord:
     """A workspace-wide legacy record: its kind (space, project, contact) and database id."""
 
-    kind: str
+    kind: Kind
     legacy_id: str
 
 
@@ -80,7 +80,7 @@ class SourceWorkspace:
 
 def _known(session: Session) -> set[SourceRecord]:
     rows = session.exec(select(SourceRecordRow.kind, SourceRecordRow.legacy_id))
-    return {SourceRecord(kind, legacy_id) for kind, legacy_id in rows}
+    return {SourceRecord(Kind(kind), legacy_id) for kind, legacy_id in rows}
 
 
 def _bound(session: Session) -> bool:

@@ -57,15 +57,15 @@ def target_identity(identity: Identity) -> tuple[str, WorkspaceRole]:
 
 
 async def _projects(legacy: LegacyClient) -> list[SourceRecord]:
-    return [SourceRecord(Kind.PROJECT.value, project.id) for project in await legacy.projects()]
+    return [SourceRecord(Kind.PROJECT, project.id) for project in await legacy.projects()]
 
 
 async def _spaces(legacy: LegacyClient) -> list[SourceRecord]:
-    return [SourceRecord(Kind.SPACE.value, space.id) for space in await legacy.spaces()]
+    return [SourceRecord(Kind.SPACE, space.id) for space in await legacy.spaces()]
 
 
 async def _contacts(legacy: LegacyClient) -> list[SourceRecord]:
-    return [SourceRecord(Kind.CONTACT.value, contact.id) for contact in await legacy.contacts()]
+    return [SourceRecord(Kind.CONTACT, contact.id) for contact in await legacy.contacts()]
 
 
 READERS = (_projects, _spaces, _contacts)

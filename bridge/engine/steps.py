@@ -104,23 +104,6 @@ SPECS: tuple[KindSpec, ...] = (
     ),
 )
 
-# Kind is re-exported for engine.preflight (owned elsewhere) until it imports it from mappings.kinds.
-__all__ = [
-    "LINE_BULK_LIMIT",
-    "ORDER",
-    "PHASE_DATA_BULK_LIMIT",
-    "SPECS",
-    "TRANSACTION_BULK_LIMIT",
-    "WRITTEN_WITH",
-    "Kind",
-    "KindSpec",
-    "Scope",
-    "crosswalk_kind",
-    "spec",
-    "stages",
-    "waves",
-]
-
 _BY_KIND = {spec.kind: spec for spec in SPECS}
 
 
