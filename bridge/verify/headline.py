@@ -20,11 +20,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from bridge.verify.compare import Verdict
-from bridge.verify.schema import Difference, ProjectReport, QuarantinedRecord, Reconciliation
+from bridge.verify.schema import (
+    Difference,
+    ProjectReport,
+    QuarantinedRecord,
+    Reconciliation,
+    TransactionDifference,
+)
 from mappings.errors import CATALOGUE, ErrorCode
 
 ACTUALS = "actuals"
 TRANSACTION_KINDS = frozenset({"actual", "split"})
+ALONE = "the total itself (nothing below it differs)"
+ROLLUP = "a rollup: it follows the differences of the phases it is computed from"
 
 
 @dataclass(slots=True)
@@ -84,6 +92,10 @@ class Entry:
     held_back_by: str | None
     steps: list[Difference] = field(default_factory=list)
     transactions: list[QuarantinedRecord] = field(default_factory=list)
+    moved: list[TransactionDifference] = field(default_factory=list)
+    """Transactions whose v1 copy differs or is gone (or v1 only): the actuals' level of the drill-down."""
+    alone: str = ALONE
+    """What to say when nothing below the total explains it."""
 
     @property
     def difference_minor(self) -> int | None:
@@ -116,7 +128,7 @@ def _project_entries(project: ProjectReport, quarantine: list[QuarantinedRecord]
             continue
         below = [d for d in steps if d.location.phase_id == phase.legacy_phase_id]
         claimed.update(id(d) for d in below)
-        held = phase.type == "actual" and f.verdict is Verdict.QUARANTINE
+        actual = phase.type == "actual"
         entries.append(
             Entry(
                 project,
@@ -129,7 +141,9 @@ def _project_entries(project: ProjectReport, quarantine: list[QuarantinedRecord]
                 f.quarantined_minor,
                 f.held_back_by or project.held_back_by,
                 below,
-                transactions if held else [],
+                transactions if actual and f.verdict is Verdict.QUARANTINE else [],
+                project.transactions if actual else [],
+                ROLLUP if phase.type == "rollup" else ALONE,
             )
         )
     for a in project.actuals:
@@ -150,6 +164,7 @@ def _project_entries(project: ProjectReport, quarantine: list[QuarantinedRecord]
                 project.held_back_by,
                 [],
                 explaining,
+                [t for t in project.transactions if a.currency in (t.currency, t.v1_currency)],
             )
         )
     # A difference the drill found under a phase whose own total agrees (an account's rounding, say).

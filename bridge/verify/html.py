@@ -34,7 +34,7 @@ th,td{border:1px solid #cbd2d9;padding:.15em .5em;text-align:left;vertical-align
 td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 .exact{color:#1b7f3b}.not_carried{color:#52606d}.rounding{color:#8a6d00}.quarantine{color:#6941c6}
 .mismatch{color:#b42318;font-weight:600}
-details summary{cursor:pointer}details ul{margin:.2em 0;padding-left:1.2em}
+details summary{cursor:pointer}table.lead td:last-child{min-width:24em}details ul{margin:.2em 0;padding-left:1.2em}
 ul.tree{font-family:ui-monospace,monospace}
 svg.chart text{font:11px system-ui,sans-serif}
 """
@@ -58,6 +58,7 @@ def render_html(report: Reconciliation) -> str:
         f"{report.schema_version}; fails on {report.fail_on} and worse.</p>",
         f'<p id="verdicts">{v.mismatch} mismatch, {v.quarantine} explained by quarantine, {v.rounding} explained by '
         f"rounding, {v.exact} exact, {v.not_carried} not carried (no published write on v1).</p>",
+        f'<p id="held-back">{escape(report.held_back.summary)}</p>',
         *_money_section(money_rows(report)),
         *_not_compared(report),
         *_differences_section(entries, index),
@@ -131,19 +132,24 @@ def _entry_row(n: int, entry: Entry, project_index: int) -> str:
 
 def _drill(entry: Entry) -> str:
     """The deepest place in one line; opened, every account and line with both figures, then transactions."""
-    items = [_step(d) for d in entry.steps] + [_transaction(q) for q in entry.transactions]
+    items = [_step(d) for d in entry.steps] + [f"<li>transaction {escape(t.said())}</li>" for t in entry.moved]
+    items += [_transaction(q) for q in entry.transactions]
     if entry.held_back_by:
         items.insert(0, f"<li>held back by {escape(entry.held_back_by)}: it never reached v1</li>")
     if not items:
-        return "the total itself (nothing below it differs)"
+        return escape(entry.alone)
     # The headline names the place that carries most of the difference; the list keeps the tree's order.
     first = max(entry.steps, key=_size, default=None)
-    headline = _where(first) if first else f"{len(entry.transactions)} transaction(s) held back"
-    if entry.held_back_by and not entry.steps:
-        headline = f"held back by {escape(entry.held_back_by)}"
     more = len(items) - 1
-    tail = f" and {more} more" if more > 0 else ""
-    return f"<details><summary>{headline}{tail}</summary><ul>{''.join(items)}</ul></details>"
+    if entry.held_back_by and first is None:
+        headline = f"held back by {escape(entry.held_back_by)}"
+    elif first is not None:
+        headline = _where(first) + (f" and {more} more" if more else "")
+    elif entry.moved:
+        headline = f"transaction {escape(entry.moved[0].said())}" + (f" and {more} more" if more else "")
+    else:
+        headline = f"{len(entry.transactions)} transactions held back"
+    return f"<details><summary>{headline}</summary><ul>{''.join(items)}</ul></details>"
 
 
 def _size(d: Difference) -> tuple[bool, int]:
@@ -183,7 +189,6 @@ def _quarantine_section(report: Reconciliation) -> list[str]:
     """Each refused record with its code, the fix and what it holds back; then the held-back money."""
     rows = quarantine_rows(report)
     out = [f'<h2 id="quarantine">Quarantine ({len(rows)} refused source records)</h2>']
-    out.append(f'<p id="held-back">{escape(report.held_back.summary)}</p>')
     if rows:
         out += [
             '<table class="quarantine-list"><thead><tr><th>kind</th><th>project</th><th>legacy id</th><th>code</th>'

@@ -96,6 +96,12 @@ def project_section(project: ProjectReport, currency: str, index: int) -> list[s
             for a in project.actuals
         ]
         out.append("</tbody></table>")
+    if project.transactions:
+        out += [
+            '<h3>Transactions that differ</h3><ul class="transactions">',
+            *(f"<li>{escape(t.said())}</li>" for t in project.transactions),
+            "</ul>",
+        ]
     if project.library:
         out.append(
             '<h3>Settings that differ</h3><table class="library"><thead><tr><th>kind</th><th>name</th><th>field</th>'

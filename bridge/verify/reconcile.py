@@ -67,6 +67,7 @@ from bridge.verify.schema import (
 )
 from bridge.verify.targets import project_targets
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
+from bridge.verify.transactions import transaction_differences
 from mappings.errors import ErrorCode, MappingError
 from mappings.kinds import Kind
 from mappings.records import Project
@@ -368,6 +369,9 @@ class Verifier:
             differences=result.differences,
             library=library,
             tree=result.tree,
+            transactions=transaction_differences(
+                legacy, v1, lambda k, i: self.lookup(k, scope, i), actual_currency(legacy, currency), quarantined
+            ),
             notes=notes + result.notes,
         )
 

@@ -128,8 +128,9 @@ def _places(entry: Entry) -> str:
         f"({_text(d.location.account_code or '—')}, {_text(d.location.path or '—')})"
         for d in entry.steps
     ]
-    moves = [f"{_text(q.kind)} {_text(q.legacy_id)} ({_code(q.code)})" for q in entry.transactions]
-    return "; ".join([*held, *steps, *moves]) or "the total itself"
+    moved = [f"transaction {_text(t.said())}" for t in entry.moved]
+    refused = [f"held back: {_text(q.kind)} {_text(q.legacy_id)} ({_code(q.code)})" for q in entry.transactions]
+    return "; ".join([*held, *steps, *moved, *refused]) or _text(entry.alone)
 
 
 def _project_md(project: ProjectReport, currency: str) -> list[str]:
@@ -177,6 +178,8 @@ def _project_md(project: ProjectReport, currency: str) -> list[str]:
             "| tag | figure | phase | rate | legacy | v1 | bound | verdict |",
         ]
         out += ["|---|---|---|---|---|---|---|---|", *tag_rows, ""]
+    if project.transactions:
+        out += ["### Transactions that differ", "", *(f"- {_text(t.said())}" for t in project.transactions), ""]
     if project.library:
         out += [
             "### Settings that differ (likely causes)",

@@ -24,7 +24,7 @@ from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.drill import Presence
 
-SCHEMA_VERSION: Final = "1.2.0"
+SCHEMA_VERSION: Final = "1.3.0"
 
 
 class ReportModel(BaseModel):
@@ -145,6 +145,41 @@ class ActualsSum(ReportModel):
     )
 
 
+class TransactionDifference(ReportModel):
+    """One legacy actual whose v1 transaction differs (amount, currency or coded line) or is gone, or a v1
+    transaction of the project the crosswalk does not know: the transaction level of the drill-down (1.3.0).
+    It explains the actuals sums and the actual phase; it carries no verdict of its own."""
+
+    legacy_id: str | None = Field(default=None, description="legacy actual id; null for a v1 transaction only")
+    v1_id: str | None = None
+    description: str | None = None
+    legacy_minor: int | None = Field(
+        default=None, description="the legacy amount as the legacy surface counts it, minor units of `currency`"
+    )
+    currency: str = Field(description="ISO-4217 code of the legacy actuals (the first phase's currency)")
+    v1_minor: int | None = Field(default=None, description="the v1 amount, minor units of `v1_currency`")
+    v1_currency: str | None = None
+    legacy_line_id: str | None = Field(default=None, description="legacy line the actual is coded to (not a split)")
+    expected_v1_line_id: str | None = Field(default=None, description="the v1 copy of that line (crosswalk)")
+    v1_line_id: str | None = Field(default=None, description="the v1 line the transaction is coded to")
+    presence: Presence
+
+    def said(self) -> str:
+        """One sentence for a person: which transaction, both amounts, and the line when it moved."""
+        legacy = f"{format_minor(self.legacy_minor, self.currency)} {self.currency}"
+        if self.presence is Presence.MISSING:
+            return f"actual {self.legacy_id}: missing on v1 (legacy {legacy})"
+        v1 = f"{format_minor(self.v1_minor, self.v1_currency or self.currency)} {self.v1_currency}"
+        if self.presence is Presence.UNEXPECTED:
+            return f"v1 transaction {self.v1_id}: unknown to the crosswalk (v1 {v1})"
+        parts = [f"actual {self.legacy_id} (v1 {self.v1_id}): legacy {legacy}, v1 {v1}"]
+        if self.legacy_line_id and self.v1_line_id != self.expected_v1_line_id:
+            parts.append(
+                f"coded to v1 line {self.v1_line_id or '—'}, its legacy line's copy is {self.expected_v1_line_id}"
+            )
+        return "; ".join(parts)
+
+
 class LibraryDifference(ReportModel):
     """A setting totals are computed from (global formula, fringe rate or cutoff, phase exchange rate) that
     differs between the legacy project and its v1 copy; ``field`` "(copy)" means v1 has no copy at all."""
@@ -176,6 +211,11 @@ class ProjectReport(ReportModel):
     differences: list[Difference]
     library: list[LibraryDifference] = Field(description="settings that differ: the likely cause of differences")
     tree: list[TreeNode]
+    transactions: list[TransactionDifference] = Field(
+        default_factory=list,
+        description="actuals whose v1 transaction differs or is gone, and v1 transactions unknown to the crosswalk "
+        "(1.3.0)",
+    )
     notes: list[str] = Field(default_factory=list, description="what could not be compared, and why")
 
     def inexact_tag_figures(self) -> list[tuple[str, str, str, Figure]]:
@@ -280,7 +320,7 @@ class Totals(ReportModel):
 class Reconciliation(ReportModel):
     """The whole report: ``reconciled`` is the answer; the rest says why."""
 
-    schema_version: Literal["1.2.0"] = SCHEMA_VERSION
+    schema_version: Literal["1.3.0"] = SCHEMA_VERSION
     reconciled: bool
     held_back: HeldBack = Field(
         default=HeldBack(summary=NOTHING_HELD_BACK, records={}, money=[], groups=[]),

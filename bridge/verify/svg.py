@@ -10,7 +10,6 @@ Positions are floats (pixels); amounts stay integers in minor units and are prin
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from decimal import Decimal
 from html import escape
@@ -52,8 +51,9 @@ class Bar:
 
 def scaled(minor: int, currency: str) -> float:
     """Symmetric log of an amount in major units: 0 at 0, about 1 per decade beyond one unit."""
-    major = abs(minor) / 10 ** exponent(currency)
-    return math.copysign(math.log10(1 + major), minor)
+    # In Decimal: an amount beyond a float's range (a hostile source has them) still has a logarithm.
+    decades = (Decimal(abs(minor)).scaleb(-exponent(currency)) + 1).log10()
+    return float(-decades if minor < 0 else decades)
 
 
 def share(bar: Bar) -> str:
