@@ -34,7 +34,7 @@ th,td{border:1px solid #cbd2d9;padding:.15em .5em;text-align:left;vertical-align
 td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 .exact{color:#1b7f3b}.not_carried{color:#52606d}.rounding{color:#8a6d00}.quarantine{color:#6941c6}
 .mismatch{color:#b42318;font-weight:600}
-details summary{cursor:pointer}table.lead td:last-child{min-width:24em}details ul{margin:.2em 0;padding-left:1.2em}
+details summary{cursor:pointer}table.lead td:last-child{min-width:18em}details ul{margin:.2em 0;padding-left:1.2em}
 ul.tree{font-family:ui-monospace,monospace}
 svg.chart text{font:11px system-ui,sans-serif}
 """
@@ -112,7 +112,7 @@ def _differences_section(entries: list[Entry], index: dict[int, int]) -> list[st
     return [
         f'<section id="differences"><h2>Differences, largest first ({len(entries)})</h2>',
         '<table class="lead"><thead><tr><th>#</th><th>difference</th><th>verdict</th><th>project</th><th>total</th>'
-        "<th>legacy</th><th>v1</th><th>held back</th><th>where (open for the accounts, lines and transactions)</th>"
+        "<th>legacy<br>v1</th><th>held back</th><th>where (open for the accounts, lines and transactions)</th>"
         "</tr></thead><tbody>",
         *rows,
         "</tbody></table></section>",
@@ -125,7 +125,8 @@ def _entry_row(n: int, entry: Entry, project_index: int) -> str:
         f'<tr id="difference-{n}">{num(n)}{num(_signed(entry.difference_minor, c))}'
         f'<td class="{entry.verdict}">{entry.verdict}</td>'
         f'<td><a href="#project-{project_index}">{escape(entry.project.name)}</a></td><td>{escape(entry.what)}</td>'
-        f"{num(_amount(entry.legacy_minor, c))}{num(_amount(entry.v1_minor, c))}{num(_held(entry.held_back_minor, c))}"
+        f"{num(_amount(entry.legacy_minor, c) + '<br>' + _amount(entry.v1_minor, c))}"
+        f"{num(_held(entry.held_back_minor, c))}"
         f"<td>{_drill(entry)}</td></tr>"
     )
 

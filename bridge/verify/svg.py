@@ -21,7 +21,7 @@ from mappings.money import exponent
 _ROW = 24
 _LABEL = 150
 _PLOT = 340
-_TEXT = 330
+_TEXT = 440
 _TOP = 22
 _WIDTH = _LABEL + _PLOT + _TEXT
 COLOURS = {
