@@ -157,14 +157,19 @@ def _timestamp(value: str | None, ref: RecordRef) -> str:
     return value
 
 
+def part_ids(actual: Actual) -> list[str]:
+    """The legacy ids of an actual's split parts: the parts carry none the crosswalk can keep, so their place."""
+    return [f"{actual.id}#{index}" for index in range(len(actual.subactuals))]
+
+
 def _items(
     project_id: str, actual: Actual, currency: str, whole: Money, lookup: Lookup
 ) -> tuple[Mapped[TransactionItem], ...]:
     ref = actual_ref(project_id, actual.id)
     items: list[Mapped[TransactionItem]] = []
     conversions = []
-    for index, part in enumerate(actual.subactuals):
-        part_ref = RecordRef(Kind.SPLIT, f"{actual.id}#{index}", project_id)
+    for part_id, part in zip(part_ids(actual), actual.subactuals, strict=True):
+        part_ref = RecordRef(Kind.SPLIT, part_id, project_id)
         conversion = to_money(part.amount, currency, part_ref, "amount", exact=True)
         conversions.append(conversion)
         body = TransactionItem(amount=conversion.money)

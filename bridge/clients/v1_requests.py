@@ -297,6 +297,15 @@ class TransactionItemCreate(Closed):
     tag_ids: list[Id] = []
 
 
+class TransactionItemPatch(Closed):
+    description: StrictStr | None = None
+    budget_line_id: Id | None = None
+    fringe_id: Id | None = None
+    contact_id: Id | None = None
+    amount: Money | None = None
+    tag_ids: list[Id] = []
+
+
 @dataclass(frozen=True, slots=True)
 class Operation:
     """One published v1 write: its operationId, method, path template, body shape and (bulk) list field."""
@@ -357,6 +366,7 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("transactions_update", "PATCH", "/transactions/{transactionId}", TransactionPatch),
     _op("transactions_createBulk", "POST", "/transactions/bulk", TransactionBulkCreate, "transactions"),
     _op("transactions_createItem", "POST", "/transactions/{transactionId}/items", TransactionItemCreate),
+    _op("transactions_updateItem", "PATCH", "/transactions/{transactionId}/items/{itemId}", TransactionItemPatch),
 )
 BY_ID: dict[str, Operation] = {op.id: op for op in OPERATIONS}
 

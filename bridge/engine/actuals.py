@@ -24,7 +24,7 @@ from bridge.engine.tasks import most_severe, run_all
 from bridge.engine.workspace import as_json, refused, removed
 from bridge.engine.writes import FANOUT_LIMIT, FANOUT_PATH, JsonObject, Write
 from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
-from mappings.actuals import MappedActual, TransactionItem, map_actual
+from mappings.actuals import MappedActual, TransactionItem, map_actual, part_ids
 from mappings.errors import MappingError
 from mappings.keys import idempotency_key
 from mappings.kinds import Kind
@@ -94,6 +94,7 @@ class ActualsStep(ProjectStep):
                     try:
                         mapped = map_actual(project_id, v1_project, actual, currency, self.books.lookup)
                     except MappingError as error:
+                        seen_splits.update(part_ids(actual))  # held back with their actual, not removed
                         held = Tally.of(Kind.SPLIT, Fate.HELD_BACK, len(actual.subactuals))
                         done += refused(Kind.ACTUAL, [error]) + held
                         continue
@@ -136,6 +137,7 @@ class ActualsStep(ProjectStep):
         """Split parts as fan-outs of whole actuals (a transaction's items stay in one fan-out, in order)."""
         groups: list[list[tuple[str, JsonObject]]] = [[]]
         standing = Tally()
+        known: list[Desired] = []
         for actual_id, items in splits:
             transaction = self.books.lookup(Kind.ACTUAL, project_id, actual_id)
             if transaction is None:
@@ -148,10 +150,13 @@ class ActualsStep(ProjectStep):
                     entry: JsonObject = {"transactionId": transaction, "item": as_json(item.body)}
                     missing.append((item.ref.legacy_id, entry))
                 else:
-                    standing += Tally.of(Kind.SPLIT, self.applier.standing(Kind.SPLIT, project_id, item.ref.legacy_id))
+                    # A part already on v1 is patched in place when its source changed (transactions_updateItem).
+                    path = f"/transactions/{transaction}/items/{{id}}"
+                    known.append(Desired(Kind.SPLIT, project_id, item.ref.legacy_id, "", as_json(item.body), path))
             if missing and len(groups[-1]) + len(missing) > FANOUT_LIMIT:
                 groups.append([])
             groups[-1].extend(missing)
+        standing += total([applied.tally for applied in await run_all(self.applier.apply(d) for d in known)])
         return standing + total(await run_all(self._fan_out(project_id, group) for group in groups if group))
 
     async def _fan_out(self, project_id: str, group: Sequence[tuple[str, JsonObject]]) -> Tally:

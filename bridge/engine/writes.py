@@ -97,6 +97,9 @@ class Write:
         """Each member's source hash: the digest of its entry as mapped (what a re-run compares)."""
         if self.list_field is None:
             return (source_hash(self.body),)
+        if self.fanout:
+            # A split part's own fields, not its transaction's v1 id: what a PATCH of the part sends.
+            return tuple(source_hash(entry["item"]) for entry in self.entries())  # type: ignore[index]
         return tuple(source_hash(entry) for entry in self.entries())
 
     @property

@@ -68,6 +68,7 @@ from bridge.verify.schema import (
 from bridge.verify.targets import project_targets
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
 from bridge.verify.transactions import transaction_differences
+from mappings.actuals import part_ids
 from mappings.errors import ErrorCode, MappingError
 from mappings.kinds import Kind
 from mappings.records import Project
@@ -444,11 +445,10 @@ class Verifier:
                 for line in budget.lines
             }
         )
-        # A split part's legacy id is its actual's id and its position, as the mappings name it.
         for a in legacy.actuals:
-            for n in range(len(a.subactuals)):
-                s.source[Kind.SPLIT].add((project_id, f"{a.id}#{n}"))
-                s.parents[Kind.SPLIT, project_id, f"{a.id}#{n}"] = (Kind.ACTUAL, project_id, a.id)
+            for part in part_ids(a):
+                s.source[Kind.SPLIT].add((project_id, part))
+                s.parents[Kind.SPLIT, project_id, part] = (Kind.ACTUAL, project_id, a.id)
 
     def _collect_target(self, project_id: str, v1: V1Project, copies: Copies) -> None:
         """Target objects of the project-scoped kinds, for the ledger's set check."""

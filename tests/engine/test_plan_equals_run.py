@@ -2,7 +2,8 @@
 
 The requests a run really sends are counted by the emulator (``/_emulator/stats``), never by the bridge.
 Each delta goes through the documented legacy surface: a project renamed, an actual's amount changed, an
-actual added, an actual removed (reported as removed at source and left on the target, never deleted).
+actual added, a split part's description changed, an actual removed (reported as removed at source and left on the
+target, never deleted).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pytest
 
 from bridge.engine.run import Outcome
 from mappings.kinds import Kind
-from tests.engine.harness import World, v1_writes_by_route
+from tests.engine.harness import World, _pages, v1_writes_by_route
 
 Delta = Callable[[httpx.AsyncClient, str], Awaitable[None]]
 
@@ -46,9 +47,27 @@ async def add_actual(legacy: httpx.AsyncClient, project: str) -> None:
     assert (await legacy.post(f"/projects/{project}/actuals", json=new)).status_code == 201
 
 
+async def change_split_part(legacy: httpx.AsyncClient, project: str) -> None:
+    answer = await legacy.get(f"/projects/{project}/actuals", params={"idMode": "system", "expands[]": "subactual"})
+    actual = next(a for a in answer.json()["actuals"] if a.get("subactuals"))
+    parts = [
+        {"amount": p["amount"], "description": p.get("description"), "accountId": p.get("accountId")}
+        for p in actual["subactuals"]
+    ]
+    parts[0]["description"] = "Part 1, revised"
+    response = await legacy.put(f"/projects/{project}/actuals/{actual['id']}", json={"subActuals": parts})
+    assert response.status_code == 200, response.text
+
+
 async def remove_actual(legacy: httpx.AsyncClient, project: str) -> None:
     actual = await _plain_actual(legacy, project)
     assert (await legacy.delete(f"/projects/{project}/actuals/{actual}")).status_code == 204
+
+
+def _items(transaction: dict[str, object]) -> list[dict[str, object]]:
+    items = transaction.get("items")
+    assert isinstance(items, list | None)
+    return items or []
 
 
 def _predicted(outcome: Outcome) -> dict[str, dict[str, object]]:
@@ -65,9 +84,10 @@ async def _sent(world: World) -> Counter[str]:
 @pytest.mark.anyio
 @pytest.mark.parametrize(
     ("delta", "requests"),
-    # The project's PATCH; the transaction's PATCH; one transaction bulk; nothing (left on the target).
-    [(rename, 1), (change_amount, 1), (add_actual, 1), (remove_actual, 0)],
-    ids=["rename", "amount", "added", "removed"],
+    # The project's PATCH; the transaction's PATCH; one transaction bulk; the split part's PATCH; nothing
+    # (left on the target).
+    [(rename, 1), (change_amount, 1), (add_actual, 1), (change_split_part, 1), (remove_actual, 0)],
+    ids=["rename", "amount", "added", "split part", "removed"],
 )
 async def test_plan_after_a_delta_predicts_the_run_per_kind_and_in_requests(
     world: World, delta: Delta, requests: int
@@ -98,3 +118,19 @@ async def test_a_record_removed_at_source_is_reported_and_left_on_the_target(wor
         assert outcome.ledger.of(Kind.ACTUAL).removed_at_source == 1
         assert outcome.ledger.requests == 0
     assert await world.census() == census
+
+
+@pytest.mark.anyio
+async def test_a_changed_split_part_is_patched_on_v1_once(world: World) -> None:
+    """A split part edited at the source reaches its v1 item (never silently left behind); a rerun sends nothing."""
+    await world.run()
+    async with world.client("/api/v1", {"X-API-Key": world.legacy_key}) as legacy:
+        await change_split_part(legacy, world.projects[0])
+    await world.run()
+    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+        items = [item for t in await _pages(v1.get, "/transactions") for item in _items(t)]
+    assert "Part 1, revised" in [item.get("description") for item in items]
+    before = await _sent(world)
+    again = await world.run()
+    assert again.ledger.requests == 0
+    assert await _sent(world) == before
