@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -163,3 +165,41 @@ def test_a_refused_legacy_read_is_a_resumable_stop_not_a_quarantine(tmp_path: Pa
     assert exit_code(stopped.value) == 3
     assert "budget/accounts" in str(stopped.value)
     assert stopped.value.status == 404
+
+
+def test_a_damaged_state_file_is_exit_4_for_status_check(migrated: Migrated, tmp_path: Path) -> None:
+    """A state file whose pages were overwritten: `status --check` says it is damaged and what to do, exit 4."""
+    state = tmp_path / "state.db"
+    state.write_bytes(migrated.state.read_bytes())
+    data = bytearray(state.read_bytes())
+    page = 4096
+    data[3 * page : 6 * page] = b"\xa5" * (3 * page)  # a few pages of an index and a table, overwritten
+    state.write_bytes(bytes(data))
+    code, output = _bridge("status", "--check", "--state", str(state), env={})
+    assert code == 4, output
+    assert "damaged" in output or "integrity_check" in output
+
+
+def test_a_state_file_locked_by_another_writer_is_exit_3_for_run(migrated: Migrated, tmp_path: Path) -> None:
+    """While another process holds the state's write lock, `run` stops at once with exit 3 naming the holder."""
+    state = tmp_path / "state.db"
+    state.write_bytes(migrated.state.read_bytes())
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(state)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "held"
+        code, output = _bridge("run", env=_env(tmp_path, BRIDGE_STATE=str(state)))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert code == 3, output
+    assert str(holder.pid) in output
+
+
+HOLD_LOCK = """
+import sys, time
+from state import open_state
+store = open_state(sys.argv[1])
+print("held", flush=True)
+time.sleep(60)
+"""
