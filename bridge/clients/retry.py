@@ -77,7 +77,8 @@ class RetryBudget:
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """How one call is retried. ``max_attempts`` counts the first try; ``deadline`` is seconds per call."""
+    """How one call is retried. ``max_attempts`` counts the first try; ``deadline`` is seconds per call, its
+    tries and waits included: a try still running when it passes is cut off (``HttpSession.send``)."""
 
     base: float = 0.5
     cap: float = 30.0
