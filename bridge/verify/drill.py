@@ -27,6 +27,12 @@ class Presence(StrEnum):
     UNEXPECTED = "unexpected"
 
 
+# The line types a v1 budget document lists (the published ComputedLineType): a subtotal or a markup shows only
+# in its parent's values, so a branch read never finds one, and the drill does not look for it there (its
+# parent's total already carries any difference it makes).
+LISTED_KINDS = frozenset({"account", "line", "credit", "fringe"})
+
+
 @dataclass(slots=True)
 class Node:
     """One account or line of a project's budget tree, with its totals per phase on both sides.
@@ -50,6 +56,11 @@ class Node:
     @property
     def is_account(self) -> bool:
         return self.kind == "account"
+
+    @property
+    def listed(self) -> bool:
+        """Whether a v1 budget document lists this node (see LISTED_KINDS)."""
+        return self.kind in LISTED_KINDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +142,8 @@ async def _visit(node: Node, phase_ids: list[str], reader: BranchReader, explain
                 child.presence = Presence.MISSING
     differing_children: set[str] = set()
     for child in node.children:
+        if not child.listed:
+            continue
         failing = [p for p in phase_ids if verdict_of(child, p, explain) is Verdict.MISMATCH]
         differing_children.update(failing)
         if failing:
@@ -147,7 +160,7 @@ async def _visit(node: Node, phase_ids: list[str], reader: BranchReader, explain
 def _apply(node: Node, branch: Branch) -> None:
     """Set the children's v1 totals from a read, mark the ones v1 lacks, and graft the strays in."""
     for child in node.children:
-        if child.presence is not Presence.BOTH:
+        if child.presence is not Presence.BOTH or not child.listed:
             continue
         values = branch.values.get(child.v1_id or "")
         if values is None:

@@ -150,3 +150,21 @@ async def test_a_missing_node_is_named_only_in_the_phases_where_it_carries_money
     del v1.values["v1_l3"]
     findings = await drill(root, PHASES, v1)
     assert [(f.node.key, f.phase_id, f.node.presence) for f in findings] == [("l3", "phs_est", Presence.MISSING)]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("kind", ["subtotal", "markup"])
+async def test_a_subtotal_or_markup_a_budget_document_does_not_list_is_never_called_missing(kind: str) -> None:
+    """v1 budget documents list accounts, lines, credits and fringes only: beside a changed line, a subtotal
+    the read cannot show is not reported missing on v1; the change is pinned on its line alone."""
+    root = _budget()
+    sub = root.children[0].children[0]
+    sub.children.append(
+        Node("s1", kind, None, "/1000/1100/s1", f"{kind} s1", "v1_s1", {"phs_est": 150, "phs_work": 170})
+    )
+    v1 = FakeV1(root)
+    del v1.values["v1_s1"]  # the document never lists it
+    v1.change("v1_l1", "phs_work", 25)
+    findings = await drill(root, PHASES, v1)
+    assert [(f.node.key, f.phase_id) for f in findings] == [("l1", "phs_work")]
+    assert all(f.node.presence is Presence.BOTH for f in findings)
