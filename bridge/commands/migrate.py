@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import shlex
 import signal
 from collections.abc import Callable
@@ -19,17 +18,16 @@ from pathlib import Path
 from typing import TypeVar
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from bridge.commands import Ending
 from bridge.config import Settings, load_settings
 from bridge.engine.plan import Plan
-from bridge.engine.progress import Progress, RichProgress
+from bridge.engine.progress import display, planned
 from bridge.engine.run import Interrupted, Outcome, migrate
 from bridge.errors import FatalError, ResumableStop, RetriableError
 from bridge.logging import configure_logging
-from bridge.terminal import plain
+from bridge.terminal import console, plain, safe_stderr, shown
 from state.errors import StateCorruptError, StateLockedError, StateStorageError
 
 EXIT_CODES = """\b
@@ -62,6 +60,13 @@ _OPTIONS: tuple[Callable[[F], F], ...] = (
     click.option("--project", "projects", multiple=True, help="Legacy project id to migrate (repeatable).[all]"),
     click.option("--concurrency", type=click.IntRange(1, 64), help="Requests in flight at once [8]."),
     click.option("--log-file", type=click.Path(path_type=Path, dir_okay=False), help="JSON-lines log file."),
+    click.option(
+        "--log-level",
+        type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
+        default="WARNING",
+        show_default=True,
+        help="Least severe event shown on the terminal (the log file gets INFO, or DEBUG when asked).",
+    ),
 )
 
 
@@ -75,12 +80,20 @@ def connection_options(command: F) -> F:
 def settings_from(options: dict[str, object]) -> Settings:
     """Settings from the command's options, the environment and the --config file; logging set up for them.
 
-    The log file gets every event at INFO; the terminal only warnings, so progress bars stay readable.
+    The log file gets every event at INFO (DEBUG when that is the level asked); the terminal what
+    ``--log-level`` asks, warnings by default, so the progress display stays readable. The terminal's lines
+    are escaped like source text and printed above a live display.
     """
+    level = str(options.pop("log_level", None) or "WARNING").upper()
     settings = _load(options)
     secrets = [s for s in (settings.legacy_key, settings.token) if s is not None]
-    configure_logging("INFO", log_file=settings.log_file, secrets=secrets)
-    logging.getLogger().handlers[0].setLevel(logging.WARNING)
+    configure_logging(
+        "DEBUG" if level == "DEBUG" else "INFO",
+        log_file=settings.log_file,
+        secrets=secrets,
+        console=safe_stderr(),
+        console_level=level,
+    )
     return settings
 
 
@@ -144,10 +157,6 @@ def resume_command() -> str:
     return shlex.join(words)
 
 
-def _progress(console: Console) -> Progress:
-    return RichProgress(console) if console.is_terminal else Progress()
-
-
 def _run_guarded(coroutine_factory: Callable[[], object]) -> Outcome:
     """Run the engine, turning SIGINT/SIGTERM into a resumable stop that says how to resume."""
 
@@ -180,10 +189,10 @@ def _run_guarded(coroutine_factory: Callable[[], object]) -> Outcome:
 def plan_command(out: Path | None, **options: object) -> Ending:
     """Dry run: read the source, map it, compare with the state file; write nothing to the target."""
     settings = settings_from(options)
-    outcome = _run_guarded(lambda: migrate(settings, dry_run=True, progress=Progress()))
-    Console().print(render_plan(outcome.ledger, f"plan for migration {outcome.ledger.migration}"))
-    for entry in outcome.ledger.depends_on():
-        click.echo(f"  assumes {entry.id} {entry.topic}")
+    outcome = _run_guarded(lambda: migrate(settings, dry_run=True, progress=display(console(stderr=True))))
+    console().print(render_plan(outcome.ledger, f"plan for migration {outcome.ledger.migration}"))
+    assumed = [entry.id for entry in outcome.ledger.depends_on()]
+    click.echo(f"  assumes {', '.join(assumed)} ({len(assumed)} guesses; `bridge assumptions` explains each)")
     if outcome.ledger.unknown_on_target:
         counts = ", ".join(f"{k} {n}" for k, n in sorted(outcome.ledger.unknown_on_target.items()))
         click.echo(f"  the target already holds objects the state file does not know: {counts}")
@@ -199,25 +208,41 @@ def _list_not_carried(plan: Plan) -> None:
     """Per record, each source value v1 publishes no write for: never dropped without a word."""
     by_record: dict[tuple[str, str, str], list[str]] = {}
     for entry in plan.not_carried:
-        shown = f"{entry.field}={entry.value}" if entry.value is not None else entry.field
-        by_record.setdefault((entry.kind, entry.scope, entry.legacy_id), []).append(shown)
+        value = f"{entry.field}={shown(entry.value)}" if entry.value is not None else entry.field
+        by_record.setdefault((entry.kind, entry.scope, entry.legacy_id), []).append(value)
     if by_record:
         click.echo(f"{len(by_record)} records have values not carried: no published write on v1:")
     for (kind, scope, legacy_id), values in sorted(by_record.items()):
-        click.echo(plain(f"  {kind} {legacy_id} ({scope}): not carried: no published write: {', '.join(values)}"))
+        where = f"{kind} {shown(legacy_id)} ({shown(scope)})"
+        click.echo(f"  {where}: not carried: no published write: {plain(', '.join(values))}")
 
 
 @click.command("run", epilog=EXIT_CODES)
 @connection_options
-def run_command(**options: object) -> Ending:
+@click.option(
+    "--plan",
+    "plan_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="A plan.json from `bridge plan --out`: each bar's total and the time left come from it.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the run's report as JSON on stdout, and nothing else.")
+def run_command(plan_file: Path | None, as_json: bool, **options: object) -> Ending:
     """Migrate: resume what was in flight, then write everything new or changed, in dependency order."""
     settings = settings_from(options)
-    outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=_progress(Console(stderr=True))))
-    Console().print(render_plan(outcome.ledger, f"run {outcome.run_id} of migration {outcome.ledger.migration}"))
+    expected = planned(json.loads(plan_file.read_text(encoding="utf-8"))) if plan_file is not None else None
+    progress = display(console(stderr=True), expected)
+    outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=progress))
+    ending = Ending.QUARANTINED if outcome.ledger.quarantine else Ending.DONE
+    if as_json:
+        # The report the state file keeps with the run (`bridge status`), with the run's id; JSON escapes every
+        # control character, and the secrets are masked like everywhere else.
+        click.echo(plain(json.dumps({"run_id": outcome.run_id, **outcome.ledger.to_json()}, indent=2)))
+        return ending
+    console().print(render_plan(outcome.ledger, f"run {outcome.run_id} of migration {outcome.ledger.migration}"))
     _list_removed(outcome.ledger)
     if outcome.ledger.quarantine:
         click.echo(f"{len(outcome.ledger.quarantine)} records quarantined:")
-        for record in outcome.ledger.quarantine:
-            click.echo(plain(f"  {record.kind} {record.legacy_id} ({record.scope}): {record.code}: {record.message}"))
-        return Ending.QUARANTINED
-    return Ending.DONE
+    for record in outcome.ledger.quarantine:
+        where = f"{record.kind} {shown(record.legacy_id)} ({shown(record.scope)})"
+        click.echo(f"  {where}: {shown(record.code)}: {shown(record.message)}")
+    return ending

@@ -7,17 +7,18 @@ codes of ``EXIT_CODES``); a stopped verification wrote nothing anywhere but the 
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from bridge.commands import Ending
 from bridge.commands.migrate import connection_options, settings_from
+from bridge.engine.progress import display
 from bridge.errors import BridgeError
-from bridge.terminal import plain
+from bridge.terminal import console, plain, shown
 from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.ledger import is_clean
@@ -52,23 +53,53 @@ _STYLE = {Verdict.EXACT: "green", Verdict.ROUNDING: "yellow", Verdict.QUARANTINE
     show_default=True,
     help="Least severe verdict that fails: 'rounding' also fails rounding- and quarantine-explained totals.",
 )
-def verify_command(report_dir: Path | None, phases: tuple[str, ...], fail_on: str, **options: object) -> Ending:
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict summary as JSON on stdout, and nothing else.")
+def verify_command(
+    report_dir: Path | None, phases: tuple[str, ...], fail_on: str, as_json: bool, **options: object
+) -> Ending:
     """Verify a migration: legacy totals against v1 totals per project, phase and account, plus the ledger."""
     settings = settings_from(options)
     choice = VerifyOptions(projects=settings.projects, phases=phases, fail_on=FailOn(fail_on))
     try:
-        report = asyncio.run(verify(settings, choice))
+        with display(console(stderr=True)):
+            report = asyncio.run(verify(settings, choice))
     except BridgeError as stopped:
         stopped.add_note("verification could not finish: no report was written; run the same command again")
         raise
     directory = report_dir or settings.report_dir / f"run-{report.run or 'none'}"
     written = write_reports(report, directory)
-    terminal = Console()
+    ending = Ending.DONE if report.reconciled else Ending.DIFFERENCES
+    if as_json:
+        # JSON escapes every control character; the secrets are masked like everywhere else.
+        click.echo(plain(json.dumps(summary(report, written), indent=2)))
+        return ending
+    terminal = console()
     # Amounts are never truncated: an accountant reads every digit, so the table may be wider than 80 columns.
-    Console(width=max(terminal.width, 120)).print(summary_table(report))
+    terminal.width = max(terminal.width, 120)
+    terminal.print(summary_table(report))
     for path in written:
         click.echo(f"report: {path}")
-    return Ending.DONE if report.reconciled else Ending.DIFFERENCES
+    return ending
+
+
+def summary(report: Reconciliation, written: list[Path]) -> dict[str, object]:
+    """The verdict summary `verify --json` prints: the answer, the counts, each project's verdict, the files."""
+    return {
+        "reconciled": report.reconciled,
+        "fail_on": report.fail_on.value,
+        "migration": report.migration,
+        "run": report.run,
+        "currency": report.currency,
+        "verdicts": report.verdicts.model_dump(),
+        "held_back": report.held_back.summary,
+        "ledger_open": _open_ledgers(report),
+        "projects": [{"project_id": p.project_id, "name": p.name, "verdict": p.verdict.value} for p in report.projects],
+        "reports": [str(path) for path in written],
+    }
+
+
+def _open_ledgers(report: Reconciliation) -> list[str]:
+    return [e.kind for e in report.ledger if not is_clean([e])]
 
 
 def summary_table(report: Reconciliation) -> Table:
@@ -83,8 +114,8 @@ def summary_table(report: Reconciliation) -> Table:
             f = phase.total
             style = _STYLE[f.verdict]
             table.add_row(
-                Text(plain(project.name)) if index == 0 else "",
-                Text(plain(phase.name)),
+                Text(shown(project.name)) if index == 0 else "",
+                Text(shown(phase.name)),
                 f.rate,
                 format_minor(f.legacy_minor, f.currency),
                 format_minor(f.v1_minor, f.currency),
@@ -94,13 +125,13 @@ def summary_table(report: Reconciliation) -> Table:
         located = [d for d in project.differences if d.location.kind != "project"]
         for diff in located[:TERMINAL_DIFFERENCES]:
             style = _STYLE[diff.figure.verdict]
-            table.add_row("", Text(plain(diff.location.phase_name)), "", "", "", "", Text(plain(diff.summary), style))
+            table.add_row("", Text(shown(diff.location.phase_name)), "", "", "", "", Text(shown(diff.summary), style))
         if len(located) > TERMINAL_DIFFERENCES:
             more = len(located) - TERMINAL_DIFFERENCES
             table.add_row("", "", "", "", "", "", f"... and {more} more in reconciliation.md")
     v = report.verdicts
     answer = Text("RECONCILED", "green") if report.reconciled else Text("NOT RECONCILED", "red")
-    open_ledgers = [e.kind for e in report.ledger if not is_clean([e])]
+    open_ledgers = _open_ledgers(report)
     # The second line is the held-back summary, built from source text (phase names, ids): plain, never markup.
     table.caption = Text.assemble(
         answer,

@@ -1,34 +1,102 @@
-"""Progress of a run: one bar per kind on a terminal, and always structured events in the log.
+"""Progress of a command: what it is doing now, one bar per kind, and always structured events in the log.
 
-The engine reports through ``Progress``; it never writes to the terminal itself. Progress draws nothing of
-its own: after every step the run shows it the run's report (``Plan``), and each kind's bar is that kind's
-records dealt with so far (created, replayed, updated, unchanged, held back, quarantined: one fate per source
-record, so a bar never passes the source's count). ``RichProgress`` draws the bars (the CLI chooses it when
-stderr is a terminal); every implementation also emits ``bridge.progress.advanced`` so a log file tells the
-same story.
+The engine reports through ``Progress``; it never writes to the terminal itself. After every step the run
+shows it the run's report (``Plan``), and each kind's count is that kind's records dealt with so far
+(created, replayed, updated, unchanged, held back, quarantined: one fate per source record, so a bar never
+passes the source's count). Between steps the displays learn what the clients are doing from their log
+events (``Activity``, a structlog processor installed while a display runs): the request just answered, or a
+wait on a 429 with its Retry-After. So a display never goes quiet, even while `plan` reads for seconds
+without finishing a step, or `verify` (which has no steps) compares.
+
+``RichProgress`` draws on a terminal: a status line above the bars, log lines printed above both (the live
+display redirects stderr, where ``bridge.terminal.safe_stderr`` sends them). ``LineProgress`` writes, when
+stderr is not a terminal, one line per kind (and the status) every ``EVERY_S`` seconds. Every implementation
+emits ``bridge.progress.advanced`` so a log file tells the same story.
 """
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from types import TracebackType
+from typing import IO
 
 import structlog
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.console import Console, RenderableType
+from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.progress import Progress as RichBars
+from rich.spinner import Spinner
+from rich.text import Text
+from structlog.typing import EventDict, WrappedLogger
 
 from bridge.engine.plan import Plan
 from bridge.engine.steps import spec
+from bridge.terminal import shown
 from mappings.kinds import Kind
 
 log = structlog.get_logger("bridge.progress")
 
+EVERY_S = 10.0
+"""The longest a display stays unchanged: a line display's period, and far above a live one's refresh."""
+
+
+class Activity:
+    """What the clients are doing now, learned from the events they log (never from the clients' code)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.started = clock()
+        self.requests = 0
+        self.doing = "starting"
+        self.waiting = ""
+        self.until = 0.0
+
+    def __call__(self, logger: WrappedLogger, method_name: str, event_dict: EventDict) -> EventDict:
+        """The structlog processor: note the event, pass it on unchanged."""
+        event = event_dict.get("event")
+        where = f"{event_dict.get('surface')} {event_dict.get('method')} {event_dict.get('path')}"
+        if event == "bridge.http.response":
+            self.requests += 1
+            self.doing, self.until = where, 0.0
+        elif event == "bridge.http.retry":
+            wait = float(event_dict.get("wait") or 0)
+            error = str(event_dict.get("error"))
+            state = f"rate-limited, Retry-After {wait:.0f} s" if error == "RateLimited" else f"retrying ({error})"
+            self.waiting, self.until = f"{state}: {where}", self.clock() + wait
+        elif event == "bridge.verify.project":
+            self.doing = f"compared project {event_dict.get('project')}"
+        return event_dict
+
+    def status(self) -> Text:
+        """One line: the wait in progress, or the last request answered; requests so far and elapsed time."""
+        now = self.clock()
+        tally = f"  ({self.requests} requests, {now - self.started:.0f} s)"
+        if now < self.until:
+            return Text.assemble(("waiting: ", "bold yellow"), (shown(self.waiting), "yellow"), tally)
+        return Text.assemble(("working: ", "bold"), shown(self.doing), tally)
+
+
+@contextmanager
+def listening(activity: Activity) -> Iterator[Activity]:
+    """Put ``activity`` first in structlog's chain while the block runs (before any level filter: the
+    clients log each answered request at DEBUG, and the display wants them whatever the log level)."""
+    before = list(structlog.get_config()["processors"])
+    structlog.configure(processors=[activity, *before])
+    try:
+        yield activity
+    finally:
+        structlog.configure(processors=before)
+
 
 class Progress:
-    """Shows the run's report per kind; the base class only logs (used when stderr is not a terminal)."""
+    """Shows the run's report per kind; the base class only logs (the tests' runs and the library's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, expected: Plan | None = None) -> None:
         self.records: dict[Kind, int] = {}
+        self.expected = expected
+        """The plan this run follows, when given: each kind's total, so the bars can tell the time left."""
 
     def show(self, report: Plan) -> None:
         """Show every kind whose count moved since the last call."""
@@ -41,6 +109,12 @@ class Progress:
     def moved(self, kind: Kind, records: int) -> None:
         """Hook for drawing: ``kind`` now counts ``records``."""
 
+    def total(self, kind: Kind) -> int | None:
+        """The planned records of ``kind`` (None without a plan, or for a kind the plan did not meet)."""
+        if self.expected is None or kind not in self.expected.kinds:
+            return None
+        return self.expected.kinds[kind].records
+
     def __enter__(self) -> Progress:
         return self
 
@@ -50,27 +124,44 @@ class Progress:
         return None
 
 
-class RichProgress(Progress):
-    """Draws one bar per kind on a terminal, in the order kinds are first met."""
+class _Bars(RichBars):
+    """Rich's bars with a status line above them."""
 
-    def __init__(self, console: Console) -> None:
-        super().__init__()
-        self._bars = RichBars(
-            TextColumn("{task.description:<20}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=False,
-        )
+    def __init__(self, status: Callable[[], RenderableType], console: Console, *, eta: bool) -> None:
+        columns = [TextColumn("{task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+        super().__init__(*columns, *([TimeRemainingColumn()] if eta else []), console=console, transient=False)
+        self._status = status
+
+    def get_renderables(self) -> Iterator[RenderableType]:
+        yield self._status()
+        yield self.make_tasks_table(self.tasks)
+
+
+class RichProgress(Progress):
+    """Draws the status line and one bar per kind on a terminal, in the order kinds are first met."""
+
+    def __init__(self, console: Console, expected: Plan | None = None) -> None:
+        super().__init__(expected)
+        self.activity = Activity()
+        self._spinner = Spinner("dots")
+        self._bars = _Bars(self._status, console, eta=expected is not None)
         self._tasks: dict[Kind, TaskID] = {}
+        self._listening = listening(self.activity)
+
+    def _status(self) -> RenderableType:
+        line = self.activity.status()
+        if self.expected is not None:
+            line.append(f"  plan: about {self.expected.estimate_s:.0f} s in all")
+        self._spinner.update(text=line)
+        return self._spinner
 
     def moved(self, kind: Kind, records: int) -> None:
         if kind not in self._tasks:
-            self._tasks[kind] = self._bars.add_task(spec(kind).label, total=None)
+            self._tasks[kind] = self._bars.add_task(spec(kind).label, total=self.total(kind))
         self._bars.update(self._tasks[kind], completed=records)
 
     def __enter__(self) -> Progress:
+        self._listening.__enter__()
         self._bars.start()
         return self
 
@@ -78,3 +169,71 @@ class RichProgress(Progress):
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self._bars.stop()
+        self._listening.__exit__(exc_type, exc, tb)
+
+
+class LineProgress(Progress):
+    """Without a terminal: every ``every`` seconds, the status and one line per kind met (a pipe or a CI log
+    shows the run moving, and a line never redraws)."""
+
+    def __init__(self, out: IO[str], expected: Plan | None = None, every: float = EVERY_S) -> None:
+        super().__init__(expected)
+        self.activity = Activity()
+        self.out = out
+        self.every = every
+        self._stop = threading.Event()
+        self._ticker = threading.Thread(target=self._tick, name="bridge-progress", daemon=True)
+        self._listening = listening(self.activity)
+
+    def lines(self) -> list[str]:
+        """What one tick writes: the status, then each kind's count (of its planned total, when known)."""
+        kinds = [
+            f"progress: {spec(kind).label}: {records}{'' if self.total(kind) is None else f'/{self.total(kind)}'}"
+            " records"
+            for kind, records in list(self.records.items())
+        ]
+        return [f"progress: {self.activity.status().plain}", *kinds]
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.every):
+            self.out.write("".join(f"{line}\n" for line in self.lines()))
+            self.out.flush()
+
+    def __enter__(self) -> Progress:
+        self._listening.__enter__()
+        self._ticker.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stop.set()
+        self._ticker.join()
+        self._listening.__exit__(exc_type, exc, tb)
+
+
+def display(console: Console, expected: Plan | None = None) -> Progress:
+    """The display for a command's stderr: live bars on a terminal, periodic lines otherwise."""
+    if console.is_terminal:
+        return RichProgress(console, expected)
+    return LineProgress(console.file, expected)
+
+
+def planned(figures: Mapping[str, object]) -> Plan:
+    """A plan read back from ``plan.json`` (``Plan.to_json``): enough of it for totals and the estimate."""
+    plan = Plan(
+        str(figures.get("migration", "")),
+        str(figures.get("source_workspace", "")),
+        str(figures.get("target_workspace", "")),
+        float(str(figures.get("latency_ms", 0))) / 1000,
+        int(str(figures.get("concurrency", 1))),
+    )
+    kinds = figures.get("kinds")
+    for name, row in kinds.items() if isinstance(kinds, dict) else ():
+        kind = Kind(name)
+        counts = plan.of(kind)
+        for fate in ("to_create", "replayed", "to_update", "unchanged", "held_back", "requests"):
+            setattr(counts, fate, int(row.get(fate, 0)))
+        counts.quarantined["planned"] = int(row.get("quarantined", 0))
+        plan.kinds[kind] = counts
+    return plan
