@@ -9,6 +9,7 @@ third-party records, so the legacy key and the bearer token never print, even at
 from __future__ import annotations
 
 import base64
+import contextlib
 import logging
 import re
 import sys
@@ -21,6 +22,7 @@ import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
 from bridge.config import Secret
+from bridge.files import create_private
 
 MASK = "****"
 _CREDENTIAL_KEYS = frozenset(
@@ -146,7 +148,7 @@ def configure_logging(
     console: TextIO | None = None,
     console_level: str | None = None,
 ) -> None:
-    """Route every logger through redaction to a console (stderr) and, if given, a JSON-lines file (mode 0600).
+    """Route every logger through redaction to a console (stderr) and, if given, a JSON-lines file (created 0600).
 
     Calling it again replaces the handlers it installed before, so tests and the CLI may reconfigure; secrets
     accumulate.
@@ -167,8 +169,10 @@ def configure_logging(
     _installed.append(terminal)
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
-        log_file.touch(mode=0o600, exist_ok=True)
-        log_file.chmod(0o600)
+        # A new log file is the bridge's own, 0600; an existing one (a log kept across runs, /dev/null, a FIFO
+        # a shipper reads) is appended to as it is: the bridge chmods only files it creates.
+        with contextlib.suppress(FileExistsError):
+            create_private(log_file, b"")
         _installed.append(
             _handler(logging.FileHandler(log_file, encoding="utf-8"), structlog.processors.JSONRenderer())
         )

@@ -169,16 +169,19 @@ class Crosswalk:
             return {kind: int(count) for kind, count in rows}
 
     def export(self, fmt: ExportFormat, kind: str | None = None) -> str:
-        """The crosswalk as CSV (header row, one line per entry) or a JSON array of objects."""
+        """The crosswalk as CSV (header row, one line per entry; formula-like text neutralised, see ``csv_cell``)
+        or a JSON array of objects (exact values)."""
         records = [
             {name: _export_value(getattr(row, name)) for name in EXPORT_FIELDS} for row in self._iter_rows(kind, None)
         ]
         if fmt == "json":
             return json.dumps(records, indent=2, sort_keys=False) + "\n"
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=EXPORT_FIELDS, lineterminator="\n")
+        # RFC 4180's CRLF: the writer quotes a cell holding any character of its line terminator, so a source
+        # id with a bare CR is quoted too (with "\n" alone it was written raw and split the row).
+        writer = csv.DictWriter(buffer, fieldnames=EXPORT_FIELDS, lineterminator="\r\n")
         writer.writeheader()
-        writer.writerows(records)
+        writer.writerows({name: csv_cell(value) for name, value in record.items()} for record in records)
         return buffer.getvalue()
 
     def _iter_rows(self, kind: str | None, scope: str | None) -> Iterator[CrosswalkRow]:
@@ -195,4 +198,20 @@ class Crosswalk:
 def _export_value(value: datetime | int | str | None) -> int | str | None:
     if isinstance(value, datetime):
         return value.isoformat().replace("+00:00", "Z")
+    return value
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""A spreadsheet reads a cell starting with one of these as a formula (OWASP, CSV injection)."""
+
+
+def csv_cell(value: int | str | None) -> int | str | None:
+    """A text cell a spreadsheet would run as a formula gets a leading single quote, so it shows as text.
+
+    Legacy ids come from the source (a tag's id is its name: ``=HYPERLINK(...)`` is a valid one); numbers
+    (``run_id``, the only numeric column) are written as they are. The JSON export is never altered: a script
+    wanting the exact ids reads that.
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
     return value

@@ -3,7 +3,13 @@
 Durability: WAL journal with ``synchronous=FULL`` (a committed step survives an OS crash or power loss, not
 only a process crash), a busy timeout so a concurrent reader or a second writer waits instead of failing,
 and every write transaction starts with ``BEGIN IMMEDIATE`` so two writers never deadlock on a lock
-upgrade. A new file is created with mode 0600; SQLite gives its -wal and -shm files the same mode.
+upgrade. A new file is created with mode 0600; SQLite gives its -wal and -shm files the same mode. The bridge
+never changes the mode of a file it did not create, and a path that is not a regular file (a device node, a
+FIFO, a directory, through a symlink or not) is refused before SQLite opens it.
+
+Readers (``bridge status``, ``bridge crosswalk``, ``bridge verify``) open the file through SQLite's read-only
+mode (``mode=ro``): they cannot write a byte of it, nor set its journal mode; a reader of a WAL file may leave
+SQLite's own -wal and -shm files beside it (shared memory for readers, same mode as the file).
 
 Clean close: each writer adds a row to ``sessions`` and stamps ``closed_at`` when it closes. A row left
 open by a process that is gone means the previous session stopped uncleanly, and the next writer runs
@@ -19,13 +25,15 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.request import pathname2url
 
 from sqlalchemy import Engine, create_engine, delete, event, text
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
+from sqlalchemy.pool import ConnectionPoolEntry, QueuePool, StaticPool
 from sqlmodel import Session, col, select
 
+from bridge.files import not_regular
 from state.errors import (
     StateCorruptError,
     StateError,
@@ -86,27 +94,55 @@ def storage_error(exc: DBAPIError, where: Location) -> StateError:
     )
 
 
+def check_regular_file(path: Path) -> None:
+    """Refuse a state path that does not exist or is not a regular file, before SQLite opens (or blocks on) it."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise StateLocationError(
+            f"there is no state file at {path}; pass --state (or BRIDGE_STATE) naming the file a run wrote"
+        ) from None
+    except OSError as exc:
+        raise StateLocationError(f"cannot read the state file {path}: {exc.strerror}") from exc
+    kind = not_regular(mode)
+    if kind is not None:
+        raise StateLocationError(
+            f"--state {path} is {kind}, not a state file; pass --state (or BRIDGE_STATE) naming a regular file"
+        )
+
+
 def prepare_file(path: Path) -> None:
-    """Create a missing state file with mode 0600; tighten an existing one that others could read."""
+    """Create a missing state file with mode 0600; an existing one must be a regular file and keeps its mode."""
     if not path.parent.is_dir():
         raise StateLocationError(f"cannot create the state file {path}: the directory {path.parent} does not exist")
     try:
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except FileExistsError:
-        if path.stat().st_mode & 0o077:
-            path.chmod(0o600)
+        # Someone else made it (an earlier run, or the operator): its mode is theirs to choose.
+        check_regular_file(path)
         return
     except OSError as exc:
         raise StateLocationError(f"cannot create the state file {path}: {exc.strerror}") from exc
     os.close(fd)
 
 
-def make_engine(where: Location) -> Engine:
-    """An engine whose every SQLite connection uses WAL, synchronous=FULL, a busy timeout and foreign keys."""
+def make_engine(where: Location, *, read_only: bool = False) -> Engine:
+    """An engine whose every SQLite connection uses WAL, synchronous=FULL, a busy timeout and foreign keys.
+
+    ``read_only`` opens a SQLite file in SQLite's read-only mode (``mode=ro``), which keeps the journal mode
+    the file already has; a server URL is used as given (its own permissions decide).
+    """
     if where.url.get_backend_name() != "sqlite":
         return create_engine(where.url)
     if where.path is None:
         engine = create_engine(where.url, poolclass=StaticPool, connect_args={"check_same_thread": False})
+    elif read_only:
+        uri = f"file:{pathname2url(str(where.path))}?mode=ro"
+        engine = create_engine(
+            "sqlite://",
+            poolclass=QueuePool,  # "sqlite://" alone would mean one in-memory connection per thread
+            creator=lambda: sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False),
+        )
     else:
         engine = create_engine(where.url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
 
@@ -116,7 +152,8 @@ def make_engine(where: Location) -> Engine:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode=WAL")
+        if not read_only:  # setting it is a write (an empty file would get a header)
+            cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()

@@ -4,6 +4,7 @@
 
     StateError                      (exit 4 unless a subclass says otherwise; a BridgeError, so one root)
     ├── StateLocationError          the path or URL cannot hold a state file (2: fix --state / BRIDGE_STATE)
+    │   └── SchemaTooOldError       a reading command met a file an older bridge wrote (2: `bridge plan` upgrades it)
     ├── SchemaTooNewError           the file was written by a newer bridge (2: upgrade the bridge)
     ├── StateBindingError           the file belongs to another source/target pair (2: use another --state)
     ├── SecretInStateError          a caller tried to store something that looks like a secret (4: a bug)
@@ -33,6 +34,14 @@ class StateError(BridgeError):
 
 class StateLocationError(StateError):
     pass
+
+
+class SchemaTooOldError(StateLocationError):
+    """A command that only reads (status, crosswalk, verify) met an older schema: it never upgrades a file.
+
+    Exit 2 like its parent: nothing is wrong with the file, the command was pointed at it too early; the message
+    names the command that upgrades it (a writer: ``bridge plan`` or ``bridge run``).
+    """
 
 
 class SchemaTooNewError(StateError):

@@ -11,13 +11,13 @@ second at start-up, which every ``bridge status`` would otherwise pay.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 
 from sqlalchemy import Engine, inspect, text
 
+from bridge.files import create_private
 from state.db import Database, corrupt_error, integrity_problems
-from state.errors import SchemaTooNewError
+from state.errors import SchemaTooNewError, SchemaTooOldError, StateLocationError
 
 REVISIONS = ("0001", "0002", "0003", "0004", "0005")
 """Every revision this bridge ships, oldest first (a test checks it against the alembic scripts)."""
@@ -32,17 +32,21 @@ def current_revision(engine: Engine) -> str | None:
     return None if version is None else str(version)
 
 
-def ensure_current_schema(database: Database) -> None:
-    """Create the schema in a new file, upgrade an older one step by step, refuse a newer one."""
-    current = current_revision(database.engine)
-    if current == REVISIONS[-1]:
-        return
+def _refuse_newer(database: Database, current: str | None) -> None:
     if current is not None and current not in REVISIONS:
         raise SchemaTooNewError(
             f"the state file {database.where.describe()} has schema version {current}, written by a newer "
             f"workspace-bridge; this one knows versions up to {REVISIONS[-1]}. Upgrade workspace-bridge "
             "(never edit the file by hand)"
         )
+
+
+def ensure_current_schema(database: Database) -> None:
+    """Create the schema in a new file, upgrade an older one step by step, refuse a newer one."""
+    current = current_revision(database.engine)
+    if current == REVISIONS[-1]:
+        return
+    _refuse_newer(database, current)
     if current is not None:
         problems = integrity_problems(database.engine)
         if problems:
@@ -55,13 +59,36 @@ def ensure_current_schema(database: Database) -> None:
         upgrade.apply(database.engine, revision)
 
 
+def require_current_schema(database: Database) -> None:
+    """For a reader: the file must already be at this bridge's version, since a reader never writes one."""
+    current = current_revision(database.engine)
+    if current == REVISIONS[-1]:
+        return
+    _refuse_newer(database, current)
+    where = database.where.describe()
+    if current is None:
+        raise StateLocationError(
+            f"the file {where} holds no bridge state (it is empty, or no run has written it yet); pass --state "
+            "(or BRIDGE_STATE) naming the file a run wrote"
+        )
+    raise SchemaTooOldError(
+        f"the state file {where} has schema version {current}, older than this bridge's {REVISIONS[-1]}, and "
+        "this command only reads it; run `bridge plan` or `bridge run` with the same --state to upgrade it "
+        "(a copy of the old file is kept beside it), then run this command again"
+    )
+
+
 def _backup(database: Database, version: str) -> None:
-    """Copy an older file before upgrading it, with SQLite's online backup (consistent even under WAL)."""
+    """Copy an older file before upgrading it, with SQLite's online backup (consistent even under WAL).
+
+    The copy is a new file of mode 0600 (a backup of the same version left by an earlier attempt is replaced,
+    never written through: the name might be a symlink).
+    """
     if database.where.path is None:
         return
     target = database.where.path.with_name(f"{database.where.path.name}.v{version}.bak")
-    fd = os.open(target, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-    os.close(fd)
+    target.unlink(missing_ok=True)
+    create_private(target, b"")
     source = sqlite3.connect(database.where.path)
     destination = sqlite3.connect(target)
     try:

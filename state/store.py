@@ -29,6 +29,7 @@ from sqlalchemy.exc import DBAPIError
 from state.crosswalk import Crosswalk
 from state.db import (
     Database,
+    check_regular_file,
     close_database,
     integrity_problems,
     make_engine,
@@ -37,11 +38,10 @@ from state.db import (
     resolve_location,
     storage_error,
 )
-from state.errors import StateLocationError
 from state.journal import Journal
 from state.quarantine import Quarantine
 from state.runs import Runs
-from state.schema import current_revision, ensure_current_schema
+from state.schema import current_revision, ensure_current_schema, require_current_schema
 from state.source import SourceWorkspace
 from state.writer_lock import WriterLock
 
@@ -95,25 +95,31 @@ class StateStore:
 def open_state(url_or_path: str | os.PathLike[str] | None = None, *, read_only: bool = False) -> StateStore:
     """Open a state file (creating it with mode 0600, or upgrading an older schema one step at a time).
 
-    ``read_only`` is for commands that only look (status, export, lookup): they do not register as a
-    writer, so they neither trigger nor suppress the integrity check after an unclean stop, they may look while
-    a run writes, and they refuse a file that does not exist instead of creating one. A writer holds the file's
-    writer lock until it closes (``writer_lock``): a second writer is refused with StateInUseError.
-    Raises SchemaTooNewError, StateCorruptError, StateLocationError, StateStorageError or StateLockedError.
+    ``read_only`` is for commands that only look (status, export, lookup, verify): they open the file in
+    SQLite's read-only mode and change nothing in it or about it (no file created, no mode changed, no schema
+    created or upgraded: an older file is refused with SchemaTooOldError naming the command that upgrades it).
+    They do not register as a writer, so they neither trigger nor suppress the integrity check after an unclean
+    stop, and they may look while a run writes. A writer holds the file's writer lock until it closes
+    (``writer_lock``): a second writer is refused with StateInUseError.
+    Raises SchemaTooNewError, SchemaTooOldError, StateCorruptError, StateLocationError, StateStorageError or
+    StateLockedError.
     """
     where = resolve_location(url_or_path)
-    if read_only and where.path is not None and not where.path.exists():
-        raise StateLocationError(
-            f"there is no state file at {where.path}; pass --state (or BRIDGE_STATE) naming the file a run wrote"
-        )
     if where.path is not None:
-        prepare_file(where.path)
+        if read_only:
+            check_regular_file(where.path)
+        else:
+            prepare_file(where.path)
     lock = WriterLock.acquire(where.path) if where.path is not None and not read_only else None
-    engine = make_engine(where)
+    engine = make_engine(where, read_only=read_only)
     database = Database(engine, where)
     try:
-        ensure_current_schema(database)
-        session_id = None if read_only else register_writer(database)
+        if read_only:
+            require_current_schema(database)
+            session_id = None
+        else:
+            ensure_current_schema(database)
+            session_id = register_writer(database)
     except BaseException as exc:
         engine.dispose()
         if lock is not None:

@@ -26,6 +26,7 @@ from bridge.engine.plan import Plan
 from bridge.engine.progress import display, planned
 from bridge.engine.run import Interrupted, Outcome, migrate
 from bridge.errors import FatalError, ResumableStop, RetriableError
+from bridge.files import write_private
 from bridge.logging import configure_logging
 from bridge.terminal import console, plain, safe_stderr, shown
 from state.errors import StateCorruptError, StateLockedError, StateStorageError
@@ -199,7 +200,7 @@ def plan_command(out: Path | None, **options: object) -> Ending:
     _list_removed(outcome.ledger)
     _list_not_carried(outcome.ledger)
     if out is not None:
-        out.write_text(json.dumps(outcome.ledger.to_json(), indent=2) + "\n", encoding="utf-8")
+        write_private(out, (json.dumps(outcome.ledger.to_json(), indent=2) + "\n").encode("utf-8"), option="--out")
         click.echo(f"plan written to {out}")
     return Ending.DONE
 

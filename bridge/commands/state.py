@@ -1,7 +1,9 @@
 """`bridge crosswalk export|lookup` and `bridge status`: what the state file knows, for operators and scripts.
 
-These commands only read: they open the state without registering as a writer, so they can run while a
-migration is in progress (WAL readers never block the writer) and never create a state file.
+These commands only read: they open the state in SQLite's read-only mode without registering as a writer, so
+they can run while a migration is in progress (WAL readers never block the writer), and never create, chmod or
+upgrade a state file (an older schema is exit 2 naming `bridge plan`). ``export --out`` writes a file of mode
+0600 (``bridge.files``); its CSV neutralises formula-like cells (``state.crosswalk.csv_cell``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from rich.table import Table
 
 from bridge.commands import Ending
 from bridge.config import ENV_STATE, load_settings
+from bridge.files import write_private
 from bridge.terminal import plain
 from state import StateStore, open_state
 from state.crosswalk import ExportFormat
@@ -77,7 +80,7 @@ def export_command(
     if out is None:
         click.echo(text, nl=False)
         return Ending.DONE
-    out.write_text(text, encoding="utf-8")
+    write_private(out, text.encode("utf-8"), option="--out")
     click.echo(f"wrote {out}", err=True)
     return Ending.DONE
 

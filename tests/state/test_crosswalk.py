@@ -87,3 +87,21 @@ def test_counts_and_reverse_lookup(store: StateStore) -> None:
     store.crosswalk.put([CrosswalkEntry("contacts", "C1", "con_1")])
     assert store.crosswalk.counts() == {"spaces": 3, "contacts": 1}
     assert [(r.kind, r.legacy_id) for r in store.crosswalk.find_legacy("spc_2")] == [("spaces", "S2")]
+
+
+FORMULAS = ['=HYPERLINK("https://evil.example","fix")', "+1+1", "-2+3", "@SUM(A1)", "\tcmd", "\rcmd"]
+
+
+def test_csv_export_neutralises_formula_like_cells_and_json_keeps_them_exact(store: StateStore) -> None:
+    """A source name a spreadsheet would run (= + - @ tab CR) gets a leading quote in CSV; numbers and JSON don't."""
+    run = store.runs.start("m", "src", "tgt", {})
+    store.crosswalk.put([CrosswalkEntry("tag", name, f"tag_{n}") for n, name in enumerate(FORMULAS)], run_id=run.id)
+    store.crosswalk.put([CrosswalkEntry("tag", "Camera", "tag_plain", "", "-hash")])
+    rows = list(csv.DictReader(io.StringIO(store.crosswalk.export("csv"))))
+    exported = {row["v1_id"]: row for row in rows}
+    assert {exported[f"tag_{n}"]["legacy_id"] for n in range(len(FORMULAS))} == {f"'{name}" for name in FORMULAS}
+    assert exported["tag_plain"]["legacy_id"] == "Camera"
+    assert exported["tag_plain"]["source_hash"] == "'-hash"
+    assert {row["run_id"] for row in rows} == {str(run.id), ""}
+    records = json.loads(store.crosswalk.export("json"))
+    assert sorted(r["legacy_id"] for r in records) == sorted([*FORMULAS, "Camera"])

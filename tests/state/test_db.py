@@ -41,13 +41,14 @@ def test_new_state_file_and_its_wal_are_private(tmp_path: Path) -> None:
         assert _mode(Path(f"{path}-shm")) == 0o600
 
 
-def test_an_existing_world_readable_file_is_tightened(tmp_path: Path) -> None:
-    """Opening a state file others can read makes it owner-only."""
+def test_an_existing_file_keeps_the_mode_its_owner_gave_it(tmp_path: Path) -> None:
+    """The bridge chmods only files it creates: a writer opening an existing 0640 file leaves it 0640."""
     path = tmp_path / "state.db"
     open_state(path).close()
-    path.chmod(0o644)
-    open_state(path).close()
-    assert _mode(path) == 0o600
+    path.chmod(0o640)
+    with open_state(path) as store:
+        store.runs.start("m", "src", "tgt", {})
+    assert _mode(path) == 0o640
 
 
 def test_state_uses_wal_full_sync_and_a_busy_timeout(store_path: Path) -> None:
