@@ -128,9 +128,9 @@ class _Bars(RichBars):
     """Rich's bars with a status line above them."""
 
     def __init__(self, status: Callable[[], RenderableType], console: Console, *, eta: bool) -> None:
+        self._status = status  # before rich's own set-up, which already renders
         columns = [TextColumn("{task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
         super().__init__(*columns, *([TimeRemainingColumn()] if eta else []), console=console, transient=False)
-        self._status = status
 
     def get_renderables(self) -> Iterator[RenderableType]:
         yield self._status()

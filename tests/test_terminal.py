@@ -1,0 +1,170 @@
+"""Hostile source text on a real terminal: `plan`, `run`, `verify`, `status` and `crosswalk export` run in a
+pseudo-terminal against an emulator whose records hold markup, escape sequences, a bidi override and the
+credentials in every encoding, and whose error message echoes them; the bytes the terminal received hold none
+of it acting, and no form of a secret."""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import json
+import os
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote, quote_plus
+
+import httpx
+import pytest
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from bridge.emulator.app import create_app
+from bridge.emulator.seed import seeded_service
+from bridge.emulator.serve import BackgroundServer
+from bridge.terminal import SHOWN
+from tests.engine.harness import SMALL_PROJECT, World
+
+OSC8 = "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\"
+CLEAR = "\x1b[2J"
+TITLE = "\x1b]0;pwned\x07"
+BIDI = "\u202e"
+MARKUP = "[bold red]x[/] [link=https://evil.example]here[/link]"
+# What must never reach the terminal raw: each sequence above, as the bytes a terminal would act on.
+ACTING = (b"\x1b]8;;https://evil", b"\x1b[2J", b"\x1b]0;pwned", BIDI.encode())
+# The bridge's own colours and cursor moves (rich's live display): removed before looking for secrets.
+OWN_CSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def forms(secret: str) -> set[str]:
+    """Every encoding of ``secret`` a server might echo."""
+    raw = secret.encode()
+    return {
+        secret,
+        base64.b64encode(raw).decode(),
+        base64.b64encode(raw).decode().rstrip("="),
+        base64.urlsafe_b64encode(raw).decode(),
+        raw.hex(),
+        quote(secret, safe=""),
+        quote_plus(secret),
+    }
+
+
+class Echo:
+    """A middleware: once a message is in ``said``, every legacy request is answered 401 with it (a server
+    echoing what it was sent, escape sequences and all)."""
+
+    def __init__(self, app: ASGIApp, said: list[str]) -> None:
+        self.app = app
+        self.said = said
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.said or scope["type"] != "http" or not scope["path"].startswith("/api/v1"):
+            await self.app(scope, receive, send)
+            return
+        body = json.dumps({"error": self.said[-1], "code": "unauthorized"}).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 401, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Iterator[tuple[World, list[str]]]:
+    """The `small` emulator with hostile text planted in the smallest project, on a loopback port."""
+    service = seeded_service(42, "small")
+    app = create_app(service)
+    key: str = app.state.credentials.legacy_key
+    project = service.workspace("source").projects[SMALL_PROJECT]
+    # Migrated as it is (no control character, within the name limit): shown by verify's table, as text.
+    project.name = f"Crew {MARKUP} {BIDI}gpj.exe {base64.b64encode(key.encode()).decode()} {key.encode().hex()}"
+    lines = [n for n in project.nodes.values() if n.type == "line"]
+    # Quarantined (control characters): the run lists each with its value.
+    lines[0].description = f"[bold red]x[/] {OSC8} {CLEAR} {TITLE}"
+    lines[1].description = "y" * (SHOWN * 50)
+    said: list[str] = []
+    app.add_middleware(Echo, said=said)
+    with BackgroundServer(app) as base_url:
+        token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
+        yield World(base_url, key, token, tmp_path / "state.sqlite"), said
+
+
+def on_terminal(world: World, *args: str) -> tuple[int, bytes]:
+    """Run `bridge ARGS` with stdin, stdout and stderr on a pseudo-terminal; its exit code and every byte."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
+    env = world.env(TERM="xterm-256color", COLUMNS="160", LINES="50")
+    for name in ("NO_COLOR", "FORCE_COLOR", "TERM_PROGRAM"):
+        env.pop(name, None)
+    bridge = Path(sys.executable).with_name("bridge")
+    child = subprocess.Popen([str(bridge), *args], stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    screen = bytearray()
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 120)
+            if not ready:
+                child.kill()
+                pytest.fail(f"bridge {' '.join(args)} printed nothing for 120 s")
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: every holder of the terminal's other end has closed it
+                break
+            if not chunk:
+                break
+            screen += chunk
+    finally:
+        os.close(master)
+    return child.wait(timeout=60), bytes(screen)
+
+
+def assert_safe(screen: bytes, secrets: list[str]) -> None:
+    for sequence in ACTING:
+        assert sequence not in screen, (sequence, screen[-2000:])
+    # Rich wraps long cells: look for a secret across line breaks and table borders too.
+    text = OWN_CSI.sub("", screen.decode("utf-8", "replace"))
+    joined = re.sub(r"[\s\u2500-\u257f]", "", text)
+    for secret in secrets:
+        for form in forms(secret):
+            assert form not in text, form
+            assert form not in joined, form
+
+
+@pytest.mark.wire
+@pytest.mark.slow
+def test_hostile_text_never_acts_on_the_terminal_nor_shows_a_secret(
+    hostile: tuple[World, list[str]], tmp_path: Path
+) -> None:
+    """Each command a user runs, in a real terminal: the hostile values are shown escaped, never acting."""
+    world, said = hostile
+    secrets = [world.legacy_key, world.token]
+    project = ("--project", SMALL_PROJECT)
+    screens: dict[str, bytes] = {}
+    for name, args, codes in (
+        ("plan", ("plan", *project), {0}),
+        ("run", ("run", *project), {1}),
+        ("verify", ("verify", *project, "--report-dir", str(tmp_path / "reports")), {0, 1}),
+        ("status", ("status",), {0}),
+        ("export", ("crosswalk", "export"), {0}),
+    ):
+        code, screens[name] = on_terminal(world, *args)
+        assert code in codes, (name, code, screens[name][-3000:])
+        assert_safe(screens[name], secrets)
+    run, verify = screens["run"].decode(), screens["verify"].decode()
+    # The quarantined lines are listed with their values escaped, markup left as text, a long one cut.
+    for sequence in ("\\x1b]8;;https://evil.example", "\\x1b[2J", "\\x1b]0;pwned", "[bold red]x[/]"):
+        assert sequence in run, sequence
+    long = [line.strip() for line in run.splitlines() if "y" * 50 in line]
+    assert long, run[-3000:]
+    assert all(len(line) < SHOWN + 100 and line.endswith("\u2026") for line in long), long
+    # The migrated project's name, in verify's table: markup as text, the override escaped.
+    assert "[bold red]x[/]" in verify
+    assert "\\u202egpj.exe" in verify
+    said.append(f"key {OSC8}{CLEAR}{TITLE} {MARKUP} " + " ".join(sorted(forms(world.legacy_key))))
+    code, refused = on_terminal(world, "run", *project)
+    assert code == 3, refused[-3000:]
+    assert b"resume with:" in refused
+    assert_safe(refused, secrets)
