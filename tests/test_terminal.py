@@ -5,8 +5,10 @@ of it acting, and no form of a secret."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import fcntl
+import io
 import json
 import os
 import re
@@ -15,6 +17,7 @@ import struct
 import subprocess
 import sys
 import termios
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote, quote_plus
@@ -22,12 +25,17 @@ from urllib.parse import quote, quote_plus
 import httpx
 import pytest
 from starlette.types import ASGIApp, Receive, Scope, Send
+from structlog.typing import EventDict, WrappedLogger
 
 from bridge.emulator.app import create_app
 from bridge.emulator.seed import seeded_service
 from bridge.emulator.serve import BackgroundServer
+from bridge.engine.plan import Fate, Plan, Tally
+from bridge.engine.progress import Activity, LineProgress, listening
 from bridge.terminal import SHOWN
-from tests.engine.harness import SMALL_PROJECT, World
+from mappings.kinds import Kind
+from tests.engine.conftest import fresh_world
+from tests.engine.harness import SMALL_PROJECT, World, fast_controls
 
 OSC8 = "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\"
 CLEAR = "\x1b[2J"
@@ -168,3 +176,46 @@ def test_hostile_text_never_acts_on_the_terminal_nor_shows_a_secret(
     assert code == 3, refused[-3000:]
     assert b"resume with:" in refused
     assert_safe(refused, secrets)
+
+
+class Seen(Activity):
+    """An activity whose clock stands still, noting the status line after every event it hears."""
+
+    def __init__(self) -> None:
+        super().__init__(clock=lambda: 0.0)
+        self.lines: list[str] = []
+
+    def __call__(self, logger: WrappedLogger, method_name: str, event_dict: EventDict) -> EventDict:
+        passed = super().__call__(logger, method_name, event_dict)
+        self.lines.append(self.status().plain)
+        return passed
+
+
+def test_a_429_shows_as_waiting_rate_limited_with_its_retry_after(tmp_path: Path) -> None:
+    """The display learns a wait on a 429 from the clients' own events: a state of its own, with the wait."""
+    world = fresh_world(tmp_path / "state.sqlite")
+    rule = {"kind": "rate_limit", "rate": 0.05, "route": "/api/v1/*", "retryAfterS": 2}
+    asyncio.run(world.control("POST", "/faults", {"seed": 3, "rules": [rule]}))
+    with listening(Seen()) as seen:
+        asyncio.run(world.run(dry_run=True, controls=fast_controls(retry_ratio=50.0)))
+    assert any(line.startswith("working: legacy GET /") for line in seen.lines), seen.lines[:5]
+    waits = [line for line in seen.lines if line.startswith("waiting: ")]
+    assert waits, seen.lines[:5]
+    assert all(line.startswith("waiting: rate-limited, Retry-After 2 s: legacy GET /") for line in waits), waits
+
+
+def test_without_a_terminal_each_kind_gets_a_line_every_period() -> None:
+    """A pipe or a CI log sees the status and one line per kind met, again and again, never redrawn."""
+    out = io.StringIO()
+    report = Plan("m", "source", "target", 0.01, 8)
+    report.fold(Tally.of(Kind.LINE, Fate.CREATED, 3))
+    report.fold(Tally.of(Kind.ACTUAL, Fate.UNCHANGED, 2))
+    expected = Plan("m", "source", "target", 0.01, 8)
+    expected.fold(Tally.of(Kind.LINE, Fate.CREATED, 10))
+    with LineProgress(out, expected, every=0.05) as progress:
+        progress.show(report)
+        time.sleep(0.3)
+    lines = out.getvalue().splitlines()
+    assert lines.count("progress: budget lines: 3/10 records") >= 2, lines
+    assert lines.count("progress: transactions: 2 records") >= 2, lines
+    assert any(line.startswith("progress: working: starting") for line in lines), lines

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
-from typing import IO
+from typing import IO, TypeVar
 
 import structlog
 from rich.console import Console, RenderableType
@@ -37,6 +37,8 @@ from bridge.terminal import shown
 from mappings.kinds import Kind
 
 log = structlog.get_logger("bridge.progress")
+
+A = TypeVar("A", bound="Activity")
 
 EVERY_S = 10.0
 """The longest a display stays unchanged: a line display's period, and far above a live one's refresh."""
@@ -79,7 +81,7 @@ class Activity:
 
 
 @contextmanager
-def listening(activity: Activity) -> Iterator[Activity]:
+def listening(activity: A) -> Iterator[A]:
     """Put ``activity`` first in structlog's chain while the block runs (before any level filter: the
     clients log each answered request at DEBUG, and the display wants them whatever the log level)."""
     before = list(structlog.get_config()["processors"])
