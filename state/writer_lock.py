@@ -18,7 +18,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from state.errors import StateInUseError
+from state.errors import StateInUseError, StateLocationError
 from state.models import utc_now
 
 LOCK_SUFFIX = "-lock"
@@ -35,7 +35,14 @@ class WriterLock:
     def acquire(cls, database: Path) -> WriterLock:
         """Take the writer lock of ``database`` or raise StateInUseError naming the process that holds it."""
         path = database.with_name(database.name + LOCK_SUFFIX)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            # O_NOFOLLOW: the lock's pid line truncates the file, so never through a link someone planted.
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise StateLocationError(
+                f"cannot open the writer lock {path} beside the state file ({exc.strerror}); it must be a regular "
+                "file the bridge may write (remove it if it is a symlink: the next run makes a new one)"
+            ) from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bridge.cli import exit_code
-from state.errors import StateInUseError
+from state.errors import StateInUseError, StateLocationError
 from state.store import open_state
 from tests.state.conftest import writer_process
 
@@ -35,6 +35,17 @@ def test_the_lock_file_is_private(store_path: Path) -> None:
     open_state(store_path).close()
     lock = store_path.with_name(store_path.name + "-lock")
     assert stat.S_IMODE(lock.stat().st_mode) == 0o600
+
+
+def test_a_lock_file_planted_as_a_symlink_is_refused_and_its_target_untouched(store_path: Path) -> None:
+    """A `-lock` symlink is exit 2 naming the lock file; the file it points at is not truncated."""
+    victim = store_path.with_name("victim.txt")
+    victim.write_text("keep me\n")
+    store_path.with_name(store_path.name + "-lock").symlink_to(victim.name)
+    with pytest.raises(StateLocationError, match=r"writer lock .*-lock") as refused:
+        open_state(store_path)
+    assert exit_code(refused.value) == 2
+    assert victim.read_text() == "keep me\n"
 
 
 @pytest.mark.slow
