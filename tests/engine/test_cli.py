@@ -17,6 +17,7 @@ from bridge.emulator.serve import BackgroundServer
 from bridge.engine.plan import PLAN_SCHEMA_VERSION
 from mappings.kinds import Kind
 from state import open_state
+from state.runs import report_of
 from tests.engine.harness import SMALL_PROJECT, World
 
 
@@ -51,7 +52,9 @@ def test_plan_prints_the_table_writes_plan_json_and_nothing_to_v1(served: World,
         assert secret not in log.read_text()
         assert secret not in output
     assumes = [line for line in output.splitlines() if "assumes" in line]
-    assert len(assumes) == 1 and "A20," in assumes[0] and "`bridge assumptions`" in assumes[0], assumes
+    assert len(assumes) == 1, assumes
+    assert "A20," in assumes[0]
+    assert "`bridge assumptions`" in assumes[0]
     plan = json.loads(out.read_text())
     assert plan["schema_version"] == PLAN_SCHEMA_VERSION == 2
     assert plan["kinds"]["line"]["to_create"] > 0
@@ -114,3 +117,44 @@ def test_a_record_removed_at_source_is_named_by_plan_and_run(served: World) -> N
     for command in ("plan", "run"):
         _code, output = _bridge(served, command, "--project", SMALL_PROJECT)
         assert "removed at source, left on target: actual 1" in output
+
+
+@pytest.mark.wire
+def test_run_json_and_verify_json_print_their_summary_and_nothing_else_on_stdout(served: World, tmp_path: Path) -> None:
+    """A script reads stdout as JSON: the run's report (what the state keeps for `status`) and verify's
+    verdicts; the progress and the log stay on stderr."""
+    result = CliRunner().invoke(
+        cli, ["run", "--project", SMALL_PROJECT, "--json", "--log-level", "INFO"], env=served.env()
+    )
+    assert result.exit_code == 1, result.output  # the dirty seed quarantines some records
+    report = json.loads(result.stdout)
+    assert report["run_id"] == 1
+    assert report["kinds"]["line"]["to_create"] > 0
+    assert report["quarantine"]
+    assert "bridge.run.finished" in result.stderr  # --log-level INFO: the terminal shows INFO events
+    with open_state(str(served.state), read_only=True) as store:
+        kept = report_of(store.runs.last_runs(1)[0])
+    assert {k: v for k, v in report.items() if k in ("kinds", "requests")} == kept
+    reports = tmp_path / "reports"
+    result = CliRunner().invoke(
+        cli, ["verify", "--project", SMALL_PROJECT, "--json", "--report-dir", str(reports)], env=served.env()
+    )
+    assert result.exit_code in (0, 1), result.output
+    summary = json.loads(result.stdout)
+    assert summary["reconciled"] is (result.exit_code == 0)
+    assert summary["run"] == "1"
+    assert sum(summary["verdicts"].values()) > 0
+    assert [p["project_id"] for p in summary["projects"]] == [SMALL_PROJECT]
+    assert {Path(p).name for p in summary["reports"]} == {f"reconciliation.{e}" for e in ("json", "md", "html")}
+    assert all(Path(p).parent == reports for p in summary["reports"])
+    assert "bridge.run" not in result.stderr  # the default --log-level WARNING keeps INFO off the terminal
+
+
+def test_piped_plan_prints_every_column_of_its_table(served: World) -> None:
+    """A pipe is no terminal: the table is whole, never cut to 80 columns with an ellipsis."""
+    code, output = _bridge(served, "plan", "--project", SMALL_PROJECT)
+    assert code == 0, output
+    header = next(line for line in output.splitlines() if "kind" in line and "requests" in line)
+    assert "quarantined (codes)" in header
+    assert len(header) > 80
+    assert "\u2026" not in output
