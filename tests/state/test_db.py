@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import stat
 from pathlib import Path
@@ -13,6 +14,7 @@ from sqlalchemy import MetaData
 from sqlalchemy.exc import OperationalError
 from sqlmodel import SQLModel, select
 
+from bridge.cli import exit_code
 from state import (
     SchemaTooNewError,
     StateCorruptError,
@@ -25,6 +27,7 @@ from state.db import DEFAULT_STATE, resolve_location, storage_error
 from state.models import RunRow, SessionRow, utc_now
 from state.schema import REVISIONS
 from state.upgrade import shipped_revisions
+from tests.test_files import null_device
 
 
 def _mode(path: Path) -> int:
@@ -81,6 +84,23 @@ def test_a_missing_directory_is_a_location_error(tmp_path: Path) -> None:
     with pytest.raises(StateLocationError, match="does not exist"):
         open_state(missing)
     assert not missing.parent.exists()
+
+
+@pytest.mark.parametrize("kind", ["directory", "FIFO", "device"])
+def test_a_writer_refuses_a_path_that_is_not_a_regular_file(kind: str, tmp_path: Path) -> None:
+    """`bridge run --state` naming a directory, a FIFO or a device is exit 2 naming what it is; its mode stays."""
+    path = tmp_path / kind
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "FIFO":
+        os.mkfifo(path, 0o644)
+    else:
+        path = null_device(tmp_path)
+    before = path.stat().st_mode
+    with pytest.raises(StateLocationError, match=f"is a {kind}") as caught:
+        open_state(path)
+    assert exit_code(caught.value) == 2
+    assert path.stat().st_mode == before
 
 
 def test_a_file_from_a_newer_bridge_is_refused_untouched(tmp_path: Path) -> None:
