@@ -1,12 +1,13 @@
 """Schema versioning: which revision a state file is at, and bringing it to the one this bridge writes.
 
 Schema versioning uses alembic (the well-kept migration tool for SQLAlchemy schemas): the revisions live in
-``state/migrations/versions`` and the file's ``alembic_version`` table records the schema version. Opening
-a file from an older bridge upgrades it one revision at a time, each in its own transaction, after a
-``PRAGMA integrity_check`` and a backup copy next to it (``<file>.v<old>.bak``); a file at a version this
-bridge does not know (a newer bridge wrote it) is refused with ``SchemaTooNewError`` before anything is
-written. alembic itself is imported only when a file must be created or upgraded: it costs a fifth of a
-second at start-up, which every ``bridge status`` would otherwise pay.
+``state/migrations/versions`` and the file's ``alembic_version`` table records the schema version. A writer
+(``bridge plan``, ``bridge run``) opening a file from an older bridge upgrades it one revision at a time, each
+in its own transaction, after a ``PRAGMA integrity_check`` and a backup copy next to it
+(``<file>.v<old>.bak``, mode 0600); a reader never changes it and refuses it with ``SchemaTooOldError`` naming
+those two commands. A file at a version this bridge does not know (a newer bridge wrote it) is refused with
+``SchemaTooNewError`` before anything is written. alembic itself is imported only when a file must be created
+or upgraded: it costs a fifth of a second at start-up, which every ``bridge status`` would otherwise pay.
 """
 
 from __future__ import annotations
