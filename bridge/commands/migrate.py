@@ -190,7 +190,9 @@ def _run_guarded(coroutine_factory: Callable[[], object]) -> Outcome:
 def plan_command(out: Path | None, **options: object) -> Ending:
     """Dry run: read the source, map it, compare with the state file; write nothing to the target."""
     settings = settings_from(options)
-    outcome = _run_guarded(lambda: migrate(settings, dry_run=True, progress=display(console(stderr=True))))
+    progress = display(console(stderr=True))
+    with progress:
+        outcome = _run_guarded(lambda: migrate(settings, dry_run=True, progress=progress))
     console().print(render_plan(outcome.ledger, f"plan for migration {outcome.ledger.migration}"))
     assumed = [entry.id for entry in outcome.ledger.depends_on()]
     click.echo(f"  assumes {', '.join(assumed)} ({len(assumed)} guesses; `bridge assumptions` explains each)")
@@ -232,7 +234,8 @@ def run_command(plan_file: Path | None, as_json: bool, **options: object) -> End
     settings = settings_from(options)
     expected = planned(json.loads(plan_file.read_text(encoding="utf-8"))) if plan_file is not None else None
     progress = display(console(stderr=True), expected)
-    outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=progress))
+    with progress:
+        outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=progress))
     ending = Ending.QUARANTINED if outcome.ledger.quarantine else Ending.DONE
     if as_json:
         # The report the state file keeps with the run (`bridge status`), with the run's id; JSON escapes every

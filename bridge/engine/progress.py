@@ -10,7 +10,7 @@ without finishing a step, or `verify` (which has no steps) compares.
 
 ``RichProgress`` draws on a terminal: a status line above the bars, log lines printed above both (the live
 display redirects stderr, where ``bridge.terminal.safe_stderr`` sends them). ``LineProgress`` writes, when
-stderr is not a terminal, one line per kind (and the status) every ``EVERY_S`` seconds. Every implementation
+stderr is not a terminal, the status and one line per kind every ``EVERY_S`` seconds. Every implementation
 emits ``bridge.progress.advanced`` so a log file tells the same story.
 """
 
@@ -40,8 +40,8 @@ log = structlog.get_logger("bridge.progress")
 
 A = TypeVar("A", bound="Activity")
 
-EVERY_S = 10.0
-"""The longest a display stays unchanged: a line display's period, and far above a live one's refresh."""
+EVERY_S = 8.0
+"""A line display's period: under the 10 s a display may stay unchanged, with room for a busy interpreter."""
 
 
 class Activity:
@@ -99,6 +99,7 @@ class Progress:
         self.records: dict[Kind, int] = {}
         self.expected = expected
         """The plan this run follows, when given: each kind's total, so the bars can tell the time left."""
+        self._depth = 0
 
     def show(self, report: Plan) -> None:
         """Show every kind whose count moved since the last call."""
@@ -117,13 +118,26 @@ class Progress:
             return None
         return self.expected.kinds[kind].records
 
+    def start(self) -> None:
+        """Hook for drawing: the display begins."""
+
+    def stop(self) -> None:
+        """Hook for drawing: the display ends."""
+
+    # Re-entrant: a command enters the display before the engine does, so it already runs while the command
+    # starts up and the engine's preflight reads; only the outermost block starts and stops it.
     def __enter__(self) -> Progress:
+        self._depth += 1
+        if self._depth == 1:
+            self.start()
         return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        return None
+        self._depth -= 1
+        if self._depth == 0:
+            self.stop()
 
 
 class _Bars(RichBars):
@@ -162,16 +176,13 @@ class RichProgress(Progress):
             self._tasks[kind] = self._bars.add_task(spec(kind).label, total=self.total(kind))
         self._bars.update(self._tasks[kind], completed=records)
 
-    def __enter__(self) -> Progress:
+    def start(self) -> None:
         self._listening.__enter__()
         self._bars.start()
-        return self
 
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def stop(self) -> None:
         self._bars.stop()
-        self._listening.__exit__(exc_type, exc, tb)
+        self._listening.__exit__(None, None, None)
 
 
 class LineProgress(Progress):
@@ -201,17 +212,14 @@ class LineProgress(Progress):
             self.out.write("".join(f"{line}\n" for line in self.lines()))
             self.out.flush()
 
-    def __enter__(self) -> Progress:
+    def start(self) -> None:
         self._listening.__enter__()
         self._ticker.start()
-        return self
 
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def stop(self) -> None:
         self._stop.set()
         self._ticker.join()
-        self._listening.__exit__(exc_type, exc, tb)
+        self._listening.__exit__(None, None, None)
 
 
 def display(console: Console, expected: Plan | None = None) -> Progress:
