@@ -31,7 +31,7 @@ from bridge.emulator.app import create_app
 from bridge.emulator.seed import seeded_service
 from bridge.emulator.serve import BackgroundServer
 from bridge.engine.plan import Fate, Plan, Tally
-from bridge.engine.progress import Activity, LineProgress, listening
+from bridge.engine.progress import Activity, LineProgress, listening, planned
 from bridge.terminal import SHOWN
 from mappings.kinds import Kind
 from tests.engine.conftest import fresh_world
@@ -219,3 +219,16 @@ def test_without_a_terminal_each_kind_gets_a_line_every_period() -> None:
     assert lines.count("progress: budget lines: 3/10 records") >= 2, lines
     assert lines.count("progress: transactions: 2 records") >= 2, lines
     assert any(line.startswith("progress: working: starting") for line in lines), lines
+
+
+def test_a_plan_read_back_from_plan_json_gives_the_bars_their_totals_and_the_estimate() -> None:
+    """`run --plan plan.json`: each kind's records and the time estimate are the plan's, after a JSON trip."""
+    plan = Plan("m", "source", "target", 0.02, 4)
+    plan.fold(Tally.of(Kind.LINE, Fate.CREATED, 3, requests=5))
+    plan.fold(Tally.of(Kind.LINE, Fate.UNCHANGED, 2))
+    plan.fold(Tally.of(Kind.ACTUAL, Fate.HELD_BACK, 7, requests=9))
+    again = planned(json.loads(json.dumps(plan.to_json())))
+    assert LineProgress(io.StringIO(), again).total(Kind.LINE) == 5
+    assert LineProgress(io.StringIO(), again).total(Kind.ACTUAL) == 7
+    assert LineProgress(io.StringIO(), again).total(Kind.SPACE) is None
+    assert again.estimate_s == plan.estimate_s > 0

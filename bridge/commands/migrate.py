@@ -25,7 +25,7 @@ from bridge.config import Settings, load_settings
 from bridge.engine.plan import Plan
 from bridge.engine.progress import display, planned
 from bridge.engine.run import Interrupted, Outcome, migrate
-from bridge.errors import FatalError, ResumableStop, RetriableError
+from bridge.errors import FatalError, ResumableStop, RetriableError, UsageError
 from bridge.files import write_private
 from bridge.logging import configure_logging
 from bridge.terminal import console, plain, safe_stderr, shown
@@ -220,6 +220,17 @@ def _list_not_carried(plan: Plan) -> None:
         click.echo(f"  {where}: not carried: no published write: {plain(', '.join(values))}")
 
 
+def _expected(plan_file: Path) -> Plan:
+    """The plan `run --plan` follows (its totals and estimate feed the progress display)."""
+    try:
+        return planned(json.loads(plan_file.read_text(encoding="utf-8")))
+    except (ValueError, TypeError, AttributeError, UnicodeDecodeError) as exc:
+        raise UsageError(
+            f"--plan {plan_file} is not a plan.json written by `bridge plan --out` ({type(exc).__name__}: {exc}); "
+            "write one with `bridge plan --out plan.json`, or run without --plan"
+        ) from None
+
+
 @click.command("run", epilog=EXIT_CODES)
 @connection_options
 @click.option(
@@ -232,7 +243,7 @@ def _list_not_carried(plan: Plan) -> None:
 def run_command(plan_file: Path | None, as_json: bool, **options: object) -> Ending:
     """Migrate: resume what was in flight, then write everything new or changed, in dependency order."""
     settings = settings_from(options)
-    expected = planned(json.loads(plan_file.read_text(encoding="utf-8"))) if plan_file is not None else None
+    expected = _expected(plan_file) if plan_file is not None else None
     progress = display(console(stderr=True), expected)
     with progress:
         outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=progress))

@@ -158,3 +158,14 @@ def test_piped_plan_prints_every_column_of_its_table(served: World) -> None:
     assert "quarantined (codes)" in header
     assert len(header) > 80
     assert "\u2026" not in output
+
+
+def test_run_with_a_plan_that_is_not_a_plan_json_exits_2_naming_it(served: World, tmp_path: Path) -> None:
+    """`run --plan` takes what `plan --out` wrote; anything else is a usage error saying how to make one."""
+    bad = tmp_path / "plan.json"
+    bad.write_text('{"kinds": {"nonsense": {}}}', encoding="utf-8")
+    code, output = _bridge(served, "run", "--plan", str(bad))
+    assert code == 2, output
+    assert f"--plan {bad} is not a plan.json" in output
+    assert "bridge plan --out plan.json" in output
+    assert _writes(served) == 0
