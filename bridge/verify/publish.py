@@ -45,12 +45,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bridge.errors import ResumableStop
+from bridge.files import create_private
 
 SETS = ".reconciliation"
 CURRENT = "current"
 KILL_ENV = "BRIDGE_TEST_KILL_REPORTS"
 KILL_POINTS = ("written", "switch", "switched")
-FILE_MODE = 0o600
 DIR_MODE = 0o700
 
 
@@ -95,7 +95,7 @@ def publish(directory: Path, files: Mapping[str, str]) -> list[Path]:
         fresh.mkdir(mode=DIR_MODE)
         try:
             for name, text in files.items():
-                _write_file(fresh / name, text.encode("utf-8"))
+                create_private(fresh / name, text.encode("utf-8"))
                 kill.reach("written")
             _fsync_dir(fresh)
             kill.reach("switch")
@@ -119,18 +119,6 @@ def publish(directory: Path, files: Mapping[str, str]) -> list[Path]:
         ) from error
     _prune(sets, keep={CURRENT, fresh.name, previous or ""})
     return [directory / name for name in files]
-
-
-def _write_file(path: Path, data: bytes) -> None:
-    """A new file holding ``data``, mode 0600, on disk before this returns."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _fsync_dir(path: Path) -> None:

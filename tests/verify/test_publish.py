@@ -174,7 +174,7 @@ def test_verify_on_a_full_disk_stops_resumably_and_keeps_the_previous_reports(
     def full(path: Path, data: bytes) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
 
-    monkeypatch.setattr("bridge.verify.publish._write_file", full)
+    monkeypatch.setattr("bridge.verify.publish.create_private", full)
     code, _, output = run_cli(world, reports, "--fail-on", "rounding")
     assert code == 3, output
     assert "the reports could not be written" in words(output)
