@@ -207,13 +207,17 @@ class LineProgress(Progress):
         ]
         return [f"progress: {self.activity.status().plain}", *kinds]
 
+    def _write(self) -> None:
+        self.out.write("".join(f"{line}\n" for line in self.lines()))
+        self.out.flush()
+
     def _tick(self) -> None:
         while not self._stop.wait(self.every):
-            self.out.write("".join(f"{line}\n" for line in self.lines()))
-            self.out.flush()
+            self._write()
 
     def start(self) -> None:
         self._listening.__enter__()
+        self._write()  # at once: the first period must not add to the command's own start-up
         self._ticker.start()
 
     def stop(self) -> None:
