@@ -29,8 +29,6 @@ import structlog
 
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import LegacyClient, open_legacy
-from bridge.clients.limiter import AimdLimiter
-from bridge.clients.retry import RetryBudget
 from bridge.clients.v1 import V1Client, open_v1
 from bridge.config import Settings
 from bridge.engine.apply import Applier
@@ -102,9 +100,7 @@ async def migrate(
     legacy_url, legacy_key = settings.require_legacy()
     v1_url, token = settings.require_v1()
     wires = transports or Transports()
-    controls = controls or RunControls(
-        budget=RetryBudget(ratio=settings.retry_ratio), limiter=AimdLimiter(settings.concurrency)
-    )
+    controls = controls or RunControls.of(settings)
     store = open_state(str(settings.state))
     try:
         async with (

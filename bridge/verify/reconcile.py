@@ -23,7 +23,6 @@ import structlog
 from bridge.assumptions import used_by
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import LegacyClient, open_legacy
-from bridge.clients.limiter import AimdLimiter
 from bridge.clients.models import LibraryItem, Phase
 from bridge.clients.v1 import ProjectCopyKind, V1Client, open_v1
 from bridge.config import Settings
@@ -126,7 +125,7 @@ async def verify(
         "legacy": CountingTransport(wires.legacy or httpx.AsyncHTTPTransport()),
         "v1": CountingTransport(wires.v1 or httpx.AsyncHTTPTransport()),
     }
-    controls = controls or RunControls(limiter=AimdLimiter(settings.concurrency))
+    controls = controls or RunControls.of(settings)
     store = open_state(state, read_only=True)
     try:
         async with (

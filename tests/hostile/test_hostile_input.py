@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
@@ -53,6 +53,9 @@ class Result:
         ]
 
 
+DEEP_RESPONSE_BYTES = 1 << 30
+
+
 def _run(tmp: Path, *, depth: int = 0) -> Result:
     """Every case planted (or, with ``depth``, a chain of accounts that deep), a plan, a run and a verify."""
     service = seeded_service(42, "small")
@@ -75,13 +78,21 @@ def _run(tmp: Path, *, depth: int = 0) -> Result:
     app = create_app(service, legacy_key=LEGACY_KEY, token=TOKEN)
     state = tmp / "state.db"
     settings = settings_for("http://emulator", state, (SMALL_PROJECT,))
+    extra: tuple[str, ...] = ()
+    if depth:
+        # Each legacy account carries its whole path, so the account list of a chain 5,000 deep is about 200 MB:
+        # above the default max_response_bytes, a size the bridge refuses (exit 3) unless told it is expected.
+        settings = replace(settings, max_response_bytes=DEEP_RESPONSE_BYTES)
+        config = tmp / "bridge.toml"
+        config.write_text(f"max_response_bytes = {DEEP_RESPONSE_BYTES}\n", encoding="utf-8")
+        extra = ("--config", str(config))
     wires = Transports(httpx.ASGITransport(app=app), httpx.ASGITransport(app=app))
     # The deep tree costs one read per account (5,000): its world is migrated once, without a dry run first.
     plan = None if depth else asyncio.run(migrate(settings, dry_run=True, progress=Progress(), transports=wires))
     outcome = asyncio.run(migrate(settings, dry_run=False, progress=Progress(), transports=wires))
     world = World(app, service, state, SMALL_PROJECT)
     report_dir = tmp / "reports"
-    code, _report, output = run_cli(world, report_dir)
+    code, _report, output = run_cli(world, report_dir, *extra)
     return Result(world, planted, outcome, plan, code, output, report_dir, source_lines, source_actuals)
 
 
