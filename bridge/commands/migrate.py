@@ -19,6 +19,7 @@ from typing import TypeVar
 
 import click
 from rich.table import Table
+from rich.text import Text
 
 from bridge.commands import Ending
 from bridge.config import Settings, load_settings
@@ -126,7 +127,8 @@ def render_plan(plan: Plan, title: str) -> Table:
             str(row.to_update),
             str(row.unchanged),
             str(row.held_back),
-            f"{sum(row.quarantined.values())} {f'({codes})' if codes else ''}".strip(),
+            # A code may be a server's (a v1 refusal): text, never markup.
+            Text(shown(f"{sum(row.quarantined.values())} {f'({codes})' if codes else ''}".strip())),
             str(row.requests),
         )
     table.caption = (
