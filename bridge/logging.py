@@ -25,6 +25,9 @@ from bridge.config import Secret
 from bridge.files import create_private
 
 MASK = "****"
+ELLIPSIS = "\u2026"
+# The shortest head of a secret form masked before a cut: shorter ones are too common in ordinary text.
+MIN_CUT_HEAD = 4
 _CREDENTIAL_KEYS = frozenset(
     {"authorization", "x-api-key", "api_key", "apikey", "token", "secret", "password", "legacy_key", "idempotency-key"}
 )
@@ -58,7 +61,21 @@ def redact_text(text: str) -> str:
     for form in sorted(_known, key=len, reverse=True):
         if form in text:
             text = text.replace(form, MASK)
+    if ELLIPSIS in text:
+        text = _mask_cut_forms(text)
     return _CREDENTIAL_TEXT.sub(lambda match: match.group(1) + MASK, text)
+
+
+def _mask_cut_forms(text: str) -> str:
+    """Mask the start of a secret form that a cut ("…") left behind: the mappings shorten a long source value
+    before anything knows the run's secrets, so a form straddling the cut survives only as its head."""
+    for form in sorted(_known, key=len, reverse=True):
+        for length in range(len(form) - 1, MIN_CUT_HEAD - 1, -1):
+            head = form[:length] + ELLIPSIS
+            if head in text:
+                text = text.replace(head, MASK + ELLIPSIS)
+                break
+    return text
 
 
 def _redact_value(key: str, value: object) -> object:

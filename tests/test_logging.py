@@ -91,6 +91,16 @@ def test_encoded_forms_of_a_registered_secret_are_masked(form: str) -> None:
 
 
 @pytest.mark.usefixtures("restore_logging")
+def test_the_head_of_a_secret_form_left_by_a_cut_is_masked() -> None:
+    """A long source value cut before the run's secrets are known leaves a secret's head before the "…": masked."""
+    configure_logging("INFO", secrets=[CANARY], console=io.StringIO())
+    encoded = base64.b64encode(CANARY.reveal().encode()).decode()
+    shown = redact_text(f"description 'padding {encoded[:9]}\u2026' is too long")
+    assert encoded[:9] not in shown
+    assert "****\u2026" in shown
+
+
+@pytest.mark.usefixtures("restore_logging")
 def test_console_can_show_less_than_the_file(tmp_path: Path) -> None:
     """With console_level=WARNING an INFO event reaches the JSON file but not the terminal."""
     console, log_file = io.StringIO(), tmp_path / "run.jsonl"

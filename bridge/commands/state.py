@@ -9,6 +9,7 @@ upgrade a state file (an older schema is exit 2 naming `bridge plan`). ``export 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -18,11 +19,12 @@ from typing import NotRequired, TypedDict, TypeVar
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from bridge.commands import Ending
 from bridge.config import ENV_STATE, load_settings
 from bridge.files import write_private
-from bridge.terminal import plain
+from bridge.terminal import console, plain, shown
 from state import StateStore, open_state
 from state.crosswalk import ExportFormat
 from state.errors import StateCorruptError
@@ -78,6 +80,10 @@ def export_command(
             return Ending.NOT_FOUND
         text = store.crosswalk.export(fmt, kind=kind)
     if out is None:
+        if sys.stdout.isatty():
+            # On a screen, names from the source (a tag's id is its name) are shown escaped, a row a line;
+            # piped or written with --out, the export stays byte-exact.
+            text = "".join(plain(row) + "\n" for row in text.splitlines())
         click.echo(text, nl=False)
         return Ending.DONE
     write_private(out, text.encode("utf-8"), option="--out")
@@ -251,35 +257,38 @@ def _render_report(console: Console, run: RunInfo) -> None:
 
 
 def _render(status: StatusReport) -> None:
-    console = Console(highlight=False, soft_wrap=True)
-    console.print(f"state: {status['state']} (schema {status['schema_version']})")
-    console.print(f"source: {status['source'] or '-'}   target: {status['target'] or '-'}")
+    # Ids, names and codes in the state came from the services: printed as text, never markup.
+    out = console()
+    out.print(Text(f"state: {shown(status['state'])} (schema {status['schema_version']})"))
+    out.print(Text(f"source: {shown(status['source'] or '-')}   target: {shown(status['target'] or '-')}"))
     runs = _table("Last runs", "run", "migration", "status", "started", "finished")
     for run in status["runs"]:
-        runs.add_row(str(run["id"]), run["migration"], run["status"], run["started_at"], run["finished_at"] or "-")
-    console.print(runs)
+        cells = (run["migration"], run["status"], run["started_at"], run["finished_at"] or "-")
+        runs.add_row(str(run["id"]), *(Text(shown(cell)) for cell in cells))
+    out.print(runs)
     if status["runs"]:
-        _render_report(console, status["runs"][0])
+        _render_report(out, status["runs"][0])
     kinds = _table("Per kind", "kind", "mapped", "quarantined records", *INTENT_STATUSES)
     for kind, info in status["kinds"].items():
         counts = (info["mapped"], info["quarantined_records"], *(info["intents"][s] for s in INTENT_STATUSES))
-        kinds.add_row(kind, *map(str, counts))
-    console.print(kinds)
+        kinds.add_row(Text(shown(kind)), *map(str, counts))
+    out.print(kinds)
     flight = status["in_flight"]
-    console.print(f"in flight: {len(flight)} intent(s) (the next `bridge run` replays them first)")
+    out.print(f"in flight: {len(flight)} intent(s) (the next `bridge run` replays them first)", markup=False)
     if flight:
         table = _table(None, "step key", "kind", "status", "attempts", "age (s)", "last error")
         for intent in flight:
             table.add_row(
-                intent["step_key"],
-                intent["kind"],
-                intent["status"],
+                Text(shown(intent["step_key"])),
+                Text(shown(intent["kind"])),
+                Text(shown(intent["status"])),
                 str(intent["attempts"]),
                 str(intent["age_s"]),
-                intent["last_error_code"] or "-",
+                Text(shown(intent["last_error_code"] or "-")),
             )
-        console.print(table)
+        out.print(table)
     codes = status["quarantine_by_code"]
-    console.print("quarantine: " + (", ".join(f"{code} x{n}" for code, n in sorted(codes.items())) or "none"))
+    listed = ", ".join(f"{code} x{n}" for code, n in sorted(codes.items())) or "none"
+    out.print(Text("quarantine: " + plain(listed)))
     if "integrity" in status:
-        console.print("integrity: " + "; ".join(status["integrity"][:5]))
+        out.print(Text("integrity: " + plain("; ".join(status["integrity"][:5]))))
