@@ -66,9 +66,11 @@ ENV_STATE = "BRIDGE_STATE"
 # The documented base paths of the two surfaces.
 LEGACY_BASE = "/api/v1"
 V1_BASE = "/v1"
-# Generous multiples of what a `large` run needs (the README's settings table gives the measured figures): the
-# largest answer, and the most pages one v1 list took.
-MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+# Multiples of what `bridge run` and `bridge verify` of the emulator's `large` workspace needed (measured in
+# process, 2 cores): the slowest request took 31 s, the largest answer was 48.5 MB (verify's read of the biggest
+# project's actuals; its whole budget was 26 MB) and the longest v1 list took 1,100 pages.
+REQUEST_TIMEOUT_S = 120.0
+MAX_RESPONSE_BYTES = 128 * 1024 * 1024
 MAX_LIST_PAGES = 10_000
 
 
@@ -88,7 +90,7 @@ class Settings:
     log_file: Path | None = None
     report_dir: Path = Path("reports")
     # Seconds one request may take in all, from connect to the body's last byte.
-    request_timeout: float = 30.0
+    request_timeout: float = REQUEST_TIMEOUT_S
     retry_ratio: float = 0.1
     max_response_bytes: int = MAX_RESPONSE_BYTES
     max_list_pages: int = MAX_LIST_PAGES

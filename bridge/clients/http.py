@@ -22,7 +22,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from bridge.clients.limiter import AimdLimiter
 from bridge.clients.retry import RetryBudget, RetryPolicy, Timing, may_repeat, parse_retry_after, stop_error
-from bridge.config import MAX_LIST_PAGES, MAX_RESPONSE_BYTES, Secret, Settings
+from bridge.config import MAX_LIST_PAGES, MAX_RESPONSE_BYTES, REQUEST_TIMEOUT_S, Secret, Settings
 from bridge.errors import (
     AmbiguousAccount,
     AuthenticationLost,
@@ -70,7 +70,7 @@ def make_async_client(
     headers: Mapping[str, str],
     *,
     transport: httpx.AsyncBaseTransport | None = None,
-    timeout: float = 30.0,
+    timeout: float = REQUEST_TIMEOUT_S,
 ) -> httpx.AsyncClient:
     """The AsyncClient every surface uses: base URL, auth headers, one timeout, no redirects followed.
 

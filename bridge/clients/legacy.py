@@ -25,7 +25,7 @@ from bridge.clients.http import (
 )
 from bridge.clients.legacy_actuals import ActualsReader
 from bridge.clients.legacy_budget import PiecewiseReader, flatten_budget
-from bridge.config import Secret
+from bridge.config import REQUEST_TIMEOUT_S, Secret
 from bridge.errors import UnexpectedResponse
 from bridge.logging import register_secret
 from mappings.kinds import Kind
@@ -228,7 +228,7 @@ def open_legacy(
     controls: RunControls,
     *,
     transport: httpx.AsyncBaseTransport | None = None,
-    timeout: float = 30.0,
+    timeout: float = REQUEST_TIMEOUT_S,
 ) -> LegacyClient:
     """A LegacyClient over its own AsyncClient (close it with ``async with``)."""
     register_secret(key)
