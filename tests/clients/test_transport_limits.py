@@ -8,6 +8,7 @@ would see: the error, its exit code, the setting it names, how long it took and 
 from __future__ import annotations
 
 import asyncio
+import gzip
 import random
 import time
 import tracemalloc
@@ -236,3 +237,24 @@ def test_a_limit_that_could_never_be_met_is_a_configuration_error(tmp_path: Path
         load_settings(config, env={})
     assert exit_code(refused.value) == 2
     assert key in str(refused.value)
+
+
+def _gzipped(body: bytes) -> httpx.MockTransport:
+    packed = gzip.compress(body)
+    headers = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+    return httpx.MockTransport(lambda _request: httpx.Response(200, headers=headers, content=packed))
+
+
+@pytest.mark.anyio
+async def test_a_compressed_answer_is_decoded_once_and_capped_by_its_decoded_size() -> None:
+    """The cap counts what the bridge would hold, not what crossed the wire: 2 MiB of zeros packed into a few
+    KiB are refused under a 1 MiB cap, and a small packed answer arrives decoded once, as JSON."""
+    controls = _controls(limits=Limits(max_response_bytes=MiB))
+    bomb = _gzipped(b'{"data": [], "pad": "' + b"0" * (2 * MiB) + b'"}')
+    async with HttpSession(make_async_client("http://v1.test/v1", {}, transport=bomb), "v1", controls) as session:
+        with pytest.raises(ResumableStop):
+            await session.send(Call("GET", "/spaces"))
+    small = _gzipped(b'{"data": [{"id": "spc_1"}]}')
+    async with HttpSession(make_async_client("http://v1.test/v1", {}, transport=small), "v1", controls) as session:
+        response = await session.send(Call("GET", "/spaces"))
+    assert response.json() == {"data": [{"id": "spc_1"}]}
