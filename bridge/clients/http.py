@@ -289,7 +289,8 @@ class HttpSession:
         response = await self.client.send(request, stream=True)
         try:
             declared = response.headers.get("Content-Length", "")
-            # A declared length over the cap is refused unread; a body without one is counted as it arrives.
+            # A declared length over the cap is refused unread; otherwise the decoded bytes are counted as they
+            # arrive (a compressed body grows past its declared length).
             too_big = declared.isdigit() and int(declared) > cap
             size, chunks = 0, list[bytes]()
             if not too_big:
@@ -302,7 +303,7 @@ class HttpSession:
             if too_big:
                 raise ResumableStop(
                     f"{self.surface} {call.what} answered more than max_response_bytes ({cap} bytes); it was not "
-                    "read and nothing was written from it: a workspace that large needs a higher "
+                    "kept and nothing was written from it: a workspace that large needs a higher "
                     "max_response_bytes, anything else is a service answering outside its contract",
                     request_id=response.headers.get(REQUEST_ID_HEADER),
                     surface=self.surface,
