@@ -259,4 +259,14 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "Neither the seeds nor the published descriptions restrict the characters of names and descriptions.",
         ("mappings",),
     ),
+    Assumption(
+        "A68",
+        "an empty v1 page with a cursor",
+        "A v1 list page with no data and a non-null nextCursor is a contract break: it moves paging nothing "
+        "forward, so the bridge stops at once (exit 4) instead of following it; a list longer than max_list_pages "
+        "pages stops resumably (exit 3), since an endless list cannot be told from a very long one.",
+        "V-SPEC: lists carry `data` and an optional `nextCursor`; whether a page may be empty with a cursor is "
+        "not said.",
+        ("clients.pages",),
+    ),
 )

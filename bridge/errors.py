@@ -24,7 +24,7 @@ The tree, by remedy (``bridge.cli`` alone turns a branch into an exit code)::
     │   └── NetworkError             timeouts, resets, dropped connections
     └── FatalError                   exit 4: a bug in the bridge or a contract break; never retried
         ├── IdempotencyConflict      409 idempotency_conflict: one key was reused for a different request
-        ├── CursorInvalid            400 cursor_invalid, or a cursor the service handed out twice
+        ├── CursorInvalid            400 cursor_invalid, a cursor handed out twice, or an empty page with a cursor
         └── UnexpectedResponse       a status or body the wire contract does not allow
 
 The state store's errors (``state.errors.StateError``) hang under the same root, so every command meets one

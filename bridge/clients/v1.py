@@ -25,7 +25,7 @@ from bridge.clients.models import (
 from bridge.clients.pages import iterate_items
 from bridge.clients.v1_base import _json
 from bridge.clients.v1_budget import BudgetCalls
-from bridge.config import Secret
+from bridge.config import REQUEST_TIMEOUT_S, Secret
 from bridge.errors import PayloadTooLarge
 from bridge.logging import register_secret
 
@@ -131,7 +131,7 @@ def open_v1(
     controls: RunControls,
     *,
     transport: httpx.AsyncBaseTransport | None = None,
-    timeout: float = 30.0,
+    timeout: float = REQUEST_TIMEOUT_S,
 ) -> V1Client:
     """A V1Client over its own AsyncClient (close it with ``async with`` or ``await client.session.aclose()``)."""
     register_secret(token)

@@ -129,8 +129,10 @@ async def verify(
     store = open_state(state, read_only=True)
     try:
         async with (
-            open_legacy(legacy_url, legacy_key, controls, transport=counters["legacy"]) as legacy,
-            open_v1(v1_url, token, controls, transport=counters["v1"]) as v1,
+            open_legacy(
+                legacy_url, legacy_key, controls, transport=counters["legacy"], timeout=settings.request_timeout
+            ) as legacy,
+            open_v1(v1_url, token, controls, transport=counters["v1"], timeout=settings.request_timeout) as v1,
         ):
             # Credentials of another workspace would compare the wrong two sides: refused before any total is read.
             await check_workspaces(legacy, v1, store, legacy_url)
