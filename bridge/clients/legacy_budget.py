@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
 
 from bridge.clients.http import parse_model
 from bridge.errors import UnexpectedResponse
@@ -80,6 +81,9 @@ def _line(
     return parse_row(BudgetLine, fields, Kind.LINE, project_id, index=position, keep=keep)
 
 
+N = TypeVar("N", BudgetLine, CompactLine)
+
+
 def _duplicate(project_id: str, line_id: str) -> MappingError:
     detail = "listed more than once in the budget (under two accounts, or twice under one)"
     return MappingError(ErrorCode.DUPLICATE_ID, line_ref(project_id, line_id), "id", line_id, detail)
@@ -98,28 +102,20 @@ def _listed_id(row: Mapping[str, object]) -> str | None:
     return line_id if isinstance(line_id, str) else None
 
 
-class _Flattener:
-    """The whole budget document walked with a stack (its depth is the source's to choose, never recursion)."""
+class _Nodes(Generic[N]):
+    """A budget's nodes in reading order, each id once: a second listing of an id (under two accounts, or twice
+    under one) refuses the first as a duplicate and is not added."""
 
-    def __init__(self, project_id: str, body: Mapping[str, object]) -> None:
+    def __init__(self, project_id: str) -> None:
         self.project_id = project_id
-        self.sub_accounts = _as_map(body.get("subAccounts"))
-        self.by_path = {
-            str(_as_map(acc).get("path")): _as_map(acc)
-            for acc in self.sub_accounts.values()
-            if _as_map(acc).get("path")
-        }
-        self.lines: list[BudgetLine] = []
+        self.lines: list[N] = []
         self.index: dict[str, int] = {}
 
-    def children_of(self, line: Mapping[str, object]) -> list[object]:
-        if isinstance(line.get("lines"), list):
-            return _as_list(line.get("lines"))
-        account = self.sub_accounts.get(str(line.get("id"))) or self.by_path.get(str(line.get("path")))
-        return _as_list(_as_map(account).get("lines"))
+    def _refused(self, first: N, error: MappingError) -> N:
+        raise NotImplementedError
 
-    def keep(self, line: BudgetLine) -> bool:
-        """Add a node; a second listing of an id refuses the first as a duplicate and is not added."""
+    def keep(self, line: N) -> bool:
+        """Add a node; False when its id was listed before (the first listing is then refused)."""
         at = self.index.get(line.id)
         if at is None:
             self.index[line.id] = len(self.lines)
@@ -127,9 +123,32 @@ class _Flattener:
             return True
         first = self.lines[at]
         if first.refusal is None or first.refusal.code is not ErrorCode.DUPLICATE_ID:
-            keep = {"parent_id": first.parent_id, "position": first.position, "type": first.type}
-            self.lines[at] = refused(BudgetLine, _duplicate(self.project_id, line.id), keep)
+            self.lines[at] = self._refused(first, _duplicate(self.project_id, line.id))
         return False
+
+
+class _Flattener(_Nodes[BudgetLine]):
+    """The whole budget document walked with a stack (its depth is the source's to choose, never recursion)."""
+
+    def __init__(self, project_id: str, body: Mapping[str, object]) -> None:
+        super().__init__(project_id)
+        self.sub_accounts = _as_map(body.get("subAccounts"))
+        self.by_path = {
+            str(_as_map(acc).get("path")): _as_map(acc)
+            for acc in self.sub_accounts.values()
+            if _as_map(acc).get("path")
+        }
+
+    def children_of(self, line: Mapping[str, object]) -> list[object]:
+        if isinstance(line.get("lines"), list):
+            return _as_list(line.get("lines"))
+        account = self.sub_accounts.get(str(line.get("id"))) or self.by_path.get(str(line.get("path")))
+        return _as_list(_as_map(account).get("lines"))
+
+    def _refused(self, first: BudgetLine, error: MappingError) -> BudgetLine:
+        return refused(
+            BudgetLine, error, {"parent_id": first.parent_id, "position": first.position, "type": first.type}
+        )
 
     def walk(self, rows: list[object], parent_id: str | None) -> None:
         stack: list[tuple[str | None, Iterator[tuple[int, object]]]] = [(parent_id, enumerate(rows))]
@@ -205,7 +224,7 @@ class _Piece:
     request_id: str | None
 
 
-class PiecewiseReader:
+class PiecewiseReader(_Nodes[CompactLine]):
     """A budget's nodes read one account at a time, each piece made compact as soon as it arrives (A41).
 
     The result is the lines ``flatten_budget`` gives for the whole document, in the same order with the same
@@ -218,13 +237,11 @@ class PiecewiseReader:
     READS_AT_ONCE = 4
 
     def __init__(self, get_json: JsonGetter, project_id: str, params: Sequence[tuple[str, str]]) -> None:
+        super().__init__(project_id)
         self.get_json = get_json
-        self.project_id = project_id
         self.path = f"/projects/{project_id}/budget"
         self.params = [*params, ("excludeSubAccounts", "true")]
         self.what = f"legacy GET {self.path}"
-        self.lines: list[CompactLine] = []
-        self.index: dict[str, int] = {}
         # Children that came nested in their account's row: that account needs no read of its own.
         self.nested: dict[str, list[CompactLine]] = {}
         self.ahead: dict[str, asyncio.Task[_Piece]] = {}
@@ -247,7 +264,7 @@ class PiecewiseReader:
                 row = _orphan(account_id, piece.account)
                 named = parent if isinstance(parent, str) else listed_parent
                 line = CompactLine.of(_line(self.project_id, row, named, 0, slim=True))
-                if self._keep(line) and line.type == "account":
+                if self.keep(line) and line.type == "account":
                     await self._walk(piece.children, line.id)
         finally:
             unread = [root, *self.ahead.values()]  # accounts whose lines came nested, or all after a failure
@@ -256,17 +273,8 @@ class PiecewiseReader:
             await asyncio.gather(*unread, return_exceptions=True)
         return tuple(self.lines)
 
-    def _keep(self, line: CompactLine) -> bool:
-        """Add a node; a second listing of an id refuses the first as a duplicate and is not added."""
-        at = self.index.get(line.id)
-        if at is None:
-            self.index[line.id] = len(self.lines)
-            self.lines.append(line)
-            return True
-        first = self.lines[at]
-        if first.refusal is None or first.refusal.code is not ErrorCode.DUPLICATE_ID:
-            self.lines[at] = replace(first, refusal=_duplicate(self.project_id, line.id))
-        return False
+    def _refused(self, first: CompactLine, error: MappingError) -> CompactLine:
+        return replace(first, refusal=error)
 
     async def _walk(self, rows: list[CompactLine], parent_id: str | None) -> None:
         """The nodes under ``rows``, depth first with a stack: a tree's depth never becomes recursion."""
@@ -281,7 +289,7 @@ class PiecewiseReader:
                 continue
             if line.id in on_path:
                 continue  # an account listing its own ancestor: the parent links show the cycle to the mappings
-            if self._keep(line) and line.type == "account":
+            if self.keep(line) and line.type == "account":
                 children = self.nested.pop(line.id, None)
                 if children is None:
                     children = (await self._piece(line.id)).children if usable_id(line.id) else []
