@@ -184,9 +184,7 @@ def test_a_state_file_locked_by_another_writer_is_exit_3_for_run(migrated: Migra
     """While another process holds the state's write lock, `run` stops at once with exit 3 naming the holder."""
     state = tmp_path / "state.db"
     state.write_bytes(migrated.state.read_bytes())
-    with subprocess.Popen(
-        [sys.executable, "-c", HOLD_LOCK, str(state)], stdout=subprocess.PIPE, text=True
-    ) as holder:
+    with subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(state)], stdout=subprocess.PIPE, text=True) as holder:
         try:
             assert holder.stdout is not None
             assert holder.stdout.readline().strip() == "held"
