@@ -28,8 +28,9 @@ class Presence(StrEnum):
 
 
 # The line types a v1 budget document lists (the published ComputedLineType): a subtotal or a markup shows only
-# in its parent's values, so a branch read never finds one, and the drill does not look for it there (its
-# parent's total already carries any difference it makes).
+# in its parent's values, so a document read never finds one and the drill does not call it missing (its
+# parent's total already carries any difference it makes); where a read gives its totals (the topsheet's
+# totals by path), it is compared like any other node.
 LISTED_KINDS = frozenset({"account", "line", "credit", "fringe"})
 
 
@@ -142,7 +143,7 @@ async def _visit(node: Node, phase_ids: list[str], reader: BranchReader, explain
                 child.presence = Presence.MISSING
     differing_children: set[str] = set()
     for child in node.children:
-        if not child.listed:
+        if not child.listed and child.v1 is None:
             continue
         failing = [p for p in phase_ids if verdict_of(child, p, explain) is Verdict.MISMATCH]
         differing_children.update(failing)
@@ -160,13 +161,14 @@ async def _visit(node: Node, phase_ids: list[str], reader: BranchReader, explain
 def _apply(node: Node, branch: Branch) -> None:
     """Set the children's v1 totals from a read, mark the ones v1 lacks, and graft the strays in."""
     for child in node.children:
-        if child.presence is not Presence.BOTH or not child.listed:
+        if child.presence is not Presence.BOTH:
             continue
         values = branch.values.get(child.v1_id or "")
-        if values is None:
-            child.presence = Presence.MISSING
-        else:
+        if values is not None:
             child.v1 = values
+        elif child.listed:
+            child.presence = Presence.MISSING
+        # else: a subtotal or markup a budget document cannot show; compared where a read gives its totals
     by_v1_id = _index(node)
     for extra in branch.extras:
         parent = by_v1_id.get(extra.parent_v1_id or "", node)

@@ -168,3 +168,15 @@ async def test_a_subtotal_or_markup_a_budget_document_does_not_list_is_never_cal
     findings = await drill(root, PHASES, v1)
     assert [(f.node.key, f.phase_id) for f in findings] == [("l1", "phs_work")]
     assert all(f.node.presence is Presence.BOTH for f in findings)
+
+
+@pytest.mark.anyio
+async def test_a_markup_whose_totals_a_read_gives_is_compared_like_any_node() -> None:
+    """A top-level markup (a contingency) read by its path is compared: a change on v1 is pinned on it."""
+    root = _budget()
+    markup = Node("m1", "markup", None, "/m1", "Contingency (10%)", "v1_m1", {"phs_est": 15, "phs_work": 17})
+    root.children.append(markup)
+    v1 = FakeV1(root)
+    v1.values["v1_m1"]["phs_est"] += 3
+    findings = await drill(root, PHASES, v1)
+    assert [(f.node.key, f.phase_id, f.legacy, f.v1) for f in findings] == [("m1", "phs_est", 15, 18)]
