@@ -1,20 +1,31 @@
-"""Run settings: one frozen value built from a TOML file, the environment and explicit overrides.
+"""Run settings: one frozen value built by pydantic-settings from the options, the environment and a TOML file.
 
-Precedence, highest first: explicit overrides (command-line options) > environment > ``--config`` TOML file >
-defaults. Secrets (the legacy key and the v1 token) are read only from the environment or from a file named by
-``legacy_key_file`` / ``token_file``; never from a plain option or the TOML file itself, so they never sit in
-shell history, process lists or a config file that gets committed.
+Precedence, highest first, for every setting alike (secrets included): a command-line option, the environment,
+the ``--config`` TOML file, the default. Each layer is a settings source; pydantic-settings merges them. Secrets
+(the legacy key and the v1 token) are read only from the environment or from a file named by
+``--legacy-key-file`` / ``legacy_key_file`` (``--token-file`` / ``token_file``); never from a plain option or the
+TOML file itself, so they never sit in shell history, process lists or a config file that gets committed.
+
+What the operator gives is checked at the door (``load_settings``): unknown TOML keys are refused with a
+suggestion, base URLs must carry the documented base path, no credentials, and ``https`` unless the host is a
+loopback one (a bearer token must not cross a network in clear).
 """
 
 from __future__ import annotations
 
-import math
+import difflib
+import ipaddress
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any
 from urllib.parse import urlsplit
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, InitSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from bridge.errors import ConfigError
 
@@ -75,26 +86,82 @@ MAX_LIST_PAGES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
-class Settings:
-    """Everything one run needs; build it with ``load_settings``."""
+class _KeyFile:
+    """A secret named by its file: read only if its layer wins, so a losing layer's stale path is harmless."""
+
+    path: Path
+
+
+def _read_secret_file(key_file: _KeyFile, name: str) -> Secret:
+    try:
+        # utf-8-sig drops the byte-order mark an editor on Windows writes; Secret strips the newline.
+        text = key_file.path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {name} from {key_file.path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{name} file {key_file.path} is not UTF-8 text") from exc
+    if not text.strip():
+        raise ConfigError(f"{name} file {key_file.path} is empty: write the {name} into it")
+    return Secret(text)
+
+
+class Settings(BaseSettings):
+    """Everything one run needs; ``load_settings`` builds it from what the operator gave. Built in code with
+    keyword arguments, it takes exactly those (no environment, no file)."""
+
+    model_config = SettingsConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     legacy_url: str = ""
-    legacy_key: Secret | None = None
+    # Excluded from every dump: a Secret leaves the object only through reveal().
+    legacy_key: Annotated[Secret | None, Field(exclude=True)] = None
     v1_url: str = ""
-    token: Secret | None = None
+    token: Annotated[Secret | None, Field(exclude=True)] = None
     # A file path or a SQLAlchemy URL (anything with "://"), kept as text so a URL is never mangled.
     state: str = "bridge-state.db"
     migration: str = "default"
     projects: tuple[str, ...] = ()
-    concurrency: int = 8
+    concurrency: Annotated[int, Field(ge=1, le=64)] = 8
     log_file: Path | None = None
     report_dir: Path = Path("reports")
     # Seconds one request may take in all, from connect to the body's last byte.
-    request_timeout: float = REQUEST_TIMEOUT_S
-    retry_ratio: float = 0.1
-    max_response_bytes: int = MAX_RESPONSE_BYTES
-    max_list_pages: int = MAX_LIST_PAGES
-    extra: Mapping[str, object] = field(default_factory=dict)
+    request_timeout: Annotated[float, Field(gt=0, allow_inf_nan=False)] = REQUEST_TIMEOUT_S
+    retry_ratio: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.1
+    max_response_bytes: Annotated[int, Field(ge=1)] = MAX_RESPONSE_BYTES
+    max_list_pages: Annotated[int, Field(ge=1)] = MAX_LIST_PAGES
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Only the keyword arguments: load_settings passes the operator's layers itself.
+        return (init_settings,)
+
+    @field_validator("legacy_key", "token", mode="before")
+    @classmethod
+    def _secret(cls, value: object, info: Any) -> object:
+        return _read_secret_file(value, info.field_name) if isinstance(value, _KeyFile) else value
+
+    @field_validator("state", mode="before")
+    @classmethod
+    def _state_text(cls, value: object) -> object:
+        return str(value) if isinstance(value, Path) else value
+
+    @field_validator("projects", mode="before")
+    @classmethod
+    def _project_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(p.strip() for p in value.split(",") if p.strip())
+        return value
+
+    @field_validator("legacy_url", "v1_url")
+    @classmethod
+    def _no_trailing_slash(cls, value: str) -> str:
+        return value.rstrip("/")
 
     def require_legacy(self) -> tuple[str, Secret]:
         """The legacy base URL and key, or a ConfigError naming what is missing and where to set it."""
@@ -102,7 +169,6 @@ class Settings:
             raise ConfigError(f"no legacy base URL: set {ENV_LEGACY_URL} or legacy_url in the --config file")
         if self.legacy_key is None:
             raise ConfigError(f"no legacy API key: set {ENV_LEGACY_KEY} or legacy_key_file in the --config file")
-        _check_base(self.legacy_url, LEGACY_BASE, f"legacy_url ({ENV_LEGACY_URL})")
         return self.legacy_url, self.legacy_key
 
     def require_v1(self) -> tuple[str, Secret]:
@@ -111,88 +177,193 @@ class Settings:
             raise ConfigError(f"no v1 base URL: set {ENV_V1_URL} or v1_url in the --config file")
         if self.token is None:
             raise ConfigError(f"no v1 token: set {ENV_TOKEN} or token_file in the --config file")
-        _check_base(self.v1_url, V1_BASE, f"v1_url ({ENV_V1_URL})")
         return self.v1_url, self.token
 
 
-def _check_base(url: str, base: str, setting: str) -> None:
-    """A base URL must be an http(s) URL whose path ends in the surface's documented base path: any other path
-    answers every call with 404, which would otherwise look like records missing at the source."""
+SECRETS = {"legacy_key": "legacy_key_file", "token": "token_file"}
+_FILE_KEYS = {file_key: name for name, file_key in SECRETS.items()}
+_ENVIRONMENT = {ENV_LEGACY_URL: "legacy_url", ENV_LEGACY_KEY: "legacy_key", ENV_V1_URL: "v1_url"}
+_ENVIRONMENT |= {ENV_TOKEN: "token", ENV_STATE: "state"}
+_BASES = {"legacy_url": LEGACY_BASE, "v1_url": V1_BASE}
+# Values never echoed in a message: secrets, and URLs that may carry credentials.
+_UNSHOWN = {"legacy_key", "token", "legacy_url", "v1_url", "state"}
+
+
+def _settable() -> list[str]:
+    return [name for name in Settings.model_fields if name not in SECRETS] + list(_FILE_KEYS)
+
+
+def _with_key_files(values: Mapping[str, object], where: str) -> dict[str, object]:
+    """A layer's values with ``*_file`` keys turned into the secret they name; a plain secret is refused."""
+    layer: dict[str, object] = {}
+    for key, value in values.items():
+        if key in SECRETS:
+            # An option value lands in shell history and process lists, a TOML file in version control.
+            raise ConfigError(f"{key} cannot be given in {where}: use {SECRETS[key]} or the environment")
+        if key in _FILE_KEYS:
+            layer[_FILE_KEYS[key]] = _KeyFile(Path(str(value)))
+        else:
+            layer[key] = value
+    return layer
+
+
+class _Environment(PydanticBaseSettingsSource):
+    """The BRIDGE_* variables (an empty one counts as unset); secrets are wrapped at once, so even a debug
+    dump of this layer shows them masked."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        super().__init__(settings_cls)
+        self.names: dict[str, str] = {}
+        self.values: dict[str, object] = {}
+        for variable, name in _ENVIRONMENT.items():
+            if environ.get(variable):
+                self.names[name] = variable
+                self.values[name] = Secret(environ[variable]) if name in SECRETS else environ[variable]
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.values.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self.values)
+
+
+class _TomlFile(PydanticBaseSettingsSource):
+    """The ``--config`` file: top-level keys or a ``[bridge]`` table; an unknown key is refused with the
+    nearest known one, so a typo never silently leaves a default in force."""
+
+    def __init__(self, settings_cls: type[BaseSettings], path: Path | None) -> None:
+        super().__init__(settings_cls)
+        self.path = path
+        self.values = {} if path is None else _with_key_files(self._read(path), f"the --config file {path}")
+
+    @staticmethod
+    def _read(path: Path) -> dict[str, object]:
+        try:
+            with path.open("rb") as handle:
+                data = tomllib.load(handle)
+        except OSError as exc:
+            raise ConfigError(f"cannot read --config file {path}: {exc.strerror}") from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"--config file {path} is not valid TOML: {exc}") from exc
+        table = data.get("bridge", data)
+        if not isinstance(table, dict):
+            raise ConfigError(f"--config file {path}: [bridge] must be a table")
+        known = _settable()
+        for key in table:
+            if key not in known and key not in SECRETS:
+                near = difflib.get_close_matches(key, known, n=1)
+                hint = f"did you mean {near[0]!r}?" if near else f"known settings: {', '.join(sorted(known))}"
+                raise ConfigError(f"unknown setting {key!r} in {path}: {hint}")
+        return dict(table)
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.values.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self.values)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where one setting's value came from, for ``bridge config show`` and error messages."""
+
+    layer: str  # "option", "environment", "TOML file", "default"
+    detail: str = ""  # the variable, option or file; for a secret, where its value was read
+
+    def __str__(self) -> str:
+        return f"{self.layer} {self.detail}".strip()
+
+
+def _option(name: str) -> str:
+    return "--" + SECRETS.get(name, name).replace("_", "-")
+
+
+def _sources_of(options: Mapping[str, object], environment: _Environment, toml: _TomlFile) -> dict[str, Source]:
+    """Each setting's layer: the highest one holding it (the order pydantic-settings merges them in)."""
+    found: dict[str, Source] = {}
+    for name in Settings.model_fields:
+        if name in options:
+            found[name] = Source("option", _option(name))
+        elif name in environment.values:
+            found[name] = Source("environment", environment.names[name])
+        elif name in toml.values:
+            found[name] = Source("TOML file", str(toml.path))
+        else:
+            found[name] = Source("default")
+    return found
+
+
+def _check_url(url: str, base: str, setting: str) -> None:
+    """A base URL must be http(s) with the surface's documented base path (any other path answers every call
+    with 404, which would look like records missing at the source), carry no credentials, and use https
+    unless the host is this machine (a bearer token or key must not cross a network in clear)."""
     parts = urlsplit(url)
     # Shown without any user:password@ part, which must never reach a terminal.
     shown = parts._replace(netloc=parts.netloc.rpartition("@")[2], query="", fragment="").geturl()
     if parts.scheme not in {"http", "https"} or not parts.netloc:
         raise ConfigError(f"{setting} {shown!r} is not an http(s) URL")
+    if "@" in parts.netloc:
+        raise ConfigError(
+            f"{setting} {shown!r} holds a user name or password: remove it; the bridge authenticates with the "
+            "legacy key and the v1 token alone"
+        )
+    if parts.scheme == "http" and not _loopback(parts.hostname or ""):
+        raise ConfigError(
+            f"{setting} {shown!r} is plain http to another host: use https (http is accepted only for "
+            "127.0.0.0/8, ::1 and localhost)"
+        )
     if not parts.path.rstrip("/").endswith(base):
         raise ConfigError(f"{setting} {shown!r} must end in the surface's base path {base}")
 
 
-_PLAIN_KEYS = frozenset(f.name for f in fields(Settings)) - {"legacy_key", "token", "extra"}
-_SECRET_FILE_KEYS = {"legacy_key_file": "legacy_key", "token_file": "token"}
-
-
-def _read_secret_file(path: Path, name: str) -> Secret:
+def _loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
     try:
-        return Secret(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read {name} from {path}: {exc.strerror}") from exc
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
-def _coerce(name: str, value: object) -> object:
-    """One option's value in the type Settings holds; a ConfigError names the option otherwise."""
+def _invalid(error: ValidationError, sources: Mapping[str, Source]) -> ConfigError:
+    """The first problem pydantic found, naming the setting and its layer; secrets and URLs never echoed."""
+    first = error.errors(include_url=False)[0]
+    name = str(first["loc"][0]) if first["loc"] else ""
+    where = sources.get(name, Source("default"))
+    value = "" if name in _UNSHOWN else f" {first['input']!r}"
+    reason = str(first["msg"]).removeprefix("Value error, ")
+    return ConfigError(f"setting {name!r} (from {where}) has an invalid value{value}: {reason}")
+
+
+def explain_settings(
+    config_file: Path | None = None,
+    overrides: Mapping[str, object] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[Settings, dict[str, Source]]:
+    """The settings and where each came from (None values and empty tuples in overrides count as not given)."""
+    given = {k: str(v) if k in _FILE_KEYS else v for k, v in (overrides or {}).items() if v is not None and v != ()}
+    options = _with_key_files(given, "an option")
+    environment = _Environment(Settings, os.environ if env is None else env)
+    toml = _TomlFile(Settings, config_file)
+    sources = _sources_of(options, environment, toml)
+    for name, key_source in sources.items():
+        if name in SECRETS and key_source.layer in {"option", "TOML file"}:
+            key_file = options.get(name) if key_source.layer == "option" else toml.values[name]
+            sources[name] = Source(key_source.layer, f"{key_source.detail} (file {_path_of(key_file)})")
+    layers = (InitSettingsSource(Settings, init_kwargs=options), environment, toml)
     try:
-        if name == "state":
-            return str(value)
-        if name in {"report_dir", "log_file"}:
-            return None if value is None else Path(str(value))
-        if name == "projects":
-            if isinstance(value, str):
-                return tuple(p.strip() for p in value.split(",") if p.strip())
-            if isinstance(value, list | tuple):
-                return tuple(str(p) for p in value)
-            raise TypeError(name)
-        if name == "concurrency":
-            number = int(str(value))
-            if not 1 <= number <= 64:
-                raise ValueError(name)
-            return number
-        if name == "request_timeout":
-            seconds = float(str(value))
-            if not 0 < seconds < math.inf:
-                raise ValueError(name)
-            return seconds
-        if name == "retry_ratio":
-            return float(str(value))
-        if name in {"max_response_bytes", "max_list_pages"}:
-            count = int(str(value))
-            if count < 1:
-                raise ValueError(name)
-            return count
-        if name in {"legacy_url", "v1_url"}:
-            return str(value).rstrip("/")
-        return str(value)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"setting {name!r} has an invalid value {value!r}") from exc
+        settings = Settings(_build_sources=(layers, {}))
+    except ValidationError as exc:
+        raise _invalid(exc, sources) from None
+    for name, base in _BASES.items():
+        url = getattr(settings, name)
+        if url:
+            _check_url(url, base, f"{name} (from {sources[name]})")
+    return settings, sources
 
 
-def _read_toml(path: Path) -> dict[str, object]:
-    try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except OSError as exc:
-        raise ConfigError(f"cannot read --config file {path}: {exc.strerror}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"--config file {path} is not valid TOML: {exc}") from exc
-    table = data.get("bridge", data)
-    if not isinstance(table, dict):
-        raise ConfigError(f"--config file {path}: [bridge] must be a table")
-    for secret_key in ("legacy_key", "token"):
-        if secret_key in table:
-            raise ConfigError(
-                f"--config file {path} holds {secret_key!r} in plain text; remove it and use "
-                f"{secret_key}_file or the environment instead"
-            )
-    return dict(table)
+def _path_of(key_file: object) -> str:
+    return str(key_file.path) if isinstance(key_file, _KeyFile) else "?"
 
 
 def load_settings(
@@ -200,29 +371,5 @@ def load_settings(
     overrides: Mapping[str, object] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Settings:
-    """Settings from a TOML file, the environment and overrides (None values in overrides are ignored)."""
-    environ = os.environ if env is None else env
-    merged: dict[str, object] = {}
-    if config_file is not None:
-        merged.update(_read_toml(config_file))
-    env_map = {ENV_LEGACY_URL: "legacy_url", ENV_V1_URL: "v1_url", ENV_STATE: "state"}
-    merged.update({key: environ[var] for var, key in env_map.items() if environ.get(var)})
-    merged.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    for secret_key in ("legacy_key", "token"):
-        if secret_key in merged:
-            # An option value lands in shell history and process lists; refuse it without echoing it.
-            raise ConfigError(f"{secret_key} cannot be given as an option; use the environment or {secret_key}_file")
-
-    secrets: dict[str, Secret] = {}
-    for file_key, secret_key in _SECRET_FILE_KEYS.items():
-        if file_key in merged:
-            secrets[secret_key] = _read_secret_file(Path(str(merged.pop(file_key))), secret_key)
-    for var, secret_key in ((ENV_LEGACY_KEY, "legacy_key"), (ENV_TOKEN, "token")):
-        if environ.get(var):
-            secrets[secret_key] = Secret(environ[var])
-
-    unknown = set(merged) - _PLAIN_KEYS
-    extra = {key: merged.pop(key) for key in sorted(unknown)}
-    plain = {name: _coerce(name, value) for name, value in merged.items()}
-    settings = Settings(**plain, extra=extra)  # type: ignore[arg-type]
-    return replace(settings, **secrets)  # type: ignore[arg-type]
+    """Settings from the overrides (options), the environment and a TOML file, in that precedence."""
+    return explain_settings(config_file, overrides, env)[0]

@@ -96,6 +96,6 @@ def test_missing_credentials_say_where_to_set_them() -> None:
 
 def test_secret_passed_as_an_option_is_refused() -> None:
     """A token handed over as a plain option value is an error that does not repeat it."""
-    with pytest.raises(ConfigError, match="use the environment or token_file") as caught:
+    with pytest.raises(ConfigError, match="use token_file or the environment") as caught:
         load_settings(overrides={"token": "tok_option_0123456789abcdef"}, env={})
     assert "tok_option_0123456789abcdef" not in str(caught.value)

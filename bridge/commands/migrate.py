@@ -101,13 +101,7 @@ def settings_from(options: dict[str, object]) -> Settings:
 
 def _load(options: dict[str, object]) -> Settings:
     config_file = options.pop("config_file", None)
-    overrides = dict(options)
-    for name in ("legacy_key_file", "token_file"):
-        if overrides.get(name) is not None:
-            overrides[name] = str(overrides[name])
-    if not overrides.get("projects"):
-        overrides.pop("projects", None)
-    return load_settings(config_file if isinstance(config_file, Path) else None, overrides)
+    return load_settings(config_file if isinstance(config_file, Path) else None, options)
 
 
 COLUMNS = ("kind", "to create", "replayed", "to update", "unchanged", "held back", "quarantined (codes)", "requests")

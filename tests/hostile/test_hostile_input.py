@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -82,7 +82,7 @@ def _run(tmp: Path, *, depth: int = 0) -> Result:
     if depth:
         # Each legacy account carries its whole path, so the account list of a chain 5,000 deep is about 200 MB:
         # above the default max_response_bytes, a size the bridge refuses (exit 3) unless told it is expected.
-        settings = replace(settings, max_response_bytes=DEEP_RESPONSE_BYTES)
+        settings = settings.model_copy(update={"max_response_bytes": DEEP_RESPONSE_BYTES})
         config = tmp / "bridge.toml"
         config.write_text(f"max_response_bytes = {DEEP_RESPONSE_BYTES}\n", encoding="utf-8")
         extra = ("--config", str(config))
