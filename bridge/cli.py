@@ -66,6 +66,7 @@ SUBCOMMANDS: dict[str, str] = {
     "verify": "bridge.commands.verify:verify_command",
     "status": "bridge.commands.state:status_command",
     "crosswalk": "bridge.commands.state:crosswalk_group",
+    "config": "bridge.commands.config:config_group",
     "emulate": "bridge.emulator.serve:emulate_command",
 }
 

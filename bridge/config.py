@@ -185,6 +185,7 @@ _FILE_KEYS = {file_key: name for name, file_key in SECRETS.items()}
 _ENVIRONMENT = {ENV_LEGACY_URL: "legacy_url", ENV_LEGACY_KEY: "legacy_key", ENV_V1_URL: "v1_url"}
 _ENVIRONMENT |= {ENV_TOKEN: "token", ENV_STATE: "state"}
 _BASES = {"legacy_url": LEGACY_BASE, "v1_url": V1_BASE}
+_OPTION_NAMES = {"legacy_key": "--legacy-key-file", "token": "--token-file", "projects": "--project"}
 # Values never echoed in a message: secrets, and URLs that may carry credentials.
 _UNSHOWN = {"legacy_key", "token", "legacy_url", "v1_url", "state"}
 
@@ -267,15 +268,16 @@ class _TomlFile(PydanticBaseSettingsSource):
 class Source:
     """Where one setting's value came from, for ``bridge config show`` and error messages."""
 
-    layer: str  # "option", "environment", "TOML file", "default"
-    detail: str = ""  # the variable, option or file; for a secret, where its value was read
+    layer: str  # "option", "environment", "TOML file" or "default"
+    detail: str = ""  # the option, the variable or the file
+    key_file: Path | None = None  # for a secret named by its file: that file
 
     def __str__(self) -> str:
         return f"{self.layer} {self.detail}".strip()
 
 
-def _option(name: str) -> str:
-    return "--" + SECRETS.get(name, name).replace("_", "-")
+def _source(layer: str, detail: str, value: object) -> Source:
+    return Source(layer, detail, value.path if isinstance(value, _KeyFile) else None)
 
 
 def _sources_of(options: Mapping[str, object], environment: _Environment, toml: _TomlFile) -> dict[str, Source]:
@@ -283,11 +285,11 @@ def _sources_of(options: Mapping[str, object], environment: _Environment, toml: 
     found: dict[str, Source] = {}
     for name in Settings.model_fields:
         if name in options:
-            found[name] = Source("option", _option(name))
+            found[name] = _source("option", _OPTION_NAMES.get(name, "--" + name.replace("_", "-")), options[name])
         elif name in environment.values:
             found[name] = Source("environment", environment.names[name])
         elif name in toml.values:
-            found[name] = Source("TOML file", str(toml.path))
+            found[name] = _source("TOML file", str(toml.path), toml.values[name])
         else:
             found[name] = Source("default")
     return found
@@ -346,10 +348,6 @@ def explain_settings(
     environment = _Environment(Settings, os.environ if env is None else env)
     toml = _TomlFile(Settings, config_file)
     sources = _sources_of(options, environment, toml)
-    for name, key_source in sources.items():
-        if name in SECRETS and key_source.layer in {"option", "TOML file"}:
-            key_file = options.get(name) if key_source.layer == "option" else toml.values[name]
-            sources[name] = Source(key_source.layer, f"{key_source.detail} (file {_path_of(key_file)})")
     layers = (InitSettingsSource(Settings, init_kwargs=options), environment, toml)
     try:
         settings = Settings(_build_sources=(layers, {}))
@@ -360,10 +358,6 @@ def explain_settings(
         if url:
             _check_url(url, base, f"{name} (from {sources[name]})")
     return settings, sources
-
-
-def _path_of(key_file: object) -> str:
-    return str(key_file.path) if isinstance(key_file, _KeyFile) else "?"
 
 
 def load_settings(

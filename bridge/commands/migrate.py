@@ -62,21 +62,26 @@ _OPTIONS: tuple[Callable[[F], F], ...] = (
     click.option("--project", "projects", multiple=True, help="Legacy project id to migrate (repeatable).[all]"),
     click.option("--concurrency", type=click.IntRange(1, 64), help="Requests in flight at once [8]."),
     click.option("--log-file", type=click.Path(path_type=Path, dir_okay=False), help="JSON-lines log file."),
-    click.option(
-        "--log-level",
-        type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
-        default="WARNING",
-        show_default=True,
-        help="Least severe event shown on the terminal (the log file gets INFO, or DEBUG when asked).",
-    ),
 )
+_LOG_LEVEL: Callable[[F], F] = click.option(
+    "--log-level",
+    type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
+    default="WARNING",
+    show_default=True,
+    help="Least severe event shown on the terminal (the log file gets INFO, or DEBUG when asked).",
+)
+
+
+def setting_options(command: F) -> F:
+    """The options that set a setting (also taken by `bridge config show`, to show what they would do)."""
+    for option in reversed(_OPTIONS):
+        command = option(command)
+    return command
 
 
 def connection_options(command: F) -> F:
     """The options every command that talks to both surfaces takes (also used by `bridge verify`)."""
-    for option in reversed(_OPTIONS):
-        command = option(command)
-    return command
+    return setting_options(_LOG_LEVEL(command))
 
 
 def settings_from(options: dict[str, object]) -> Settings:
