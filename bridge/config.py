@@ -20,10 +20,10 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 from urllib.parse import urlsplit
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, InitSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
@@ -143,8 +143,8 @@ class Settings(BaseSettings):
 
     @field_validator("legacy_key", "token", mode="before")
     @classmethod
-    def _secret(cls, value: object, info: Any) -> object:
-        return _read_secret_file(value, info.field_name) if isinstance(value, _KeyFile) else value
+    def _secret(cls, value: object, info: ValidationInfo) -> object:
+        return _read_secret_file(value, str(info.field_name)) if isinstance(value, _KeyFile) else value
 
     @field_validator("state", mode="before")
     @classmethod
@@ -221,10 +221,10 @@ class _Environment(PydanticBaseSettingsSource):
                 self.names[name] = variable
                 self.values[name] = Secret(environ[variable]) if name in SECRETS else environ[variable]
 
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[object, str, bool]:
         return self.values.get(field_name), field_name, False
 
-    def __call__(self) -> dict[str, Any]:
+    def __call__(self) -> dict[str, object]:
         return dict(self.values)
 
 
@@ -257,10 +257,10 @@ class _TomlFile(PydanticBaseSettingsSource):
                 raise ConfigError(f"unknown setting {key!r} in {path}: {hint}")
         return dict(table)
 
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[object, str, bool]:
         return self.values.get(field_name), field_name, False
 
-    def __call__(self) -> dict[str, Any]:
+    def __call__(self) -> dict[str, object]:
         return dict(self.values)
 
 

@@ -12,7 +12,16 @@ import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli, exit_code
-from bridge.config import ENV_LEGACY_KEY, ENV_LEGACY_URL, ENV_STATE, ENV_TOKEN, ENV_V1_URL, Secret, load_settings
+from bridge.config import (
+    ENV_LEGACY_KEY,
+    ENV_LEGACY_URL,
+    ENV_STATE,
+    ENV_TOKEN,
+    ENV_V1_URL,
+    Secret,
+    Settings,
+    load_settings,
+)
 from bridge.errors import ConfigError
 
 KEY = "lk_config_canary_0123456789wxyz"
@@ -244,3 +253,13 @@ def test_config_show_names_each_layer_and_never_shows_a_secret(tmp_path: Path) -
     for secret in (key, token, "lk_stale_0123456789abcdefghij"):
         for form in (secret, secret[-4:], base64.b64encode(secret.encode()).decode(), secret.encode().hex()):
             assert form not in output
+
+
+def test_settings_never_serialise_a_secret() -> None:
+    """A dump of the settings (for a log or a report) leaves both secrets out; the repr shows them masked."""
+    settings = Settings(legacy_key=Secret(KEY), token=Secret("tok_dump_0123456789abcdef"))
+    dumped = settings.model_dump_json()
+    assert "legacy_key" not in dumped
+    assert "token" not in dumped
+    assert KEY not in repr(settings)
+    assert "****wxyz" in repr(settings)
