@@ -95,8 +95,8 @@ def _bug(error: BaseException) -> int:
             out.write(text)
         where = Path(name)
     click.echo(
-        f"fatal: a bug in the bridge ({type(error).__name__}: {plain(str(error))}). The state file is safe: "
-        f"nothing half-written is ever trusted. Report it with the traceback in {where}",
+        f"fatal: a bug in the bridge ({type(error).__name__}: {plain(str(error))}). Keep the state file (a run "
+        f"resumes from its journal) and report this with the traceback in {where}",
         err=True,
     )
     return 4

@@ -29,7 +29,7 @@ from urllib.request import pathname2url
 
 from sqlalchemy import Engine, create_engine, delete, event, text
 from sqlalchemy.engine import URL, Connection, make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, NoSuchModuleError, OperationalError
 from sqlalchemy.pool import ConnectionPoolEntry, QueuePool, StaticPool
 from sqlmodel import Session, col, select
 
@@ -133,7 +133,14 @@ def make_engine(where: Location, *, read_only: bool = False) -> Engine:
     the file already has; a server URL is used as given (its own permissions decide).
     """
     if where.url.get_backend_name() != "sqlite":
-        return create_engine(where.url)
+        try:
+            return create_engine(where.url)
+        except (NoSuchModuleError, ImportError) as exc:
+            # A database this install has no dialect or driver for: a setting to fix, not a bug.
+            raise StateLocationError(
+                f"--state {where.describe()!r}: this bridge has no driver for {where.url.drivername!r} databases "
+                f"({exc}); use a file path or sqlite:///FILE"
+            ) from exc
     if where.path is None:
         engine = create_engine(where.url, poolclass=StaticPool, connect_args={"check_same_thread": False})
     elif read_only:

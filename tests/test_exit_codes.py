@@ -79,6 +79,18 @@ def test_a_host_that_does_not_resolve_is_a_configuration_error_not_an_outage(tmp
     assert "does not resolve" in output
 
 
+@pytest.mark.parametrize("command", [("plan",), ("status",), ("crosswalk", "export")])
+@pytest.mark.parametrize("url", ["mysql://reader@db.example/bridge", "nosuch://somewhere/state"])
+def test_a_state_url_this_install_has_no_driver_for_is_a_configuration_error(
+    tmp_path: Path, command: tuple[str, ...], url: str
+) -> None:
+    """A state URL of a database without a dialect or driver here: exit 2 naming --state, not a bug report."""
+    code, output = _bridge(*command, "--state", url, env=_env(tmp_path))
+    assert code == 2, output
+    assert "--state" in output
+    assert "no driver" in output
+
+
 def test_an_unreadable_key_file_is_a_configuration_error(tmp_path: Path) -> None:
     """A key file that cannot be read is exit 2 naming the file."""
     env = _env(tmp_path)
