@@ -59,7 +59,6 @@ USER_AGENT = "workspace-bridge/0.1"
 # A30: every response carries its request id in this header; an error also in the body's requestId.
 REQUEST_ID_HEADER = "X-Request-Id"
 AUTH_CODES = frozenset({"unauthenticated", "missing_authorization", "invalid_token", "token_revoked"})
-RETRIABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
 # Headers that describe the body as it came over the wire, not the decoded copy a session hands on.
 _BODY_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 _MESSAGE_LIMIT = 300

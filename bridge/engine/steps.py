@@ -35,7 +35,6 @@ class KindSpec:
 
 # The bulk limits are the v1 document's: 100 lines per bulk create, 500 transactions per bulk (A16).
 LINE_BULK_LIMIT = 100
-PHASE_DATA_BULK_LIMIT = 500
 TRANSACTION_BULK_LIMIT = 500
 
 SPECS: tuple[KindSpec, ...] = (
