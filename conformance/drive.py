@@ -5,7 +5,8 @@ For each size it serves the emulator (seed 42) on a loopback port with a capture
 
 - ``clean``: ``plan``, ``run``, ``verify`` on a fresh emulator;
 - ``dirty``: the same with the catalogue of bad source records (``--dirty``);
-- ``delta``: after the clean run, the source changes (a line's rate, a new actual, a project renamed: made in
+- ``delta``: after the clean run, the source changes (a line's rate, a new actual, a project renamed, a split
+  part's description: made in
   the emulator's store, so the rehearsal itself is not in the capture) and ``plan``, ``run``, ``verify`` again.
 
 Each scenario leaves ``DIR/<size>-<scenario>.jsonl``. The cleanup runbook is captured by its own test:
@@ -86,6 +87,9 @@ def _change_source(service: Service) -> None:
         },
     )
     service.update_project(workspace, project.id, {"name": f"{project.name} (director's cut)"})
+    # A split part's own text edited: the delta then patches a transaction item on v1 (transactions_updateItem).
+    split = next(a for p in service.list_projects(workspace) for a in p.actuals.values() if a.subactuals)
+    split.subactuals[0].description = "Part 1, revised"
 
 
 def drive(size: Size, out: Path) -> None:
