@@ -21,6 +21,7 @@ from state.errors import (
 )
 from state.journal import IntentSpec, members_of
 from state.models import CrosswalkRow, IntentRow, QuarantineRow, RunRow
+from state.postgres import schema_for
 from state.quarantine import QuarantineEntry
 from state.runs import options_of
 from state.source import SourceRecord
@@ -52,4 +53,5 @@ __all__ = [
     "members_of",
     "open_state",
     "options_of",
+    "schema_for",
 ]

@@ -14,6 +14,9 @@ SQLite's own -wal and -shm files beside it (shared memory for readers, same mode
 Clean close: each writer adds a row to ``sessions`` and stamps ``closed_at`` when it closes. A row left
 open by a process that is gone means the previous session stopped uncleanly, and the next writer runs
 ``PRAGMA integrity_check`` before it trusts the file. Schema versions are ``state.schema``'s business.
+
+A ``postgresql://`` URL puts the state in a PostgreSQL schema of its own per migration instead; what stands in
+there for the file lock, BEGIN IMMEDIATE and the integrity check is ``state.postgres``'s business.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import contextlib
 import os
 import socket
 import sqlite3
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +46,8 @@ from state.errors import (
     StateStorageError,
 )
 from state.models import SessionRow, utc_now
+from state.postgres import is_postgres, make_pg_engine, pg_integrity_problems, pg_storage_error_kind, schema_for
+from state.postgres import with_driver as with_pg_driver
 
 DEFAULT_STATE = "bridge-state.db"
 BUSY_TIMEOUT_MS = 10_000
@@ -49,18 +55,33 @@ BUSY_TIMEOUT_MS = 10_000
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """Where a state lives: a SQLAlchemy URL and, for a SQLite file, its path (None for memory or a server)."""
+    """Where a state lives: a SQLAlchemy URL and, for a SQLite file, its path (None for memory or a server).
+
+    ``schema`` is the PostgreSQL schema of the migration (None for SQLite: one file is one migration).
+    """
 
     url: URL
     path: Path | None
+    schema: str | None = None
 
     def describe(self) -> str:
-        """The location for messages: the file path, or the URL with any password masked."""
-        return str(self.path) if self.path else self.url.render_as_string(hide_password=True)
+        """The location for messages: the file path, or the URL with any password masked (and the schema)."""
+        if self.path:
+            return str(self.path)
+        shown = self.url.render_as_string(hide_password=True)
+        return f"{shown} (schema {self.schema})" if self.schema else shown
+
+    def mask(self, text: str) -> str:
+        """``text`` without the URL's password, should a driver ever quote it."""
+        password = self.url.password
+        return text.replace(str(password), "***") if password else text
 
 
-def resolve_location(url_or_path: str | os.PathLike[str] | None) -> Location:
-    """A file path or a SQLAlchemy URL (anything containing '://'); None means ./bridge-state.db."""
+def resolve_location(url_or_path: str | os.PathLike[str] | None, migration: str = "default") -> Location:
+    """A file path or a SQLAlchemy URL (anything containing '://'); None means ./bridge-state.db.
+
+    For a PostgreSQL URL, ``migration`` picks the schema (``state.postgres.schema_for``); SQLite ignores it.
+    """
     raw = os.fspath(url_or_path) if url_or_path is not None else DEFAULT_STATE
     if "://" not in raw:
         path = Path(raw).expanduser().resolve()
@@ -71,12 +92,16 @@ def resolve_location(url_or_path: str | os.PathLike[str] | None) -> Location:
         raise StateLocationError(f"--state {raw!r} is neither a file path nor a SQLAlchemy URL: {exc}") from exc
     if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
         return Location(url, Path(url.database).expanduser().resolve())
+    if is_postgres(url):
+        return Location(with_pg_driver(url), None, schema_for(migration))
     return Location(url, None)
 
 
 def storage_error(exc: DBAPIError, where: Location) -> StateError:
     """Translate a driver error into the state error an operator can act on."""
-    detail = str(exc.orig) if exc.orig is not None else str(exc)
+    detail = where.mask(str(exc.orig) if exc.orig is not None else str(exc))
+    if where.schema is not None:
+        return _pg_storage_error(exc, where, detail)
     lowered = detail.lower()
     if "locked" in lowered or "busy" in lowered:
         return StateLockedError(
@@ -91,6 +116,28 @@ def storage_error(exc: DBAPIError, where: Location) -> StateError:
     return StateStorageError(
         f"could not write the state file {where.describe()} ({detail}); the step being written was not saved. "
         "Free disk space or fix the storage, then rerun the same command to resume"
+    )
+
+
+def _pg_storage_error(exc: DBAPIError, where: Location, detail: str) -> StateError:
+    kind = pg_storage_error_kind(exc)
+    if kind == "location":
+        return StateLocationError(
+            f"cannot use the state database {where.describe()} ({detail}); fix the user, password or database "
+            "in --state (or BRIDGE_STATE), then run again"
+        )
+    if kind == "locked":
+        return StateLockedError(
+            f"the state database {where.describe()} is busy ({detail}); rerun the same command to resume"
+        )
+    if kind == "corrupt":
+        return StateCorruptError(
+            f"the state database {where.describe()} reports damage ({detail}); do not resume on it: restore it "
+            "from a backup, and report this"
+        )
+    return StateStorageError(
+        f"could not reach or write the state database {where.describe()} ({detail}); the step being written was "
+        "not saved. Check that the server is up and has room, then rerun the same command to resume"
     )
 
 
@@ -134,6 +181,8 @@ def make_engine(where: Location, *, read_only: bool = False) -> Engine:
     """
     if where.url.get_backend_name() != "sqlite":
         try:
+            if where.schema is not None:
+                return make_pg_engine(where.url, where.schema, read_only=read_only)
             return create_engine(where.url)
         except (NoSuchModuleError, ImportError) as exc:
             # A database this install has no dialect or driver for: a setting to fix, not a bug.
@@ -174,7 +223,12 @@ def make_engine(where: Location, *, read_only: bool = False) -> Engine:
 
 
 def integrity_problems(engine: Engine) -> list[str]:
-    """The rows of PRAGMA integrity_check other than 'ok' (empty when the file is sound)."""
+    """The rows of PRAGMA integrity_check other than 'ok' (empty when the file is sound).
+
+    On PostgreSQL, the invariants ``state.postgres.pg_integrity_problems`` checks instead.
+    """
+    if engine.dialect.name == "postgresql":
+        return pg_integrity_problems(engine)
     with engine.connect() as connection:
         rows = connection.exec_driver_sql("PRAGMA integrity_check").fetchall()
     return [str(row[0]) for row in rows if str(row[0]) != "ok"]
@@ -187,12 +241,16 @@ class Database:
         self.engine = engine
         self.where = where
         self._writer = engine.execution_options(immediate=True)
+        # PostgreSQL has no BEGIN IMMEDIATE: the store's writes take turns here instead (see state.postgres).
+        self._turn: contextlib.AbstractContextManager[object] = (
+            threading.Lock() if where.schema is not None else contextlib.nullcontext()
+        )
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Session]:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT); any failure rolls all of it back."""
         try:
-            with Session(self._writer, expire_on_commit=False) as session, session.begin():
+            with self._turn, Session(self._writer, expire_on_commit=False) as session, session.begin():
                 yield session
         except DBAPIError as exc:
             raise storage_error(exc, self.where) from exc
@@ -210,6 +268,11 @@ class Database:
 def corrupt_error(where: Location, problems: list[str]) -> StateCorruptError:
     """The error for a file that fails integrity_check, naming the first problems and the remedy."""
     shown = "; ".join(problems[:5])
+    if where.schema is not None:
+        return StateCorruptError(
+            f"the state database {where.describe()} fails the integrity check ({shown}); do not resume on it: "
+            "restore it from a backup, and report this"
+        )
     return StateCorruptError(
         f"the state file {where.describe()} fails PRAGMA integrity_check ({shown}); do not resume on it: "
         "restore the newest *.bak copy next to it or a backup, and report this"

@@ -8,6 +8,11 @@ in its own transaction, after a ``PRAGMA integrity_check`` and a backup copy nex
 those two commands. A file at a version this bridge does not know (a newer bridge wrote it) is refused with
 ``SchemaTooNewError`` before anything is written. alembic itself is imported only when a file must be created
 or upgraded: it costs a fifth of a second at start-up, which every ``bridge status`` would otherwise pay.
+
+On PostgreSQL the same revisions run in the migration's schema, and there is no ``.bak`` copy: what stands in
+for it is that each revision runs in its own transaction and PostgreSQL's DDL is transactional, so an upgrade
+stopped anywhere leaves the schema at the last whole revision, its ``alembic_version`` agreeing, and the next
+writer continues from there. A copy of a server database is its administrator's backup (``pg_dump``).
 """
 
 from __future__ import annotations

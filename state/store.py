@@ -3,6 +3,7 @@
 ::
 
     store = open_state("bridge-state.db")           # path or SQLAlchemy URL; None -> ./bridge-state.db
+    store = open_state("postgresql://host/db", migration="acme")   # one PostgreSQL schema per migration
     run = store.runs.start(migration, source, target, options, plan_fingerprint)
     intent = store.journal.record(IntentSpec(step_key, kind, "POST", path, key, body, members, scope, run.id))
     store.journal.mark_sent(step_key)
@@ -39,6 +40,7 @@ from state.db import (
     storage_error,
 )
 from state.journal import Journal
+from state.postgres import AdvisoryLock, create_schema
 from state.quarantine import Quarantine
 from state.runs import Runs
 from state.schema import current_revision, ensure_current_schema, require_current_schema
@@ -49,7 +51,9 @@ from state.writer_lock import WriterLock
 class StateStore:
     """An open state file: runs, crosswalk, journal, quarantine and the source's records over one database."""
 
-    def __init__(self, database: Database, session_id: int | None, lock: WriterLock | None = None) -> None:
+    def __init__(
+        self, database: Database, session_id: int | None, lock: WriterLock | AdvisoryLock | None = None
+    ) -> None:
         self.database = database
         self.runs = Runs(database)
         self.crosswalk = Crosswalk(database)
@@ -92,8 +96,15 @@ class StateStore:
         self.close()
 
 
-def open_state(url_or_path: str | os.PathLike[str] | None = None, *, read_only: bool = False) -> StateStore:
+def open_state(
+    url_or_path: str | os.PathLike[str] | None = None, *, read_only: bool = False, migration: str = "default"
+) -> StateStore:
     """Open a state file (creating it with mode 0600, or upgrading an older schema one step at a time).
+
+    A ``postgresql://`` (psycopg 3) or ``postgresql+psycopg://`` URL opens the schema of ``migration`` in that
+    database instead (``state.postgres.schema_for``; created by the first writer); the writer lock is an
+    advisory lock there, and a reader's session is read-only (``default_transaction_read_only``). A SQLite
+    file ignores ``migration``: one file is one migration.
 
     ``read_only`` is for commands that only look (status, export, lookup, verify): they open the file in
     SQLite's read-only mode and change nothing in it or about it (no file created, no mode changed, no schema
@@ -104,16 +115,21 @@ def open_state(url_or_path: str | os.PathLike[str] | None = None, *, read_only: 
     Raises SchemaTooNewError, SchemaTooOldError, StateCorruptError, StateLocationError, StateStorageError or
     StateLockedError.
     """
-    where = resolve_location(url_or_path)
+    where = resolve_location(url_or_path, migration)
     if where.path is not None:
         if read_only:
             check_regular_file(where.path)
         else:
             prepare_file(where.path)
-    lock = WriterLock.acquire(where.path) if where.path is not None and not read_only else None
+    lock: WriterLock | AdvisoryLock | None = None
+    if where.path is not None and not read_only:
+        lock = WriterLock.acquire(where.path)
     engine = make_engine(where, read_only=read_only)
     database = Database(engine, where)
     try:
+        if where.schema is not None and not read_only:
+            lock = AdvisoryLock.acquire(where.url, where.schema, where.describe())
+            create_schema(engine, where.schema)
         if read_only:
             require_current_schema(database)
             session_id = None
