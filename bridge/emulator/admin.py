@@ -100,6 +100,10 @@ async def stats(request: Request) -> JSONResponse:
             "replays": context.idempotency.replays,
             "faultsInjected": dict(context.faults.injected),
             "objects": _objects(context),
+            "tenants": [
+                {"name": tenant.name, "source": tenant.source, "target": tenant.target, "seed": tenant.seed}
+                for tenant in context.tenants
+            ],
         }
     )
 

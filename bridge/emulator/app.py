@@ -1,12 +1,12 @@
 """``create_app``: one emulator (both surfaces and the control API over one service), in process or served.
 
-Tests hand the app to ``httpx.ASGITransport``; ``bridge emulate`` serves the same app under uvicorn.
+Tests hand the app to ``httpx.ASGITransport``; ``bridge emulate`` serves the same app under uvicorn. With
+``workspaces=N`` it serves N tenants (``bridge.emulator.tenants``), each a seeded source and a target with
+their own legacy key and token, on ``app.state.fleet``.
 """
 
 from __future__ import annotations
 
-import secrets
-from dataclasses import dataclass
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -14,22 +14,14 @@ from fastapi import FastAPI
 from bridge.emulator.capture import CaptureMiddleware
 from bridge.emulator.legacy_api import mount_legacy
 from bridge.emulator.legacy_routing import LegacyState, TokenBucket
-from bridge.emulator.seed import Size, seeded_service
+from bridge.emulator.seed import Size, seeded_fleet
 from bridge.emulator.store import Service
 from bridge.emulator.store_core import new_api_key
+from bridge.emulator.tenants import Credentials, fleet, new_token
 from bridge.emulator.v1_api import mount_v1
 from bridge.emulator.v1_context import V1Context
 
-SOURCE = "source"
-TARGET = "target"
-
-
-@dataclass(frozen=True, slots=True)
-class Credentials:
-    """What a client needs: the legacy key (opens ``source``) and the v1 token (bound to ``target``)."""
-
-    legacy_key: str
-    token: str
+__all__ = ["Credentials", "create_app"]
 
 
 def create_app(
@@ -45,6 +37,7 @@ def create_app(
     legacy_rate_limit: float | None = None,
     capture: Path | None = None,
     control_token: str | None = None,
+    workspaces: int = 1,
 ) -> FastAPI:
     """The emulator app. Without ``service`` it seeds one from (seed, size); ``/_emulator/reset`` reseeds.
 
@@ -54,33 +47,39 @@ def create_app(
     file as JSON lines (``bridge.emulator.capture``), for the contract conformance check. ``control_token``
     closes the control API to requests without ``Authorization: Bearer <control_token>``; without it the
     control API is open, which only a loopback listener may be (``bridge.emulator.serve``).
-    """
-    credentials = Credentials(
-        legacy_key=legacy_key or new_api_key(),
-        token=token or "tok_" + secrets.token_urlsafe(24),
-    )
 
-    def rebuild() -> Service:
-        fresh = seeded_service(seed, size, dirty=dirty, hostile=hostile, target_library=target_library)
-        fresh.add_api_key(SOURCE, credentials.legacy_key)
+    ``workspaces`` tenants are served, the i-th source seeded ``seed + i``; ``legacy_key``/``token`` are the
+    first tenant's, the others' are generated. ``app.state.fleet`` holds the ``Tenant``s (with their
+    credentials); ``app.state.credentials`` is the first one's. A given ``service`` must hold every tenant's
+    workspaces.
+    """
+    tenants = fleet(workspaces, seed, Credentials(legacy_key or new_api_key(), token or new_token()))
+
+    def with_keys(fresh: Service) -> Service:
+        for tenant in tenants:
+            if tenant.credentials.legacy_key not in fresh.api_keys:
+                fresh.add_api_key(tenant.source, tenant.credentials.legacy_key)
         return fresh
 
-    if service is None:
-        service = rebuild()
-    elif credentials.legacy_key not in service.api_keys:
-        service.add_api_key(SOURCE, credentials.legacy_key)
+    def rebuild() -> Service:
+        pairs = [(tenant.source, tenant.target) for tenant in tenants]
+        return with_keys(seeded_fleet(pairs, seed, size, dirty=dirty, hostile=hostile, target_library=target_library))
+
+    service = rebuild() if service is None else with_keys(service)
 
     app = FastAPI(title="workspace service emulator", docs_url=None, redoc_url=None, openapi_url=None)
-    app.state.credentials = credentials
+    app.state.fleet = tenants
+    app.state.credentials = tenants[0].credentials
     app.state.control_token = control_token
     bucket = TokenBucket(rate=legacy_rate_limit, capacity=legacy_rate_limit) if legacy_rate_limit else None
     legacy_state = LegacyState(service=service, bucket=bucket)
     mount_legacy(app, legacy_state)
 
     # v1 surface, control API, faults and webhooks (the v1 engineer's part): one context over the same service.
-    context = V1Context(service=service, rebuild=rebuild)
+    context = V1Context(service=service, rebuild=rebuild, tenants=tenants)
     context.on_reset.append(lambda fresh: setattr(legacy_state, "service", fresh))
-    context.tokens.issue(service.workspace(TARGET).id, "admin", token=credentials.token)
+    for tenant in tenants:
+        context.tokens.issue(service.workspace(tenant.target).id, "admin", token=tenant.credentials.token)
     mount_v1(app, context)
     if capture is not None:  # outermost, so what faults answer is recorded as the client saw it
         app.add_middleware(CaptureMiddleware, path=capture)

@@ -1,8 +1,9 @@
 """Fault injection: the failures a real network and a real service produce, seeded and chosen per route.
 
-A ``FaultPlan`` is a seed, a latency (fixed plus jitter), an optional token-bucket rate limit and a list of
-rules ``{kind, rate, route}``. ``route`` is an fnmatch pattern on the request path; rules apply to the v1
-surface unless the pattern names the legacy one (``/api/v1``); the control API is never faulted. Kinds:
+A ``FaultPlan`` is a seed, a latency (fixed plus jitter), an optional token-bucket rate limit (one bucket per
+tenant, so one tenant's 429s never stall another's; ``bridge.emulator.tenants``) and a list of rules ``{kind,
+rate, route}``. ``route`` is an fnmatch pattern on the request path; rules apply to the v1 surface unless the
+pattern names the legacy one (``/api/v1``); the control API is never faulted. Kinds:
 
 - ``rate_limit``: 429 ``rate_limited`` with ``Retry-After`` as delta-seconds or an HTTP-date (A21, A02);
 - ``error_500`` / ``error_502`` / ``error_503`` / ``error_504``: that status before the handler runs (a 504
@@ -149,21 +150,23 @@ class _Bucket:
 
 @dataclass(slots=True)
 class FaultInjector:
-    """The plan in force plus its seeded random state, bucket and per-token counters."""
+    """The plan in force plus its seeded random state, buckets and per-token counters. ``bucket_key`` names
+    whose bucket a request spends from (its tenant); by default every request shares one."""
 
     tokens: TokenRegistry
     plan: FaultPlan = field(default_factory=FaultPlan)
     clock: Callable[[], float] = time.monotonic
     injected: dict[str, int] = field(default_factory=dict)
+    bucket_key: Callable[[Scope], str] = lambda scope: ""
     _rng: random.Random = field(default_factory=lambda: random.Random(0))
-    _bucket: _Bucket | None = None
+    _buckets: dict[str, _Bucket] = field(default_factory=dict)
     _token_uses: dict[str, int] = field(default_factory=dict)
 
     def set_plan(self, plan: FaultPlan) -> None:
-        """Put a plan in force, restarting its random sequence, bucket and counters."""
+        """Put a plan in force, restarting its random sequence, buckets and counters."""
         self.plan = plan
         self._rng = random.Random(plan.seed)
-        self._bucket = None if plan.rate_limit is None else _Bucket(float(plan.rate_limit.capacity), self.clock())
+        self._buckets.clear()
         self._token_uses.clear()
         self.injected.clear()
 
@@ -175,17 +178,19 @@ class FaultInjector:
             return email.utils.formatdate(time.time() + seconds, usegmt=True)
         return str(seconds)
 
-    def _bucket_refuses(self, path: str) -> RateLimitedError | None:
+    def _bucket_refuses(self, scope: Scope) -> RateLimitedError | None:
         limit = self.plan.rate_limit
-        if limit is None or self._bucket is None or not fnmatch.fnmatchcase(path, limit.route):
+        if limit is None or not fnmatch.fnmatchcase(scope["path"], limit.route):
             return None
         now = self.clock()
-        self._bucket.tokens = min(limit.capacity, self._bucket.tokens + (now - self._bucket.stamp) * limit.refill_per_s)
-        self._bucket.stamp = now
-        if self._bucket.tokens >= 1:
-            self._bucket.tokens -= 1
+        # A bucket first used now is full: it would have refilled to capacity since the plan was set anyway.
+        bucket = self._buckets.setdefault(self.bucket_key(scope), _Bucket(float(limit.capacity), now))
+        bucket.tokens = min(limit.capacity, bucket.tokens + (now - bucket.stamp) * limit.refill_per_s)
+        bucket.stamp = now
+        if bucket.tokens >= 1:
+            bucket.tokens -= 1
             return None
-        wait = max(1, round((1 - self._bucket.tokens) / limit.refill_per_s + 0.499))
+        wait = max(1, round((1 - bucket.tokens) / limit.refill_per_s + 0.499))
         return RateLimitedError(
             f"Too many requests; wait {wait} s (Retry-After) and retry.",
             retry_after_header=self._retry_after(wait, limit.retry_after_format),
@@ -219,7 +224,7 @@ class FaultInjector:
             return
         if path.startswith(V1_PREFIX) and (plan.latency_ms or plan.jitter_ms):
             await asyncio.sleep((plan.latency_ms + self._rng.uniform(0, plan.jitter_ms)) / 1000)
-        refusal = self._bucket_refuses(path)
+        refusal = self._bucket_refuses(scope)
         if refusal is not None:
             self._count("rate_limit")
             await _send_error(refusal, scope, send)

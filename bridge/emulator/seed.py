@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -103,18 +103,36 @@ def seeded_service(
     ``dirty``) adds values that description forbids (text and NaN where numbers belong), for proving the bridge
     survives a service that breaks its own contract.
     """
+    return seeded_fleet(
+        (("source", "target"),), seed, size, dirty=dirty, hostile=hostile, target_library=target_library
+    )
+
+
+def seeded_fleet(
+    pairs: Sequence[tuple[str, str]],
+    seed: int = 42,
+    size: Size = "small",
+    *,
+    dirty: bool = False,
+    hostile: bool = False,
+    target_library: bool = False,
+) -> Service:
+    """A service holding one (source, target) pair of workspaces per entry of ``pairs``, named by it: the
+    i-th source generated from ``seed + i`` (so no two tenants hold the same records), each target as
+    ``seeded_service`` makes it. Ids come from the one service, so they are unique across the fleet."""
     if size not in SIZES:
         raise ValueError(f"unknown size {size!r}; choose small, medium or large")
     service = Service(seed=seed, clock=SeedClock())
-    source = service.create_workspace("source")
-    target = service.create_workspace("target")
-    _SourceBuilder(service, source, random.Random(seed), size).build()
-    if target_library:
-        _seed_target_library(service, target)
-    if dirty:
-        from bridge.emulator.seed_dirty import add_dirty_records  # noqa: PLC0415 - optional catalogue
+    for index, (source_name, target_name) in enumerate(pairs):
+        source = service.create_workspace(source_name)
+        target = service.create_workspace(target_name)
+        _SourceBuilder(service, source, random.Random(seed + index), size).build()
+        if target_library:
+            _seed_target_library(service, target)
+        if dirty:
+            from bridge.emulator.seed_dirty import add_dirty_records  # noqa: PLC0415 - optional catalogue
 
-        add_dirty_records(service, source, hostile=hostile)
+            add_dirty_records(service, source, hostile=hostile)
     service.clock = utc_now
     return service
 

@@ -91,4 +91,4 @@ def mount_v1(app: FastAPI, context: V1Context) -> None:
     app.add_exception_handler(V1Error, _render)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_middleware(FaultMiddleware, injector=context.faults)
-    app.add_middleware(StatsMiddleware, stats=context.stats)
+    app.add_middleware(StatsMiddleware, stats=context.stats, workspace_of=context.workspace_name_of)

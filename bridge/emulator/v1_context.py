@@ -2,7 +2,8 @@
 
 The core ``Service`` holds the workspaces; this context adds what only the v1 surface has (tokens, the
 idempotency store, cursor signing, webhook subscriptions, rate packs and incentives) plus the fault plan
-and counters. ``reset`` puts it all back to the seeded state without restarting the server.
+and counters. ``reset`` puts it all back to the seeded state without restarting the server. ``tenants`` are
+the workspace pairs it serves (``bridge.emulator.tenants``); what is kept per tenant is keyed by ``tenant_of``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from starlette.requests import Request
+from starlette.types import Scope
 
 from bridge.emulator.auth import Grant, TokenRegistry
 from bridge.emulator.cursors import CursorCodec
@@ -19,6 +21,7 @@ from bridge.emulator.idempotency import IdempotencyStore
 from bridge.emulator.library import PackLibrary
 from bridge.emulator.model import Node, Project, Workspace
 from bridge.emulator.store import Service
+from bridge.emulator.tenants import Tenant, credential_workspace
 from bridge.emulator.v1_stats import RequestStats
 from bridge.emulator.webhooks import WebhookHub
 
@@ -40,10 +43,31 @@ class V1Context:
     packs: PackLibrary = field(default_factory=PackLibrary)
     budget_line_limit: int = 25_000
     on_reset: list[Callable[[Service], None]] = field(default_factory=list)
+    tenants: tuple[Tenant, ...] = ()
     _tree_order: dict[str, tuple[int, list[Node]]] = field(default_factory=dict)
+    _tenant_by_workspace: dict[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.faults = FaultInjector(self.tokens)
+        self.faults = FaultInjector(self.tokens, bucket_key=self.tenant_of)
+        self._tenant_by_workspace = {name: t.name for t in self.tenants for name in (t.source, t.target)}
+
+    def workspace_of(self, scope: Scope) -> Workspace | None:
+        """The workspace a request's credential belongs to, if it carries a known one."""
+        workspace_id = credential_workspace(scope, self.service, self.tokens)
+        return None if workspace_id is None else self.service.workspaces.get(workspace_id)
+
+    def workspace_name_of(self, scope: Scope) -> str | None:
+        """The name of the workspace a request's credential belongs to (the key of the stats' timelines)."""
+        workspace = self.workspace_of(scope)
+        return None if workspace is None else workspace.name
+
+    def tenant_of(self, scope: Scope) -> str:
+        """Who a request counts against: its credential's tenant (a source and its target are one), a workspace
+        made through the control API on its own, and every request without a known credential together ("")."""
+        workspace = self.workspace_of(scope)
+        if workspace is None:
+            return ""
+        return self._tenant_by_workspace.get(workspace.name, workspace.id)
 
     def tree_order(self, project: Project) -> list[Node]:
         """The project's nodes in tree order, cached per project version (paging re-reads it every page)."""

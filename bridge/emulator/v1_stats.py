@@ -2,13 +2,18 @@
 
 Counted per request: the surface (v1, legacy, control), the method, the route template (``/v1/projects/
 {projectId}/budget/lines``, not the concrete path, so counts aggregate), the error statuses, and the writes:
-successful state-changing v1 requests that were not idempotent replays.
+successful state-changing v1 requests that were not idempotent replays. And per workspace a request's
+credential belongs to, per ``User-Agent``, a client timeline: when its first request began, when its last one
+ended, how many it sent and how many of them were writes; two migrations of one target at once show as two
+clients whose spans overlap.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -40,6 +45,30 @@ def route_template(path: str, route_path: str | None) -> str:
 
 
 @dataclass(slots=True)
+class ClientUse:
+    """One client (``User-Agent``) of one workspace: the span of its requests and how many it sent."""
+
+    first: datetime
+    last: datetime
+    requests: int = 0
+    writes: int = 0
+
+    def as_json(self, user_agent: str | None) -> dict[str, object]:
+        return {
+            "userAgent": user_agent,
+            "first": self.first.isoformat(timespec="milliseconds"),
+            "last": self.last.isoformat(timespec="milliseconds"),
+            "requests": self.requests,
+            "writes": self.writes,
+        }
+
+
+def is_write(surface: str, method: str, status: int | None, replayed: bool) -> bool:
+    """A v1 request that changed the service: a successful write, not an idempotent replay."""
+    return surface == "v1" and method in WRITE_METHODS and status is not None and status < 400 and not replayed
+
+
+@dataclass(slots=True)
 class RequestStats:
     """Counters since start or the last reset."""
 
@@ -49,11 +78,22 @@ class RequestStats:
     by_method: Counter[str] = field(default_factory=Counter)
     by_route: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
+    clients: dict[str, dict[str | None, ClientUse]] = field(default_factory=dict)
 
     def clear(self) -> None:
         self.total = self.writes = 0
         for counter in (self.by_surface, self.by_method, self.by_route, self.errors):
             counter.clear()
+        self.clients.clear()
+
+    def record_client(
+        self, workspace: str, user_agent: str | None, began: datetime, ended: datetime, *, wrote: bool
+    ) -> None:
+        """Count one request of ``workspace`` by the client ``user_agent`` (None: no header sent)."""
+        use = self.clients.setdefault(workspace, {}).setdefault(user_agent, ClientUse(first=began, last=ended))
+        use.first, use.last = min(use.first, began), max(use.last, ended)
+        use.requests += 1
+        use.writes += wrote
 
     def record(self, method: str, path: str, route: str, status: int | None, replayed: bool) -> None:
         """Count one finished (or dropped: ``status`` None) request."""
@@ -66,7 +106,7 @@ class RequestStats:
             self.errors["dropped"] += 1
         elif status >= 400:
             self.errors[str(status)] += 1
-        elif surface == "v1" and method in WRITE_METHODS and not replayed:
+        elif is_write(surface, method, status, replayed):
             self.writes += 1
 
     def as_json(self) -> dict[str, object]:
@@ -79,15 +119,21 @@ class RequestStats:
             },
             "writes": self.writes,
             "errors": dict(self.errors),
+            "clients": {
+                workspace: [use.as_json(agent) for agent, use in sorted(uses.items(), key=lambda kv: kv[1].first)]
+                for workspace, uses in sorted(self.clients.items())
+            },
         }
 
 
 class StatsMiddleware:
-    """Outermost middleware: gives each request an id (header and error bodies) and counts it."""
+    """Outermost middleware: gives each request an id (header and error bodies) and counts it, in the client
+    timeline of the workspace ``workspace_of`` finds behind its credential too."""
 
-    def __init__(self, app: ASGIApp, stats: RequestStats) -> None:
+    def __init__(self, app: ASGIApp, stats: RequestStats, workspace_of: Callable[[Scope], str | None]) -> None:
         self.app = app
         self.stats = stats
+        self.workspace_of = workspace_of
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -95,6 +141,9 @@ class StatsMiddleware:
             return
         request_id = new_request_id()
         scope.setdefault("state", {})["request_id"] = request_id
+        # Before the request runs: a revoke_token fault may revoke its token on the way out.
+        workspace = self.workspace_of(scope)
+        began = datetime.now(UTC)
         seen: dict[str, object] = {"status": None, "replayed": False}
 
         async def stamped(message: Message) -> None:
@@ -114,11 +163,10 @@ class StatsMiddleware:
             route = scope.get("route")
             template = route_template(scope["path"], getattr(route, "path", None))
             status = seen["status"]
-            dropped = scope["state"].get("dropped", False)
-            self.stats.record(
-                scope["method"],
-                scope["path"],
-                template,
-                None if dropped or not isinstance(status, int) else status,
-                bool(seen["replayed"]),
-            )
+            answered = None if scope["state"].get("dropped", False) or not isinstance(status, int) else status
+            replayed = bool(seen["replayed"])
+            self.stats.record(scope["method"], scope["path"], template, answered, replayed)
+            if workspace is not None:
+                wrote = is_write(surface_of(scope["path"]), scope["method"], answered, replayed)
+                agent = next((v.decode("latin-1") for k, v in scope["headers"] if k.lower() == b"user-agent"), None)
+                self.stats.record_client(workspace, agent, began, datetime.now(UTC), wrote=wrote)
