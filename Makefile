@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # The HTML report's test opens it in a headless browser; installed once (the machine runs as root).
 BROWSER_STAMP := $(VENV)/.chromium
+# The PostgreSQL state tests start a throw-away server (bridge/localpg.py) from the distribution's binaries.
+PG_STAMP := $(VENV)/.postgresql
 
 .PHONY: test check demo bench lint types format clean
 
@@ -19,6 +21,10 @@ $(BROWSER_STAMP): | $(STAMP)
 	command -v chromium || (apt-get update && apt-get install -y chromium)
 	touch $(BROWSER_STAMP)
 
+$(PG_STAMP): | $(STAMP)
+	ls /usr/lib/postgresql/*/bin/initdb || (apt-get update && apt-get install -y postgresql)
+	touch $(PG_STAMP)
+
 lint: $(STAMP)
 	$(BIN)/ruff check bridge mappings state tests bench conformance
 	$(BIN)/ruff format --check bridge mappings state tests bench conformance
@@ -32,7 +38,7 @@ format: $(STAMP)
 
 check: lint types
 
-test: check $(BROWSER_STAMP)
+test: check $(BROWSER_STAMP) $(PG_STAMP)
 	$(BIN)/pytest -n 2 -q
 
 demo: $(STAMP)
