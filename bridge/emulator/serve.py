@@ -5,8 +5,10 @@ generated (the emulator's own test credentials: printing them is its purpose), s
 and exits 0. Credentials an operator chooses come from the environment or from files, never from option
 values (which any user of the machine can read in ``ps``), and are not printed. Its control API mints tokens
 for any workspace, so listening on any other address needs ``--allow-remote``, and then the control API
-needs its own token. ``BackgroundServer`` runs the same app under uvicorn in a thread on a loopback port for
-the over-the-wire tests.
+needs its own token. ``--workspaces N`` serves N tenants (``bridge.emulator.tenants``) whose keys and tokens
+are generated and written, with a manifest, beside ``--write-manifest`` (``bridge.emulator.manifest``), not
+printed. ``BackgroundServer`` runs the same app under uvicorn in a thread on a loopback port for the
+over-the-wire tests.
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ import click
 import uvicorn
 from fastapi import FastAPI
 
-from bridge.emulator.app import Credentials, create_app
+from bridge.emulator.app import create_app
 from bridge.emulator.auth import MIN_TOKEN_LENGTH, TOKEN_CHARS
-from bridge.emulator.faults import FaultPlan, parse_fault_option
+from bridge.emulator.faults import FaultPlan, RateLimitPlan, parse_fault_option
+from bridge.emulator.manifest import KEY_SUFFIX, TOKEN_SUFFIX, write_manifest
 from bridge.emulator.seed import Size
+from bridge.emulator.tenants import Tenant
 from bridge.emulator.webhooks import Origin, format_origin, parse_target
 
 STARTUP_TIMEOUT_S = 10.0
@@ -168,24 +172,36 @@ def is_loopback(host: str) -> bool:
 
 def banner(
     base_url: str,
-    credentials: Credentials,
+    tenants: tuple[Tenant, ...],
     *,
     shown: tuple[str | None, str | None] = (None, None),
     control: str = "open to this machine only (loopback)",
     targets: frozenset[Origin] = frozenset(),
+    manifest: Path | None = None,
 ) -> str:
     """What ``bridge emulate`` prints: where each surface is and how to authenticate. ``shown`` names where a
-    chosen legacy key and token came from: those are not printed, a generated one is."""
-    key_source, token_source = shown
-    key = f"<from {key_source}>" if key_source else credentials.legacy_key
-    token = f"<from {token_source}>" if token_source else credentials.token
+    chosen legacy key and token came from: those are not printed, a generated one is, for one workspace; a
+    fleet's are only named by the files beside ``manifest`` that hold them."""
+    first, last = tenants[0], tenants[-1]
+    if len(tenants) > 1 and manifest is not None:
+        folder = manifest.parent
+        key, token = f"<in {folder / ('ws-NN' + KEY_SUFFIX)}>", f"<in {folder / ('ws-NN' + TOKEN_SUFFIX)}>"
+        sources = f"workspaces: {first.source} .. {last.source}"
+        v1_targets = f"workspaces: {first.target} .. {last.target}"
+    else:
+        key_source, token_source = shown
+        key = f"<from {key_source}>" if key_source else first.credentials.legacy_key
+        token = f"<from {token_source}>" if token_source else first.credentials.token
+        sources, v1_targets = f"workspace: {first.source}", f"workspace: {first.target}"
     webhooks = ", ".join(sorted(format_origin(origin) for origin in targets)) or "nowhere (see --webhook-target)"
+    fleet = [f"fleet    {len(tenants)} workspace(s), {first.name} .. {last.name}: {manifest}"] if manifest else []
     return "\n".join(
         [
-            f"legacy   {base_url}/api/v1    X-API-Key: {key}   (workspace: source)",
-            f"v1       {base_url}/v1        Authorization: Bearer {token}   (workspace: target)",
+            f"legacy   {base_url}/api/v1    X-API-Key: {key}   ({sources})",
+            f"v1       {base_url}/v1        Authorization: Bearer {token}   ({v1_targets})",
             f"control  {base_url}/_emulator   {control}",
             f"webhooks delivered to {webhooks}",
+            *fleet,
             "Ctrl-C (SIGINT) or SIGTERM stops the emulator.",
         ]
     )
@@ -219,6 +235,30 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def fleet_only(manifest: Path | None, legacy_key: Supplied | None, token: Supplied | None) -> None:
+    """What ``--workspaces`` beyond 1 needs: a manifest to write the generated credentials beside, and no chosen
+    key or token (one secret cannot be N tenants'; the emulator's own test secrets are generated)."""
+    if manifest is None:
+        raise click.UsageError(
+            "--workspaces beyond 1 needs --write-manifest FILE: each workspace's key and token are written beside "
+            "it (they are not printed)"
+        )
+    for chosen in (legacy_key, token):
+        if chosen is not None:
+            raise click.UsageError(
+                f"{chosen.source} chooses one workspace's secret, and --workspaces serves several: leave it out "
+                "(each workspace's key and token are generated and written beside --write-manifest)"
+            )
+
+
+def per_target_limit(rate: float | None) -> RateLimitPlan | None:
+    """The fault plan's token bucket for ``--rate-limit``: ``rate`` v1 requests per second per target workspace,
+    bursts of as many (at least one)."""
+    if not rate:
+        return None
+    return RateLimitPlan(capacity=max(1, math.floor(rate)), refill_per_s=rate, route="/v1/*")
+
+
 @click.command("emulate")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on (loopback by default).")
 @click.option(
@@ -229,6 +269,21 @@ def listening_socket(host: str, port: int) -> socket.socket:
 )
 @click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on (0 = any free port).")
 @click.option("--seed", default=42, show_default=True, type=int, help="Seed of the generated source workspace.")
+@click.option(
+    "--workspaces",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 999),
+    help="Tenants to serve: N source workspaces (seeds --seed, --seed+1, ...) and N targets, each pair with its own "
+    "key and token; beyond 1 they are written beside --write-manifest, not printed.",
+)
+@click.option(
+    "--write-manifest",
+    "manifest",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Once listening, write a TOML manifest of the workspaces here (mode 0600) and each key and token in a "
+    "0600 file beside it (ws-01.legacy-key, ws-01.token, ...).",
+)
 @click.option("--size", default="small", show_default=True, type=click.Choice(get_args(Size)), help="Workspace size.")
 @click.option("--dirty", is_flag=True, help="Add the catalogue of bad source records (for quarantine tests).")
 @click.option(
@@ -261,6 +316,12 @@ def listening_socket(host: str, port: int) -> socket.socket:
 @click.option(
     "--legacy-rate-limit", default=None, type=NonNegative(), help="Legacy requests per second per key (A02; 0: none)."
 )
+@click.option(
+    "--rate-limit",
+    default=None,
+    type=NonNegative(),
+    help="v1 requests per second per target workspace, bursts of the same size; beyond it 429 (0: none).",
+)
 @click.option("--latency-ms", default=0.0, type=NonNegative(), help="Added latency on every v1 request.")
 @click.option("--fault-seed", default=0, type=int, help="Seed of the fault plan's random choices.")
 @click.option("--fault", "faults", multiple=True, help="KIND:RATE[:ROUTE], repeatable (see bridge.emulator.faults).")
@@ -275,6 +336,8 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     allow_remote: bool,
     port: int,
     seed: int,
+    workspaces: int,
+    manifest: Path | None,
     size: Size,
     dirty: bool,
     hostile: bool,
@@ -284,6 +347,7 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     control_token_file: Path | None,
     webhook_targets: tuple[str, ...],
     legacy_rate_limit: float | None,
+    rate_limit: float | None,
     latency_ms: float,
     fault_seed: int,
     faults: tuple[str, ...],
@@ -297,6 +361,8 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
         )
     legacy_key = checked_key(supplied(legacy_key_file, "--legacy-key-file", LEGACY_KEY_ENV))
     token = checked_token(supplied(token_file, "--token-file", TOKEN_ENV), "v1 token")
+    if workspaces > 1:
+        fleet_only(manifest, legacy_key, token)
     chosen = supplied(control_token_file, "--control-token-file", CONTROL_TOKEN_ENV)
     control_token, control_line = control_access(allow_remote, checked_token(chosen, "control token"))
     try:
@@ -318,14 +384,23 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
         legacy_rate_limit=legacy_rate_limit,
         capture=capture,
         control_token=control_token,
+        workspaces=workspaces,
     )
-    app.state.v1.faults.set_plan(FaultPlan(seed=fault_seed, latency_ms=latency_ms, rules=rules))
+    limit = per_target_limit(rate_limit)
+    app.state.v1.faults.set_plan(FaultPlan(seed=fault_seed, latency_ms=latency_ms, rules=rules, rate_limit=limit))
     app.state.v1.webhooks.targets = targets
     sock = listening_socket(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
     base_url = f"http://[{bound_host}]:{bound_port}" if ":" in bound_host else f"http://{bound_host}:{bound_port}"
+    if manifest is not None:
+        try:  # only now: the manifest names the port actually bound (--port 0 included)
+            write_manifest(manifest, app.state.fleet, base_url)
+        except BaseException:
+            sock.close()
+            raise
     shown = (legacy_key.source if legacy_key else None, token.source if token else None)
-    click.echo(banner(base_url, app.state.credentials, shown=shown, control=control_line, targets=targets))
+    text = banner(base_url, app.state.fleet, shown=shown, control=control_line, targets=targets, manifest=manifest)
+    click.echo(text)
     # uvicorn installs SIGINT/SIGTERM handlers in the main thread and returns after a graceful shutdown.
     server = GracefulServer(uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2))
     server.run(sockets=[sock])
