@@ -2,6 +2,10 @@
 
 A benchmark module is `bench/bench_<area>.py` exposing `run() -> dict[str, object]`; its figures are
 stored under its area name, and the engine's headline figures are also copied to the top level.
+
+`python -m bench engine` runs only the areas named and keeps the others' last figures (the headline is copied
+again from the engine's, whichever run measured it); `BENCH_SKIP_LARGE=1 python -m bench engine` runs the
+engine's `medium` case alone (the engine area then holds no `large` figures).
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def main() -> int:
     only = set(sys.argv[1:])
     target = ROOT / "bench-results.json"
-    # A partial run (`python -m bench engine`) updates its areas and keeps the others' last figures.
-    results: dict[str, object] = json.loads(target.read_text()) if only and target.exists() else {}
+    # A partial run keeps the other areas (the objects); the headline figures are copied anew below.
+    kept = json.loads(target.read_text()) if only and target.exists() else {}
+    results: dict[str, object] = {area: figures for area, figures in kept.items() if isinstance(figures, dict)}
     results["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     for module in sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])):
         if not module.startswith("bench_"):
@@ -41,7 +46,7 @@ def main() -> int:
     return 0
 
 
-HEADLINE = ("requests", "minimum_requests", "wall_s", "naive_wall_s", "critical_path_s", "peak_rss_mb")
+HEADLINE = ("requests", "minimum_requests", "wall_s", "naive_wall_s", "lower_bound_s", "wall_over_bound", "peak_rss_mb")
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -17,7 +17,7 @@ import httpx
 
 from bridge.config import Secret, Settings
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
+from bridge.emulator.seed import Size, seeded_service
 from bridge.engine.progress import Progress
 from bridge.engine.run import Transports, migrate
 from bridge.errors import ResumableStop
@@ -25,7 +25,7 @@ from bridge.logging import configure_logging
 from bridge.verify.reconcile import VerifyOptions, verify
 from state.errors import StateLockedError
 
-SIZE = "medium"
+SIZE: Size = "medium"
 MAX_RESUMES = 5
 LEGACY_KEY = "lk_bench_verify_0123456789abcdef"
 TOKEN = "sat_bench_verify_0123456789abcdef0123456789"  # noqa: S105 - the emulator's own test credential
