@@ -68,6 +68,7 @@ SUBCOMMANDS: dict[str, str] = {
     "crosswalk": "bridge.commands.state:crosswalk_group",
     "config": "bridge.commands.config:config_group",
     "emulate": "bridge.emulator.serve:emulate_command",
+    "fleet": "bridge.commands.fleet:fleet_group",
 }
 
 

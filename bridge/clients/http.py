@@ -7,7 +7,9 @@ httpx. Tests hand the factory an ``httpx.ASGITransport`` over the emulator, or r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import socket
 import ssl
 from collections.abc import Iterator, Mapping, Sequence
@@ -55,13 +57,18 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 log = structlog.get_logger("bridge.http")
 
-USER_AGENT = "workspace-bridge/0.1"
+PRODUCT = "workspace-bridge/0.1"
 # A30: every response carries its request id in this header; an error also in the body's requestId.
 REQUEST_ID_HEADER = "X-Request-Id"
 AUTH_CODES = frozenset({"unauthenticated", "missing_authorization", "invalid_token", "token_revoked"})
 # Headers that describe the body as it came over the wire, not the decoded copy a session hands on.
 _BODY_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 _MESSAGE_LIMIT = 300
+
+
+def user_agent() -> str:
+    """Names this process, so a service's logs (and the emulator's client timeline) tell two workers apart."""
+    return f"{PRODUCT} ({socket.gethostname()}; pid {os.getpid()})"
 
 
 def make_async_client(
@@ -77,7 +84,7 @@ def make_async_client(
     """
     return httpx.AsyncClient(
         base_url=base_url,
-        headers={"User-Agent": USER_AGENT, "Accept": "application/json", **headers},
+        headers={"User-Agent": user_agent(), "Accept": "application/json", **headers},
         transport=transport,
         timeout=httpx.Timeout(timeout),
         follow_redirects=False,
@@ -233,18 +240,22 @@ class RunControls:
     timing: Timing = field(default_factory=Timing)
     limiter: AimdLimiter | None = None
     limits: Limits = field(default_factory=Limits)
+    # A cap this run shares with the other runs of its process (a fleet worker's --concurrency): each request
+    # holds one of its permits as well as a slot of the run's own limiter.
+    ceiling: asyncio.Semaphore | None = None
 
     def __post_init__(self) -> None:
         if self.limiter is None:
             self.limiter = AimdLimiter(8, timing=self.timing)
 
     @classmethod
-    def of(cls, settings: Settings) -> RunControls:
+    def of(cls, settings: Settings, ceiling: asyncio.Semaphore | None = None) -> RunControls:
         """The controls a run builds from its settings: the retry budget, the concurrency and the limits."""
         return cls(
             budget=RetryBudget(ratio=settings.retry_ratio),
             limiter=AimdLimiter(settings.concurrency),
             limits=Limits.of(settings),
+            ceiling=ceiling,
         )
 
     @property
@@ -317,7 +328,7 @@ class HttpSession:
     async def _send_once(self, call: Call, timeout: float) -> httpx.Response:
         controls = self.controls
         controls.budget.record_request()
-        async with controls.gate.slot() as slot:
+        async with controls.gate.slot() as slot, controls.ceiling or contextlib.nullcontext():
             try:
                 async with asyncio.timeout(timeout):
                     response = await self._exchange(call)

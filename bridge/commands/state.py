@@ -36,6 +36,11 @@ F = TypeVar("F", bound=Callable[..., object])
 
 def _state_options(command: F) -> F:
     command = click.option(
+        "--migration",
+        default=None,
+        help="Which migration of a shared PostgreSQL state (its --migration name); a state file holds one.",
+    )(command)
+    command = click.option(
         "--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="TOML settings (its `state`)."
     )(command)
     return click.option(
@@ -48,12 +53,13 @@ def _state_options(command: F) -> F:
 
 
 @contextmanager
-def _reading(state: str | None, config_file: Path | None) -> Iterator[StateStore]:
+def _reading(state: str | None, config_file: Path | None, migration: str | None) -> Iterator[StateStore]:
     """Open the state for reading (a state or configuration error propagates to ``bridge.cli``)."""
     # An explicit --state / BRIDGE_STATE is used as typed (a URL must not go through Path); otherwise the
     # same Settings as `bridge run` decide, so every command finds the file the run wrote.
-    location = state if state is not None else str(load_settings(config_file).state)
-    with open_state(location, read_only=True) as store:
+    settings = load_settings(config_file, {"migration": migration})
+    location = state if state is not None else str(settings.state)
+    with open_state(location, read_only=True, migration=settings.migration) as store:
         yield store
 
 
@@ -68,10 +74,16 @@ def crosswalk_group() -> None:
 @click.option("--kind", default=None, help="Only this kind (singular: space, project, line, actual...).")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Write here, not stdout.")
 def export_command(
-    state: str | None, config_file: Path | None, fmt: ExportFormat, kind: str | None, out: Path | None
+    *,
+    state: str | None,
+    config_file: Path | None,
+    migration: str | None,
+    fmt: ExportFormat,
+    kind: str | None,
+    out: Path | None,
 ) -> Ending:
     """Export the crosswalk: kind, scope, legacy id, v1 id, source hash, run and times."""
-    with _reading(state, config_file) as store:
+    with _reading(state, config_file, migration) as store:
         known = store.crosswalk.counts()
         if kind is not None and kind not in known:
             # An empty export of a mistyped kind ("projects") would look like a migration that moved nothing.
@@ -96,9 +108,11 @@ def export_command(
 @click.option("--scope", default="", help="Legacy project id for records inside a project [workspace-wide].")
 @click.argument("kind")
 @click.argument("legacy_id")
-def lookup_command(state: str | None, config_file: Path | None, scope: str, kind: str, legacy_id: str) -> Ending:
+def lookup_command(
+    *, state: str | None, config_file: Path | None, migration: str | None, scope: str, kind: str, legacy_id: str
+) -> Ending:
     """Print the v1 id of one legacy record (exit 1 when it has not been migrated)."""
-    with _reading(state, config_file) as store:
+    with _reading(state, config_file, migration) as store:
         v1_id = store.crosswalk.lookup(kind, legacy_id, scope)
         if v1_id is None:
             where = f" in project {scope}" if scope else ""
@@ -118,10 +132,12 @@ def lookup_command(state: str | None, config_file: Path | None, scope: str, kind
 @click.option(
     "--check", is_flag=True, help="Also run PRAGMA integrity_check (reads the whole file; exit 4 if damaged)."
 )
-def status_command(state: str | None, config_file: Path | None, run_count: int, as_json: bool, check: bool) -> None:
+def status_command(
+    *, state: str | None, config_file: Path | None, migration: str | None, run_count: int, as_json: bool, check: bool
+) -> None:
     """Show the last runs, per-kind counts, in-flight intents and quarantine by code."""
-    with _reading(state, config_file) as store:
-        status = _status(store, run_count)
+    with _reading(state, config_file, migration) as store:
+        status = status_of(store, run_count)
         problems = store.integrity_problems() if check else []
     if check:
         status["integrity"] = problems or ["ok"]
@@ -174,7 +190,8 @@ class StatusReport(TypedDict):
     quarantine_by_code: dict[str, int]
 
 
-def _status(store: StateStore, run_count: int) -> StatusReport:
+def status_of(store: StateStore, run_count: int) -> StatusReport:
+    """What `bridge status` shows: the last runs, per-kind counts, in-flight intents, quarantine by code."""
     now = utc_now()
     binding = store.runs.binding()
     intents = store.journal.counts()

@@ -64,6 +64,8 @@ class Outcome:
     ledger: Plan
     run_id: int | None
     preflight: Preflight
+    projects: tuple[str, ...] = ()
+    """The legacy projects the run read, in run order (a fleet makes one step of each)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,16 +94,19 @@ async def migrate(
     progress: Progress,
     transports: Transports | None = None,
     controls: RunControls | None = None,
+    pipelines: bool = True,
 ) -> Outcome:
     """Plan (``dry_run``) or run the migration the settings describe.
 
-    ``transports`` and ``controls`` are test seams (in-process emulator, a clock that never sleeps).
+    ``pipelines=False`` runs the workspace stage alone (a fleet's first step; each project is then a step of
+    its own, run with ``settings.projects`` naming it). ``transports`` and ``controls`` are test seams
+    (in-process emulator, a clock that never sleeps).
     """
     legacy_url, legacy_key = settings.require_legacy()
     v1_url, token = settings.require_v1()
     wires = transports or Transports()
     controls = controls or RunControls.of(settings)
-    store = open_state(str(settings.state))
+    store = open_state(str(settings.state), migration=settings.migration)
     try:
         async with (
             open_legacy(
@@ -109,7 +114,9 @@ async def migrate(
             ) as legacy,
             open_v1(v1_url, token, controls, transport=wires.v1, timeout=settings.request_timeout) as v1,
         ):
-            return await _migrate(settings, store, legacy, v1, dry_run=dry_run, progress=progress)
+            return await _migrate(
+                settings, store, legacy, v1, dry_run=dry_run, progress=progress, pipelines=pipelines
+            )
     finally:
         store.close()
 
@@ -138,6 +145,7 @@ async def _migrate(
     *,
     dry_run: bool,
     progress: Progress,
+    pipelines: bool,
 ) -> Outcome:
     checked = await preflight(legacy, v1, store, settings.legacy_url)
     migration = settings.migration if settings.migration != "default" else None
@@ -155,7 +163,7 @@ async def _migrate(
             replay = await replay_in_flight(books, executor, v1)
             report.fold(replay.tally)
             applier = Applier(executor, books, namespace, salt=f"run-{run_id}", replayed=replay.finished)
-            await _write_everything(settings, legacy, applier, report)
+            projects = await _write_everything(settings, legacy, applier, report, pipelines=pipelines)
     except BaseException as exc:
         await books.aclose()
         if run_id is not None:
@@ -173,7 +181,7 @@ async def _migrate(
         quarantined=len(ledger.quarantine),
         kinds={row.kind.value: row.as_json() for row in ledger.ordered()},
     )
-    return Outcome(ledger, run_id, checked)
+    return Outcome(ledger, run_id, checked, projects)
 
 
 async def _wave(kinds: tuple[Kind, ...], writers: Mapping[Kind, Writer]) -> Tally:
@@ -181,14 +189,20 @@ async def _wave(kinds: tuple[Kind, ...], writers: Mapping[Kind, Writer]) -> Tall
     return total(await run_all(writers[kind]() for kind in kinds))
 
 
-async def _write_everything(settings: Settings, legacy: LegacyClient, applier: Applier, report: Report) -> None:
+async def _write_everything(
+    settings: Settings, legacy: LegacyClient, applier: Applier, report: Report, *, pipelines: bool
+) -> tuple[str, ...]:
+    """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read."""
     source = await read_workspace(legacy, settings.projects)
+    read = tuple(library.project.id for library in source.projects)
     stage = WorkspaceStage(applier, source, whole=not settings.projects)
     started = time.monotonic()
     writers = stage.writers()
     for kinds in waves(Scope.WORKSPACE):
         report.fold(await _wave(kinds, writers))
     report.fold(Tally(timings=(("workspace", round(time.monotonic() - started, 3)),)))
+    if not pipelines:
+        return read
     pipeline = ProjectPipeline(
         legacy=legacy,
         applier=applier,
@@ -209,3 +223,4 @@ async def _write_everything(settings: Settings, legacy: LegacyClient, applier: A
             report.fold(Tally(timings=((f"project:{library.project.id}", round(time.monotonic() - began, 3)),)))
 
     await run_all(one(library) for library in source.projects)
+    return read

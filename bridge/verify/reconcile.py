@@ -126,7 +126,7 @@ async def verify(
         "v1": CountingTransport(wires.v1 or httpx.AsyncHTTPTransport()),
     }
     controls = controls or RunControls.of(settings)
-    store = open_state(state, read_only=True)
+    store = open_state(state, read_only=True, migration=settings.migration)
     try:
         async with (
             open_legacy(

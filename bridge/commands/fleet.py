@@ -1,0 +1,128 @@
+"""`bridge fleet submit|worker|status|retry|cancel`: many workspaces at once, on workers on many machines.
+
+Every command names the fleet's PostgreSQL database with ``--state`` (or BRIDGE_STATE); the README says how
+to run workers on several machines against one database.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from bridge.commands import Ending
+from bridge.config import ENV_STATE
+from bridge.fleet.control import WorkspaceStatus, cancel, open_fleet, retry, status, submit
+from bridge.fleet.manifest import load_manifest
+from bridge.logging import configure_logging
+from bridge.terminal import console, plain, safe_stderr, shown
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def _state(command: F) -> F:
+    return click.option(
+        "--state",
+        envvar=ENV_STATE,
+        required=True,
+        metavar="URL",
+        help=f"The fleet's PostgreSQL URL [env {ENV_STATE}].",
+    )(command)
+
+
+@click.group("fleet")
+def fleet_group() -> None:
+    """Move many workspaces: a queue and every state in one PostgreSQL database, workers anywhere."""
+    configure_logging("INFO", console=safe_stderr(), console_level="WARNING")
+
+
+@fleet_group.command("submit")
+@_state
+@click.argument("manifest", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+def submit_command(state: str, manifest: Path) -> Ending:
+    """Queue every workspace of MANIFEST (a [[workspace]] table each); one already queued starts nothing."""
+    specs = load_manifest(manifest)
+    with open_fleet(state) as fleet:
+        done = submit(fleet, specs)
+    for entry in done:
+        verb = "queued" if entry["started"] else f"already submitted ({entry['state']})"
+        click.echo(f"{entry['name']}: {verb}  [{entry['workflow_id']}]")
+    started = sum(entry["started"] for entry in done)
+    click.echo(f"{started} started, {len(done) - started} already submitted")
+    return Ending.DONE
+
+
+@fleet_group.command("worker")
+@_state
+@click.option("--concurrency", type=click.IntRange(1, 512), default=16, show_default=True, help="Requests in flight.")
+@click.option("--workspaces", type=click.IntRange(1, 64), default=4, show_default=True, help="Workspaces at once.")
+@click.option("--report-dir", type=click.Path(path_type=Path, file_okay=False), default=Path("reports"))
+@click.option("--until-idle", is_flag=True, help="Leave once nothing is queued or running in the whole fleet.")
+@click.option("--log-file", type=click.Path(path_type=Path, dir_okay=False), help="JSON-lines log file.")
+def worker_command(  # noqa: PLR0917 - click passes every option by name
+    state: str, concurrency: int, workspaces: int, report_dir: Path, until_idle: bool, log_file: Path | None
+) -> Ending:
+    """Run workspaces from the fleet's queue until SIGINT/SIGTERM (or, with --until-idle, until all are done)."""
+    from bridge.fleet.worker import WorkerOptions, run_worker  # noqa: PLC0415 -- DBOS loads only in a worker
+
+    configure_logging("INFO", log_file=log_file, console=safe_stderr(), console_level="WARNING")
+    me = run_worker(WorkerOptions(state, concurrency, workspaces, report_dir, until_idle))
+    click.echo(f"worker {me} left")
+    return Ending.DONE
+
+
+@fleet_group.command("status")
+@_state
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+def status_command(state: str, as_json: bool) -> Ending:
+    """Per workspace: queued, running (on which worker), stopped (why), verified (its verdict), and counts."""
+    with open_fleet(state) as fleet:
+        rows = status(fleet)
+    if as_json:
+        click.echo(plain(json.dumps({"workspaces": rows}, indent=2, default=str)))
+    else:
+        console().print(_table(rows))
+    return Ending.DONE
+
+
+def _table(rows: list[WorkspaceStatus]) -> Table:
+    table = Table(title="fleet", title_justify="left")
+    for header in ("workspace", "state", "where / why", "steps", "records mapped"):
+        table.add_column(header)
+    for row in rows:
+        if row["worker"] is not None:
+            where = f"on {row['worker']['host']} pid {row['worker']['pid']} ({row['worker']['state']})"
+        elif row["reconciled"] is not None:
+            where = "reconciled" if row["reconciled"] else "NOT reconciled: see its reports"
+        else:
+            where = row["reason"] or ""
+        mapped = sum(info["mapped"] for info in (row["counts"] or {}).values())
+        table.add_row(Text(shown(row["name"])), row["state"], Text(shown(where)), str(row["steps_done"]), str(mapped))
+    return table
+
+
+@fleet_group.command("retry")
+@_state
+@click.argument("name")
+def retry_command(state: str, name: str) -> Ending:
+    """Queue a stopped or cancelled workspace again; it resumes from its journal."""
+    with open_fleet(state) as fleet:
+        entry = retry(fleet, name)
+    click.echo(f"{entry['name']}: queued again  [{entry['workflow_id']}]")
+    return Ending.DONE
+
+
+@fleet_group.command("cancel")
+@_state
+@click.argument("name")
+def cancel_command(state: str, name: str) -> Ending:
+    """Cancel a queued or running workspace (a running one stops at its next step)."""
+    with open_fleet(state) as fleet:
+        was = cancel(fleet, name)
+    click.echo(f"{shown(name)}: cancelled (it was {was}); `bridge fleet retry {shown(name)}` queues it again")
+    return Ending.DONE

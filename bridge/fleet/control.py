@@ -1,0 +1,240 @@
+"""What an operator does to a fleet from anywhere that reaches its database: submit, status, retry, cancel.
+
+These talk to the queue through DBOS's client (no workflow code runs here) and to the fleet's tables.
+
+- ``submit`` checks the manifest, asks each target who the token works in (the queue's partition key: one
+  migration per target at a time) and enqueues one workflow per workspace under an id derived from the
+  migration; DBOS keeps the first workflow of an id, so submitting again starts nothing.
+- ``status`` joins the queue's view (queued, running on which worker, stopped and why, verified and the
+  verdict) with each migration's own state (the counts `bridge status` shows).
+- ``retry`` puts a stopped or cancelled workspace back on the queue as its next attempt; ``cancel`` stops a
+  queued or running one at its next step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypedDict
+
+from dbos import DBOS, DBOSClient, WorkflowHandle
+from dbos._sys_db import WorkflowStatus
+from sqlalchemy import Engine
+
+from bridge.clients.http import RunControls
+from bridge.clients.v1 import open_v1
+from bridge.commands.state import KindInfo, status_of
+from bridge.engine.preflight import target_identity
+from bridge.errors import BridgeError, UsageError
+from bridge.fleet import registry
+from bridge.fleet.database import fleet_engine, fleet_url, secret_url
+from bridge.fleet.manifest import WorkspaceSpec
+from bridge.fleet.registry import Submitted
+from bridge.fleet.workflow import APP, APP_VERSION, QUEUE, WORKFLOW, Verdict
+from state import open_state
+from state.errors import StateError
+
+STATES = {
+    "ENQUEUED": "queued",
+    "DELAYED": "queued",
+    "PENDING": "running",
+    "SUCCESS": "verified",
+    "ERROR": "stopped",
+    "CANCELLED": "cancelled",
+    "MAX_RECOVERY_ATTEMPTS_EXCEEDED": "stopped",
+}
+RETRIABLE = frozenset({"stopped", "cancelled"})
+
+
+@dataclass(frozen=True, slots=True)
+class Fleet:
+    """An open fleet: its database and a DBOS client on it."""
+
+    state: str
+    engine: Engine
+    client: DBOSClient
+
+
+@contextmanager
+def open_fleet(state: str) -> Iterator[Fleet]:
+    """Connect to the fleet's database, creating DBOS's and the fleet's tables on first use."""
+    url = fleet_url(state)
+    engine = fleet_engine(url)
+    try:
+        registry.ensure_tables(engine)
+        DBOS.migrate(secret_url(url))
+        client = DBOSClient(system_database_url=secret_url(url), application_name=APP)
+    except Exception:
+        engine.dispose()
+        raise
+    try:
+        yield Fleet(state, engine, client)
+    finally:
+        client.destroy()
+        engine.dispose()
+
+
+# -- submit --------------------------------------------------------------------------------------------------
+
+
+class Submission(TypedDict):
+    name: str
+    workflow_id: str
+    started: bool
+    state: str
+
+
+async def _target(spec: WorkspaceSpec, state: str) -> str:
+    """The target workspace the token works in, as the queue's partition key."""
+    settings = spec.settings(state)
+    v1_url, token = settings.require_v1()
+    async with open_v1(v1_url, token, RunControls.of(settings), timeout=settings.request_timeout) as v1:
+        identity = await v1.me()
+    return f"{target_identity(identity)[0]}@{v1_url}"
+
+
+def submit(fleet: Fleet, specs: tuple[WorkspaceSpec, ...]) -> list[Submission]:
+    """Enqueue every workspace not yet submitted; one already there is left as it is (same entry) or refused."""
+    known = {s.spec.name: s for s in registry.submitted(fleet.engine)}
+    for spec in specs:
+        before = known.get(spec.name)
+        if before is not None and before.spec != spec:
+            raise UsageError(
+                f"workspace {spec.name} was submitted before with other settings; a name is one migration: "
+                "give the changed workspace a new name, or keep its entry as it was"
+            )
+    done: list[Submission] = []
+    for spec in specs:
+        entry = known.get(spec.name)
+        if entry is None:
+            try:
+                target = asyncio.run(_target(spec, fleet.state))
+            except BridgeError as exc:
+                exc.add_note(f"while asking v1 which workspace the token of {spec.name} works in")
+                raise
+            entry = registry.add(fleet.engine, spec, target)
+        before_status = _status(fleet, entry)
+        handle: WorkflowHandle[Verdict] = fleet.client.enqueue(
+            {
+                "queue_name": QUEUE,
+                "workflow_name": WORKFLOW,
+                "workflow_id": entry.workflow_id,
+                "queue_partition_key": entry.target,
+                "app_version": APP_VERSION,
+                "application_name": APP,
+            },
+            spec.model_dump_json(),
+        )
+        status = handle.get_status()
+        done.append(
+            {
+                "name": spec.name,
+                "workflow_id": entry.workflow_id,
+                "started": before_status is None,
+                "state": STATES.get(status.status, status.status.lower()),
+            }
+        )
+    return done
+
+
+# -- status --------------------------------------------------------------------------------------------------
+
+
+class WorkerInfo(TypedDict):
+    executor_id: str
+    host: str
+    pid: int
+    state: str
+
+
+class WorkspaceStatus(TypedDict):
+    name: str
+    target: str
+    attempt: int
+    workflow_id: str
+    state: str
+    worker: WorkerInfo | None
+    steps_done: int
+    reason: str | None
+    reconciled: bool | None
+    verdict: dict[str, Any] | None
+    counts: dict[str, KindInfo] | None
+    counts_error: str | None
+
+
+def _status(fleet: Fleet, entry: Submitted) -> WorkflowStatus | None:
+    found = fleet.client.list_workflows(workflow_ids=[entry.workflow_id], load_input=False)
+    return found[0] if found else None
+
+
+def _counts(state: str, name: str) -> tuple[dict[str, KindInfo] | None, str | None]:
+    """The per-kind counts `bridge status --migration NAME` shows, or why there are none yet."""
+    try:
+        with open_state(state, read_only=True, migration=name) as store:
+            return status_of(store, 1)["kinds"], None
+    except StateError as exc:
+        return None, str(exc)
+
+
+def status(fleet: Fleet) -> list[WorkspaceStatus]:
+    """Every submitted workspace: where its workflow is, who runs it, why it stopped, its verdict and counts."""
+    workers = registry.all_workers(fleet.engine)
+    rows: list[WorkspaceStatus] = []
+    for entry in registry.submitted(fleet.engine):
+        flow = _status(fleet, entry)
+        state = "missing" if flow is None else STATES.get(flow.status, flow.status.lower())
+        worker = workers.get(flow.executor_id or "") if flow is not None and state == "running" else None
+        output = flow.output if flow is not None and state == "verified" else None
+        counts, counts_error = _counts(fleet.state, entry.spec.name)
+        steps = fleet.client.list_workflow_steps(entry.workflow_id) if flow is not None else []
+        rows.append(
+            {
+                "name": entry.spec.name,
+                "target": entry.target,
+                "attempt": entry.attempt,
+                "workflow_id": entry.workflow_id,
+                "state": state,
+                "worker": None
+                if worker is None
+                else {"executor_id": worker.executor_id, "host": worker.host, "pid": worker.pid, "state": worker.state},
+                "steps_done": sum(1 for step in steps if step.get("error") is None and "output" in step),
+                "reason": str(flow.error) if flow is not None and flow.error is not None else None,
+                "reconciled": bool(output["reconciled"]) if isinstance(output, dict) else None,
+                "verdict": output["summary"] if isinstance(output, dict) else None,
+                "counts": counts,
+                "counts_error": counts_error,
+            }
+        )
+    return rows
+
+
+# -- retry and cancel ----------------------------------------------------------------------------------------
+
+
+def _entry(fleet: Fleet, name: str) -> tuple[Submitted, str]:
+    entry = registry.find(fleet.engine, name)
+    if entry is None:
+        names = ", ".join(s.spec.name for s in registry.submitted(fleet.engine)) or "none"
+        raise UsageError(f"no workspace {name!r} was submitted to this fleet (submitted: {names})")
+    flow = _status(fleet, entry)
+    return entry, "missing" if flow is None else STATES.get(flow.status, flow.status.lower())
+
+
+def retry(fleet: Fleet, name: str) -> Submission:
+    """Queue a stopped or cancelled workspace again, as its next attempt (it resumes from its journal)."""
+    entry, state = _entry(fleet, name)
+    if state not in RETRIABLE and state != "missing":
+        raise UsageError(f"workspace {name} is {state}: only a stopped or cancelled workspace is retried")
+    again = registry.next_attempt(fleet.engine, name) if state != "missing" else entry
+    return submit(fleet, (again.spec,))[0]
+
+
+def cancel(fleet: Fleet, name: str) -> str:
+    """Cancel a queued or running workspace (a running one stops at its next step); the state it had."""
+    entry, state = _entry(fleet, name)
+    if state not in ("queued", "running"):
+        raise UsageError(f"workspace {name} is {state}: only a queued or running workspace is cancelled")
+    fleet.client.cancel_workflow(entry.workflow_id)
+    return state

@@ -1,0 +1,178 @@
+"""The fleet's own two tables, beside DBOS's and the migrations' in one PostgreSQL database (schema ``bridge_fleet``).
+
+- ``workspaces``: each submitted workspace (its manifest entry, never a secret), the target it writes to (the
+  queue partition that keeps one migration per target), and its current attempt: the workflow id is derived
+  from these, so submitting the same manifest again finds the workflow it already started.
+- ``workers``: each worker process, with a heartbeat. DBOS recovers a dead process's workflows when that same
+  process starts again; a worker that never comes back needs another to declare it dead and re-enqueue its
+  workflows (what DBOS's hosted Conductor does). A worker's heartbeat older than ``LEASE_S`` is that
+  declaration, taken by one live worker in one ``UPDATE ... RETURNING`` so two never take the same one.
+
+The tables are created if missing (``create_all``): they hold only what the fleet can rebuild by submitting
+the manifest again, so they carry no versioned migrations of their own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import (
+    Column,
+    DateTime,
+    Engine,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    case,
+    func,
+    insert,
+    select,
+    update,
+)
+
+from bridge.fleet.manifest import WorkspaceSpec
+
+SCHEMA = "bridge_fleet"
+BEAT_S = 3.0
+"""How often a worker stamps its heartbeat and looks for dead workers."""
+LEASE_S = 15.0
+"""A worker silent this long is dead: its workflows go back on the queue (well within the minute promised)."""
+
+metadata = MetaData(schema=SCHEMA)
+workspaces = Table(
+    "workspaces",
+    metadata,
+    Column("name", String(63), primary_key=True),
+    Column("spec_json", Text, nullable=False),
+    Column("target", String(500), nullable=False),
+    Column("attempt", Integer, nullable=False, default=1),
+    Column("submitted_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+)
+workers = Table(
+    "workers",
+    metadata,
+    Column("executor_id", String(200), primary_key=True),
+    Column("host", String(255), nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("concurrency", Integer, nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("beat_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    # alive, left (stopped cleanly) or dead (silent, declared so by taken_over_by)
+    Column("state", String(16), nullable=False, default="alive"),
+    Column("taken_over_by", String(200)),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """A workspace the fleet knows: its entry, its target and which attempt is current."""
+
+    spec: WorkspaceSpec
+    target: str
+    attempt: int
+
+    @property
+    def workflow_id(self) -> str:
+        """Derived from the migration (name, both URLs) and the attempt: the same submission, the same id."""
+        identity = "\n".join((self.spec.name, self.spec.legacy_url, self.spec.v1_url))
+        digest = hashlib.sha256(identity.encode()).hexdigest()[:12]
+        return f"bridge-{self.spec.name}-{digest}-{self.attempt}"
+
+
+@dataclass(frozen=True, slots=True)
+class Worker:
+    executor_id: str
+    host: str
+    pid: int
+    concurrency: int
+    state: str
+    beat_at: datetime
+    taken_over_by: str | None
+
+
+def ensure_tables(engine: Engine) -> None:
+    """Create the schema and tables if missing (idempotent; safe from several processes at once)."""
+    with engine.begin() as connection:
+        # Two first workers at once would both try to create the schema: the lock makes the second wait.
+        connection.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext('bridge_fleet.schema'))")
+        connection.exec_driver_sql(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
+        metadata.create_all(connection, checkfirst=True)
+
+
+def submitted(engine: Engine) -> list[Submitted]:
+    """Every workspace submitted, by name."""
+    with engine.connect() as connection:
+        rows = connection.execute(select(workspaces).order_by(workspaces.c.name)).mappings().all()
+    return [Submitted(WorkspaceSpec.model_validate_json(r["spec_json"]), r["target"], r["attempt"]) for r in rows]
+
+
+def find(engine: Engine, name: str) -> Submitted | None:
+    return next((s for s in submitted(engine) if s.spec.name == name), None)
+
+
+def add(engine: Engine, spec: WorkspaceSpec, target: str) -> Submitted:
+    """Record a new workspace at attempt 1 (the caller checked it was not there)."""
+    with engine.begin() as connection:
+        connection.execute(insert(workspaces).values(name=spec.name, spec_json=spec.model_dump_json(), target=target))
+    return Submitted(spec, target, 1)
+
+
+def next_attempt(engine: Engine, name: str) -> Submitted:
+    """Move a workspace to its next attempt (a retry gets a new workflow id, on the same partition)."""
+    with engine.begin() as connection:
+        connection.execute(update(workspaces).where(workspaces.c.name == name).values(attempt=workspaces.c.attempt + 1))
+    found = find(engine, name)
+    assert found is not None
+    return found
+
+
+def join(engine: Engine, executor_id: str, host: str, pid: int, concurrency: int) -> None:
+    with engine.begin() as connection:
+        connection.execute(insert(workers).values(executor_id=executor_id, host=host, pid=pid, concurrency=concurrency))
+
+
+def beat(engine: Engine, executor_id: str) -> None:
+    with engine.begin() as connection:
+        connection.execute(
+            update(workers)
+            .where(workers.c.executor_id == executor_id, workers.c.state == "alive")
+            .values(beat_at=func.now())
+        )
+
+
+def leave(engine: Engine, executor_id: str) -> None:
+    with engine.begin() as connection:
+        connection.execute(update(workers).where(workers.c.executor_id == executor_id).values(state="left"))
+
+
+def claim_dead(engine: Engine, taker: str) -> list[str]:
+    """Take over every worker silent for LEASE_S (by the database's clock): an alive one is declared dead, one
+    that left keeps its state; the ones this call took."""
+    with engine.begin() as connection:
+        rows = connection.execute(
+            update(workers)
+            .where(
+                workers.c.taken_over_by.is_(None),
+                workers.c.executor_id != taker,
+                workers.c.beat_at < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, LEASE_S),
+            )
+            # A worker that left cleanly stays "left"; its unfinished workflows are taken over all the same.
+            .values(state=case((workers.c.state == "alive", "dead"), else_=workers.c.state), taken_over_by=taker)
+            .returning(workers.c.executor_id)
+        ).all()
+    return [str(row[0]) for row in rows]
+
+
+def all_workers(engine: Engine) -> dict[str, Worker]:
+    with engine.connect() as connection:
+        rows = connection.execute(select(workers)).mappings().all()
+    return {
+        r["executor_id"]: Worker(
+            r["executor_id"], r["host"], r["pid"], r["concurrency"], r["state"], r["beat_at"], r["taken_over_by"]
+        )
+        for r in rows
+    }

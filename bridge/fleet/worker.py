@@ -1,0 +1,101 @@
+"""`bridge fleet worker`: one process that runs workspaces' workflows from the fleet's queue.
+
+Start any number, on any machine that reaches the database. Each one:
+
+1. launches DBOS with an executor id of its own and listens on the fleet's queue, which is partitioned by
+   target workspace with one workflow per partition at a time: a target never has two migrations running,
+   whichever workers there are; ``--workspaces`` caps how many this worker runs at once;
+2. stamps a heartbeat every ``BEAT_S`` seconds, from a thread of its own (a busy event loop never delays
+   it), and declares dead any worker silent for ``LEASE_S``: that worker's pending workflows go back on the
+   queue (DBOS's recovery, re-enqueued on their own partition) and a live worker resumes them from their last
+   recorded step and, inside the step, from the migration's journal;
+3. on SIGINT or SIGTERM stops taking work and leaves; what it was running is taken over like a dead
+   worker's (``--until-idle`` also leaves once nothing is queued or running anywhere: for scripts and demos).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import signal
+import socket
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+import structlog
+from dbos import DBOS, DBOSConfig
+from sqlalchemy import Engine
+
+from bridge.fleet import registry
+from bridge.fleet.database import fleet_engine, fleet_url, secret_url
+from bridge.fleet.workflow import APP, APP_VERSION, QUEUE, WorkerContext, bind
+
+log = structlog.get_logger("bridge.fleet")
+
+ACTIVE = ["ENQUEUED", "PENDING"]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerOptions:
+    state: str
+    concurrency: int
+    workspaces: int
+    report_dir: Path
+    until_idle: bool
+
+
+def executor_id() -> str:
+    """Host, pid and a random tail: unique even when a pid is reused after a restart."""
+    return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+def run_worker(options: WorkerOptions) -> str:
+    """Work until a signal (or, with ``until_idle``, until the fleet is idle); this worker's executor id."""
+    url = fleet_url(options.state)
+    engine = fleet_engine(url)
+    registry.ensure_tables(engine)
+    me = executor_id()
+    bind(WorkerContext(options.state, asyncio.Semaphore(options.concurrency), options.report_dir))
+    config: DBOSConfig = {
+        "name": APP,
+        "system_database_url": secret_url(url),
+        "application_version": APP_VERSION,
+        "executor_id": me,
+        "log_level": "WARNING",
+    }
+    DBOS(config=config)
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    registry.join(engine, me, socket.gethostname(), os.getpid(), options.concurrency)
+    try:
+        DBOS.launch()
+        DBOS.register_queue(QUEUE, worker_concurrency=options.workspaces, partition_concurrency=1)
+        log.info("bridge.fleet.worker.started", executor_id=me, workspaces=options.workspaces)
+        while not stop.wait(registry.BEAT_S):
+            registry.beat(engine, me)
+            _take_over(engine, me)
+            if options.until_idle and not DBOS.list_workflows(status=ACTIVE, load_input=False, load_output=False):
+                break
+    finally:
+        registry.leave(engine, me)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        DBOS.destroy()
+        engine.dispose()
+    return me
+
+
+def _take_over(engine: Engine, me: str) -> None:
+    """Put every silent worker's pending workflows back on the queue."""
+    dead = registry.claim_dead(engine, me)
+    if dead:
+        # DBOS's own recovery, for executors that will not come back (its hosted Conductor does the same).
+        handles = DBOS._recover_pending_workflows(dead)
+        log.warning("bridge.fleet.worker.took_over", dead=dead, workflows=[h.get_workflow_id() for h in handles])

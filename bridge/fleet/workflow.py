@@ -1,0 +1,174 @@
+"""One durable workflow per workspace, on DBOS Transact: its steps are the run's declared stages.
+
+::
+
+    workspace stage  ->  project p_1  ->  project p_2  ->  ...  ->  verify
+
+Each step is what `bridge run` does for that stage, through the same engine, journal and idempotency keys:
+the workspace stage alone (``migrate(pipelines=False)``), then one project at a time (``--project``
+semantics), then `bridge verify`. DBOS records each step's result once it returns; a worker that dies inside
+a step leaves it unrecorded, and whoever resumes the workflow runs the step again, which replays the journal
+and sends nothing twice. The projects a workspace holds are the workspace step's recorded result, so a
+resumed workflow walks the same list.
+
+Steps run on the worker's event loop, so the worker's ``--concurrency`` is one semaphore that every run's
+requests share (``RunControls.ceiling``), on top of each run's own adaptive limiter: one tenant's 429s slow
+only that tenant's runs.
+
+What a worker binds (``bind``) is process-wide: the fleet's database, the shared cap, where reports go. A
+step that finds the migration's state held by another process (a worker declared dead that is in fact only
+slow) waits for it instead of failing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypedDict, TypeVar
+
+from dbos import DBOS
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, wait_exponential
+
+from bridge.clients.http import RunControls
+from bridge.commands.verify import summary
+from bridge.config import Settings
+from bridge.engine.progress import Progress
+from bridge.engine.run import migrate
+from bridge.errors import BridgeError
+from bridge.fleet.manifest import WorkspaceSpec
+from bridge.logging import register_secret
+from bridge.verify.compare import FailOn
+from bridge.verify.reconcile import VerifyOptions, verify
+from bridge.verify.report import write_reports
+from state.errors import StateInUseError
+
+QUEUE = "bridge-fleet"
+WORKFLOW = "bridge.fleet.migrate"
+APP = "workspace-bridge-fleet"
+APP_VERSION = "workspace-bridge-fleet-1"
+"""Every worker and every submission use this version: DBOS recovers and dequeues only within one version."""
+HELD_WAIT_S = 120.0
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerContext:
+    """What every step on this worker shares."""
+
+    state: str
+    ceiling: asyncio.Semaphore
+    report_dir: Path
+
+
+_bound: list[WorkerContext] = []
+
+
+def bind(context: WorkerContext) -> None:
+    """Set this process's worker context (once, before DBOS launches)."""
+    _bound[:] = [context]
+
+
+def _context() -> WorkerContext:
+    if not _bound:
+        raise RuntimeError("a fleet step ran in a process that is not a fleet worker (bind() was not called)")
+    return _bound[0]
+
+
+class StageStoppedError(Exception):
+    """A step stopped with a BridgeError: its message (never a secret), kept simple so DBOS can store it."""
+
+
+class StageResult(TypedDict):
+    stage: str
+    run_id: int | None
+    projects: list[str]
+    quarantined: int
+    requests: int
+
+
+class Verdict(TypedDict):
+    reconciled: bool
+    summary: dict[str, object]
+
+
+def _settings(spec_json: str, **extra: object) -> Settings:
+    context = _context()
+    settings = WorkspaceSpec.model_validate_json(spec_json).settings(context.state, **extra)
+    for secret in (settings.legacy_key, settings.token):
+        if secret is not None:
+            register_secret(secret)
+    return settings
+
+
+async def _held_patiently(work: Callable[[], Awaitable[T]], stage: str) -> T:
+    """Run ``work``; a migration held by another process is waited for, any other bridge error becomes the
+    step's StageStoppedError."""
+    try:
+        async for attempt in AsyncRetrying(
+            retry=retry_if_exception_type(StateInUseError),
+            wait=wait_exponential(multiplier=1, max=15),
+            stop=stop_after_delay(HELD_WAIT_S),
+            reraise=True,
+        ):
+            with attempt:
+                result: T = await work()
+                return result
+    except BridgeError as exc:
+        raise StageStoppedError(f"{stage}: {type(exc).__name__}: {exc}") from None
+    raise AssertionError("unreachable: tenacity either returns or re-raises")
+
+
+async def _migrate_stage(spec_json: str, stage: str, projects: tuple[str, ...] | None) -> StageResult:
+    """The workspace stage (``projects`` None: the manifest's selection, no pipelines) or one project."""
+    extra = {} if projects is None else {"projects": projects}
+    settings = _settings(spec_json, **extra)
+
+    async def work() -> StageResult:
+        controls = RunControls.of(settings, _context().ceiling)
+        outcome = await migrate(
+            settings, dry_run=False, progress=Progress(), controls=controls, pipelines=projects is not None
+        )
+        return {
+            "stage": stage,
+            "run_id": outcome.run_id,
+            "projects": list(outcome.projects),
+            "quarantined": len(outcome.ledger.quarantine),
+            "requests": outcome.ledger.requests,
+        }
+
+    return await _held_patiently(work, stage)
+
+
+@DBOS.step(name="bridge.fleet.workspace")
+async def workspace_step(spec_json: str) -> StageResult:
+    return await _migrate_stage(spec_json, "workspace", None)
+
+
+@DBOS.step(name="bridge.fleet.project")
+async def project_step(spec_json: str, project_id: str) -> StageResult:
+    return await _migrate_stage(spec_json, f"project:{project_id}", (project_id,))
+
+
+@DBOS.step(name="bridge.fleet.verify")
+async def verify_step(spec_json: str) -> Verdict:
+    settings = _settings(spec_json)
+    context = _context()
+
+    async def work() -> Verdict:
+        controls = RunControls.of(settings, context.ceiling)
+        report = await verify(settings, VerifyOptions(fail_on=FailOn.MISMATCH), controls=controls)
+        written = write_reports(report, context.report_dir / settings.migration)
+        return {"reconciled": report.reconciled, "summary": summary(report, written)}
+
+    return await _held_patiently(work, "verify")
+
+
+@DBOS.workflow(name=WORKFLOW)
+async def migrate_workspace(spec_json: str) -> Verdict:
+    """Move one workspace: the workspace stage, each of its projects, then verify."""
+    first = await workspace_step(spec_json)
+    for project_id in first["projects"]:
+        await project_step(spec_json, project_id)
+    return await verify_step(spec_json)
