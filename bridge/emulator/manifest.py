@@ -5,7 +5,8 @@ One TOML ``[[workspace]]`` table per tenant (``name``, ``legacy_url``, ``legacy_
 ``ws-01.token``), named relative to its folder so the folder can be moved whole. Every file is written as a
 new file of mode 0600 (``bridge.files.write_private``): an existing regular file is replaced, a symlink or
 anything else is refused. The secrets are written first and the manifest last, by a rename, so whoever sees
-the manifest finds every file it names and never a half-written manifest.
+the manifest finds every file it names and never a half-written manifest. A stopped emulator removes them
+(``remove_manifest``): a manifest naming a port nobody listens on would send a fleet nowhere.
 """
 
 from __future__ import annotations
@@ -65,3 +66,11 @@ def write_manifest(path: Path, tenants: Sequence[Tenant], base_url: str) -> None
         write_private(folder / key_file, tenant.credentials.legacy_key.encode() + b"\n", option=OPTION)
         write_private(folder / token_file, tenant.credentials.token.encode() + b"\n", option=OPTION)
     write_private(path, manifest_text(tenants, base_url).encode(), option=OPTION)
+
+
+def remove_manifest(path: Path, tenants: Sequence[Tenant]) -> None:
+    """Remove the manifest, then the secret files ``write_manifest`` wrote beside it (those still there)."""
+    path.unlink(missing_ok=True)
+    for tenant in tenants:
+        for name in secret_files(tenant):
+            path.parent.joinpath(name).unlink(missing_ok=True)

@@ -32,7 +32,7 @@ from fastapi import FastAPI
 from bridge.emulator.app import create_app
 from bridge.emulator.auth import MIN_TOKEN_LENGTH, TOKEN_CHARS
 from bridge.emulator.faults import FaultPlan, RateLimitPlan, parse_fault_option
-from bridge.emulator.manifest import KEY_SUFFIX, TOKEN_SUFFIX, write_manifest
+from bridge.emulator.manifest import KEY_SUFFIX, TOKEN_SUFFIX, remove_manifest, write_manifest
 from bridge.emulator.seed import Size
 from bridge.emulator.tenants import Tenant
 from bridge.emulator.webhooks import Origin, format_origin, parse_target
@@ -194,7 +194,8 @@ def banner(
         token = f"<from {token_source}>" if token_source else first.credentials.token
         sources, v1_targets = f"workspace: {first.source}", f"workspace: {first.target}"
     webhooks = ", ".join(sorted(format_origin(origin) for origin in targets)) or "nowhere (see --webhook-target)"
-    fleet = [f"fleet    {len(tenants)} workspace(s), {first.name} .. {last.name}: {manifest}"] if manifest else []
+    listed = f"fleet    {len(tenants)} workspace(s), {first.name} .. {last.name}: {manifest} (removed at stop)"
+    fleet = [listed] if manifest else []
     return "\n".join(
         [
             f"legacy   {base_url}/api/v1    X-API-Key: {key}   ({sources})",
@@ -403,5 +404,9 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     click.echo(text)
     # uvicorn installs SIGINT/SIGTERM handlers in the main thread and returns after a graceful shutdown.
     server = GracefulServer(uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2))
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    finally:
+        if manifest is not None:  # it names a port nobody listens on any more: no one must read it
+            remove_manifest(manifest, app.state.fleet)
     click.echo("emulator stopped")

@@ -58,13 +58,14 @@ def _served(*args: str) -> Iterator[str]:
 def test_the_manifest_names_the_real_port_and_private_files_of_each_tenant(tmp_path: Path) -> None:
     """Three tenants on --port 0: the manifest parses, every file it names is beside it, mode 0600 like the
     manifest, and each key and token reach their own tenant's workspaces at the URLs it gives; the banner
-    says where the files are and holds none of the secrets. --rate-limit 1 answers a second /me at once 429."""
+    says where the files are and holds none of the secrets. --rate-limit 1 answers a second /me at once 429.
+    Stopped, the emulator leaves none of the files behind."""
     manifest = tmp_path / "fleet" / "fleet.toml"
     manifest.parent.mkdir()
     with _served("--workspaces", "3", "--write-manifest", str(manifest), "--rate-limit", "1") as banner:
         port = re.search(r"http://127\.0\.0\.1:(\d+)/api/v1", banner)
         assert port, banner
-        assert f"fleet    3 workspace(s), ws-01 .. ws-03: {manifest}" in banner
+        assert f"fleet    3 workspace(s), ws-01 .. ws-03: {manifest} (removed at stop)" in banner
         tables = tomllib.loads(manifest.read_text())["workspace"]
         assert [table["name"] for table in tables] == ["ws-01", "ws-02", "ws-03"]
         assert stat.S_IMODE(manifest.stat().st_mode) == 0o600
@@ -84,6 +85,7 @@ def test_the_manifest_names_the_real_port_and_private_files_of_each_tenant(tmp_p
             assert spaces.status_code == 200
             again = httpx.get(f"{table['v1_url']}/me", headers={"Authorization": f"Bearer {token}"}, timeout=10)
             assert (again.status_code, again.json()["code"]) == (429, "rate_limited")
+    assert list(manifest.parent.iterdir()) == []
 
 
 def test_a_symlink_where_a_secret_file_goes_is_refused(tmp_path: Path) -> None:
