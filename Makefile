@@ -8,7 +8,7 @@ BROWSER_STAMP := $(VENV)/.chromium
 # The PostgreSQL state tests start a throw-away server (bridge/localpg.py) from the distribution's binaries.
 PG_STAMP := $(VENV)/.postgresql
 
-.PHONY: test check demo bench lint types format clean
+.PHONY: test check demo fleet-demo bench lint types format clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -44,7 +44,11 @@ test: check $(BROWSER_STAMP) $(PG_STAMP)
 demo: $(STAMP)
 	$(BIN)/bridge demo
 
-bench: $(STAMP)
+# Six workspaces, two workers, one killed mid-run, on a throw-away PostgreSQL (bridge fleet demo --help).
+fleet-demo: $(STAMP) $(PG_STAMP)
+	$(BIN)/bridge fleet demo
+
+bench: $(STAMP) $(PG_STAMP)
 	$(BIN)/python -m bench
 
 clean:

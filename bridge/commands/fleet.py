@@ -19,6 +19,7 @@ from bridge.commands import Ending
 from bridge.config import ENV_STATE
 from bridge.fleet.control import WorkspaceStatus, cancel, open_fleet, retry, status, submit
 from bridge.fleet.manifest import load_manifest
+from bridge.fleet.registry import BEAT_S, LEASE_S
 from bridge.logging import configure_logging
 from bridge.terminal import console, plain, safe_stderr, shown
 
@@ -35,7 +36,21 @@ def _state(command: F) -> F:
     )(command)
 
 
-@click.group("fleet")
+class FleetGroup(click.Group):
+    """The fleet's commands; `demo` is imported only when it runs (it serves the emulator and PostgreSQL)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), "demo"])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name == "demo":
+            from bridge.commands.fleet_demo import fleet_demo_command  # noqa: PLC0415
+
+            return fleet_demo_command
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group("fleet", cls=FleetGroup)
 def fleet_group() -> None:
     """Move many workspaces: a queue and every state in one PostgreSQL database, workers anywhere."""
     configure_logging("INFO", console=safe_stderr(), console_level="WARNING")
@@ -96,7 +111,10 @@ def _table(rows: list[WorkspaceStatus]) -> Table:
         table.add_column(header)
     for row in rows:
         if row["worker"] is not None:
-            where = f"on {row['worker']['host']} pid {row['worker']['pid']} ({row['worker']['state']})"
+            worker = row["worker"]
+            where = f"on {worker['host']} pid {worker['pid']}"
+            if worker["silent_s"] > BEAT_S * 2:
+                where += f" (silent {worker['silent_s']:.0f} s; taken over after {LEASE_S:.0f} s)"
         elif row["reconciled"] is not None:
             where = "reconciled" if row["reconciled"] else "NOT reconciled: see its reports"
         else:

@@ -147,6 +147,7 @@ class WorkerInfo(TypedDict):
     host: str
     pid: int
     state: str
+    silent_s: float
 
 
 class WorkspaceStatus(TypedDict):
@@ -198,7 +199,13 @@ def status(fleet: Fleet) -> list[WorkspaceStatus]:
                 "state": state,
                 "worker": None
                 if worker is None
-                else {"executor_id": worker.executor_id, "host": worker.host, "pid": worker.pid, "state": worker.state},
+                else {
+                    "executor_id": worker.executor_id,
+                    "host": worker.host,
+                    "pid": worker.pid,
+                    "state": worker.state,
+                    "silent_s": round(worker.silent_s, 1),
+                },
                 "steps_done": sum(1 for step in steps if step.get("error") is None and "output" in step),
                 "reason": str(flow.error) if flow is not None and flow.error is not None else None,
                 "reconciled": bool(output["reconciled"]) if isinstance(output, dict) else None,

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime
 
 from sqlalchemy import (
     Column,
@@ -90,7 +89,8 @@ class Worker:
     pid: int
     concurrency: int
     state: str
-    beat_at: datetime
+    silent_s: float
+    """Seconds since its last heartbeat, by the database's clock."""
     taken_over_by: str | None
 
 
@@ -169,10 +169,17 @@ def claim_dead(engine: Engine, taker: str) -> list[str]:
 
 def all_workers(engine: Engine) -> dict[str, Worker]:
     with engine.connect() as connection:
-        rows = connection.execute(select(workers)).mappings().all()
+        silent = func.extract("epoch", func.now() - workers.c.beat_at).label("silent_s")
+        rows = connection.execute(select(workers, silent)).mappings().all()
     return {
         r["executor_id"]: Worker(
-            r["executor_id"], r["host"], r["pid"], r["concurrency"], r["state"], r["beat_at"], r["taken_over_by"]
+            executor_id=r["executor_id"],
+            host=r["host"],
+            pid=r["pid"],
+            concurrency=r["concurrency"],
+            state=r["state"],
+            silent_s=float(r["silent_s"]),
+            taken_over_by=r["taken_over_by"],
         )
         for r in rows
     }
