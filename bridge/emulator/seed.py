@@ -119,7 +119,8 @@ def seeded_fleet(
 ) -> Service:
     """A service holding one (source, target) pair of workspaces per entry of ``pairs``, named by it: the
     i-th source generated from ``seed + i`` (so no two tenants hold the same records), each target as
-    ``seeded_service`` makes it. Ids come from the one service, so they are unique across the fleet."""
+    ``seeded_service`` makes it. Ids come from the one service, so they are unique across the fleet. With
+    ``dirty`` every source gets the bad records, and ``dirty_catalogue`` names the last source's."""
     if size not in SIZES:
         raise ValueError(f"unknown size {size!r}; choose small, medium or large")
     service = Service(seed=seed, clock=SeedClock())

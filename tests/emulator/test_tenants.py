@@ -155,3 +155,20 @@ async def test_the_stats_keep_each_clients_span_per_workspace(fresh_app: FastAPI
     assert [(c["userAgent"], c["requests"]) for c in clients["target_03"]] == [(run_b, 1)]
     await client.post("/_emulator/reset")
     assert (await client.get("/_emulator/stats")).json()["clients"] == {}
+
+
+async def test_the_control_api_mints_credentials_for_one_tenant(client: httpx.AsyncClient) -> None:
+    """The control API's token and legacy-key endpoints take a tenant's workspace name: what they mint reaches
+    that tenant's workspaces only (the control API's way to what the manifest's files hold)."""
+    minted = await client.post("/_emulator/tokens", json={"workspace": "target_02"})
+    token = {"Authorization": f"Bearer {minted.json()['token']}"}
+    me = (await client.get("/v1/me", headers=token)).json()
+    assert [w["workspaceId"] for w in me["workspaces"]] == ["wsp_target_02"]
+    issued = await client.post("/_emulator/legacy-keys", json={"workspace": "source_02"})
+    assert issued.json()["workspace"] == "wsp_source_02"
+    projects = await client.post(
+        "/api/v1/projects", json={"name": "Via minted"}, headers={"X-API-Key": issued.json()["key"]}
+    )
+    assert projects.status_code == 201
+    objects = (await client.get("/_emulator/stats")).json()["objects"]
+    assert [objects[f"source_0{n}"]["projects"] for n in (1, 2, 3)] == [4, 5, 4]
