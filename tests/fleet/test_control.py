@@ -1,0 +1,125 @@
+"""Operating a fleet: submit, cancel, retry, a workspace that stops and why, and what the database keeps.
+
+Real PostgreSQL and real processes (`bridge emulate --workspaces 2`, `bridge fleet ...`), as an operator runs
+them.
+"""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from click.testing import CliRunner
+
+from bridge.cli import cli
+from bridge.fleet.manifest import WorkspaceSpec, load_manifest
+from bridge.fleet.rehearsal import Rehearsal, rehearsal
+from bridge.localpg import LocalPostgres
+
+pytestmark = pytest.mark.timeout(600)
+
+
+def text_of_database(url: str) -> str:
+    """Every value of every row of the fleet's and DBOS's tables, as text."""
+    engine = sa.create_engine(url)
+    chunks: list[str] = []
+    try:
+        with engine.connect() as connection:
+            for schema in ("dbos", "bridge_fleet"):
+                tables = connection.execute(
+                    sa.text("SELECT table_name FROM information_schema.tables WHERE table_schema = :s"), {"s": schema}
+                ).scalars()
+                for table in list(tables):
+                    rows = connection.execute(sa.text(f'SELECT * FROM "{schema}"."{table}"')).all()  # noqa: S608
+                    chunks += [repr(tuple(row)) for row in rows]
+    finally:
+        engine.dispose()
+    return "\n".join(chunks)
+
+
+def secrets_of(spec: WorkspaceSpec) -> list[str]:
+    assert spec.legacy_key_file is not None
+    assert spec.token_file is not None
+    return [spec.legacy_key_file.read_text().strip(), spec.token_file.read_text().strip()]
+
+
+def states(fleet: Rehearsal) -> dict[str, str]:
+    return {row["name"]: row["state"] for row in fleet.status()}
+
+
+def test_cancel_retry_and_a_stopped_workspace(pg: LocalPostgres, tmp_path: Path) -> None:
+    state = pg.create_database(f"fleet_{uuid.uuid4().hex[:8]}")
+    with rehearsal(tmp_path, state, 2) as fleet:
+        assert "2 started" in fleet.submit().stdout
+        specs = {spec.name: spec for spec in load_manifest(fleet.manifest)}
+
+        # The queue and the fleet's tables hold file paths, never a key or a token, in any common encoding.
+        stored = text_of_database(state)
+        assert str(specs["ws-01"].token_file) in stored
+        for spec in specs.values():
+            for secret in secrets_of(spec):
+                for form in (secret, base64.b64encode(secret.encode()).decode(), secret.encode().hex()):
+                    assert form not in stored
+
+        # A name is one migration: the same name with other settings is refused, naming the workspace.
+        changed = fleet.manifest.read_text().replace('name = "ws-02"', 'name = "ws-02"\nconcurrency = 3', 1)
+        other = tmp_path / "changed.toml"
+        other.write_text(changed)
+        for spec in specs.values():  # the secrets' files are named relative to the manifest's folder
+            assert spec.token_file is not None
+            assert spec.token_file.parent == tmp_path
+        refused = fleet.bridge("fleet", "submit", str(other))
+        assert refused.returncode == 2
+        assert "workspace ws-02 was submitted before with other settings" in refused.stderr
+
+        # Cancel a queued workspace, then retry it: a new attempt, a new workflow id, queued again.
+        cancelled = fleet.bridge("fleet", "cancel", "ws-01")
+        assert cancelled.returncode == 0, cancelled.stderr
+        assert states(fleet)["ws-01"] == "cancelled"
+        assert fleet.bridge("fleet", "retry", "ws-02").returncode == 2  # queued: nothing to retry
+        again = fleet.bridge("fleet", "retry", "ws-01")
+        assert again.returncode == 0, again.stderr
+        row = next(r for r in fleet.status() if r["name"] == "ws-01")
+        assert (row["state"], row["attempt"], row["workflow_id"].endswith("-2")) == ("queued", 2, True)
+        unknown = fleet.bridge("fleet", "cancel", "ws-99")
+        assert unknown.returncode == 2
+        assert "submitted: ws-01, ws-02" in unknown.stderr
+
+        # ws-02's token is revoked before it runs: it stops, and status says why (without the token).
+        token_file = specs["ws-02"].token_file
+        assert token_file is not None
+        good = token_file.read_text()
+        token_file.write_text("tok_revoked_in_this_test")
+        worker = fleet.start_worker("--until-idle")
+        assert worker.wait(timeout=300) == 0, (tmp_path / "worker-1.out").read_text()
+        rows = {r["name"]: r for r in fleet.status()}
+        assert (rows["ws-01"]["state"], rows["ws-01"]["reconciled"]) == ("verified", True)
+        assert rows["ws-02"]["state"] == "stopped"
+        assert "workspace: AuthenticationLost" in rows["ws-02"]["reason"]
+        assert "tok_revoked_in_this_test" not in rows["ws-02"]["reason"]
+        table = fleet.bridge("fleet", "status").stdout
+        assert "stopped" in table
+        assert "AuthenticationLost" in table
+
+        # The operator fixes the token and retries: it resumes and ends verified.
+        token_file.write_text(good)
+        assert fleet.bridge("fleet", "retry", "ws-02").returncode == 0
+        worker = fleet.start_worker("--until-idle")
+        assert worker.wait(timeout=300) == 0, (tmp_path / "worker-2.out").read_text()
+        rows = {r["name"]: r for r in fleet.status()}
+        assert (rows["ws-02"]["state"], rows["ws-02"]["reconciled"], rows["ws-02"]["attempt"]) == ("verified", True, 2)
+
+
+@pytest.mark.parametrize("state", ["fleet.db", "sqlite:///fleet.db", "postgres-is-a-typo://x/y"])
+def test_a_fleet_needs_postgresql(state: str, tmp_path: Path) -> None:
+    manifest = tmp_path / "m.toml"
+    manifest.write_text(
+        '[[workspace]]\nname = "a"\nlegacy_url = "x"\nv1_url = "y"\ntoken_env = "T"\nlegacy_key_env = "K"\n'
+    )
+    for args in (["submit", str(manifest)], ["status"], ["worker"], ["retry", "a"], ["cancel", "a"]):
+        result = CliRunner().invoke(cli, ["fleet", *args, "--state", state])
+        assert result.exit_code == 2, (args, result.output)
+        assert "pass --state postgresql://" in result.output
