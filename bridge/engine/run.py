@@ -114,9 +114,7 @@ async def migrate(
             ) as legacy,
             open_v1(v1_url, token, controls, transport=wires.v1, timeout=settings.request_timeout) as v1,
         ):
-            return await _migrate(
-                settings, store, legacy, v1, dry_run=dry_run, progress=progress, pipelines=pipelines
-            )
+            return await _migrate(settings, store, legacy, v1, dry_run=dry_run, progress=progress, pipelines=pipelines)
     finally:
         store.close()
 
