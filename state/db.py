@@ -48,6 +48,7 @@ from state.errors import (
 from state.models import SessionRow, utc_now
 from state.postgres import is_postgres, make_pg_engine, pg_integrity_problems, pg_storage_error_kind, schema_for
 from state.postgres import with_driver as with_pg_driver
+from state.processes import process_alive
 
 DEFAULT_STATE = "bridge-state.db"
 BUSY_TIMEOUT_MS = 10_000
@@ -279,18 +280,6 @@ def corrupt_error(where: Location, problems: list[str]) -> StateCorruptError:
     )
 
 
-def _process_alive(host: str, pid: int) -> bool:
-    if host != socket.gethostname():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _check_after_unclean_stop(database: Database) -> None:
     """Run integrity_check when a previous writer left without closing; remember that it was checked."""
     with database.read() as session:
@@ -300,7 +289,7 @@ def _check_after_unclean_stop(database: Database) -> None:
                 select(SessionRow).where(col(SessionRow.closed_at).is_(None), col(SessionRow.checked_at).is_(None))
             )
             if not (row.host == socket.gethostname() and row.pid == os.getpid())
-            and not _process_alive(row.host, row.pid)
+            and not process_alive(row.host, row.pid)
         ]
     if not stale:
         return

@@ -30,6 +30,7 @@ import hashlib
 import os
 import re
 import socket
+import time
 
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import URL, Connection
@@ -37,10 +38,13 @@ from sqlalchemy.exc import DBAPIError
 
 from state.errors import StateInUseError
 from state.models import INTENT_STATUSES, utc_now
+from state.processes import process_alive
 
 SCHEMA_PREFIX = "bridge_"
 MAX_IDENTIFIER = 63  # PostgreSQL's NAMEDATALEN - 1
 DRIVER = "postgresql+psycopg"
+# A killed writer's server session ends when the server reads the closed socket: a moment, not at once.
+DEAD_HOLDER_WAIT_S = 5.0
 
 
 def is_postgres(url: URL) -> bool:
@@ -116,9 +120,12 @@ class AdvisoryLock:
         try:
             connection = engine.connect()
             key = lock_key(schema)
-            taken = connection.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": key}).scalar()
-            if not taken:
+            deadline = time.monotonic() + DEAD_HOLDER_WAIT_S
+            while not connection.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": key}).scalar():
                 other = _holder(connection, key)
+                if _gone(other) and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                    continue
                 connection.close()
                 raise StateInUseError(
                     f"the state {where} is being written by {other}. Two runs on one migration would interleave "
@@ -138,6 +145,12 @@ class AdvisoryLock:
             finally:
                 self._connection = None
                 self._engine.dispose()
+
+
+def _gone(holder: str) -> bool:
+    """Whether the holder is a writer of this host that has died (its server session not yet ended)."""
+    named = re.match(r"pid (\d+) on (\S+)", holder)
+    return named is not None and not process_alive(named[2], int(named[1]))
 
 
 def _holder(connection: Connection, key: int) -> str:

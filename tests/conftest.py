@@ -20,4 +20,5 @@ def anyio_backend() -> str:
 
 
 # Emulator fixtures (in-process app, uvicorn on a loopback port, credentials) are shared by every area.
-pytest_plugins = ("tests.fixtures_emulator",)
+# The state backends (a SQLite file, a throw-away PostgreSQL) for the state and engine tests.
+pytest_plugins = ("tests.fixtures_emulator", "tests.pg")

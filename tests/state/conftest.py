@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from state import StateStore, open_state
+from state import StateStore
+from tests.pg import StateTarget
 from tests.state import writer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,9 +21,9 @@ WRITER = Path(writer.__file__).resolve()
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[StateStore]:
-    """An open store on a new state file, closed after the test."""
-    with open_state(tmp_path / "bridge-state.db") as opened:
+def store(state_target: StateTarget) -> Iterator[StateStore]:
+    """An open store on a new state (a file, or a PostgreSQL schema: each backend in turn), closed after the test."""
+    with state_target.open() as opened:
         yield opened
 
 
@@ -58,9 +59,9 @@ def expected_file(tmp_path_factory: pytest.TempPathFactory, expected: list[write
     return path
 
 
-def writer_process(expected_file: Path | None, *args: str) -> subprocess.Popen[str]:
-    """Start the scripted writer as a real subprocess (stdout piped)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def writer_process(expected_file: Path | None, *args: str, migration: str = "default") -> subprocess.Popen[str]:
+    """Start the scripted writer as a real subprocess (stdout piped), on the migration given (PostgreSQL)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), writer.MIGRATION_VARIABLE: migration}
     if expected_file is not None:
         env["WRITER_EXPECTED"] = str(expected_file)
     return subprocess.Popen(

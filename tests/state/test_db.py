@@ -1,4 +1,8 @@
-"""Opening state files: location, file mode, durability pragmas, version refusal and the clean-close check."""
+"""Opening states: location, file mode, durability pragmas, version refusal and the clean-close check.
+
+Version refusal, the schema the revisions build and the clean-close check run on both backends; file modes,
+paths and SQLite's pragmas and page damage are the SQLite file's own (PostgreSQL's are in test_postgres.py).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import MetaData
+from sqlalchemy import MetaData, text
 from sqlalchemy.exc import OperationalError
 from sqlmodel import SQLModel, select
 
@@ -27,6 +31,7 @@ from state.db import DEFAULT_STATE, resolve_location, storage_error
 from state.models import RunRow, SessionRow, utc_now
 from state.schema import REVISIONS
 from state.upgrade import shipped_revisions
+from tests.pg import StateTarget
 from tests.test_files import null_device
 
 
@@ -103,31 +108,48 @@ def test_a_writer_refuses_a_path_that_is_not_a_regular_file(kind: str, tmp_path:
     assert path.stat().st_mode == before
 
 
-def test_a_file_from_a_newer_bridge_is_refused_untouched(tmp_path: Path) -> None:
-    """An unknown (newer) schema version is refused with both versions named, and the file is not written."""
-    path = tmp_path / "state.db"
-    open_state(path).close()
-    with sqlite3.connect(path) as connection:
-        connection.execute("UPDATE alembic_version SET version_num = '0099'")
-    before = path.read_bytes()
+def _execute(state_target: StateTarget, statement: str) -> None:
+    """Run one statement on the state's tables behind the bridge's back (as a newer bridge or a crash would)."""
+    engine = state_target.engine()
+    try:
+        with engine.begin() as connection:
+            connection.execute(text(statement))
+    finally:
+        engine.dispose()
+
+
+def test_a_file_from_a_newer_bridge_is_refused_untouched(state_target: StateTarget) -> None:
+    """An unknown (newer) schema version is refused with both versions named, and the state is not written."""
+    state_target.open().close()
+    _execute(state_target, "UPDATE alembic_version SET version_num = '0099'")
+    file = Path(state_target.location)
+    before = file.read_bytes() if state_target.backend == "sqlite" else b""
     with pytest.raises(SchemaTooNewError) as caught:
-        open_state(path)
+        state_target.open()
     assert "0099" in str(caught.value)
     assert REVISIONS[-1] in str(caught.value)
     assert "Upgrade workspace-bridge" in str(caught.value)
-    assert path.read_bytes() == before
+    if state_target.backend == "sqlite":
+        assert file.read_bytes() == before
+    engine = state_target.engine()
+    try:
+        with engine.connect() as connection:
+            opened = connection.execute(text("SELECT count(*) FROM sessions WHERE closed_at IS NULL")).scalar()
+        assert opened == 0  # no writer registered
+    finally:
+        engine.dispose()
 
 
-def test_file_records_the_current_schema_version(store_path: Path) -> None:
+def test_file_records_the_current_schema_version(state_target: StateTarget) -> None:
     """The alembic version table holds the newest revision this bridge ships."""
-    with open_state(store_path) as store:
+    with state_target.open() as store:
         assert store.schema_version() == REVISIONS[-1]
     assert shipped_revisions() == list(REVISIONS)
 
 
-def test_migrations_build_exactly_the_tables_the_models_describe(store_path: Path) -> None:
-    """Applying every revision yields the schema of state.models (no drift between the two)."""
-    with open_state(store_path) as store, store.database.engine.connect() as connection:
+def test_migrations_build_exactly_the_tables_the_models_describe(state_target: StateTarget) -> None:
+    """Applying every revision yields the schema of state.models (no drift between the two), on both backends."""
+    with state_target.open() as store, store.database.engine.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), _state_metadata())
     assert differences == []
 
@@ -141,18 +163,19 @@ def _state_metadata() -> MetaData:
     return ours
 
 
-def test_an_unclean_stop_triggers_an_integrity_check(store_path: Path) -> None:
-    """A writer that vanished without closing is noticed, and the next writer checks the file first."""
-    with open_state(store_path) as store, store.database.write() as session:
+def test_an_unclean_stop_triggers_an_integrity_check(state_target: StateTarget) -> None:
+    """A writer that vanished without closing is noticed, and the next writer checks the state first."""
+    with state_target.open() as store, store.database.write() as session:
         session.add(SessionRow(host="gone-host", pid=1, opened_at=utc_now()))
     # A clean close leaves no session behind; the row above imitates a writer killed on another machine.
-    with open_state(store_path) as store, store.database.read() as session:
+    with state_target.open() as store, store.database.read() as session:
         rows = session.exec(select(SessionRow).where(SessionRow.host == "gone-host")).all()
         assert [row.checked_at is not None for row in rows] == [True]
 
 
 def test_a_damaged_file_is_refused_after_an_unclean_stop(tmp_path: Path) -> None:
     """When integrity_check fails after an unclean stop, the open fails with what to do next."""
+    # SQLite only: it scribbles over a page of the file (PostgreSQL's damage case is in test_postgres.py).
     path = tmp_path / "state.db"
     with open_state(path) as store, store.database.write() as session:
         for n in range(300):
@@ -170,17 +193,17 @@ def test_a_damaged_file_is_refused_after_an_unclean_stop(tmp_path: Path) -> None
         open_state(path)
 
 
-def test_a_reader_neither_checks_nor_hides_an_unclean_stop(store_path: Path) -> None:
+def test_a_reader_neither_checks_nor_hides_an_unclean_stop(state_target: StateTarget) -> None:
     """A read-only open (bridge status) leaves an unclean stop for the next writer to check."""
-    open_state(store_path).close()
-    with sqlite3.connect(store_path) as connection:
-        connection.execute(
-            "INSERT INTO sessions (host, pid, opened_at) VALUES ('gone-host', 1, '2026-01-01T00:00:00.000000Z')"
-        )
-    with open_state(store_path, read_only=True) as store, store.database.read() as session:
+    state_target.open().close()
+    _execute(
+        state_target,
+        "INSERT INTO sessions (host, pid, opened_at) VALUES ('gone-host', 1, '2026-01-01T00:00:00.000000Z')",
+    )
+    with state_target.open(read_only=True) as store, store.database.read() as session:
         row = session.exec(select(SessionRow).where(SessionRow.host == "gone-host")).one()
         assert row.checked_at is None
-    with open_state(store_path) as store, store.database.read() as session:
+    with state_target.open() as store, store.database.read() as session:
         gone = session.exec(select(SessionRow).where(SessionRow.host == "gone-host")).one()
         assert gone.checked_at is not None
 

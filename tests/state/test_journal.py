@@ -222,6 +222,21 @@ def test_concurrent_writers_from_threads_all_commit(store: StateStore) -> None:
     assert store.crosswalk.counts() == {"lines": 80}
 
 
+def test_read_modify_write_transitions_from_threads_lose_no_update(store: StateStore) -> None:
+    """Eighty retries of one intent from eight threads count eighty attempts; one step recorded by all is one row."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    store.journal.record(_spec("lines:P1:retried"))
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda _n: store.journal.mark_sent("lines:P1:retried"), range(80)))
+        recorded = list(pool.map(lambda _n: store.journal.record(_spec("lines:P1:raced")), range(16)))
+    retried = store.journal.get("lines:P1:retried")
+    assert retried is not None
+    assert retried.attempts == 80
+    assert {row.created_at for row in recorded} == {recorded[0].created_at}
+    assert store.journal.counts()["lines"]["pending"] == 1
+
+
 def test_group_commit_records_and_completes_several_intents_at_once(store: StateStore) -> None:
     """record_many and complete_many apply each intent's transition, all in one transaction."""
     specs = [_spec(f"s{n}", members=(f"m{n}",)) for n in range(3)]

@@ -1,4 +1,8 @@
-"""A state file written by schema revision 0001 is upgraded in place, keeping every record, with a backup."""
+"""A state written by schema revision 0001 is upgraded in place, keeping every record (a SQLite file: with a backup).
+
+Each case runs on both backends; the PostgreSQL 0001 state is the committed SQLite fixture's rows loaded into
+a schema built by revision 0001.
+"""
 
 from __future__ import annotations
 
@@ -8,43 +12,60 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 
 from state import CrosswalkEntry, QuarantineEntry, SourceRecord, StateBindingError, StateStore, open_state
 from state.schema import REVISIONS
+from tests.pg import StateTarget, load_sqlite_file, state_target_in
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "state-0001.db"
 
 
+def _at_0001(state_target: StateTarget) -> StateTarget:
+    """``state_target`` holding the 0001 fixture's records, not opened yet."""
+    if state_target.backend == "sqlite":
+        shutil.copy(FIXTURE, state_target.location)
+    else:
+        load_sqlite_file(FIXTURE, state_target, "0001")
+    return state_target
+
+
 @pytest.fixture
-def upgraded(tmp_path: Path) -> Iterator[tuple[StateStore, Path]]:
-    """The 0001 fixture copied to a temporary file and opened (which upgrades it)."""
-    path = tmp_path / "bridge-state.db"
-    shutil.copy(FIXTURE, path)
-    store = open_state(path)
-    yield store, path
+def upgraded(state_target: StateTarget) -> Iterator[tuple[StateStore, StateTarget]]:
+    """The 0001 fixture copied to a new state and opened (which upgrades it)."""
+    store = _at_0001(state_target).open()
+    yield store, state_target
     store.close()
 
 
-def _version(path: Path) -> str:
+def _version(state_target: StateTarget) -> str:
+    engine = state_target.engine()
+    try:
+        with engine.connect() as connection:
+            return str(connection.execute(text("SELECT version_num FROM alembic_version")).scalar_one())
+    finally:
+        engine.dispose()
+
+
+def _file_version(path: Path) -> str:
     with sqlite3.connect(path) as connection:
         return str(connection.execute("SELECT version_num FROM alembic_version").fetchone()[0])
 
 
 def test_fixture_is_a_revision_0001_file() -> None:
     """The committed fixture really is at the previous schema version (guards the test's premise)."""
-    assert _version(FIXTURE) == "0001"
+    assert _file_version(FIXTURE) == "0001"
     assert REVISIONS.index("0001") < len(REVISIONS) - 1
 
 
-def test_opening_an_0001_file_upgrades_it_to_the_current_version(upgraded: tuple[StateStore, Path]) -> None:
-    """After opening, the file records the newest revision."""
-    store, path = upgraded
+def test_opening_an_0001_file_upgrades_it_to_the_current_version(upgraded: tuple[StateStore, StateTarget]) -> None:
+    """After opening, the state records the newest revision."""
+    store, state_target = upgraded
     assert store.schema_version() == REVISIONS[-1]
-    assert _version(path) == REVISIONS[-1]
+    assert _version(state_target) == REVISIONS[-1]
 
 
-def test_every_record_survives_the_upgrade(upgraded: tuple[StateStore, Path]) -> None:
+def test_every_record_survives_the_upgrade(upgraded: tuple[StateStore, StateTarget]) -> None:
     """Runs, crosswalk, the in-flight intent and quarantine written by 0001 read back unchanged."""
     store, _ = upgraded
     assert store.runs.binding() == ("legacy:ws-acme", "v1:wrk_acme")
@@ -62,7 +83,7 @@ def test_every_record_survives_the_upgrade(upgraded: tuple[StateStore, Path]) ->
     assert (old.legacy_id, old.code, old.field, old.value) == ("C9", "validation", "email", None)
 
 
-def test_an_upgraded_file_takes_new_writes_and_resumes(upgraded: tuple[StateStore, Path]) -> None:
+def test_an_upgraded_file_takes_new_writes_and_resumes(upgraded: tuple[StateStore, StateTarget]) -> None:
     """The upgraded file accepts the new columns and the in-flight intent completes."""
     store, _ = upgraded
     store.runs.start("acme", "legacy:ws-acme", "v1:wrk_acme", {})
@@ -73,7 +94,7 @@ def test_an_upgraded_file_takes_new_writes_and_resumes(upgraded: tuple[StateStor
 
 
 def test_an_upgraded_file_knows_its_legacy_workspace_by_what_it_migrated_and_quarantined(
-    upgraded: tuple[StateStore, Path],
+    upgraded: tuple[StateStore, StateTarget],
 ) -> None:
     """0004 takes the workspace-wide records of the crosswalk and the quarantine (kinds read in the singular) as
     the source's: the same workspace is recognised, another behind the same URL is refused."""
@@ -88,16 +109,21 @@ def test_an_upgraded_file_knows_its_legacy_workspace_by_what_it_migrated_and_qua
         store.source.recognise([SourceRecord("project", "Q1")], "ws-acme")
 
 
-def test_the_upgrade_keeps_a_backup_of_the_old_file(upgraded: tuple[StateStore, Path]) -> None:
+def test_the_upgrade_keeps_a_backup_of_the_old_file(tmp_path: Path) -> None:
     """Before upgrading, the 0001 file is copied next to it (mode 0600) and the copy stays at 0001."""
-    _, path = upgraded
+    # SQLite only: a file can be copied beside itself; on PostgreSQL each revision's own transaction stands in.
+    path = tmp_path / "bridge-state.db"
+    shutil.copy(FIXTURE, path)
+    open_state(path).close()
     backup = path.with_name(f"{path.name}.v0001.bak")
-    assert _version(backup) == "0001"
+    assert _file_version(backup) == "0001"
     assert backup.stat().st_mode & 0o077 == 0
 
 
-def test_upgrades_run_one_revision_at_a_time_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A new file gets every revision in order; an 0001 file gets only the steps after 0001, one by one."""
+def test_upgrades_run_one_revision_at_a_time_in_order(
+    state_target: StateTarget, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new state gets every revision in order; an 0001 state gets only the steps after 0001, one by one."""
     from state import upgrade
 
     applied: list[str] = []
@@ -107,11 +133,12 @@ def test_upgrades_run_one_revision_at_a_time_in_order(tmp_path: Path, monkeypatc
         applied.append(revision)
         real_apply(engine, revision)
 
+    (tmp_path / "old").mkdir()
+    old = _at_0001(state_target_in(state_target.backend, tmp_path / "old", request))
     monkeypatch.setattr(upgrade, "apply", spy)
-    open_state(tmp_path / "new.db").close()
+    state_target.open().close()
     assert applied == list(REVISIONS)
     applied.clear()
-    shutil.copy(FIXTURE, tmp_path / "old.db")
-    open_state(tmp_path / "old.db").close()
+    old.open().close()
     assert applied == list(REVISIONS[REVISIONS.index("0001") + 1 :])
-    assert _version(tmp_path / "old.db") == REVISIONS[-1]
+    assert _version(old) == REVISIONS[-1]

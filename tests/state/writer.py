@@ -1,7 +1,8 @@
 """A scripted writer: the sequence of state transitions the crash and disk-full tests interrupt.
 
 Imported by the tests (to compute the snapshot after each transition) and run as a real subprocess
-(``python tests/state/writer.py STATE_FILE MODE [ARG]``) that the tests kill or starve of disk:
+(``python tests/state/writer.py STATE MODE [ARG]``, STATE a file or a PostgreSQL URL whose migration is in
+$WRITER_MIGRATION) that the tests kill or starve of disk:
 
 - ``kill-after K``: commit transitions 1..K, then SIGKILL itself (a crash between two transitions);
 - ``kill-inside K``: SIGKILL itself inside transition K, after its statements and before its COMMIT;
@@ -35,6 +36,7 @@ from state import CrosswalkEntry, IntentSpec, QuarantineEntry, StateError, State
 SOURCE = "legacy:https://legacy.example/api/v1#ws-acme"
 TARGET = "v1:https://v1.example/v1#wrk_acme"
 LINE_COUNT = 60
+MIGRATION_VARIABLE = "WRITER_MIGRATION"
 
 Transition = Callable[[StateStore], object]
 
@@ -160,7 +162,7 @@ def _kill_inside(store: StateStore, target: int) -> Callable[[int], None]:
     return on_start
 
 
-def _kill_inside_open(path: Path, target: int) -> None:
+def _kill_inside_open(location: str, migration: str, target: int) -> None:
     commits = {"seen": 0}
 
     # The engine is made inside open_state, so the hook goes on the Engine class (every engine).
@@ -170,7 +172,7 @@ def _kill_inside_open(path: Path, target: int) -> None:
         if commits["seen"] == target:
             _kill_self()
 
-    open_state(path)
+    open_state(location, migration=migration)
     raise SystemExit(f"the open made {commits['seen']} commits, fewer than {target}: nothing to kill inside")
 
 
@@ -205,14 +207,15 @@ def _disk_full_sweep(base: Path, out_dir: Path, expected: list[Snapshot]) -> Non
 
 
 def main(argv: list[str]) -> None:
-    path, mode = Path(argv[0]), argv[1]
+    location, mode = argv[0], argv[1]
+    migration = os.environ.get(MIGRATION_VARIABLE, "default")
     expected = load_snapshots(Path(os.environ["WRITER_EXPECTED"])) if "WRITER_EXPECTED" in os.environ else []
     if mode == "disk-full":
-        _disk_full_sweep(path, Path(argv[2]), expected)
+        _disk_full_sweep(Path(location), Path(argv[2]), expected)
         return
     if mode == "kill-upgrade":
-        _kill_inside_open(path, int(argv[2]))
-    store = open_state(path)
+        _kill_inside_open(location, migration, int(argv[2]))
+    store = open_state(location, migration=migration)
     if mode == "kill-after":
         after = int(argv[2])
         drive(store, expected, upto=after)
