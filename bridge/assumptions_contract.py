@@ -269,4 +269,14 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "not said.",
         ("clients.pages",),
     ),
+    Assumption(
+        "A69",
+        "whose requests a v1 rate limit counts",
+        "A v1 rate limit counts the requests of one target workspace (its token), not of the whole service: each "
+        "workspace of a fleet keeps its own adaptive limiter, so one tenant's 429s slow only that tenant, and a "
+        "worker's --concurrency caps what all its workspaces send together. The emulator keeps one bucket per "
+        "tenant to match.",
+        "V-SPEC: 429 with Retry-After is published; whose requests a limit counts is not said.",
+        ("clients.http", "fleet.workflow"),
+    ),
 )

@@ -117,6 +117,8 @@ def rehearsal(
     """Serve ``workspaces`` tenants from a `bridge emulate` process; stop it and every worker at the end."""
     folder.mkdir(parents=True, exist_ok=True)
     manifest = folder / "fleet.toml"
+    # A manifest left by an emulator that was killed names a port nobody listens on: wait for a new one.
+    manifest.unlink(missing_ok=True)
     log = folder / "emulator.out"
     with log.open("wb") as out:
         emulator = subprocess.Popen(  # noqa: S603 -- this interpreter and our own arguments, no shell
