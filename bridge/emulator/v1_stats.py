@@ -79,12 +79,23 @@ class RequestStats:
     by_route: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
     clients: dict[str, dict[str | None, ClientUse]] = field(default_factory=dict)
+    # Per User-Agent, over every workspace: requests in the service right now, and the most there ever were
+    # at once (a fleet worker's --concurrency caps its own).
+    in_flight: Counter[str | None] = field(default_factory=Counter)
+    peak_in_flight: Counter[str | None] = field(default_factory=Counter)
 
     def clear(self) -> None:
         self.total = self.writes = 0
-        for counter in (self.by_surface, self.by_method, self.by_route, self.errors):
+        for counter in (self.by_surface, self.by_method, self.by_route, self.errors, self.peak_in_flight):
             counter.clear()
         self.clients.clear()
+
+    def entered(self, user_agent: str | None) -> None:
+        self.in_flight[user_agent] += 1
+        self.peak_in_flight[user_agent] = max(self.peak_in_flight[user_agent], self.in_flight[user_agent])
+
+    def left(self, user_agent: str | None) -> None:
+        self.in_flight[user_agent] -= 1
 
     def record_client(
         self, workspace: str, user_agent: str | None, began: datetime, ended: datetime, *, wrote: bool
@@ -123,6 +134,9 @@ class RequestStats:
                 workspace: [use.as_json(agent) for agent, use in sorted(uses.items(), key=lambda kv: kv[1].first)]
                 for workspace, uses in sorted(self.clients.items())
             },
+            "peakInFlight": [
+                {"userAgent": agent, "requests": peak} for agent, peak in sorted(self.peak_in_flight.items(), key=str)
+            ],
         }
 
 
@@ -145,6 +159,8 @@ class StatsMiddleware:
         workspace = self.workspace_of(scope)
         began = datetime.now(UTC)
         seen: dict[str, object] = {"status": None, "replayed": False}
+        agent = next((v.decode("latin-1") for k, v in scope["headers"] if k.lower() == b"user-agent"), None)
+        self.stats.entered(agent)
 
         async def stamped(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -160,6 +176,7 @@ class StatsMiddleware:
         try:
             await self.app(scope, receive, stamped)
         finally:
+            self.stats.left(agent)
             route = scope.get("route")
             template = route_template(scope["path"], getattr(route, "path", None))
             status = seen["status"]
@@ -168,5 +185,4 @@ class StatsMiddleware:
             self.stats.record(scope["method"], scope["path"], template, answered, replayed)
             if workspace is not None:
                 wrote = is_write(surface_of(scope["path"]), scope["method"], answered, replayed)
-                agent = next((v.decode("latin-1") for k, v in scope["headers"] if k.lower() == b"user-agent"), None)
                 self.stats.record_client(workspace, agent, began, datetime.now(UTC), wrote=wrote)

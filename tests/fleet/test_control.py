@@ -123,3 +123,16 @@ def test_a_fleet_needs_postgresql(state: str, tmp_path: Path) -> None:
         result = CliRunner().invoke(cli, ["fleet", *args, "--state", state])
         assert result.exit_code == 2, (args, result.output)
         assert "pass --state postgresql://" in result.output
+
+
+def test_a_workers_concurrency_caps_every_workspace_it_runs(pg: LocalPostgres, tmp_path: Path) -> None:
+    """Each workspace's own limiter would let 8 requests fly; the worker's --concurrency 3 holds all of them."""
+    state = pg.create_database(f"fleet_{uuid.uuid4().hex[:8]}")
+    with rehearsal(tmp_path, state, 2, ("--size", "small", "--latency-ms", "20")) as fleet:
+        assert "2 started" in fleet.submit().stdout
+        worker = fleet.start_worker("--workspaces", "2", "--concurrency", "3", "--until-idle")
+        assert worker.wait(timeout=300) == 0, (tmp_path / "worker-1.out").read_text()
+        assert {row["state"] for row in fleet.status()} == {"verified"}
+        peaks = {use["userAgent"]: use["requests"] for use in fleet.stats()["peakInFlight"]}
+        mine = [peak for agent, peak in peaks.items() if agent and agent.endswith(f"pid {worker.pid})")]
+        assert mine == [3]
