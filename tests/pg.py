@@ -2,9 +2,9 @@
 
 ``pg`` starts one ``LocalPostgres`` per test process (per xdist worker) for the session. It never skips: a
 server that cannot start fails every PostgreSQL test with the reason (``make test`` installs the server).
-``state_target`` is parametrized over both backends; each PostgreSQL case gets a migration (a schema) of its own in
-the server's shared database, as many migrations share one database in production. ``fresh_database`` is for
-code that opens the default migration (the engine): each case gets a database of its own.
+``state_target`` is parametrized over both backends; each PostgreSQL case gets a migration (a schema) of its
+own in the server's shared database, as many migrations share one database in production. ``run_state`` is
+for code that opens the default migration (the engine): each PostgreSQL case gets a database of its own.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 import pytest
 import sqlalchemy as sa
@@ -40,6 +40,13 @@ class StateTarget:
     def open(self, *, read_only: bool = False) -> StateStore:
         """``open_state`` on this state."""
         return open_state(self.location, read_only=read_only, migration=self.migration)
+
+    def for_world(self) -> Path:
+        """The location as ``tests.engine.harness.World.state`` holds it (typed Path, handed on as text).
+
+        A URL must not go through Path(), which folds its '//'; World only ever turns it back into a string.
+        """
+        return Path(self.location) if self.backend == "sqlite" else cast("Path", self.location)
 
     def engine(self, *, create: bool = False) -> Engine:
         """An engine straight onto the state's tables (no store, no lock): to age, damage or inspect rows."""
@@ -79,9 +86,15 @@ def state_target(backend: Backend, tmp_path: Path, request: pytest.FixtureReques
 
 
 @pytest.fixture
-def fresh_database(pg: LocalPostgres) -> str:
-    """The URL of a new empty PostgreSQL database, for code that opens the default migration."""
-    return pg.create_database(f"t_{uuid.uuid4().hex[:12]}")
+def run_state(backend: Backend, tmp_path: Path, request: pytest.FixtureRequest) -> StateTarget:
+    """A new, empty state of the default migration on each backend in turn (what `bridge run` opens).
+
+    The engine opens the default migration, so each PostgreSQL case gets a new database of its own.
+    """
+    if backend == "sqlite":
+        return StateTarget("sqlite", str(tmp_path / "state.sqlite"))
+    server: LocalPostgres = request.getfixturevalue("pg")
+    return StateTarget("postgresql", server.create_database(f"t_{uuid.uuid4().hex[:12]}"))
 
 
 def load_sqlite_file(source: Path, into: StateTarget, revision: str) -> None:

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.conftest import CleanRun
+from tests.engine.conftest import CleanRun, fresh_world
 from tests.engine.harness import World, fast_controls, v1_writes_by_route
+from tests.pg import StateTarget
+
+
+@pytest.fixture
+def world(run_state: StateTarget) -> World:
+    """A fresh emulator and an empty state, on each backend in turn."""
+    return fresh_world(run_state.for_world())
 
 
 @pytest.mark.anyio

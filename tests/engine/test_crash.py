@@ -13,7 +13,6 @@ import asyncio
 import random
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -24,15 +23,16 @@ from bridge.engine.killpoints import POINTS
 from bridge.engine.steps import ORDER
 from tests.engine.forked import KILLED, run_forked, serving
 from tests.engine.harness import World
+from tests.pg import StateTarget
 
 
 @pytest.fixture
-def live(tmp_path: Path) -> Iterator[World]:
-    """A fresh `small` emulator served on a loopback port, with a token, and an empty state file."""
+def live(run_state: StateTarget) -> Iterator[World]:
+    """A fresh `small` emulator served on a loopback port, with a token, and an empty state (each backend)."""
     app = create_app(seeded_service(42, "small"))
     with serving(app) as base_url:
         token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
-        yield World(base_url, app.state.credentials.legacy_key, token, tmp_path / "state.sqlite")
+        yield World(base_url, app.state.credentials.legacy_key, token, run_state.for_world())
 
 
 @pytest.mark.slow

@@ -15,7 +15,15 @@ from bridge.engine.writes import FANOUT_PATH, Write
 from mappings.kinds import Kind
 from mappings.refs import WORKSPACE
 from state.store import open_state
+from tests.engine.conftest import fresh_world
 from tests.engine.harness import World, fast_controls
+from tests.pg import StateTarget
+
+
+@pytest.fixture
+def world(run_state: StateTarget) -> World:
+    """A fresh emulator and an empty state, on each backend in turn."""
+    return fresh_world(run_state.for_world())
 
 
 async def _replay_one(world: World, write: Write, *, age: timedelta) -> tuple[Books, int]:

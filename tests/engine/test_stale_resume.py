@@ -4,15 +4,14 @@ retention window) adds no item twice: the resume finds the items that landed ins
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import closing
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import Connection, text
 
 from bridge.emulator.app import create_app
 from bridge.emulator.seed import seeded_service
@@ -20,27 +19,42 @@ from bridge.emulator.v1_context import V1Context
 from bridge.engine.writes import FANOUT_PATH
 from tests.engine.forked import KILLED, run_forked, serving
 from tests.engine.harness import World
+from tests.pg import StateTarget
 
 ITEMS_ROUTE = "POST /v1/transactions/{transaction_id}/items"
 STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
 @pytest.fixture
-def live(tmp_path: Path) -> Iterator[tuple[World, V1Context]]:
-    """A fresh `small` emulator on a loopback port (the small project's runs), and its v1 context."""
+def live(run_state: StateTarget) -> Iterator[tuple[World, V1Context]]:
+    """A fresh `small` emulator on a loopback port (the small project's runs), and its v1 context; each backend."""
     app = create_app(seeded_service(42, "small"))
     with serving(app) as base_url:
         token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
-        yield World(base_url, app.state.credentials.legacy_key, token, tmp_path / "state.sqlite"), app.state.v1
+        yield World(base_url, app.state.credentials.legacy_key, token, run_state.for_world()), app.state.v1
 
 
-def age_in_flight(state: Path, hours: int) -> int:
+@contextmanager
+def journal(state: StateTarget) -> Iterator[Connection]:
+    """One transaction on the state's tables behind the bridge's back (the test plays the clock)."""
+    engine = state.engine()
+    try:
+        with engine.begin() as connection:
+            yield connection
+    finally:
+        engine.dispose()
+
+
+def age_in_flight(state: StateTarget, hours: int) -> int:
     """Move the in-flight intents' journal time ``hours`` back (the resume comes that much later); how many."""
-    with closing(sqlite3.connect(state)) as db, db:
-        rows = db.execute("SELECT step_key, created_at FROM intents WHERE status IN ('pending', 'sent')").fetchall()
+    with journal(state) as db:
+        rows = db.execute(text("SELECT step_key, created_at FROM intents WHERE status IN ('pending', 'sent')")).all()
         for step_key, created in rows:
             older = datetime.strptime(created, STAMP).replace(tzinfo=UTC) - timedelta(hours=hours)
-            db.execute("UPDATE intents SET created_at = ? WHERE step_key = ?", (older.strftime(STAMP), step_key))
+            db.execute(
+                text("UPDATE intents SET created_at = :at WHERE step_key = :key"),
+                {"at": older.strftime(STAMP), "key": step_key},
+            )
         return len(rows)
 
 
@@ -49,10 +63,10 @@ def items_of(census: Counter[tuple[str, ...]]) -> int:
     return sum(int(key[-1]) * count for key, count in census.items() if key[0] == "transaction")
 
 
-def fan_outs_in_flight(state: Path) -> int:
-    with closing(sqlite3.connect(state)) as db, db:
-        query = "SELECT COUNT(*) FROM intents WHERE path = ? AND status IN ('pending', 'sent')"
-        return int(db.execute(query, (FANOUT_PATH,)).fetchone()[0])
+def fan_outs_in_flight(state: StateTarget) -> int:
+    with journal(state) as db:
+        query = text("SELECT COUNT(*) FROM intents WHERE path = :path AND status IN ('pending', 'sent')")
+        return int(db.execute(query, {"path": FANOUT_PATH}).scalar_one())
 
 
 @pytest.mark.wire
@@ -62,7 +76,11 @@ def fan_outs_in_flight(state: Path) -> int:
     ids=["every-item-landed", "some-items-landed"],
 )
 def test_resume_past_key_retention_adds_no_split_item_twice(
-    live: tuple[World, V1Context], reference: Counter[tuple[str, ...]], kill_at: str | None, kill_after: float | None
+    live: tuple[World, V1Context],
+    run_state: StateTarget,
+    reference: Counter[tuple[str, ...]],
+    kill_at: str | None,
+    kill_after: float | None,
 ) -> None:
     """Killed once a fan-out's items reached the service (all of them, or those sent in the first 20 ms), then
     resumed 25 h later with every key forgotten: the census equals a clean run's, and the resume sent exactly
@@ -70,10 +88,10 @@ def test_resume_past_key_retention_adds_no_split_item_twice(
     world, context = live
     armed = (lambda: context.stats.by_route[ITEMS_ROUTE] > 0) if kill_after is not None else None
     assert run_forked(world, kill_at, kill_after=kill_after, armed=armed) == KILLED
-    assert fan_outs_in_flight(world.state) >= 1
+    assert fan_outs_in_flight(run_state) >= 1
     landed = items_of(asyncio.run(world.census()))
     assert landed > 0
-    assert age_in_flight(world.state, hours=25) >= 1
+    assert age_in_flight(run_state, hours=25) >= 1
     httpx.post(f"{world.base_url}/_emulator/settings", json={"idempotencyRetentionS": 0}).raise_for_status()
     sent_before = context.stats.by_route[ITEMS_ROUTE]
     assert run_forked(world) == 0
