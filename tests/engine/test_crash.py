@@ -35,14 +35,22 @@ def live(run_state: StateTarget) -> Iterator[World]:
         yield World(base_url, app.state.credentials.legacy_key, token, run_state.for_world())
 
 
+# On PostgreSQL one chain kills kind after kind at each point in turn (each of the 14 kinds at one point, every
+# point met twice or more), a fifth of the runs: the engine's kill points are the same on both backends; what
+# differs there is the store's transactions, which every kill of the chain interrupts.
+CHAINS = [pytest.param("sqlite", point, id=f"sqlite-{point}") for point in POINTS]
+CHAINS.append(pytest.param("postgresql", None, id="postgresql-every-point"))
+
+
 @pytest.mark.slow
 @pytest.mark.wire
-@pytest.mark.parametrize("point", POINTS)
+@pytest.mark.parametrize(("backend", "point"), CHAINS, indirect=["backend"])
 def test_kill_at_every_kind_then_resume_leaves_no_duplicate_and_no_loss(
-    live: World, reference: Counter[tuple[str, ...]], point: str
+    live: World, reference: Counter[tuple[str, ...]], point: str | None
 ) -> None:
     """Killed at `point` of each kind in turn (the first write of that kind), resumed each time: clean result."""
-    statuses = [run_forked(live, f"{kind.value}:{point}:1") for kind in ORDER]
+    points = [point or POINTS[n % len(POINTS)] for n in range(len(ORDER))]
+    statuses = [run_forked(live, f"{kind.value}:{at}:1") for kind, at in zip(ORDER, points, strict=True)]
     assert KILLED in statuses
     assert set(statuses) <= {KILLED, 0}
     assert run_forked(live) == 0

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
+import traceback
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
@@ -67,6 +74,72 @@ def writer_process(expected_file: Path | None, *args: str, migration: str = "def
     return subprocess.Popen(
         [sys.executable, "-W", "error", str(WRITER), *args], env=env, stdout=subprocess.PIPE, text=True, cwd=ROOT
     )
+
+
+@dataclass(slots=True)
+class ForkedWriter:
+    """The scripted writer in a child forked from the test: a real process to kill, without an interpreter start.
+
+    The same surface as the Popen of ``writer_process`` (pid, stdout, send_signal, communicate, returncode);
+    forking after the imports saves each crash case about a second of start-up, which on two CPUs is most
+    of what a case costs.
+    """
+
+    pid: int
+    stdout: TextIO
+    returncode: int | None = None
+
+    def send_signal(self, number: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, number)
+
+    def communicate(self, timeout: float) -> str:
+        """Wait for the child's end (killing it past ``timeout``); what it printed that was not read yet."""
+        deadline = time.monotonic() + timeout
+        while True:
+            reaped, status = os.waitpid(self.pid, os.WNOHANG)
+            if reaped:
+                break
+            if time.monotonic() > deadline:
+                self.send_signal(signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+                raise TimeoutError(f"the writer did not end within {timeout} s")
+            time.sleep(0.005)
+        self.returncode = os.waitstatus_to_exitcode(status)
+        with self.stdout:
+            return self.stdout.read()
+
+
+def forked_writer(expected_file: Path | None, *args: str, migration: str = "default") -> ForkedWriter:
+    """Run ``writer.main(args)`` in a forked child on the migration given (PostgreSQL); its stdout piped."""
+    read_end, write_end = os.pipe()
+    # As in tests/engine/forked.py: no collection may be closing a connection (holding a driver lock) at the fork.
+    gc.collect()
+    gc.disable()
+    try:
+        pid = os.fork()
+    finally:
+        gc.enable()
+    if pid == 0:  # the child: run the writer and leave without running the parent's cleanups
+        code = 70
+        try:
+            os.close(read_end)
+            os.dup2(write_end, 1)
+            sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 -- the child's stdout until os._exit
+            os.environ[writer.MIGRATION_VARIABLE] = migration
+            if expected_file is not None:
+                os.environ["WRITER_EXPECTED"] = str(expected_file)
+            writer.main(list(args))
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        except BaseException:  # noqa: BLE001 -- whatever it is, the child shows it before its _exit
+            traceback.print_exc()
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    return ForkedWriter(pid, open(read_end))
 
 
 @pytest.fixture

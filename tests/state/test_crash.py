@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 import shutil
 import signal
-import subprocess
 import time
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from state.models import SessionRow
 from state.schema import REVISIONS
 from tests.pg import Backend, StateTarget, load_sqlite_file, state_target_in
 from tests.state import writer
-from tests.state.conftest import writer_process
+from tests.state.conftest import ForkedWriter, forked_writer
 
 POINTS = range(len(writer.TRANSITIONS) + 1)
 UPGRADE_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "state-0001.db"
@@ -33,8 +32,8 @@ def crashed(backend: Backend, scratch: Path, request: pytest.FixtureRequest) -> 
     return state_target_in(backend, scratch, request)
 
 
-def _writer(state_target: StateTarget, expected_file: Path | None, *args: str) -> subprocess.Popen[str]:
-    return writer_process(expected_file, state_target.location, *args, migration=state_target.migration)
+def _writer(state_target: StateTarget, expected_file: Path | None, *args: str) -> ForkedWriter:
+    return forked_writer(expected_file, state_target.location, *args, migration=state_target.migration)
 
 
 def _assert_recovers_to(

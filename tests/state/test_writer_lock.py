@@ -17,7 +17,7 @@ from bridge.cli import exit_code
 from state.errors import StateInUseError, StateLocationError
 from state.store import open_state
 from tests.pg import StateTarget
-from tests.state.conftest import writer_process
+from tests.state.conftest import forked_writer
 
 
 def test_a_second_writer_is_refused_while_the_first_is_open(state_target: StateTarget) -> None:
@@ -56,7 +56,7 @@ def test_a_lock_file_planted_as_a_symlink_is_refused_and_its_target_untouched(st
 @pytest.mark.slow
 def test_a_writer_killed_with_sigkill_leaves_no_stale_lock(expected_file: Path, state_target: StateTarget) -> None:
     """While a live writer process holds the state it is refused; once SIGKILLed, the next writer opens it."""
-    process = writer_process(expected_file, state_target.location, "drive", migration=state_target.migration)
+    process = forked_writer(expected_file, state_target.location, "drive", migration=state_target.migration)
     assert process.stdout is not None
     assert process.stdout.readline().strip() == "started"
     try:

@@ -1,8 +1,9 @@
 """A scripted writer: the sequence of state transitions the crash and disk-full tests interrupt.
 
-Imported by the tests (to compute the snapshot after each transition) and run as a real subprocess
-(``python tests/state/writer.py STATE MODE [ARG]``, STATE a file or a PostgreSQL URL whose migration is in
-$WRITER_MIGRATION) that the tests kill or starve of disk:
+Imported by the tests (to compute the snapshot after each transition) and run as a separate process that the
+tests kill or starve of disk: forked from the test (``conftest.forked_writer``) or as a fresh interpreter
+(``python tests/state/writer.py STATE MODE [ARG]``), STATE a file or a PostgreSQL URL whose migration is in
+$WRITER_MIGRATION:
 
 - ``kill-after K``: commit transitions 1..K, then SIGKILL itself (a crash between two transitions);
 - ``kill-inside K``: SIGKILL itself inside transition K, after its statements and before its COMMIT;
