@@ -1,0 +1,85 @@
+"""The fleet's throughput: 8 `small` workspaces at 20 ms latency, moved by 1, 2 and 4 worker processes.
+
+Each worker count gets a fresh database on one throw-away PostgreSQL and a fresh `bridge emulate --workspaces
+8` process; the manifest is submitted, the workers start together with ``--until-idle``, and the clock runs
+from their start until the last one has left with every workspace verified. Figures per count:
+
+- ``wall_s``, ``workspaces_per_min`` and ``records_per_min`` (records: what the eight migrations mapped, from
+  `bridge fleet status`);
+- ``worker_cpu_s`` and ``emulator_cpu_s``: user + system CPU of the worker processes together and of the
+  emulator, so a reader sees whether latency or the machine's cores bound the figure (every process here
+  shares the same cores; workers on machines of their own do not);
+- ``speedup``: 1 worker's wall time over this count's.
+
+``WORKER_OPTIONS`` is each worker's share: two workspaces at once and at most 16 requests in flight, a worker
+sized for one core.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from bridge.fleet.rehearsal import rehearsal
+from bridge.localpg import LocalPostgres
+
+WORKSPACES = 8
+COUNTS = (1, 2, 4)
+EMULATE = ("--size", "small", "--latency-ms", "20")
+WORKER_OPTIONS = ("--workspaces", "2", "--concurrency", "16", "--until-idle")
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a live process (fields 14 and 15 of /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def _one(server: LocalPostgres, workers: int, folder: Path) -> dict[str, float]:
+    state = server.create_database(f"bench_fleet_{workers}_{uuid.uuid4().hex[:6]}")
+    with rehearsal(folder, state, WORKSPACES, EMULATE) as fleet:
+        submitted = fleet.submit()
+        if submitted.returncode != 0:
+            raise RuntimeError(f"bridge fleet submit failed: {submitted.stderr}")
+        started = time.monotonic()
+        pids = [fleet.start_worker(*WORKER_OPTIONS).pid for _ in range(workers)]
+        worker_cpu = 0.0
+        for pid in pids:
+            _, status, usage = os.wait4(pid, 0)
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise RuntimeError(f"a worker exited {os.waitstatus_to_exitcode(status)}; see {folder}")
+            worker_cpu += usage.ru_utime + usage.ru_stime
+        wall = time.monotonic() - started
+        emulator_cpu = _cpu_s(fleet.emulator.pid)
+        rows = fleet.status()
+        fleet.workers.clear()  # reaped above
+    if any(row["reconciled"] is not True for row in rows):
+        raise RuntimeError(f"not every workspace was verified and reconciled: {[r['state'] for r in rows]}")
+    records = sum(info["mapped"] for row in rows for info in (row["counts"] or {}).values())
+    return {
+        "wall_s": round(wall, 2),
+        "workspaces_per_min": round(WORKSPACES * 60 / wall, 2),
+        "records_per_min": round(records * 60 / wall),
+        "records": records,
+        "worker_cpu_s": round(worker_cpu, 1),
+        "emulator_cpu_s": round(emulator_cpu, 1),
+    }
+
+
+def run() -> dict[str, object]:
+    figures: dict[str, object] = {"workspaces": WORKSPACES, "emulate": " ".join(EMULATE)}
+    figures["worker_options"] = " ".join(WORKER_OPTIONS)
+    with LocalPostgres() as server, tempfile.TemporaryDirectory(prefix="bench-fleet-") as scratch:
+        for workers in COUNTS:
+            figures[f"workers_{workers}"] = _one(server, workers, Path(scratch) / f"workers-{workers}")
+    first = figures["workers_1"]
+    assert isinstance(first, dict)
+    for workers in COUNTS:
+        row = figures[f"workers_{workers}"]
+        assert isinstance(row, dict)
+        row["speedup"] = round(first["wall_s"] / row["wall_s"], 2)
+    return figures
