@@ -62,7 +62,7 @@ def fleet_group() -> None:
 def submit_command(state: str, manifest: Path) -> Ending:
     """Queue every workspace of MANIFEST (a [[workspace]] table each); one already queued starts nothing."""
     specs = load_manifest(manifest)
-    with open_fleet(state) as fleet:
+    with open_fleet(state, create=True) as fleet:
         done = submit(fleet, specs)
     for entry in done:
         verb = "queued" if entry["started"] else f"already submitted ({entry['state']})"

@@ -29,7 +29,7 @@ from bridge.commands.state import KindInfo, status_of
 from bridge.engine.preflight import target_identity
 from bridge.errors import BridgeError, UsageError
 from bridge.fleet import registry
-from bridge.fleet.database import fleet_engine, fleet_url, secret_url
+from bridge.fleet.database import fleet_engine, fleet_url, reaching, secret_url
 from bridge.fleet.manifest import WorkspaceSpec
 from bridge.fleet.registry import Submitted
 from bridge.fleet.workflow import APP, APP_VERSION, QUEUE, WORKFLOW, Verdict
@@ -58,19 +58,28 @@ class Fleet:
 
 
 @contextmanager
-def open_fleet(state: str) -> Iterator[Fleet]:
-    """Connect to the fleet's database, creating DBOS's and the fleet's tables on first use."""
+def open_fleet(state: str, *, create: bool = False) -> Iterator[Fleet]:
+    """Connect to the fleet's database; ``create`` (submit) makes DBOS's and the fleet's tables on first use,
+    the other commands change nothing and refuse a database no fleet was submitted to."""
     url = fleet_url(state)
     engine = fleet_engine(url)
     try:
-        registry.ensure_tables(engine)
-        DBOS.migrate(secret_url(url))
-        client = DBOSClient(system_database_url=secret_url(url), application_name=APP)
-    except Exception:
+        with reaching(state):
+            if create:
+                registry.ensure_tables(engine)
+                DBOS.migrate(secret_url(url))
+            elif not registry.exists(engine):
+                raise UsageError(
+                    f"no fleet in {url.render_as_string(hide_password=True)} yet: `bridge fleet submit MANIFEST` "
+                    "with the same --state starts one"
+                )
+            client = DBOSClient(system_database_url=secret_url(url), application_name=APP)
+    except BaseException:
         engine.dispose()
         raise
     try:
-        yield Fleet(state, engine, client)
+        with reaching(state):
+            yield Fleet(state, engine, client)
     finally:
         client.destroy()
         engine.dispose()

@@ -6,11 +6,15 @@ in it, so every worker on every machine that reaches it sees the same queue, jou
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from bridge.errors import ConfigError
+from state.db import resolve_location, storage_error
 
 DRIVER = "postgresql+psycopg"
 
@@ -37,3 +41,13 @@ def fleet_engine(url: URL) -> Engine:
 def secret_url(url: URL) -> str:
     """The URL as DBOS needs it, password included: handed to DBOS only, never printed or logged."""
     return url.render_as_string(hide_password=False)
+
+
+@contextlib.contextmanager
+def reaching(state: str) -> Iterator[None]:
+    """A driver's error as the state error an operator acts on (a bad URL: 2; a server away: 3), password
+    masked."""
+    try:
+        yield
+    except DBAPIError as exc:
+        raise storage_error(exc, resolve_location(state, "fleet")) from None

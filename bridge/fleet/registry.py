@@ -29,6 +29,7 @@ from sqlalchemy import (
     case,
     func,
     insert,
+    inspect,
     select,
     update,
 )
@@ -101,6 +102,11 @@ def ensure_tables(engine: Engine) -> None:
         connection.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext('bridge_fleet.schema'))")
         connection.exec_driver_sql(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
         metadata.create_all(connection, checkfirst=True)
+
+
+def exists(engine: Engine) -> bool:
+    """Whether a fleet was ever submitted to this database."""
+    return inspect(engine).has_table("workspaces", schema=SCHEMA)
 
 
 def submitted(engine: Engine) -> list[Submitted]:

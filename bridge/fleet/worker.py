@@ -28,9 +28,10 @@ from types import FrameType
 import structlog
 from dbos import DBOS, DBOSConfig
 from sqlalchemy import Engine
+from sqlalchemy.engine import URL
 
 from bridge.fleet import registry
-from bridge.fleet.database import fleet_engine, fleet_url, secret_url
+from bridge.fleet.database import fleet_engine, fleet_url, reaching, secret_url
 from bridge.fleet.workflow import APP, APP_VERSION, QUEUE, WorkerContext, bind
 
 log = structlog.get_logger("bridge.fleet")
@@ -56,7 +57,12 @@ def run_worker(options: WorkerOptions) -> str:
     """Work until a signal (or, with ``until_idle``, until the fleet is idle); this worker's executor id."""
     url = fleet_url(options.state)
     engine = fleet_engine(url)
-    registry.ensure_tables(engine)
+    with reaching(options.state):
+        registry.ensure_tables(engine)
+        return _work(options, url, engine)
+
+
+def _work(options: WorkerOptions, url: URL, engine: Engine) -> str:
     me = executor_id()
     bind(WorkerContext(options.state, asyncio.Semaphore(options.concurrency), options.report_dir))
     config: DBOSConfig = {

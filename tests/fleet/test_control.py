@@ -136,3 +136,28 @@ def test_a_workers_concurrency_caps_every_workspace_it_runs(pg: LocalPostgres, t
         peaks = {use["userAgent"]: use["requests"] for use in fleet.stats()["peakInFlight"]}
         mine = [peak for agent, peak in peaks.items() if agent and agent.endswith(f"pid {worker.pid})")]
         assert mine == [3]
+
+
+def test_a_database_without_a_fleet_or_out_of_reach(pg: LocalPostgres) -> None:
+    empty = pg.create_database(f"empty_{uuid.uuid4().hex[:8]}")
+    for args in (["status"], ["retry", "ws-01"], ["cancel", "ws-01"]):
+        result = CliRunner().invoke(cli, ["fleet", *args, "--state", empty])
+        assert result.exit_code == 2, result.output
+        assert "no fleet in" in result.output
+    # Nothing was created by looking.
+    assert "bridge_fleet" not in text_of_schemas(empty)
+    away = "postgresql://bridge:pw-never-shown@127.0.0.1:1/fleet"
+    for args in (["status"], ["worker"], ["cancel", "ws-01"]):
+        result = CliRunner().invoke(cli, ["fleet", *args, "--state", away])
+        assert result.exit_code == 3, result.output
+        assert "pw-never-shown" not in result.output
+
+
+def text_of_schemas(url: str) -> str:
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as connection:
+            names = connection.execute(sa.text("SELECT schema_name FROM information_schema.schemata")).scalars()
+            return " ".join(names)
+    finally:
+        engine.dispose()
