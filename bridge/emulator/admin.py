@@ -34,8 +34,9 @@ from bridge.emulator.webhooks import format_origin, parse_target
 # -- the control API ----------------------------------------------------------------------------------------
 
 
-def require_control_token(request: Request) -> None:
-    """401 unless the request carries the app's control token (an app without one is open: loopback only)."""
+async def require_control_token(request: Request) -> None:
+    """401 unless the request carries the app's control token (an app without one is open: loopback only).
+    ``async`` only to stay out of FastAPI's thread pool (it does no I/O)."""
     expected: str | None = request.app.state.control_token
     if expected is None:
         return

@@ -179,9 +179,10 @@ class LegacyRequest:
         return parsed
 
 
-def legacy_request(request: Request) -> LegacyRequest:
+async def legacy_request(request: Request) -> LegacyRequest:
     """Authenticate the key (401 missing/unknown, 403 restricted), spend from the optional rate limit, then
-    refuse a declared query parameter outside its published type (400)."""
+    refuse a declared query parameter outside its published type (400). ``async`` so that FastAPI calls it on
+    the event loop rather than in its thread pool (it does no I/O)."""
     state: LegacyState = request.app.state.legacy
     key = request.headers.get(KEY_HEADER)
     workspace = state.service.workspace_for_key(key)

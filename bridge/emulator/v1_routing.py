@@ -33,8 +33,11 @@ T = TypeVar("T")
 Json = dict[str, object]
 
 
-def authenticated(request: Request) -> Grant:
-    """The token's grant; every v1 route depends on it, so an unauthenticated call never reaches a handler."""
+async def authenticated(request: Request) -> Grant:
+    """The token's grant; every v1 route depends on it, so an unauthenticated call never reaches a handler.
+
+    ``async`` although it awaits nothing: FastAPI runs a plain ``def`` dependency in its thread pool, a hand-off
+    to another thread and back on every v1 request for a dictionary lookup."""
     return context_of(request).tokens.authenticate(request.headers.get("authorization"))
 
 
