@@ -37,8 +37,8 @@ class LocalPostgresUnavailable(ConfigError):  # noqa: N818 -- the tree names con
     remedy = "install the PostgreSQL server (`make test` does: apt-get install postgresql), then run again"
 
 
-def find_bindir() -> Path:
-    """The directory of ``initdb`` and ``postgres``: ``pg_config --bindir``, else the newest Debian install."""
+def installed_bindirs() -> list[Path]:
+    """Where the server binaries may be: ``pg_config --bindir``, then /usr/lib/postgresql/*/bin, newest first."""
     candidates: list[Path] = []
     pg_config = shutil.which("pg_config")
     if pg_config is not None:
@@ -48,12 +48,17 @@ def find_bindir() -> Path:
     # Debian's pg_config (libpq-dev) names /usr/bin, which has no initdb: the versioned directories do.
     installed = Path("/usr/lib/postgresql").glob("*/bin")
     candidates += sorted(installed, key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0, reverse=True)
-    for bindir in candidates:
+    return candidates
+
+
+def find_bindir(candidates: list[Path] | None = None) -> Path:
+    """The first of ``candidates`` (``installed_bindirs()`` unless given) that holds ``initdb`` and ``postgres``."""
+    searched = installed_bindirs() if candidates is None else candidates
+    for bindir in searched:
         if (bindir / "initdb").is_file() and (bindir / "postgres").is_file():
             return bindir
-    raise LocalPostgresUnavailable(
-        "no PostgreSQL server binaries (initdb, postgres) found through pg_config or in /usr/lib/postgresql/*/bin"
-    )
+    shown = ", ".join(str(path) for path in searched) or "nothing found through pg_config or /usr/lib/postgresql/*/bin"
+    raise LocalPostgresUnavailable(f"no PostgreSQL server binaries (initdb, postgres) in {shown}")
 
 
 def free_port() -> int:
@@ -74,6 +79,11 @@ class LocalPostgres:
         self.port = 0
 
     @property
+    def directory(self) -> Path | None:
+        """The server's temporary directory while it runs (data and log), None once stopped."""
+        return self._directory
+
+    @property
     def url(self) -> str:
         """The SQLAlchemy URL of the server's ``postgres`` database."""
         return self.url_of("postgres")
@@ -84,7 +94,7 @@ class LocalPostgres:
 
     def start(self) -> LocalPostgres:
         """Make the data directory, run initdb and the server, and wait until it accepts connections."""
-        bindir = self._bindir or find_bindir()
+        bindir = find_bindir(None if self._bindir is None else [self._bindir])
         self._directory = Path(tempfile.mkdtemp(prefix="bridge-pg-"))
         data = self._directory / "data"
         try:

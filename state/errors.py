@@ -3,15 +3,19 @@
 ::
 
     StateError                      (exit 4 unless a subclass says otherwise; a BridgeError, so one root)
-    ├── StateLocationError          the path or URL cannot hold a state file (2: fix --state / BRIDGE_STATE)
+    ├── StateLocationError          the path or URL cannot hold a state file, or the server refuses the
+    │                               user, password or database (2: fix --state / BRIDGE_STATE)
     │   └── SchemaTooOldError       a reading command met a file an older bridge wrote (2: `bridge plan` upgrades it)
     ├── SchemaTooNewError           the file was written by a newer bridge (2: upgrade the bridge)
     ├── StateBindingError           the file belongs to another source/target pair (2: use another --state)
     ├── SecretInStateError          a caller tried to store something that looks like a secret (4: a bug)
-    ├── StateStorageError           the disk refused a write (disk full, I/O error); nothing half-written (3)
+    ├── StateStorageError           the disk refused a write (disk full, I/O error), or the database server
+    │                               cannot be reached; nothing half-written (3)
     ├── StateLockedError            another process holds the write lock past the busy timeout (3)
-    │   └── StateInUseError         another live process has the state file open for writing (3)
-    ├── StateCorruptError           PRAGMA integrity_check failed (4: restore the backup, report it)
+    │   └── StateInUseError         another live process has the state open for writing (3; on PostgreSQL:
+    │                               holds the migration's advisory lock)
+    ├── StateCorruptError           PRAGMA integrity_check failed, or on PostgreSQL the schema's invariants
+    │                               (state.postgres) do not hold (4: restore the backup, report it)
     ├── IntentConflictError         the same step key recorded with a different request (4: a bug)
     ├── IntentTransitionError       a journal transition the state machine does not allow (4: a bug)
     ├── UnknownIntentError          no intent under that step key (4: a bug)
