@@ -16,7 +16,7 @@
     store.source.recognise(records, where) / check(records, where)   # the legacy workspace, by its records
     store.close()                                    # or use the store as a context manager
 
-Every call is synchronous and is one SQLite transaction (milliseconds with synchronous=FULL); async callers
+Every call is synchronous and is one transaction (milliseconds with synchronous=FULL); async callers
 may call it directly or through ``anyio.to_thread``. The store is safe to share between threads.
 """
 
