@@ -8,8 +8,11 @@ through alembic and every raw statement as well; the search path covers them all
 
 One writer per migration: a writer holds a session-level advisory lock keyed by its schema on a connection of
 its own for as long as the store is open, in place of SQLite's sidecar ``flock``. The server drops the lock
-with the connection, so a killed writer never leaves it behind. That connection's ``application_name`` names
-the holder (pid and host), which is what a refused second writer is told.
+with the connection, so a killed writer never leaves it behind (a refused writer waits a few seconds when the
+holder is a dead process of its own host: the server notices a closed socket a moment late). That connection's
+``application_name`` names the holder (pid and host), which is what a refused second writer is told. A server
+restart ends the lock with every other connection of the store, so the writer's next statement fails
+(StateStorageError, resumable) rather than writing unlocked for long.
 
 Transactions: ``REPEATABLE READ`` throughout, so a read is one snapshot, as a SQLite read transaction is. A
 store's write transactions run one at a time (a mutex around each, standing in for SQLite's ``BEGIN
@@ -83,7 +86,6 @@ def make_pg_engine(url: URL, schema: str, *, read_only: bool) -> Engine:
     return create_engine(
         url,
         isolation_level="REPEATABLE READ",
-        pool_pre_ping=False,
         connect_args={"options": options, "application_name": "workspace-bridge"},
     )
 
