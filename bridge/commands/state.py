@@ -130,7 +130,9 @@ def lookup_command(
 @click.option("--runs", "run_count", default=5, show_default=True, help="How many recent runs to show.")
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON instead of tables.")
 @click.option(
-    "--check", is_flag=True, help="Also run PRAGMA integrity_check (reads the whole file; exit 4 if damaged)."
+    "--check",
+    is_flag=True,
+    help="Also check integrity: SQLite's integrity_check, or every constraint re-read on PostgreSQL (exit 4).",
 )
 def status_command(
     *, state: str | None, config_file: Path | None, migration: str | None, run_count: int, as_json: bool, check: bool
@@ -139,6 +141,7 @@ def status_command(
     with _reading(state, config_file, migration) as store:
         status = status_of(store, run_count)
         problems = store.integrity_problems() if check else []
+        where = store.location
     if check:
         status["integrity"] = problems or ["ok"]
     if as_json:
@@ -147,8 +150,8 @@ def status_command(
         _render(status)
     if problems:
         raise StateCorruptError(
-            "the state file fails PRAGMA integrity_check; do not resume on it: restore the newest *.bak "
-            "copy next to it or a backup, and report this"
+            f"the state {where} fails its integrity check ({plain('; '.join(problems[:3]))}); do not resume on it: "
+            "restore a backup (for a file, the newest *.bak copy next to it), and report this"
         )
 
 
