@@ -16,7 +16,9 @@ SYMBOLS = {"DAYS", "WEEKS"}
 @given(project_budgets())
 def test_compact_lines_map_to_the_same_bulk_bodies(budget: ProjectBudget) -> None:
     """Planning and mapping compact nodes yields exactly the requests the full records yield."""
-    table = {(Kind.LINE, budget.project_id, line.id): f"lin_{line.id}" for line in budget.lines}
+    table: dict[tuple[str, str, str], str] = {
+        (Kind.LINE, budget.project_id, line.id): f"lin_{line.id}" for line in budget.lines
+    }
     table |= {(Kind.PHASE, budget.project_id, p.id): f"phs_{p.id}" for p in budget.phases}
     table |= {(Kind.FRINGE, budget.project_id, f.id): f"frg_{f.id}" for f in budget.fringes}
     table |= {(Kind.TAG, WORKSPACE, name): f"tag_{name}" for name in ("VFX", "Travel", "Union")}

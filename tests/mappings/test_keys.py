@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mappings.keys import MAX_KEY_LENGTH, MIN_KEY_LENGTH, child_key, digest, idempotency_key, source_hash
+from mappings.kinds import Kind
 from mappings.refs import RecordRef
 from mappings.results import Mapped
 from tests.strategies import key_requests
@@ -64,7 +65,7 @@ def test_keys_are_stable_across_processes() -> None:
 
 def test_source_hash_changes_exactly_when_the_mapped_body_changes() -> None:
     """A re-run patches a record only when what it maps to changed, not when key order did."""
-    ref = RecordRef("phase", "ph1", "p1")
+    ref = RecordRef(Kind.PHASE, "ph1", "p1")
     first = Mapped(ref, {"name": "Estimate", "isHidden": False})
     assert first.source_hash == Mapped(ref, {"isHidden": False, "name": "Estimate"}).source_hash
     assert first.source_hash != Mapped(ref, {"name": "Estimate", "isHidden": True}).source_hash

@@ -16,7 +16,9 @@ SYMBOLS = {"DAYS", "WEEKS"}
 
 def _crosswalk(budget: ProjectBudget) -> Lookup:
     """Every record already created: what the engine's crosswalk holds when a group is sent."""
-    table = {(Kind.LINE, budget.project_id, line.id): f"lin_{line.id}" for line in budget.lines}
+    table: dict[tuple[str, str, str], str] = {
+        (Kind.LINE, budget.project_id, line.id): f"lin_{line.id}" for line in budget.lines
+    }
     table |= {(Kind.PHASE, budget.project_id, p.id): f"phs_{p.id}" for p in budget.phases}
     table |= {(Kind.FRINGE, budget.project_id, f.id): f"frg_{f.id}" for f in budget.fringes}
     table |= {(Kind.TAG, WORKSPACE, name): f"tag_{name}" for name in ("VFX", "Travel", "Union")}

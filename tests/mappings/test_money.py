@@ -9,11 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mappings.errors import ErrorCode, MappingError
+from mappings.kinds import Kind
 from mappings.money import EXACT, currency_code, exponent, to_major, to_money, total
 from mappings.refs import RecordRef
 from tests.strategies import currencies, legacy_amounts
 
-REF = RecordRef("actual", "a1", "p1")
+REF = RecordRef(Kind.ACTUAL, "a1", "p1")
 
 
 @given(value=legacy_amounts(), currency=currencies())

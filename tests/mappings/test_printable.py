@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from mappings.errors import MAX_VALUE_CHARS, ErrorCode, MappingError, shown_value
+from mappings.kinds import Kind
 from mappings.notes import not_carried
 from mappings.printable import escaped
 from mappings.refs import RecordRef
 
-REF = RecordRef("line", "l1", "p1")
+REF = RecordRef(Kind.LINE, "l1", "p1")
 
 
 @pytest.mark.parametrize(
@@ -45,7 +46,7 @@ def test_a_message_is_printable_and_bounded_whatever_the_value(value: object) ->
 
 def test_a_refused_id_is_shown_escaped_in_the_record_reference() -> None:
     """A record reference never prints an id's raw control or bidi characters."""
-    assert str(RecordRef("line", "l\u202e1", "p\x001")) == "line 'l\\u202e1' in project 'p\\x001'"
+    assert str(RecordRef(Kind.LINE, "l\u202e1", "p\x001")) == "line 'l\\u202e1' in project 'p\\x001'"
 
 
 def test_a_note_keeps_source_text_printable() -> None:
