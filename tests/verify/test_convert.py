@@ -8,16 +8,17 @@ import pytest
 
 from bridge.verify.convert import PhaseRate, conversion_bound, convert, summed_bound
 from mappings.errors import MappingError
+from mappings.kinds import Kind
 from mappings.refs import RecordRef
 
-REF = RecordRef("line", "l1", "p1")
+REF = RecordRef(Kind.LINE, "l1", "p1")
 USD = PhaseRate("USD", Decimal(1), "USD")
 
 
 def test_an_identity_rate_keeps_cents_exactly() -> None:
     """A USD figure in a USD workspace is the same number of cents, with no rounding and no bound."""
     converted = convert(1234.56, USD, REF, "totals")
-    assert (converted.minor, converted.rounding) == (123456, 0)
+    assert (converted.minor, converted.rounding) == (123456, Decimal(0))
     assert conversion_bound(USD) == 0
 
 

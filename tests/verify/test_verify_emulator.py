@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from click.testing import CliRunner
@@ -351,7 +351,7 @@ def test_a_split_item_added_twice_on_v1_is_a_duplicate_in_the_split_ledger(world
     """A second copy of a migrated split item: exit 1, the split ledger names both v1 items for one legacy part."""
     transactions = world.list_all("/transactions", {"projectId": _v1_project(world)})
     split = next(t for t in transactions if t["items"])
-    first: Row = split["items"][0]
+    first = cast("list[Row]", split["items"])[0]  # list_all gives rows of untyped JSON
     body = {k: first[k] for k in ("amount", "budgetLineId", "description") if first.get(k) is not None}
     key = {"Idempotency-Key": "verify-tests-duplicate-item-0001"}
     created = world.call("POST", f"/transactions/{split['id']}/items", json=body, headers=key)
