@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,7 @@ def state_file(tmp_path: Path) -> Path:
     return path
 
 
-def _invoke(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+def _invoke(*args: str, env: Mapping[str, str | None] | None = None) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, list(args), env=env)
     return result.exit_code, result.stdout, result.stderr
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
+from mappings.kinds import Kind
 from state import CrosswalkEntry, QuarantineEntry, SourceRecord, StateBindingError, StateStore, open_state
 from state.schema import REVISIONS
 from tests.pg import StateTarget, load_sqlite_file, state_target_in
@@ -100,13 +101,13 @@ def test_an_upgraded_file_knows_its_legacy_workspace_by_what_it_migrated_and_qua
     the source's: the same workspace is recognised, another behind the same URL is refused."""
     store, _ = upgraded
     assert store.source.known() == {
-        SourceRecord("space", "S1"),
-        SourceRecord("project", "P1"),
-        SourceRecord("contact", "C9"),
+        SourceRecord(Kind.SPACE, "S1"),
+        SourceRecord(Kind.PROJECT, "P1"),
+        SourceRecord(Kind.CONTACT, "C9"),
     }
-    store.source.recognise([SourceRecord("project", "P1"), SourceRecord("project", "P2")], "ws-acme")
+    store.source.recognise([SourceRecord(Kind.PROJECT, "P1"), SourceRecord(Kind.PROJECT, "P2")], "ws-acme")
     with pytest.raises(StateBindingError):
-        store.source.recognise([SourceRecord("project", "Q1")], "ws-acme")
+        store.source.recognise([SourceRecord(Kind.PROJECT, "Q1")], "ws-acme")
 
 
 def test_the_upgrade_keeps_a_backup_of_the_old_file(tmp_path: Path) -> None:
