@@ -148,7 +148,7 @@ def test_service_message_echoing_a_secret_is_masked() -> None:
 def test_transport_errors_are_retriable_and_say_whether_sent(exc: httpx.TransportError, reached: bool) -> None:
     """Timeouts and dropped connections are retriable; only connect failures prove nothing was sent."""
     error = error_for_transport(exc, "v1 POST /transactions/bulk", "v1")
-    assert isinstance(error, errors.RetriableError)
+    assert isinstance(error, errors.NetworkError)
     assert error.reached_server is reached
 
 
