@@ -7,6 +7,8 @@ them.
 from __future__ import annotations
 
 import base64
+import signal
+import time
 import uuid
 from pathlib import Path
 
@@ -161,3 +163,23 @@ def text_of_schemas(url: str) -> str:
             return " ".join(names)
     finally:
         engine.dispose()
+
+
+def test_a_worker_stopped_with_sigterm_leaves_its_workspace_to_another(pg: LocalPostgres, tmp_path: Path) -> None:
+    state = pg.create_database(f"fleet_{uuid.uuid4().hex[:8]}")
+    with rehearsal(tmp_path, state, 1, ("--size", "small", "--latency-ms", "40")) as fleet:
+        assert "1 started" in fleet.submit().stdout
+        first = fleet.start_worker("--workspaces", "1")
+        deadline = time.monotonic() + 120
+        while fleet.status()[0]["steps_done"] < 2:
+            assert time.monotonic() < deadline, "the first worker never finished two steps"
+            time.sleep(0.3)
+        first.send_signal(signal.SIGTERM)
+        assert first.wait(timeout=60) == 0
+        (row,) = fleet.status()
+        # Not failed, not cancelled: still running, on a worker that left, for another to take over.
+        assert (row["state"], row["worker"]["state"]) == ("running", "left")
+        second = fleet.start_worker("--until-idle")
+        assert second.wait(timeout=300) == 0, (tmp_path / "worker-2.out").read_text()
+        (row,) = fleet.status()
+        assert (row["state"], row["reconciled"], row["steps_done"]) == ("verified", True, 6)
