@@ -32,7 +32,7 @@ def emulator_service(request: pytest.FixtureRequest) -> Service:
     return seeded_service(42, "small", dirty=request.param == "dirty")
 
 
-EVERYTHING = [("expands[]", e) for e in ("phases", "fringes", "globals", "lines.contact", "lines.phaseData")]
+EVERYTHING = tuple(("expands[]", e) for e in ("phases", "fringes", "globals", "lines.contact", "lines.phaseData"))
 
 
 async def test_every_read_the_bridge_makes_keeps_the_published_shapes(legacy_client: httpx.AsyncClient) -> None:

@@ -24,7 +24,7 @@ async def new_project(client: httpx.AsyncClient, name: str = "Pilot") -> dict[st
     return body
 
 
-async def account(client: httpx.AsyncClient, project_id: object, code: str, parent: object = None) -> str:
+async def account(client: httpx.AsyncClient, project_id: object, code: str, parent: str | None = None) -> str:
     body = {"description": f"Account {code}", "type": "account", "accountId": code}
     if parent is not None:  # parentId is an Id, never null: a top-level line omits it
         body["parentId"] = parent

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
+from typing import Any
 
 import httpx
 import pytest
@@ -15,17 +17,21 @@ def key() -> dict[str, str]:
     return {"Idempotency-Key": f"library-key-{next(_keys):08d}"}
 
 
-async def post(client: httpx.AsyncClient, url: str, body: dict[str, object], status: int = 201) -> dict[str, object]:
+# A created or listed resource as parsed JSON, untyped like every other body these tests read.
+Resource = dict[str, Any]
+
+
+async def post(client: httpx.AsyncClient, url: str, body: Mapping[str, object], status: int = 201) -> Resource:
     response = await client.post(url, json=body, headers=key())
     assert response.status_code == status, response.text
-    result: dict[str, object] = response.json()
+    result: Resource = response.json()
     return result
 
 
 async def project_with_line(client: httpx.AsyncClient) -> tuple[str, str, str]:
     """A project id, its estimate phase id and one line under an account."""
     project = await post(client, "/projects", {"name": "Library"})
-    pid, phase = str(project["id"]), str(project["defaultBudget"]["estimatePhaseId"])  # type: ignore[index]
+    pid, phase = str(project["id"]), str(project["defaultBudget"]["estimatePhaseId"])
     account = await post(
         client, f"/projects/{pid}/budget/lines", {"description": "A", "type": "account", "accountId": "1"}
     )
@@ -83,7 +89,7 @@ async def test_transactions_bulk_feeds_the_actual_phase(v1_client: httpx.AsyncCl
         for n, cents in ((1, 12345), (2, 655))
     ]
     made = await post(v1_client, "/transactions/bulk", {"transactions": rows})
-    assert [t["amount"]["amount"] for t in made["data"]] == [12345, 655]  # type: ignore[index,union-attr]
+    assert [t["amount"]["amount"] for t in made["data"]] == [12345, 655]
     totals = (await v1_client.get(f"/projects/{pid}/budget/totals", params={"phase": "actual"})).json()
     assert totals["totals"][actual["id"]]["amount"] == 13000
     listed = (await v1_client.get("/transactions", params={"projectId": pid, "limit": 1})).json()
