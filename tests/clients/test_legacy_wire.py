@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import date, datetime
+from typing import Protocol
 
 import httpx
 import pytest
@@ -19,10 +20,24 @@ BASE = "https://old.test/api/v1"
 KEY = Secret("lk_wire_0123456789abcdefghij")
 SYSTEM = ("idMode", "system")
 
-SIMPLE: list[
-    tuple[str, Callable[[LegacyClient], Awaitable[list[object]]], str, str, object, tuple[tuple[str, str], ...]]
+
+class Identified(Protocol):
+    """What every legacy list read returns: records that keep their legacy id."""
+
+    @property
+    def id(self) -> str: ...
+
+
+# name, the client call, path, the answer's list key, one row, the query before idMode
+ListRead = tuple[
+    str,
+    Callable[[LegacyClient], Awaitable[Sequence[Identified]]],
+    str,
+    str,
+    dict[str, object],
+    tuple[tuple[str, str], ...],
 ]
-SIMPLE = [
+SIMPLE: list[ListRead] = [
     ("contacts", lambda c: c.contacts(), "/contacts", "contacts", {"id": "c1", "name": "Ana"}, ()),
     (
         "phases",
@@ -62,7 +77,7 @@ SIMPLE = [
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("case", SIMPLE, ids=[s[0] for s in SIMPLE])
-async def test_legacy_list_read_wire(controls: RunControls, case: tuple[object, ...]) -> None:
+async def test_legacy_list_read_wire(controls: RunControls, case: ListRead) -> None:
     """Each list read is one GET with idMode=system and the key header; rows parse with their id kept."""
     _, call, path, key, row, query = case
     async with respx.mock(assert_all_called=True) as router:
@@ -73,7 +88,7 @@ async def test_legacy_list_read_wire(controls: RunControls, case: tuple[object, 
     assert tuple(request.url.params.multi_items()) == (*query, SYSTEM)
     assert request.headers["X-API-Key"] == KEY.reveal()
     assert "Authorization" not in request.headers
-    assert [r.id for r in records] == [row["id"]]  # type: ignore[attr-defined]
+    assert [r.id for r in records] == [row["id"]]
 
 
 @pytest.mark.anyio
