@@ -7,6 +7,7 @@ the secret itself.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import signal
@@ -14,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +25,8 @@ import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli
+from bridge.emulator.app import create_app
+from bridge.emulator.serve import keep_out_of_collections
 
 SECRET = "chosen-secret-0123456789"
 CREDENTIAL_VARIABLES = ("EMULATOR_LEGACY_KEY", "EMULATOR_TOKEN", "EMULATOR_CONTROL_TOKEN")
@@ -218,3 +222,24 @@ def test_on_loopback_the_control_api_is_open_and_credentials_come_from_the_envir
         assert f"webhooks delivered to {target}" in banner
         assert _when_up("GET", f"{base}/_emulator/settings").json()["webhookTargets"] == [target]
         assert _when_up("GET", f"{base}/v1/me", headers={"Authorization": f"Bearer {SECRET}"}).status_code == 200
+
+
+def test_the_seed_is_kept_out_of_collections_and_a_reset_releases_it() -> None:
+    """Served, the seeded workspaces are exempt from the cyclic collector (they live as long as the server); a
+    reset's new seed takes their place, and the old one is freed, not kept frozen for the server's life."""
+    app = create_app(size="small")
+    old = weakref.ref(app.state.v1.service)
+    try:
+        keep_out_of_collections(app)
+        assert not _collectable(app.state.v1.service)
+        app.state.v1.reset()
+        assert old() is None
+        assert not _collectable(app.state.v1.service)
+        assert not _collectable(next(iter(app.state.v1.service.workspaces.values())))
+    finally:
+        gc.unfreeze()
+
+
+def _collectable(value: object) -> bool:
+    """Whether the cyclic collector walks ``value`` (a frozen object is in none of its generations)."""
+    return any(found is value for found in gc.get_objects())
