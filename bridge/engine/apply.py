@@ -90,9 +90,9 @@ class Applier:
         """Bring one record to its desired state."""
         kind = crosswalk_kind(desired.kind)
         v1_id = self.books.lookup(kind, desired.scope, desired.legacy_id)
-        wanted = source_hash(desired.full_state)
         if v1_id is not None:
             # Nothing to patch with (e.g. a library copy with no own values): the record stands as is.
+            wanted = source_hash(desired.full_state)
             if self.books.unchanged(kind, desired.scope, desired.legacy_id, wanted) or desired.patch_path is None:
                 return Applied(
                     v1_id, Tally.of(desired.kind, self.standing(desired.kind, desired.scope, desired.legacy_id))
@@ -107,7 +107,8 @@ class Applier:
             desired.kind, desired.scope, "POST", desired.create_path, desired.create_body, (desired.legacy_id,), key
         )
         created = _applied(desired, await self.executor.write(create))
-        if created.v1_id is None or desired.state is None or source_hash(desired.create_body) == wanted:
+        # The create's own hash is the create body's (computed once, when it was journalled).
+        if created.v1_id is None or desired.state is None or create.hashes[0] == source_hash(desired.state):
             return created
         followup = await self.executor.write(self._patch(desired, created.v1_id, "followup"))
         return Applied(created.v1_id, created.tally + followup.tally)

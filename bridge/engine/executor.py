@@ -32,7 +32,7 @@ from bridge.engine.books import Books
 from bridge.engine.killpoints import KillSwitch
 from bridge.engine.plan import Fate, QuarantinedRecord, Refusal, Tally
 from bridge.engine.tasks import run_all
-from bridge.engine.writes import Write
+from bridge.engine.writes import Write, id_of
 from bridge.errors import RecordError, UnexpectedResponse
 
 log = structlog.get_logger("bridge.engine")
@@ -160,7 +160,7 @@ class Executor:
                 except RecordError as error:
                     refused[index] = error
                     continue
-                ids[index] = Write(write.kind, write.scope, "POST", path, {}, (write.members[index],)).v1_ids(answer)[0]
+                ids[index] = id_of(answer, write.kind)
 
         await run_all(items_of(t, indexes) for t, indexes in by_transaction.items())
         self.kill.reach(write.kind.value, "service")

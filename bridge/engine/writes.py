@@ -10,12 +10,12 @@ crash replays the same halves instead of sending new ones.
 
 from __future__ import annotations
 
-import json
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bridge.clients.v1_requests import BY_ID, operation_of
-from mappings.keys import child_key, digest, source_hash
+from mappings.keys import canonical_json, child_key, digest, source_hash
 from mappings.kinds import Kind
 
 JsonObject = dict[str, object]
@@ -69,6 +69,12 @@ class Write:
     salt: str = ""
     step: str | None = None
     operation: str = ""
+    # Derived on first use and kept: one write is journalled, sent, completed and logged, and each of those
+    # reads its body text, hashes or step key; serializing the body anew each time was a tenth of a run's CPU.
+    # ``replace`` starts a new write with these empty.
+    _text: str | None = field(default=None, init=False, repr=False, compare=False)
+    _hashes: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    _step_key: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.operation:
@@ -95,12 +101,32 @@ class Write:
     @property
     def hashes(self) -> tuple[str, ...]:
         """Each member's source hash: the digest of its entry as mapped (what a re-run compares)."""
+        if self._hashes is None:
+            self._encode()
+        assert self._hashes is not None
+        return self._hashes
+
+    def _encode(self) -> None:
+        """Serialize the body once for both its text and its members' hashes.
+
+        A bulk's canonical text is its entries' canonical texts joined (``json.dumps`` writes a list as its
+        items' texts between ``[`` ``,`` ``]``, and an object as its sorted keys' ``"key":value``), so the
+        entries are serialized for their hashes and the body's text is put together from them: the same
+        characters as ``canonical_json(body)``, each hash the same as ``source_hash(entry)``.
+        """
         if self.list_field is None:
-            return (source_hash(self.body),)
-        if self.fanout:
+            text = canonical_json(self.body)
+            hashes: tuple[str, ...] = (_sha256(text),)
+        elif self.fanout:
             # A split part's own fields, not its transaction's v1 id: what a PATCH of the part sends.
-            return tuple(source_hash(entry["item"]) for entry in self.entries())  # type: ignore[index]
-        return tuple(source_hash(entry) for entry in self.entries())
+            text = canonical_json(self.body)
+            hashes = tuple(source_hash(entry["item"]) for entry in self.entries())  # type: ignore[index]
+        else:
+            texts = [canonical_json(entry) for entry in self.entries()]
+            hashes = tuple(_sha256(entry) for entry in texts)
+            text = _object_text(self.body, {self.list_field: "[" + ",".join(texts) + "]"})
+        object.__setattr__(self, "_text", text)
+        object.__setattr__(self, "_hashes", hashes)
 
     @property
     def derived(self) -> tuple[Derived, ...]:
@@ -113,13 +139,19 @@ class Write:
             return self.step
         if self.key is not None:
             return f"{self.kind.value}:{self.key}"
-        request = [self.salt, self.scope, self.method, self.path, self.body, list(self.members)]
-        return f"{self.kind.value}:{digest(request)}"
+        if self._step_key is None:
+            request = [self.salt, self.scope, self.method, self.path, self.body, list(self.members)]
+            object.__setattr__(self, "_step_key", f"{self.kind.value}:{digest(request)}")
+        assert self._step_key is not None
+        return self._step_key
 
     @property
     def body_text(self) -> str:
-        """The exact JSON text that is journalled and sent."""
-        return json.dumps(self.body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        """The exact JSON text that is journalled (the body's canonical JSON)."""
+        if self._text is None:
+            self._encode()
+        assert self._text is not None
+        return self._text
 
     def entries(self) -> list[object]:
         """The body's list of bulk entries (empty for a single-record write)."""
@@ -137,7 +169,9 @@ class Write:
         """The Idempotency-Key of a fan-out's ``index``-th request, derived from the intent's own key."""
         if self.key is None:
             raise ValueError(f"fan-out {self.step_key} has no key to derive its requests' keys from")
-        return child_key(self.key, (self.members[index],), self.entries()[index])
+        entries = self.body[FANOUT_LIST]
+        assert isinstance(entries, list)  # __post_init__ counted them against the members
+        return child_key(self.key, (self.members[index],), entries[index])
 
     @property
     def splittable(self) -> bool:
@@ -167,8 +201,8 @@ class Write:
             data = answer.get("data") if isinstance(answer, Mapping) else answer
             if not isinstance(data, list) or len(data) != len(self.members):
                 raise ValueError(f"{self.kind} bulk answer does not hold {len(self.members)} objects in order")
-            return [_id_of(item, self.kind) for item in data]
-        return [_id_of(answer, self.kind)]
+            return [id_of(item, self.kind) for item in data]
+        return [id_of(answer, self.kind)]
 
     def derived_ids(self, answer: object) -> list[tuple[str, str]]:
         """(crosswalk kind, v1 id) pairs for the ``derived`` entries found in a single-object answer."""
@@ -182,7 +216,22 @@ class Write:
         return found
 
 
-def _id_of(item: object, kind: Kind) -> str:
+def id_of(item: object, kind: Kind) -> str:
+    """The v1 id of one object the service answered."""
     if isinstance(item, Mapping) and isinstance(item.get("id"), str):
         return str(item["id"])
     raise ValueError(f"{kind} answer has no string id")
+
+
+def _sha256(text: str) -> str:
+    # As ``mappings.keys.digest`` hashes a canonical text (same encoding), for a text already serialized.
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _object_text(body: Mapping[str, object], known: Mapping[str, str]) -> str:
+    """``canonical_json(body)`` with the texts of the ``known`` fields given rather than serialized again."""
+    fields = (
+        f"{canonical_json(name)}:{known[name] if name in known else canonical_json(value)}"
+        for name, value in sorted(body.items())
+    )
+    return "{" + ",".join(fields) + "}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bridge.engine.writes import DEFAULT_PHASE, Write
-from mappings.keys import source_hash
+from mappings.keys import canonical_json, digest, source_hash
 from mappings.kinds import Kind
 
 
@@ -49,6 +49,37 @@ def test_member_hashes_are_the_hashes_of_their_entries() -> None:
     """Change detection compares what was sent per record, so a rebuilt write hashes the same."""
     write = _bulk(2)
     assert write.hashes == tuple(source_hash(entry) for entry in write.entries())
+
+
+ODD_ENTRIES: list[object] = [
+    {"type": "line", "description": 'caf\u00e9 \u2014 "quoted"\n\ttab', "z": None, "a": [1, 2.5, -0.0, 1e16]},
+    {"description": "\U0001f3ac emoji, \\ backslash", "phaseData": {"b": {"y": 1, "x": "2"}, "a": True}},
+]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"lines": ODD_ENTRIES},
+        {"aBefore": {"k": 1}, "lines": ODD_ENTRIES, "zAfter": "\u00fc"},
+        {"lines": [{}, {"description": ""}]},
+    ],
+)
+def test_journalled_text_and_hashes_are_the_canonical_json_of_the_body_and_entries(body: dict[str, object]) -> None:
+    """What a resumed run compares must not depend on how the text was built: the journalled body is the body's
+    canonical JSON, each member's hash its entry's, and a keyless step key the digest of the request."""
+    lines = body["lines"]
+    assert isinstance(lines, list)
+    members = tuple(f"l{i}" for i in range(len(lines)))
+    write = Write(Kind.LINE, "p1", "POST", "/projects/prj_1/budget/lines/bulk", body, members, "k" * 20)
+    assert write.body_text == canonical_json(body)
+    assert write.hashes == tuple(source_hash(entry) for entry in lines)
+    assert write.hashes is write.hashes  # serialized once, whoever asks
+    patch = Write(Kind.LINE, "p1", "PATCH", "/projects/prj_1/budget/lines/lin_1", ODD_ENTRIES[0], ("l0",), salt="r")  # type: ignore[arg-type]
+    request = ["r", "p1", "PATCH", "/projects/prj_1/budget/lines/lin_1", ODD_ENTRIES[0], ["l0"]]
+    assert patch.step_key == f"{Kind.LINE.value}:{digest(request)}"
+    assert patch.hashes == (source_hash(ODD_ENTRIES[0]),)
+    assert patch.body_text == canonical_json(ODD_ENTRIES[0])
 
 
 def test_patch_knows_its_id_from_its_path_and_project_create_reads_the_default_phase() -> None:
