@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from bridge.clients.http import REQUEST_ID_HEADER, Call, HttpSession, Json, json_body, parse_model
 from bridge.clients.models import Written
-from bridge.clients.v1_requests import checked, operation_of, wire
+from bridge.clients.v1_requests import Operation, checked, operation_of, wire
 from bridge.errors import FatalError, UnexpectedResponse
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -71,7 +71,7 @@ class V1Calls:
         if found.id != operation:
             raise FatalError(f"{method} {path} is {found.id}, not the journalled {operation}")
         headers = key_header(key) if key is not None else {}
-        call = Call(method, path, body=_json(body, method, path), headers=headers, replay_safe=True)
+        call = Call(method, path, body=_wire(found, body), headers=headers, replay_safe=True)
         return json_body(await self.session.send(call), call.what)
 
     async def _create(self, path: str, body: Mapping[str, object], key: str, model: type[ModelT]) -> Written[ModelT]:
@@ -105,5 +105,11 @@ def _json(body: Mapping[str, object], method: str, path: str) -> Json:
 
     What is sent is the checked model's fields as set, which for a body that fits is the body unchanged (so a
     journalled body, its hash and its Idempotency-Key stay what they were)."""
-    sent = wire(checked(operation_of(method, path), body))
+    return _wire(operation_of(method, path), body)
+
+
+def _wire(operation: Operation, body: Mapping[str, object]) -> Json:
+    """``_json`` for a request whose operation is already known (matching a path against every published
+    template is a cost per request)."""
+    sent = wire(checked(operation, body))
     return sent if sent is not None else {}
