@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any, cast
 
 import pytest
 
@@ -134,8 +135,10 @@ async def test_a_split_actuals_tags_arrive_on_each_of_its_items(world: World) ->
     async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
         names = {str(t["id"]): str(t["name"]) for t in await _pages(v1.get, "/library/tags")}
         transactions = await _pages(v1.get, "/transactions")
-    carried = {
-        str(t["number"]): {tuple(sorted(names[i] for i in item["tagIds"])) for item in t["items"]}
+    carried = {  # the transactions are untyped JSON: an item's tagIds are a list of ids
+        str(t["number"]): {
+            tuple(sorted(names[i] for i in item["tagIds"])) for item in cast("list[dict[str, Any]]", t["items"])
+        }
         for t in transactions
         if t["number"] in tagged
     }
