@@ -11,7 +11,7 @@ import pytest
 from bridge.emulator import formula
 from bridge.emulator.model import Project
 from bridge.emulator.money import minor_digits
-from bridge.emulator.seed import SIZES, canonical_dump, seeded_service
+from bridge.emulator.seed import SIZES, Size, canonical_dump, seeded_service
 from bridge.emulator.store import Service
 
 
@@ -30,12 +30,12 @@ def test_the_same_seed_and_size_give_a_byte_identical_workspace() -> None:
 
 
 @pytest.mark.parametrize("size", ["small", "medium"])
-def test_sizes_hold_about_the_documented_lines_and_actuals(size: str) -> None:
+def test_sizes_hold_about_the_documented_lines_and_actuals(size: Size) -> None:
     """small ~300 lines / ~1,000 actuals; medium ~5,000 / ~20,000 (within 25%)."""
-    service = seeded_service(42, size)  # type: ignore[arg-type]
+    service = seeded_service(42, size)
     lines = sum(1 for p in _projects(service) for n in p.nodes.values() if n.type == "line")
     actuals = sum(len(p.actuals) for p in _projects(service))
-    wanted_lines, wanted_actuals = SIZES[size]  # type: ignore[index]
+    wanted_lines, wanted_actuals = SIZES[size]
     assert abs(lines - wanted_lines) <= wanted_lines * 0.25
     assert abs(actuals - wanted_actuals) <= wanted_actuals * 0.25
 

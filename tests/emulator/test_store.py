@@ -58,7 +58,7 @@ def test_invalid_project_fields_are_refused_naming_the_field(
 ) -> None:
     """Each refusal is an InvalidInput whose field is the one to fix."""
     with pytest.raises(InvalidInput) as caught:
-        service.create_project(workspace, **fields)  # type: ignore[arg-type]
+        service.create_project(workspace, **fields)  # type: ignore[arg-type]  # off-type on purpose: the refusal is tested
     assert caught.value.field == field
 
 

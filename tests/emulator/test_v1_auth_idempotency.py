@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from tests.emulator.documented_codes import produced
 
@@ -23,10 +24,10 @@ KEY = {"Idempotency-Key": "k" * 16}
         ("Bearer sat_0123456789abcdef0123456789", "invalid_token"),
     ],
 )
-async def test_bad_credentials_get_the_documented_401(v1_app: object, authorization: str | None, code: str) -> None:
+async def test_bad_credentials_get_the_documented_401(v1_app: FastAPI, authorization: str | None, code: str) -> None:
     """Each way of failing to authenticate gets 401 with its own code and the error envelope."""
     headers = {} if authorization is None else {"Authorization": authorization}
-    transport = httpx.ASGITransport(app=v1_app)  # type: ignore[arg-type]
+    transport = httpx.ASGITransport(app=v1_app)
     async with httpx.AsyncClient(transport=transport, base_url="http://emulator/v1") as client:
         response = await client.get("/me", headers=headers)
     body = response.json()
@@ -73,10 +74,10 @@ async def test_downgraded_role_cannot_write(v1_client: httpx.AsyncClient, contro
 
 
 async def test_other_workspace_project_is_not_found(
-    v1_client: httpx.AsyncClient, v1_app: object, issue_token: Callable[..., str]
+    v1_client: httpx.AsyncClient, v1_app: FastAPI, issue_token: Callable[..., str]
 ) -> None:
     """A project of `source` is 404 not_found to a `target` token, exactly like an absent one."""
-    transport = httpx.ASGITransport(app=v1_app)  # type: ignore[arg-type]
+    transport = httpx.ASGITransport(app=v1_app)
     source = {"Authorization": f"Bearer {issue_token('source')}"}
     async with httpx.AsyncClient(transport=transport, base_url="http://emulator/v1", headers=source) as other:
         created = (await other.post("/projects", json={"name": "Hidden"}, headers=KEY)).json()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import httpx
 import pytest
@@ -17,10 +18,10 @@ def key() -> dict[str, str]:
     return {"Idempotency-Key": f"test-key-{next(_keys):08d}-xxxx"}
 
 
-async def new_project(client: httpx.AsyncClient, name: str = "Pilot") -> dict[str, object]:
+async def new_project(client: httpx.AsyncClient, name: str = "Pilot") -> dict[str, Any]:
     response = await client.post("/projects", json={"name": name}, headers=key())
     assert response.status_code == 201, response.text
-    body: dict[str, object] = response.json()
+    body: dict[str, Any] = response.json()  # parsed JSON, untyped like every body these tests read
     return body
 
 
@@ -46,7 +47,7 @@ async def test_new_project_has_default_budget_and_visible_estimate_phase(v1_clie
 async def test_bulk_create_returns_lines_in_order_and_totals_add_up(v1_client: httpx.AsyncClient) -> None:
     """Bulk lines come back in request order; the totals are their amounts in minor units."""
     project = await new_project(v1_client)
-    pid, phase = project["id"], project["defaultBudget"]["estimatePhaseId"]  # type: ignore[index]
+    pid, phase = project["id"], project["defaultBudget"]["estimatePhaseId"]
     parent = await account(v1_client, pid, "1000")
     lines = [
         {"description": f"Line {n}", "parentId": parent, "phaseData": {phase: {"rate": 12.5, "quantity": n}}}
@@ -91,7 +92,7 @@ async def test_bulk_over_one_hundred_lines_is_400(v1_client: httpx.AsyncClient) 
 async def test_phase_data_bulk_is_all_or_nothing(v1_client: httpx.AsyncClient) -> None:
     """A phase-data bulk with one unknown line is 404 (the operation lists no 422) and changes nothing."""
     project = await new_project(v1_client)
-    pid, phase = project["id"], project["defaultBudget"]["estimatePhaseId"]  # type: ignore[index]
+    pid, phase = project["id"], project["defaultBudget"]["estimatePhaseId"]
     line = await account(v1_client, pid, "3000")
     items = [
         {"lineId": line, "phaseId": phase, "phaseData": {"rate": 99}},

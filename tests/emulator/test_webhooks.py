@@ -7,8 +7,10 @@ import hmac
 import json
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import httpx
 import pytest
@@ -18,18 +20,26 @@ SECRET = "whsec_test_secret_0123456789"
 KEY = {"Idempotency-Key": "webhook-key-000000001"}
 
 
+@dataclass(frozen=True)
+class Delivery:
+    """One POST as the receiver got it: its headers and its body's bytes, before any check."""
+
+    headers: dict[str, str]
+    raw: bytes
+
+
 class Receiver:
     """A loopback HTTP server that verifies and records deliveries, answering with scripted statuses."""
 
     def __init__(self) -> None:
-        self.received: list[dict[str, object]] = []
+        self.received: list[Delivery] = []
         self.statuses: list[int] = []
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.received.append({"headers": dict(self.headers), "raw": raw})
+                receiver.received.append(Delivery(dict(self.headers), raw))
                 self.send_response(receiver.statuses.pop(0) if receiver.statuses else 200)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -41,17 +51,15 @@ class Receiver:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def verify(self, delivery: dict[str, object]) -> dict[str, object]:
-        """Check the documented signature and tolerance; return the parsed body."""
-        headers, raw = delivery["headers"], delivery["raw"]
-        assert isinstance(headers, dict)
-        assert isinstance(raw, bytes)
+    def verify(self, delivery: Delivery) -> dict[str, Any]:
+        """Check the documented signature and tolerance; return the parsed body (untyped JSON)."""
+        headers, raw = delivery.headers, delivery.raw
         stamp = headers["X-Service-Timestamp"]
         expected = hmac.new(SECRET.encode(), f"{stamp}.".encode() + raw, hashlib.sha256).hexdigest()
         assert hmac.compare_digest(headers["X-Service-Signature"], f"sha256={expected}")
         sent = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
         assert abs(datetime.now(UTC) - sent) < timedelta(minutes=5)
-        body: dict[str, object] = json.loads(raw)
+        body: dict[str, Any] = json.loads(raw)
         assert body["event"] == headers["X-Service-Event"]
         return body
 
@@ -91,7 +99,7 @@ async def test_budget_and_transaction_events_arrive_signed_and_thin(
     )
     await control_client.post("/webhooks/drain")
     bodies = [receiver.verify(d) for d in receiver.received]
-    assert sorted((b["event"], b["data"]["kind"]) for b in bodies) == [  # type: ignore[index]
+    assert sorted((b["event"], b["data"]["kind"]) for b in bodies) == [
         ("budget.changed", "budgetLine"),
         ("transaction.created", "transaction"),
     ]
@@ -109,7 +117,7 @@ async def test_failing_receiver_gets_five_attempts_with_one_delivery_id(
     await v1_client.post(f"/webhooks/{webhook}/test-delivery")
     await control_client.post("/webhooks/drain")
     assert len(receiver.received) == 5
-    assert len({d["headers"]["X-Service-Delivery-Id"] for d in receiver.received}) == 1  # type: ignore[index]
+    assert len({d.headers["X-Service-Delivery-Id"] for d in receiver.received}) == 1
     for delivery in receiver.received:
         receiver.verify(delivery)
     listed = (await v1_client.get(f"/webhooks/{webhook}/deliveries")).json()["data"]
