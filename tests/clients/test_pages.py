@@ -10,7 +10,7 @@ import respx
 
 from bridge import errors
 from bridge.clients.http import RunControls
-from bridge.clients.models import V1Record
+from bridge.clients.models import Contact, LibraryItem, Project, Space
 from bridge.clients.v1 import V1Client, open_v1
 from bridge.config import Secret
 
@@ -25,7 +25,9 @@ def page(ids: list[str], cursor: object = "absent") -> httpx.Response:
     return httpx.Response(200, json=body)
 
 
-LISTS: list[tuple[str, str, Callable[[V1Client], AsyncIterator[V1Record]]]] = [
+# What each listing yields: records that all keep their v1 id.
+Listed = Space | Project | Contact | LibraryItem
+LISTS: list[tuple[str, str, Callable[[V1Client], AsyncIterator[Listed]]]] = [
     ("spaces", "/spaces", lambda c: c.spaces()),
     ("projects", "/projects", lambda c: c.projects()),
     ("contacts", "/contacts", lambda c: c.contacts()),
@@ -41,14 +43,14 @@ async def test_list_follows_cursor_until_it_ends(
     controls: RunControls,
     name: str,
     path: str,
-    listing: Callable[[V1Client], AsyncIterator[V1Record]],
+    listing: Callable[[V1Client], AsyncIterator[Listed]],
     last: object,
 ) -> None:
     """Every item of every page arrives once; the second request carries the cursor and nothing else changes."""
     async with respx.mock(assert_all_called=True) as router:
         route = router.get(f"{BASE}{path}").mock(side_effect=[page(["a", "b"], "c1"), page(["c"], last)])
         async with open_v1(BASE, TOKEN, controls) as client:
-            ids = [item.id async for item in listing(client)]  # type: ignore[attr-defined]
+            ids = [item.id async for item in listing(client)]
     assert ids == ["a", "b", "c"]
     first, second = (dict(call.request.url.params) for call in route.calls)
     assert first == {"limit": "100"}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 import httpx
@@ -37,8 +37,8 @@ class Wire:
     status: int = 200
 
 
-async def _collect(iterator: object) -> list[object]:
-    return [item async for item in iterator]  # type: ignore[attr-defined]
+async def _collect(iterator: AsyncIterator[object]) -> list[object]:
+    return [item async for item in iterator]
 
 
 WIRES = [
