@@ -73,14 +73,16 @@ def create_app(
     app.state.control_token = control_token
     bucket = TokenBucket(rate=legacy_rate_limit, capacity=legacy_rate_limit) if legacy_rate_limit else None
     legacy_state = LegacyState(service=service, bucket=bucket)
-    mount_legacy(app, legacy_state)
 
     # v1 surface, control API, faults and webhooks (the v1 engineer's part): one context over the same service.
     context = V1Context(service=service, rebuild=rebuild, tenants=tenants)
     context.on_reset.append(lambda fresh: setattr(legacy_state, "service", fresh))
     for tenant in tenants:
         context.tokens.issue(service.workspace(tenant.target).id, "admin", token=tenant.credentials.token)
+    # Mounted before the legacy surface: routes are tried one by one in mounting order, a migration sends many
+    # more v1 requests than legacy ones, and no path of one surface can match a route of the other.
     mount_v1(app, context)
+    mount_legacy(app, legacy_state)
     if capture is not None:  # outermost, so what faults answer is recorded as the client saw it
         app.add_middleware(CaptureMiddleware, path=capture)
     return app
