@@ -176,14 +176,8 @@ class Plan:
     unknown_on_target: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     not_carried: list[NotCarried] = field(default_factory=list)
-    # Wall seconds of the workspace stage and of each project's pipeline (a run's critical path is the first
-    # plus the slowest of the others: projects run side by side).
+    # Wall seconds of the workspace stage and of each project's pipeline (projects run side by side).
     timings: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def critical_path_s(self) -> float:
-        projects = [v for k, v in self.timings.items() if k.startswith("project:")]
-        return round(self.timings.get("workspace", 0.0) + max(projects, default=0.0), 3)
 
     def of(self, kind: Kind) -> KindPlan:
         """The counts of ``kind`` (empty when the run met none)."""
