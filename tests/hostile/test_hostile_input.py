@@ -157,7 +157,7 @@ def test_legitimate_values_arrive_unchanged(hostile: Result) -> None:
         if case.expected == MIGRATED and case.place == "space.name":
             assert case.value in spaces, case.name
     transactions = hostile.world.list_all("/transactions", {"projectId": str(project["id"])})
-    zero = [t for t in transactions if t["description"] == "Hostile actual" and t["amount"]["amount"] == 0]  # type: ignore[index]
+    zero = [t for t in transactions if t["description"] == "Hostile actual" and t["amount"]["amount"] == 0]
     assert len(zero) == 1
 
 

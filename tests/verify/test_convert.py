@@ -9,6 +9,7 @@ import pytest
 from bridge.verify.convert import PhaseRate, conversion_bound, convert, summed_bound
 from mappings.errors import MappingError
 from mappings.kinds import Kind
+from mappings.records import RawNumber
 from mappings.refs import RecordRef
 
 REF = RecordRef(Kind.LINE, "l1", "p1")
@@ -37,10 +38,10 @@ def test_the_float_is_read_through_its_shortest_repr() -> None:
 
 
 @pytest.mark.parametrize("bad", ["1,000.00", float("nan"), None, "1e3"])
-def test_a_malformed_legacy_figure_is_refused_naming_the_record(bad: object) -> None:
+def test_a_malformed_legacy_figure_is_refused_naming_the_record(bad: RawNumber) -> None:
     """A figure the legacy surface sent malformed raises the mappings' error, naming record and field."""
     with pytest.raises(MappingError) as caught:
-        convert(bad, USD, REF, "totals")  # type: ignore[arg-type]
+        convert(bad, USD, REF, "totals")
     assert "l1" in str(caught.value)
     assert "totals" in str(caught.value)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner
+from fastapi import FastAPI
 
 from bridge.cli import cli
 from bridge.emulator.app import create_app
@@ -45,11 +46,11 @@ class Outcome:
     terminal: str
 
 
-def legacy(app: object, method: str, path: str, body: Mapping[str, str] | None = None) -> httpx.Response:
+def legacy(app: FastAPI, method: str, path: str, body: Mapping[str, str] | None = None) -> httpx.Response:
     """One call to the documented legacy surface, as a workspace user would make it."""
 
     async def send() -> httpx.Response:
-        transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+        transport = httpx.ASGITransport(app=app)
         headers = {"X-API-Key": LEGACY_KEY}
         async with httpx.AsyncClient(transport=transport, base_url="http://e/api/v1", headers=headers) as client:
             return await client.request(method, path, params={"idMode": "system"}, json=body)
@@ -57,7 +58,7 @@ def legacy(app: object, method: str, path: str, body: Mapping[str, str] | None =
     return asyncio.run(send())
 
 
-def refuse(kind: str, app: object, service: Service, project_id: str) -> tuple[str, str]:
+def refuse(kind: str, app: FastAPI, service: Service, project_id: str) -> tuple[str, str]:
     """Make one record of ``kind`` bad through the legacy routes; its (kind, legacy id)."""
     base = f"/projects/{project_id}"
     if kind == "project":

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -47,7 +47,7 @@ def _budget(world: World) -> tuple[list[Row], dict[str, Row]]:
     project = _v1_project(world)
     lines = world.list_all(f"/projects/{project}/budget/lines", {"expand": "phaseData,phaseTotals"})
     phases = {p["id"]: p for p in world.list_all(f"/projects/{project}/budget/phases") if not p.get("isHidden")}
-    return lines, phases  # type: ignore[return-value]
+    return lines, phases
 
 
 def _priced_line(lines: list[Row], phases: dict[str, Row]) -> tuple[Row, str]:
@@ -181,8 +181,9 @@ def test_a_fringe_missing_from_the_project_copy_is_located_on_the_lines_using_it
         ("fringe", legacy_fringe, "(copy)")
     ]
     fringe_totals = {p.name: p.fringe for r in report.projects for p in r.phases}
-    assert fringe_totals[phases[phase_id]["name"]] is not None
-    assert fringe_totals[phases[phase_id]["name"]].verdict is Verdict.MISMATCH  # type: ignore[union-attr]
+    fringe_total = fringe_totals[phases[phase_id]["name"]]
+    assert fringe_total is not None
+    assert fringe_total.verdict is Verdict.MISMATCH
 
 
 def test_a_changed_global_is_located_on_the_lines_whose_formula_uses_it(world: World, tmp_path: Path) -> None:
@@ -351,7 +352,7 @@ def test_a_split_item_added_twice_on_v1_is_a_duplicate_in_the_split_ledger(world
     """A second copy of a migrated split item: exit 1, the split ledger names both v1 items for one legacy part."""
     transactions = world.list_all("/transactions", {"projectId": _v1_project(world)})
     split = next(t for t in transactions if t["items"])
-    first = cast("list[Row]", split["items"])[0]  # list_all gives rows of untyped JSON
+    first: Row = split["items"][0]
     body = {k: first[k] for k in ("amount", "budgetLineId", "description") if first.get(k) is not None}
     key = {"Idempotency-Key": "verify-tests-duplicate-item-0001"}
     created = world.call("POST", f"/transactions/{split['id']}/items", json=body, headers=key)

@@ -12,9 +12,10 @@ import copy
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import uvicorn
@@ -90,21 +91,29 @@ class World:
     def transports(self) -> Transports:
         return Transports(httpx.ASGITransport(app=self.app), httpx.ASGITransport(app=self.app))
 
-    def call(self, method: str, path: str, **kwargs: object) -> httpx.Response:
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: object = None,
+        headers: Mapping[str, str] | None = None,
+        params: Mapping[str, str] | None = None,
+    ) -> httpx.Response:
         """One request to the v1 surface (or ``/_emulator`` with a path starting there), as the target's admin."""
 
         async def send() -> httpx.Response:
             transport = httpx.ASGITransport(app=self.app)
-            headers = {"Authorization": f"Bearer {TOKEN}"}
-            async with httpx.AsyncClient(transport=transport, base_url="http://emulator", headers=headers) as client:
+            admin = {"Authorization": f"Bearer {TOKEN}"}
+            async with httpx.AsyncClient(transport=transport, base_url="http://emulator", headers=admin) as client:
                 url = path if path.startswith("/_emulator") else f"/v1{path}"
-                return await client.request(method, url, **kwargs)  # type: ignore[arg-type]
+                return await client.request(method, url, json=json, headers=headers, params=params)
 
         return asyncio.run(send())
 
-    def list_all(self, path: str, params: dict[str, str] | None = None) -> list[dict[str, object]]:
-        """Every item of a paged v1 list."""
-        rows: list[dict[str, object]] = []
+    def list_all(self, path: str, params: dict[str, str] | None = None) -> list[dict[str, Any]]:
+        """Every item of a paged v1 list, as the untyped JSON it is."""
+        rows: list[dict[str, Any]] = []
         cursor: str | None = None
         while True:
             query = {**(params or {}), "limit": "100", **({"cursor": cursor} if cursor else {})}
