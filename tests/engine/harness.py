@@ -62,6 +62,7 @@ class World:
             "projects": self.projects,
         }
         values.update(overrides)
+        # The overrides name Settings fields; pydantic checks their values when it builds the settings.
         return Settings(**values)  # type: ignore[arg-type]
 
     def env(self, **extra: str) -> dict[str, str]:

@@ -48,4 +48,4 @@ def test_folded_tallies_count_every_record_once_per_kind() -> None:
     assert (line.to_create, line.replayed, line.held_back, line.removed_at_source) == (250, 5, 7, 2)
     assert line.records == 250 + 5 + 7 + 1
     assert plan.removed_at_source == {Kind.LINE: 2}
-    assert plan.to_json()["kinds"]["line"]["removed_at_source"] == 2  # type: ignore[index]
+    assert plan.to_json()["kinds"]["line"]["removed_at_source"] == 2  # type: ignore[index]  # plan.json is untyped JSON

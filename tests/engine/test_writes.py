@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
-from bridge.engine.writes import DEFAULT_PHASE, Write
+from bridge.engine.writes import DEFAULT_PHASE, JsonObject, Write
 from mappings.keys import canonical_json, digest, source_hash
 from mappings.kinds import Kind
 
@@ -21,7 +23,8 @@ def test_split_halves_carry_their_entries_and_derived_keys() -> None:
     first, second = _bulk(5).split()
     assert first.members == ("l0", "l1")
     assert second.members == ("l2", "l3", "l4")
-    assert [e["description"] for e in second.entries()] == ["line 2", "line 3", "line 4"]  # type: ignore[index]
+    entries = cast("list[JsonObject]", second.entries())  # the bulk's entries are JSON objects
+    assert [e["description"] for e in entries] == ["line 2", "line 3", "line 4"]
     assert first.key != second.key != _bulk(5).key
     again = _bulk(5).split()
     assert (first.key, second.key) == (again[0].key, again[1].key)
@@ -51,7 +54,7 @@ def test_member_hashes_are_the_hashes_of_their_entries() -> None:
     assert write.hashes == tuple(source_hash(entry) for entry in write.entries())
 
 
-ODD_ENTRIES: list[object] = [
+ODD_ENTRIES: list[JsonObject] = [
     {"type": "line", "description": 'caf\u00e9 \u2014 "quoted"\n\ttab', "z": None, "a": [1, 2.5, -0.0, 1e16]},
     {"description": "\U0001f3ac emoji, \\ backslash", "phaseData": {"b": {"y": 1, "x": "2"}, "a": True}},
 ]
@@ -75,7 +78,7 @@ def test_journalled_text_and_hashes_are_the_canonical_json_of_the_body_and_entri
     assert write.body_text == canonical_json(body)
     assert write.hashes == tuple(source_hash(entry) for entry in lines)
     assert write.hashes is write.hashes  # serialized once, whoever asks
-    patch = Write(Kind.LINE, "p1", "PATCH", "/projects/prj_1/budget/lines/lin_1", ODD_ENTRIES[0], ("l0",), salt="r")  # type: ignore[arg-type]
+    patch = Write(Kind.LINE, "p1", "PATCH", "/projects/prj_1/budget/lines/lin_1", ODD_ENTRIES[0], ("l0",), salt="r")
     request = ["r", "p1", "PATCH", "/projects/prj_1/budget/lines/lin_1", ODD_ENTRIES[0], ["l0"]]
     assert patch.step_key == f"{Kind.LINE.value}:{digest(request)}"
     assert patch.hashes == (source_hash(ODD_ENTRIES[0]),)
