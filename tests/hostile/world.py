@@ -189,7 +189,7 @@ class Planter:
         record = Actual(
             id=actual_id or self._id("txn"),
             description="Hostile actual",
-            amount=amount,  # type: ignore[arg-type]
+            amount=amount,  # type: ignore[arg-type]  # off the model on purpose: hostile input
             currency="USD",
             date=self.stamp - timedelta(days=2),
             created_at=self.stamp,
@@ -204,6 +204,7 @@ class Planter:
         return record
 
     def contact(self, name: object = "Hostile contact", *, contact_id: str | None = None, rate: object = None) -> str:
+        # The name and the rate are off the model on purpose: hostile input.
         contact = Contact(id=contact_id or self._id("con"), name=name, last_modified=self.stamp)  # type: ignore[arg-type]
         contact.rate = rate  # type: ignore[assignment]
         self.workspace.contacts[self._key(contact.id)] = contact
@@ -253,7 +254,7 @@ class Planter:
                 return Planted("actual", original.id, scope)
             case "split.amount":
                 parts = [
-                    SubActual(id=self._id("sub"), amount=case.value, line_id=self.leaf.id),  # type: ignore[arg-type]
+                    SubActual(id=self._id("sub"), amount=case.value, line_id=self.leaf.id),  # type: ignore[arg-type]  # off the model on purpose: hostile input
                     SubActual(id=self._id("sub"), amount=Decimal(1), line_id=self.leaf.id),
                 ]
                 split = self.actual(Decimal(1), mode="split", line_id=None, subactuals=parts)
@@ -271,7 +272,7 @@ class Planter:
                 space = Space(
                     id=space_id,
                     alias=f"h{self.count}",
-                    name=case.value,  # type: ignore[arg-type]
+                    name=case.value,  # type: ignore[arg-type]  # off the model on purpose: hostile input
                     created_at=self.stamp,
                     updated_at=self.stamp,
                     uuid=space_id,  # the id the legacy surface serves in system idMode
@@ -279,6 +280,7 @@ class Planter:
                 self.workspace.spaces[space.id] = space
                 return Planted("space", space.id, "workspace")
             case "fringe.rate":
+                # The rate is off the model on purpose: hostile input.
                 fringe = Fringe(id=self._id("frg"), code=f"H{self.count}", units="percent", rate=case.value)  # type: ignore[arg-type]
                 self.project.fringes[fringe.id] = fringe
                 return Planted("fringe", fringe.id, scope)

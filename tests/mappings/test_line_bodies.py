@@ -138,7 +138,7 @@ def test_phase_data_updates_are_cut_into_bulks_of_at_most_500() -> None:
         items, _ = phase_data_items("p1", line, f"lin_{index}", lookup, ())
         entries += [(line.id, item) for item in items]
     bulks = phase_data_bulks("p1", entries)
-    assert [len(b.body["items"]) for b in bulks] == [500, 300]  # type: ignore[typeddict-item]
+    assert [len(b.body["items"]) for b in bulks] == [500, 300]  # type: ignore[typeddict-item]  # phase-data bodies only
     assert len({b.key("mig") for b in bulks}) == 2
 
 
