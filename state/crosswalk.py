@@ -57,7 +57,7 @@ def upsert_entries(session: Session, entries: Iterable[CrosswalkEntry], run_id: 
     # One query per (kind, scope) and chunk instead of one per entry: a 100-line bulk completes in a few ms.
     known: dict[tuple[str, str, str], tuple[int | None, str]] = {}
     for (kind, scope), ids in groups.items():
-        for chunk in _chunks(ids):
+        for chunk in chunks(ids):
             rows = session.exec(
                 select(CrosswalkRow.id, CrosswalkRow.legacy_id, CrosswalkRow.v1_id).where(
                     CrosswalkRow.kind == kind, CrosswalkRow.scope == scope, col(CrosswalkRow.legacy_id).in_(chunk)
@@ -86,7 +86,7 @@ def upsert_entries(session: Session, entries: Iterable[CrosswalkEntry], run_id: 
     if refreshed:
         session.execute(update(CrosswalkRow), refreshed)
     for (kind, scope), ids in groups.items():
-        for chunk in _chunks(ids):
+        for chunk in chunks(ids):
             session.execute(
                 update(QuarantineRow)
                 .where(
@@ -109,7 +109,8 @@ def _columns(entry: CrosswalkEntry) -> dict[str, object]:
     }
 
 
-def _chunks(ids: list[str]) -> Iterator[list[str]]:
+def chunks(ids: list[str]) -> Iterator[list[str]]:
+    """``ids`` in lists short enough for one ``IN (...)`` (SQLite bounds a statement's parameters)."""
     for start in range(0, len(ids), LOOKUP_CHUNK):
         yield ids[start : start + LOOKUP_CHUNK]
 
@@ -144,7 +145,7 @@ class Crosswalk:
         wanted = list(dict.fromkeys(legacy_ids))
         found: dict[str, str] = {}
         with self._db.read() as session:
-            for chunk in _chunks(wanted):
+            for chunk in chunks(wanted):
                 rows = session.exec(
                     select(CrosswalkRow.legacy_id, CrosswalkRow.v1_id).where(
                         CrosswalkRow.kind == kind, CrosswalkRow.scope == scope, col(CrosswalkRow.legacy_id).in_(chunk)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from state.crosswalk import CrosswalkEntry, upsert_entries
+from state.crosswalk import CrosswalkEntry, chunks, upsert_entries
 from state.db import Database
 from state.errors import IntentConflictError, IntentTransitionError, UnknownIntentError
 from state.models import IN_FLIGHT, INTENT_STATUSES, IntentRow, utc_now
@@ -69,12 +69,12 @@ class Journal:
         the plan changed under a journalled step, and sending either would risk a duplicate.
         """
         with self._db.write() as session:
-            return _record_in(session, spec)
+            return _record_all(session, [spec])[0]
 
     def record_many(self, specs: Sequence[IntentSpec]) -> list[IntentRow]:
         """``record`` for several intents in ONE transaction (the engine's group commit: one fsync for all)."""
         with self._db.write() as session:
-            return [_record_in(session, spec) for spec in specs]
+            return _record_all(session, specs)
 
     def get(self, step_key: str) -> IntentRow | None:
         """The intent under this step key, or None."""
@@ -105,12 +105,12 @@ class Journal:
         different v1 id for a mapped record, so a mismatch raises CrosswalkConflictError).
         """
         with self._db.write() as session:
-            return _complete_in(session, step_key, entries, response_summary, request_id)
+            return _complete_all(session, [(step_key, entries)], response_summary, request_id)[0]
 
     def complete_many(self, completions: Sequence[tuple[str, Sequence[CrosswalkEntry]]]) -> list[IntentRow]:
         """``complete`` for several intents in ONE transaction (group commit); each is all-or-nothing with it."""
         with self._db.write() as session:
-            return [_complete_in(session, step_key, entries, None, None) for step_key, entries in completions]
+            return _complete_all(session, completions, None, None)
 
     def fail(self, step_key: str, code: str, request_id: str | None = None) -> IntentRow:
         """The request failed (for now): keep the error code and request id; a later mark_sent retries it."""
@@ -171,8 +171,12 @@ class Journal:
 def _load(session: Session, step_key: str) -> IntentRow:
     row = session.get(IntentRow, step_key)
     if row is None:
-        raise UnknownIntentError(f"no journalled intent with step key {step_key!r}; record it before sending it")
+        raise _unknown(step_key)
     return row
+
+
+def _unknown(step_key: str) -> UnknownIntentError:
+    return UnknownIntentError(f"no journalled intent with step key {step_key!r}; record it before sending it")
 
 
 def _require(row: IntentRow, allowed: tuple[str, ...], transition: str) -> None:
@@ -206,51 +210,91 @@ def _same_request_or_raise(existing: IntentRow, spec: IntentSpec) -> None:
         )
 
 
-def _record_in(session: Session, spec: IntentSpec) -> IntentRow:
-    """The body of ``record`` inside the caller's transaction."""
-    existing = session.get(IntentRow, spec.step_key)
-    if existing is not None:
-        _same_request_or_raise(existing, spec)
-        return existing
-    clash = session.exec(select(IntentRow).where(IntentRow.idempotency_key == spec.idempotency_key)).first()
-    if clash is not None:
-        raise IntentConflictError(
-            f"step {spec.step_key!r} uses Idempotency-Key {spec.idempotency_key!r}, already used by step "
-            f"{clash.step_key!r}; two different requests must never share a key. This is a bug in key "
-            "derivation: report it with both step keys"
-        )
+def _stored(session: Session, step_keys: Sequence[str]) -> dict[str, IntentRow]:
+    """The journalled intents among ``step_keys``, by step key: one query per chunk, not one per intent."""
+    found: dict[str, IntentRow] = {}
+    for chunk in chunks(list(dict.fromkeys(step_keys))):
+        statement = select(IntentRow).where(col(IntentRow.step_key).in_(chunk))
+        found.update({row.step_key: row for row in session.exec(statement)})
+    return found
+
+
+def _record_all(session: Session, specs: Sequence[IntentSpec]) -> list[IntentRow]:
+    """The body of ``record`` / ``record_many`` inside the caller's transaction, in ``specs``' order."""
+    known = _stored(session, [spec.step_key for spec in specs])
+    keyed: dict[str, IntentRow] = {}
+    for chunk in chunks(list(dict.fromkeys(spec.idempotency_key for spec in specs))):
+        statement = select(IntentRow).where(col(IntentRow.idempotency_key).in_(chunk))
+        keyed.update({row.idempotency_key: row for row in session.exec(statement)})
     now = utc_now()
-    row = IntentRow(
-        step_key=spec.step_key,
-        run_id=spec.run_id,
-        kind=spec.kind,
-        scope=spec.scope,
-        method=spec.method,
-        path=spec.path,
-        operation=spec.operation,
-        idempotency_key=spec.idempotency_key,
-        body=spec.body,
-        members_json=json.dumps(list(spec.members)),
-        status="pending",
-        created_at=now,
-        updated_at=now,
-    )
-    session.add(row)
-    return row
+    rows: list[IntentRow] = []
+    for spec in specs:
+        existing = known.get(spec.step_key)
+        if existing is not None:
+            _same_request_or_raise(existing, spec)
+            rows.append(existing)
+            continue
+        clash = keyed.get(spec.idempotency_key)
+        if clash is not None:
+            raise IntentConflictError(
+                f"step {spec.step_key!r} uses Idempotency-Key {spec.idempotency_key!r}, already used by step "
+                f"{clash.step_key!r}; two different requests must never share a key. This is a bug in key "
+                "derivation: report it with both step keys"
+            )
+        row = IntentRow(
+            step_key=spec.step_key,
+            run_id=spec.run_id,
+            kind=spec.kind,
+            scope=spec.scope,
+            method=spec.method,
+            path=spec.path,
+            operation=spec.operation,
+            idempotency_key=spec.idempotency_key,
+            body=spec.body,
+            members_json=json.dumps(list(spec.members)),
+            status="pending",
+            created_at=now,
+            updated_at=now,
+        )
+        session.add(row)
+        known[spec.step_key] = keyed[spec.idempotency_key] = row
+        rows.append(row)
+    return rows
 
 
-def _complete_in(
+def _complete_all(
     session: Session,
-    step_key: str,
-    entries: Sequence[CrosswalkEntry],
+    completions: Sequence[tuple[str, Sequence[CrosswalkEntry]]],
     response_summary: str | None,
     request_id: str | None,
-) -> IntentRow:
-    """The body of ``complete`` inside the caller's transaction."""
-    row = _load(session, step_key)
-    if row.status == "done":
-        upsert_entries(session, entries, row.run_id)
-        return row
+) -> list[IntentRow]:
+    """The body of ``complete`` / ``complete_many`` inside the caller's transaction, in ``completions``' order.
+
+    Every intent is checked before anything is written, and the crosswalk entries of the whole batch go in
+    one upsert per run; a done intent completed again only refreshes its entries.
+    """
+    known = _stored(session, [step_key for step_key, _ in completions])
+    entries_by_run: dict[int | None, list[CrosswalkEntry]] = {}
+    rows: list[IntentRow] = []
+    for step_key, entries in completions:
+        row = known.get(step_key)
+        if row is None:
+            raise _unknown(step_key)
+        if row.status != "done":
+            _require(row, ("pending", "sent"), "complete")
+        entries_by_run.setdefault(row.run_id, []).extend(entries)
+        rows.append(row)
+    for run_id, entries in entries_by_run.items():
+        upsert_entries(session, entries, run_id)
+    now = utc_now()
+    for row in rows:
+        if row.status != "done":
+            row.status = "done"
+            row.response_summary = response_summary
+            if request_id is not None:
+                row.last_request_id = request_id
+            row.updated_at = now
+    return rows
     _require(row, ("pending", "sent"), "complete")
     upsert_entries(session, entries, row.run_id)
     row.status = "done"
