@@ -229,8 +229,10 @@ def test_the_seed_is_kept_out_of_collections_and_a_reset_releases_it() -> None:
     reset's new seed takes their place, and the old one is freed, not kept frozen for the server's life."""
     app = create_app(size="small")
     old = weakref.ref(app.state.v1.service)
+    thresholds = gc.get_threshold()
     try:
         keep_out_of_collections(app)
+        assert gc.get_threshold()[2] > thresholds[2]  # full collections: fewer, each walking no seed
         assert not _collectable(app.state.v1.service)
         app.state.v1.reset()
         assert old() is None
@@ -238,6 +240,7 @@ def test_the_seed_is_kept_out_of_collections_and_a_reset_releases_it() -> None:
         assert not _collectable(next(iter(app.state.v1.service.workspaces.values())))
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 def _collectable(value: object) -> bool:
