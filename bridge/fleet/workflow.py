@@ -157,8 +157,9 @@ async def verify_step(spec_json: str) -> Verdict:
     context = _context()
 
     async def work() -> Verdict:
-        controls = RunControls.of(settings, context.ceiling)
-        report = await verify(settings, VerifyOptions(fail_on=FailOn.MISMATCH), controls=controls)
+        # The manifest's projects, as the run moved them; mismatch fails, as `bridge verify` does by default.
+        chosen = VerifyOptions(projects=settings.projects, fail_on=FailOn.MISMATCH)
+        report = await verify(settings, chosen, controls=RunControls.of(settings, context.ceiling))
         written = write_reports(report, context.report_dir / settings.migration)
         return {"reconciled": report.reconciled, "summary": summary(report, written)}
 

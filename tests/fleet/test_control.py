@@ -20,6 +20,7 @@ from bridge.cli import cli
 from bridge.fleet.manifest import WorkspaceSpec, load_manifest
 from bridge.fleet.rehearsal import Rehearsal, rehearsal
 from bridge.localpg import LocalPostgres
+from tests.engine.harness import SMALL_PROJECT
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -183,3 +184,18 @@ def test_a_worker_stopped_with_sigterm_leaves_its_workspace_to_another(pg: Local
         assert second.wait(timeout=300) == 0, (tmp_path / "worker-2.out").read_text()
         (row,) = fleet.status()
         assert (row["state"], row["reconciled"], row["steps_done"]) == ("verified", True, 6)
+
+
+def test_a_manifest_that_selects_projects_moves_and_verifies_only_those(pg: LocalPostgres, tmp_path: Path) -> None:
+    state = pg.create_database(f"fleet_{uuid.uuid4().hex[:8]}")
+    with rehearsal(tmp_path, state, 1) as fleet:
+        chosen = tmp_path / "chosen.toml"
+        chosen.write_text(fleet.manifest.read_text() + f'projects = ["{SMALL_PROJECT}"]\n')
+        submitted = fleet.bridge("fleet", "submit", str(chosen))
+        assert submitted.returncode == 0, submitted.stderr
+        worker = fleet.start_worker("--until-idle")
+        assert worker.wait(timeout=300) == 0, (tmp_path / "worker-1.out").read_text()
+        (row,) = fleet.status()
+        assert (row["state"], row["reconciled"], row["steps_done"]) == ("verified", True, 3)
+        assert [p["project_id"] for p in row["verdict"]["projects"]] == [SMALL_PROJECT]
+        assert row["counts"]["project"]["mapped"] == 1
