@@ -21,6 +21,7 @@ import secrets
 import signal
 import socket
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -37,6 +38,10 @@ from bridge.fleet.workflow import APP, APP_VERSION, QUEUE, WorkerContext, bind
 log = structlog.get_logger("bridge.fleet")
 
 ACTIVE = ["ENQUEUED", "PENDING"]
+QUEUE_POLL_S = 0.25
+"""How often a worker looks for a workspace to start (a query of a few rows: a workspace waits at most this)."""
+IDLE_CHECK_S = 0.5
+"""With --until-idle, how often a worker asks whether the fleet is done."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +87,16 @@ def _work(options: WorkerOptions, url: URL, engine: Engine) -> str:
     registry.join(engine, me, socket.gethostname(), os.getpid(), options.concurrency)
     try:
         DBOS.launch()
-        DBOS.register_queue(QUEUE, worker_concurrency=options.workspaces, partition_concurrency=1)
+        DBOS.register_queue(
+            QUEUE, worker_concurrency=options.workspaces, partition_concurrency=1, polling_interval_sec=QUEUE_POLL_S
+        )
         log.info("bridge.fleet.worker.started", executor_id=me, workspaces=options.workspaces)
-        while not stop.wait(registry.BEAT_S):
-            registry.beat(engine, me)
-            _take_over(engine, me)
+        beat_due = 0.0
+        while not stop.wait(IDLE_CHECK_S if options.until_idle else registry.BEAT_S):
+            if time.monotonic() >= beat_due:
+                registry.beat(engine, me)
+                _take_over(engine, me)
+                beat_due = time.monotonic() + registry.BEAT_S
             if options.until_idle and not DBOS.list_workflows(status=ACTIVE, load_input=False, load_output=False):
                 break
     finally:
