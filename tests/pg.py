@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, cast
+from typing import Literal
 
 import pytest
 import sqlalchemy as sa
@@ -41,12 +41,9 @@ class StateTarget:
         """``open_state`` on this state."""
         return open_state(self.location, read_only=read_only, migration=self.migration)
 
-    def for_world(self) -> Path:
-        """The location as ``tests.engine.harness.World.state`` holds it (typed Path, handed on as text).
-
-        A URL must not go through Path(), which folds its '//'; World only ever turns it back into a string.
-        """
-        return Path(self.location) if self.backend == "sqlite" else cast("Path", self.location)
+    def for_world(self) -> Path | str:
+        """The location as ``tests.engine.harness.World.state`` holds it: a file's Path, or the URL as text."""
+        return Path(self.location) if self.backend == "sqlite" else self.location
 
     def engine(self, *, create: bool = False) -> Engine:
         """An engine straight onto the state's tables (no store, no lock): to age, damage or inspect rows."""

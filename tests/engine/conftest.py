@@ -18,7 +18,7 @@ from tests.engine.forked import serving
 from tests.engine.harness import World, v1_writes_by_route
 
 
-def fresh_world(state: Path, size: Size = "small") -> World:
+def fresh_world(state: Path | str, size: Size = "small") -> World:
     """A new emulator (seed 42, `small` unless told) in process, with a token issued through its control API."""
     app = create_app(seeded_service(42, size))
     transport = httpx.ASGITransport(app=app)

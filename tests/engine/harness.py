@@ -47,7 +47,8 @@ class World:
     base_url: str
     legacy_key: str
     token: str
-    state: Path
+    state: Path | str
+    """A state file, or a PostgreSQL URL (kept as text: Path() would fold its '//')."""
     transport: httpx.AsyncBaseTransport | None = None
     projects: tuple[str, ...] = (SMALL_PROJECT,)
     wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = field(default=None)

@@ -60,7 +60,7 @@ class Reached:
         return self.fired
 
 
-def stages_in_flight(state: Path) -> set[str]:
+def stages_in_flight(state: Path | str) -> set[str]:
     """The stages whose intents a killed run left pending or sent (logged to show where kills land; read from
     the journal, so only a diagnosis: the verdict is the v1 census).
 
