@@ -19,8 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from dbos import DBOS, DBOSClient, WorkflowHandle
-from dbos._sys_db import WorkflowStatus
+from dbos import DBOS, DBOSClient, WorkflowHandle, WorkflowStatus
 from sqlalchemy import Engine
 
 from bridge.clients.http import RunControls

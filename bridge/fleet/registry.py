@@ -109,15 +109,19 @@ def exists(engine: Engine) -> bool:
     return inspect(engine).has_table("workspaces", schema=SCHEMA)
 
 
-def submitted(engine: Engine) -> list[Submitted]:
-    """Every workspace submitted, by name."""
+def submitted(engine: Engine, name: str | None = None) -> list[Submitted]:
+    """Every workspace submitted (or the one named), by name."""
+    statement = select(workspaces).order_by(workspaces.c.name)
+    if name is not None:
+        statement = statement.where(workspaces.c.name == name)
     with engine.connect() as connection:
-        rows = connection.execute(select(workspaces).order_by(workspaces.c.name)).mappings().all()
+        rows = connection.execute(statement).mappings().all()
     return [Submitted(WorkspaceSpec.model_validate_json(r["spec_json"]), r["target"], r["attempt"]) for r in rows]
 
 
 def find(engine: Engine, name: str) -> Submitted | None:
-    return next((s for s in submitted(engine) if s.spec.name == name), None)
+    found = submitted(engine, name)
+    return found[0] if found else None
 
 
 def add(engine: Engine, spec: WorkspaceSpec, target: str) -> Submitted:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from bridge.errors import BridgeError
 
 START_TIMEOUT_S = 120.0
@@ -93,8 +95,6 @@ class Rehearsal:
 
     def stats(self) -> dict[str, Any]:
         """The emulator's /_emulator/stats (loopback: its control API needs no token)."""
-        import httpx  # noqa: PLC0415 -- only the rehearsal's readers need it
-
         answer = httpx.get(f"{self.base_url}/_emulator/stats", timeout=30)
         answer.raise_for_status()
         stats: dict[str, Any] = answer.json()
