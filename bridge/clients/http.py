@@ -24,6 +24,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from bridge.clients.limiter import AimdLimiter
 from bridge.clients.retry import RetryBudget, RetryPolicy, Timing, may_repeat, parse_retry_after, stop_error
+from bridge.clients.wire import AiohttpTransport
 from bridge.config import MAX_LIST_PAGES, MAX_RESPONSE_BYTES, REQUEST_TIMEOUT_S, Secret, Settings
 from bridge.errors import (
     AmbiguousAccount,
@@ -81,11 +82,12 @@ def make_async_client(
     """The AsyncClient every surface uses: base URL, auth headers, one timeout, no redirects followed.
 
     httpx applies ``timeout`` to each connect, write and read alone; ``HttpSession`` bounds the whole request.
+    Without a ``transport`` (a test's in-process emulator), requests go through aiohttp (``bridge.clients.wire``).
     """
     return httpx.AsyncClient(
         base_url=base_url,
         headers={"User-Agent": user_agent(), "Accept": "application/json", **headers},
-        transport=transport,
+        transport=transport or AiohttpTransport(),
         timeout=httpx.Timeout(timeout),
         follow_redirects=False,
     )

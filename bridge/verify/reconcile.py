@@ -25,6 +25,7 @@ from bridge.clients.http import RunControls
 from bridge.clients.legacy import LegacyClient, open_legacy
 from bridge.clients.models import LibraryItem, Phase
 from bridge.clients.v1 import ProjectCopyKind, V1Client, open_v1
+from bridge.clients.wire import AiohttpTransport
 from bridge.config import Settings
 from bridge.engine.preflight import check_workspaces
 from bridge.engine.run import Transports
@@ -122,8 +123,8 @@ async def verify(
         )
     wires = transports or Transports()
     counters = {
-        "legacy": CountingTransport(wires.legacy or httpx.AsyncHTTPTransport()),
-        "v1": CountingTransport(wires.v1 or httpx.AsyncHTTPTransport()),
+        "legacy": CountingTransport(wires.legacy or AiohttpTransport()),
+        "v1": CountingTransport(wires.v1 or AiohttpTransport()),
     }
     controls = controls or RunControls.of(settings)
     store = open_state(state, read_only=True, migration=settings.migration)
