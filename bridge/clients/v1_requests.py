@@ -13,8 +13,8 @@ path against the templates (segment by segment, literal segments before paramete
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
@@ -315,16 +315,22 @@ class Operation:
     template: str
     body: type[Closed] | None
     list_field: str | None = None
+    # The template's segments, None for a parameter: split once, since every request is matched against them.
+    segments: tuple[str | None, ...] = field(init=False, repr=False, compare=False)
 
-    def matches(self, method: str, path: str) -> bool:
-        ours, theirs = self.template.strip("/").split("/"), path.strip("/").split("/")
-        if method != self.method or len(ours) != len(theirs):
-            return False
-        return all(a == b or (a.startswith("{") and bool(b)) for a, b in zip(ours, theirs, strict=True))
+    def __post_init__(self) -> None:
+        parts = self.template.strip("/").split("/")
+        object.__setattr__(self, "segments", tuple(None if part.startswith("{") else part for part in parts))
+
+    def matches(self, segments: Sequence[str]) -> bool:
+        """Whether a path's segments fit the template: a literal matches itself, a parameter any non-empty one."""
+        return len(self.segments) == len(segments) and all(
+            theirs if ours is None else ours == theirs for ours, theirs in zip(self.segments, segments, strict=True)
+        )
 
     @property
     def literal_segments(self) -> int:
-        return sum(not part.startswith("{") for part in self.template.split("/"))
+        return sum(part is not None for part in self.segments)
 
 
 def _op(op_id: str, method: str, template: str, body: type[Closed] | None, list_field: str | None = None) -> Operation:
@@ -371,12 +377,26 @@ OPERATIONS: tuple[Operation, ...] = (
 BY_ID: dict[str, Operation] = {op.id: op for op in OPERATIONS}
 
 
+def _candidates() -> dict[tuple[str, int], tuple[Operation, ...]]:
+    """The writes per (method, segment count), most literal segments first (a stable sort keeps the table's
+    order among equals): the first that matches is the most specific, without trying every write each time."""
+    table: dict[tuple[str, int], tuple[Operation, ...]] = {}
+    for operation in sorted(OPERATIONS, key=lambda op: -op.literal_segments):
+        shape = (operation.method, len(operation.segments))
+        table[shape] = (*table.get(shape, ()), operation)
+    return table
+
+
+_CANDIDATES = _candidates()
+
+
 def operation_of(method: str, path: str) -> Operation:
     """The published write ``method path`` is (literal segments win over parameters: lines/bulk is not a line)."""
-    found = [op for op in OPERATIONS if op.matches(method, path)]
-    if not found:
-        raise UnpublishedBody(f"{method} {path} is no v1 write this bridge makes")
-    return max(found, key=lambda op: op.literal_segments)
+    theirs = path.strip("/").split("/")
+    for operation in _CANDIDATES.get((method, len(theirs)), ()):
+        if operation.matches(theirs):
+            return operation
+    raise UnpublishedBody(f"{method} {path} is no v1 write this bridge makes")
 
 
 def checked(operation: Operation, body: Mapping[str, object] | None) -> Closed | None:
