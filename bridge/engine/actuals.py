@@ -26,7 +26,6 @@ from bridge.engine.writes import FANOUT_LIMIT, FANOUT_PATH, JsonObject, Write
 from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
 from mappings.actuals import MappedActual, TransactionItem, map_actual, part_ids
 from mappings.errors import MappingError
-from mappings.keys import idempotency_key
 from mappings.kinds import Kind
 from mappings.records import Actual, Phase
 from mappings.results import Mapped
@@ -129,8 +128,8 @@ class ActualsStep(ProjectStep):
     async def _transactions(self, project_id: str, part: Sequence[MappedActual]) -> Tally:
         members = tuple(m.transaction.ref.legacy_id for m in part)
         body: JsonObject = {"transactions": [as_json(m.transaction.body) for m in part]}
-        key = idempotency_key(self.namespace, TRANSACTION_BULK_KIND, project_id, members, body)
-        write = Write(Kind.ACTUAL, project_id, "POST", "/transactions/bulk", body, members, key)
+        write = Write(Kind.ACTUAL, project_id, "POST", "/transactions/bulk", body, members)
+        write = write.keyed(self.namespace, TRANSACTION_BULK_KIND)
         return (await self.executor.write(write)).tally
 
     async def _split_items(self, project_id: str, splits: Sequence[SplitParts]) -> Tally:
@@ -162,6 +161,6 @@ class ActualsStep(ProjectStep):
     async def _fan_out(self, project_id: str, group: Sequence[tuple[str, JsonObject]]) -> Tally:
         members = tuple(legacy_id for legacy_id, _ in group)
         body: JsonObject = {"items": [entry for _, entry in group]}
-        key = idempotency_key(self.namespace, SPLIT_FANOUT_KIND, project_id, members, body)
-        write = Write(Kind.SPLIT, project_id, "POST", FANOUT_PATH, body, members, key)
+        write = Write(Kind.SPLIT, project_id, "POST", FANOUT_PATH, body, members)
+        write = write.keyed(self.namespace, SPLIT_FANOUT_KIND)
         return (await self.executor.write(write)).tally

@@ -22,7 +22,7 @@ from bridge.engine.executor import Executor, Sent
 from bridge.engine.plan import Fate, Tally
 from bridge.engine.steps import crosswalk_kind
 from bridge.engine.writes import JsonObject, Write
-from mappings.keys import idempotency_key, source_hash
+from mappings.keys import source_hash
 from mappings.kinds import Kind
 
 
@@ -100,12 +100,9 @@ class Applier:
             return _applied(desired, await self.executor.write(self._patch(desired, v1_id, "update")))
         if desired.adopt_id is not None:
             return _applied(desired, await self.executor.write(self._patch(desired, desired.adopt_id, "create")))
-        key = idempotency_key(
-            self.namespace, desired.kind.value, desired.scope, (desired.legacy_id,), desired.create_body
-        )
         create = Write(
-            desired.kind, desired.scope, "POST", desired.create_path, desired.create_body, (desired.legacy_id,), key
-        )
+            desired.kind, desired.scope, "POST", desired.create_path, desired.create_body, (desired.legacy_id,)
+        ).keyed(self.namespace, desired.kind.value)
         created = _applied(desired, await self.executor.write(create))
         # The create's own hash is the create body's (computed once, when it was journalled).
         if created.v1_id is None or desired.state is None or create.hashes[0] == source_hash(desired.state):

@@ -36,7 +36,6 @@ from bridge.engine.writes import DEFAULT_PHASE, JsonObject, Write
 from mappings.budget import BudgetTree, LineGroup, chunks
 from mappings.errors import MappingError
 from mappings.formulas import symbols_of
-from mappings.keys import idempotency_key
 from mappings.kinds import Kind
 from mappings.lines import BULK_KIND as LINE_BULK_KIND
 from mappings.lines import bulk_request, line_body, plan_lines
@@ -286,6 +285,6 @@ class ProjectPipeline(ProjectStep):
         if not request.legacy_ids:
             return done
         body: JsonObject = {"lines": [dict(entry) for entry in request.body["lines"]]}  # type: ignore[typeddict-item]
-        key = idempotency_key(self.namespace, LINE_BULK_KIND, tree.project_id, request.legacy_ids, body)
-        write = Write(Kind.LINE, tree.project_id, "POST", route, body, request.legacy_ids, key)
+        write = Write(Kind.LINE, tree.project_id, "POST", route, body, request.legacy_ids)
+        write = write.keyed(self.namespace, LINE_BULK_KIND)
         return done + (await self.executor.write(write)).tally

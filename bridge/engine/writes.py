@@ -10,12 +10,11 @@ crash replays the same halves instead of sending new ones.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bridge.clients.v1_requests import BY_ID, operation_of
-from mappings.keys import canonical_json, child_key, digest, source_hash
+from mappings.keys import canonical_json, child_key, digest, part_key, request_key, text_digest
 from mappings.kinds import Kind
 
 JsonObject = dict[str, object]
@@ -74,6 +73,8 @@ class Write:
     # ``replace`` starts a new write with these empty.
     _text: str | None = field(default=None, init=False, repr=False, compare=False)
     _hashes: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    # A fan-out's entries' digests, from which each entry's own key is derived (``entry_key``).
+    _entry_digests: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
     _step_key: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -107,26 +108,42 @@ class Write:
         return self._hashes
 
     def _encode(self) -> None:
-        """Serialize the body once for both its text and its members' hashes.
+        """Serialize the body once for its text, its members' hashes and (fan-out) its entries' digests.
 
         A bulk's canonical text is its entries' canonical texts joined (``json.dumps`` writes a list as its
         items' texts between ``[`` ``,`` ``]``, and an object as its sorted keys' ``"key":value``), so the
         entries are serialized for their hashes and the body's text is put together from them: the same
-        characters as ``canonical_json(body)``, each hash the same as ``source_hash(entry)``.
+        characters as ``canonical_json(body)``, each hash the same as ``source_hash(entry)``. A fan-out's entry
+        is put together the same way around its item, whose hash is the member's.
         """
         if self.list_field is None:
             text = canonical_json(self.body)
-            hashes: tuple[str, ...] = (_sha256(text),)
+            hashes: tuple[str, ...] = (text_digest(text),)
         elif self.fanout:
             # A split part's own fields, not its transaction's v1 id: what a PATCH of the part sends.
-            text = canonical_json(self.body)
-            hashes = tuple(source_hash(entry["item"]) for entry in self.entries())  # type: ignore[index]
+            items = [canonical_json(entry["item"]) for entry in self.entries()]  # type: ignore[index]
+            texts = [
+                _object_text(entry, {"item": item})  # type: ignore[arg-type]
+                for entry, item in zip(self.entries(), items, strict=True)
+            ]
+            hashes = tuple(text_digest(item) for item in items)
+            object.__setattr__(self, "_entry_digests", tuple(text_digest(entry) for entry in texts))
+            text = _object_text(self.body, {self.list_field: "[" + ",".join(texts) + "]"})
         else:
             texts = [canonical_json(entry) for entry in self.entries()]
-            hashes = tuple(_sha256(entry) for entry in texts)
+            hashes = tuple(text_digest(entry) for entry in texts)
             text = _object_text(self.body, {self.list_field: "[" + ",".join(texts) + "]"})
         object.__setattr__(self, "_text", text)
         object.__setattr__(self, "_hashes", hashes)
+
+    def keyed(self, namespace: str, key_kind: str) -> Write:
+        """This write under ``mappings.keys.idempotency_key(namespace, key_kind, scope, members, body)``, the body
+        digest taken from the text it journals: the body is serialized once for both, and the text is kept."""
+        body_digest = text_digest(self.body_text)
+        write = replace(self, key=request_key(namespace, key_kind, self.scope, self.members, body_digest))
+        for cache in ("_text", "_hashes", "_entry_digests"):
+            object.__setattr__(write, cache, getattr(self, cache))
+        return write
 
     @property
     def derived(self) -> tuple[Derived, ...]:
@@ -166,12 +183,15 @@ class Write:
         return self.path == FANOUT_PATH
 
     def entry_key(self, index: int) -> str:
-        """The Idempotency-Key of a fan-out's ``index``-th request, derived from the intent's own key."""
+        """The Idempotency-Key of a fan-out's ``index``-th request, derived from the intent's own key.
+
+        ``mappings.keys.child_key(key, (member,), entry)``, with the entry's digest kept from ``_encode``."""
         if self.key is None:
             raise ValueError(f"fan-out {self.step_key} has no key to derive its requests' keys from")
-        entries = self.body[FANOUT_LIST]
-        assert isinstance(entries, list)  # __post_init__ counted them against the members
-        return child_key(self.key, (self.members[index],), entries[index])
+        if self._entry_digests is None:
+            self._encode()
+        assert self._entry_digests is not None  # _encode keeps them for a fan-out
+        return part_key(self.key, (self.members[index],), self._entry_digests[index])
 
     @property
     def splittable(self) -> bool:
@@ -221,11 +241,6 @@ def id_of(item: object, kind: Kind) -> str:
     if isinstance(item, Mapping) and isinstance(item.get("id"), str):
         return str(item["id"])
     raise ValueError(f"{kind} answer has no string id")
-
-
-def _sha256(text: str) -> str:
-    # As ``mappings.keys.digest`` hashes a canonical text (same encoding), for a text already serialized.
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _object_text(body: Mapping[str, object], known: Mapping[str, str]) -> str:
