@@ -12,7 +12,6 @@ workspace of the token. Concurrent requests with one key are serialised, so the 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -31,21 +30,40 @@ DEFAULT_RETENTION_S = 24 * 3600.0
 
 
 @dataclass(frozen=True, slots=True)
+class Fingerprint:
+    """What makes two requests 'the same': method, path and the JSON body's content (not its whitespace).
+
+    The request is kept as sent and put in canonical form only when a repeat under its key differs from it
+    byte for byte: nearly every request is a key's first use, and a bulk's body took longer to decode and
+    re-encode than to handle. Equal bytes have equal canonical forms, so the answer is the one comparing the
+    canonical forms every time would give."""
+
+    method: str
+    path: str
+    body: bytes
+
+    def same_request(self, other: Fingerprint) -> bool:
+        if (self.method, self.path) != (other.method, other.path):
+            return False
+        return self.body == other.body or _canonical(self.body) == _canonical(other.body)
+
+
+def _canonical(body: bytes) -> bytes:
+    if not body:
+        return b""
+    try:
+        return json.dumps(json.loads(body), sort_keys=True, separators=(",", ":")).encode()
+    except ValueError:
+        return body
+
+
+@dataclass(frozen=True, slots=True)
 class _Stored:
-    fingerprint: str
+    fingerprint: Fingerprint
     status: int
     body: bytes
     media_type: str
     stored_at: float
-
-
-def fingerprint(method: str, path: str, body: bytes) -> str:
-    """What makes two requests 'the same': method, path and the JSON body's content (not its whitespace)."""
-    try:
-        canonical = json.dumps(json.loads(body), sort_keys=True, separators=(",", ":")).encode() if body else b""
-    except ValueError:
-        canonical = body
-    return hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + canonical).hexdigest()
 
 
 def check_key(key: str | None) -> str:
@@ -88,7 +106,11 @@ class IdempotencyStore:
             self._locks.pop(scoped, None)
 
     async def run(
-        self, workspace: str, key: str | None, request_fingerprint: str, produce: Callable[[], Awaitable[Response]]
+        self,
+        workspace: str,
+        key: str | None,
+        request_fingerprint: Fingerprint,
+        produce: Callable[[], Awaitable[Response]],
     ) -> Response:
         """Replay the stored response for this key, or produce, store and return a new one."""
         scoped = (workspace, check_key(key))
@@ -97,7 +119,7 @@ class IdempotencyStore:
         async with lock:
             stored = self._entries.get(scoped)
             if stored is not None:
-                if stored.fingerprint != request_fingerprint:
+                if not stored.fingerprint.same_request(request_fingerprint):
                     raise IdempotencyConflictError(
                         f"{KEY_HEADER} {key!r} was first used for a different request; use a new key for new work."
                     )

@@ -14,12 +14,13 @@ from typing import Annotated, TypeVar
 
 from fastapi import Depends
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from bridge.emulator import errors as domain
 from bridge.emulator.auth import Grant, require
 from bridge.emulator.cursors import CursorCodec, parse_limit
-from bridge.emulator.idempotency import KEY_HEADER, fingerprint
+from bridge.emulator.idempotency import KEY_HEADER, Fingerprint
+from bridge.emulator.json_wire import V1JSONResponse
 from bridge.emulator.model import Project, Workspace
 from bridge.emulator.v1_context import context_of
 from bridge.emulator.v1_errors import (
@@ -101,16 +102,16 @@ async def idempotent(request: Request, grant: Grant, produce: Callable[[], Await
     key = request.headers.get(KEY_HEADER)
     context = context_of(request)
     return await context.idempotency.run(
-        grant.workspace, key, fingerprint(request.method, request.url.path, body), produce
+        grant.workspace, key, Fingerprint(request.method, request.url.path, body), produce
     )
 
 
-def created(body: object) -> JSONResponse:
-    return JSONResponse(body, status_code=201)
+def created(body: object) -> V1JSONResponse:
+    return V1JSONResponse(body, status_code=201)
 
 
-def ok(body: object) -> JSONResponse:
-    return JSONResponse(body)
+def ok(body: object) -> V1JSONResponse:
+    return V1JSONResponse(body)
 
 
 def page_response(
@@ -121,7 +122,7 @@ def page_response(
     filters: Mapping[str, str | None],
     with_count: bool = False,
     extra: Mapping[str, object] | None = None,
-) -> JSONResponse:
+) -> V1JSONResponse:
     """A cursor-paged list page ``{data, nextCursor, count?}`` bound to ``filters``."""
     codec: CursorCodec = context_of(request).cursors
     limit = parse_limit(request.query_params.get("limit"))
@@ -132,7 +133,7 @@ def page_response(
         body["count"] = len(items)
     if extra:
         body.update(extra)
-    return JSONResponse(body)
+    return V1JSONResponse(body)
 
 
 def flag(request: Request, name: str) -> bool:

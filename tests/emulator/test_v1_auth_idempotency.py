@@ -114,6 +114,18 @@ async def test_same_key_different_body_is_conflict(v1_client: httpx.AsyncClient)
     produced(409, "idempotency_conflict")
 
 
+async def test_same_content_in_other_bytes_is_a_replay(v1_client: httpx.AsyncClient) -> None:
+    """A repeat whose JSON differs from the first only in spacing and key order replays; the key on another
+    path conflicts."""
+    sent = {**KEY, "Content-Type": "application/json"}
+    first = await v1_client.post("/projects", content=b'{"name": "Once", "emoji": null}', headers=sent)
+    again = await v1_client.post("/projects", content=b'{"emoji":null,"name":"Once"}', headers=sent)
+    assert (first.status_code, again.status_code, again.headers["Idempotency-Replayed"]) == (201, 201, "true")
+    assert again.json() == first.json()
+    elsewhere = await v1_client.post("/spaces", content=b'{"name": "Once"}', headers=sent)
+    assert (elsewhere.status_code, elsewhere.json()["code"]) == (409, "idempotency_conflict")
+
+
 @pytest.mark.parametrize("header", [None, "short", "x" * 256])
 async def test_missing_or_badly_sized_key_is_400(v1_client: httpx.AsyncClient, header: str | None) -> None:
     """A create without a key of 16 to 255 characters is 400 validation and stores nothing."""
