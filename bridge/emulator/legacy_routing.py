@@ -30,6 +30,7 @@ from bridge.emulator.errors import (
     TooLarge,
     Unauthenticated,
 )
+from bridge.emulator.json_wire import legacy_body
 from bridge.emulator.legacy_contract import BASE, Param, base_name, check, declared
 from bridge.emulator.legacy_shapes import LegacyView
 from bridge.emulator.model import Project, Workspace
@@ -54,7 +55,7 @@ class LegacyJSON(Response):
     media_type = "application/json"
 
     def render(self, content: object) -> bytes:
-        return json.dumps(content, allow_nan=True, separators=(",", ":")).encode()
+        return legacy_body(content)
 
 
 def legacy_error(exc: EmulatorError) -> Response:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import secrets
 
-from starlette.responses import JSONResponse
+from bridge.emulator.json_wire import V1JSONResponse
 
 REQUEST_ID_HEADER = "X-Request-Id"
 
@@ -54,9 +54,9 @@ class V1Error(Exception):
         """Extra response headers this error carries (Retry-After on 429)."""
         return {}
 
-    def response(self, request_id: str) -> JSONResponse:
+    def response(self, request_id: str) -> V1JSONResponse:
         """The HTTP response for this error."""
-        return JSONResponse(
+        return V1JSONResponse(
             self.body(request_id), status_code=self.status, headers={REQUEST_ID_HEADER: request_id, **self.headers()}
         )
 
