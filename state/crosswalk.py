@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import func, insert, update
-from sqlmodel import Session, col, select
+from sqlalchemy import bindparam, func, insert, update
+from sqlmodel import Session, SQLModel, col, select
 
 from state.db import Database
 from state.errors import CrosswalkConflictError
@@ -25,6 +25,7 @@ from state.models import CrosswalkRow, QuarantineRow, utc_now
 
 # SQLite allows 32766 bound parameters; lookups stay far below it per statement.
 LOOKUP_CHUNK = 500
+_CROSSWALK = SQLModel.metadata.tables[CrosswalkRow.__tablename__]
 EXPORT_FIELDS = ("kind", "scope", "legacy_id", "v1_id", "source_hash", "run_id", "created_at", "updated_at")
 ExportFormat = Literal["csv", "json"]
 
@@ -80,11 +81,11 @@ def upsert_entries(session: Session, entries: Iterable[CrosswalkEntry], run_id: 
                 "duplicate: compare both v1 objects, delete the extra one, and report this"
             )
         if row_id is not None:
-            refreshed.append({"id": row_id, "source_hash": entry.source_hash, "run_id": run_id, "updated_at": now})
-    if inserts:
-        session.execute(insert(CrosswalkRow), inserts)
+            refreshed.append({"row_id": row_id, "source_hash": entry.source_hash, "run_id": run_id, "updated_at": now})
+    if inserts:  # Core on the table: the ORM's bulk insert spent more CPU than SQLite did
+        session.execute(insert(_CROSSWALK), inserts)
     if refreshed:
-        session.execute(update(CrosswalkRow), refreshed)
+        session.execute(update(_CROSSWALK).where(_CROSSWALK.c.id == bindparam("row_id")), refreshed)
     for (kind, scope), ids in groups.items():
         for chunk in chunks(ids):
             session.execute(

@@ -23,8 +23,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import func
-from sqlmodel import Session, col, select
+from sqlalchemy import func, insert, update
+from sqlmodel import Session, SQLModel, col, select
 
 from state.crosswalk import CrosswalkEntry, chunks, upsert_entries
 from state.db import Database
@@ -69,10 +69,12 @@ class Journal:
         the plan changed under a journalled step, and sending either would risk a duplicate.
         """
         with self._db.write() as session:
-            return _record_all(session, [spec])[0]
+            _record_all(session, [spec])
+            return _load(session, spec.step_key)
 
-    def record_many(self, specs: Sequence[IntentSpec]) -> list[IntentRow]:
-        """``record`` for several intents in ONE transaction (the engine's group commit: one fsync for all)."""
+    def record_many(self, specs: Sequence[IntentSpec]) -> list[str]:
+        """``record`` for several intents in ONE transaction (the engine's group commit: one fsync for all);
+        returns each intent's status, in order."""
         with self._db.write() as session:
             return _record_all(session, specs)
 
@@ -85,7 +87,7 @@ class Journal:
         """Note that the request is about to go out (or out again): status sent, attempts + 1."""
         with self._db.write() as session:
             row = _load(session, step_key)
-            _require(row, ("pending", "sent", "failed"), "mark_sent")
+            _require(row.step_key, row.status, ("pending", "sent", "failed"), "mark_sent")
             row.status = "sent"
             row.attempts += 1
             row.updated_at = utc_now()
@@ -105,18 +107,21 @@ class Journal:
         different v1 id for a mapped record, so a mismatch raises CrosswalkConflictError).
         """
         with self._db.write() as session:
-            return _complete_all(session, [(step_key, entries)], response_summary, request_id)[0]
+            _complete_all(session, [(step_key, entries)], response_summary, request_id)
+            return _load(session, step_key)
 
-    def complete_many(self, completions: Sequence[tuple[str, Sequence[CrosswalkEntry]]]) -> list[IntentRow]:
-        """``complete`` for several intents in ONE transaction (group commit); each is all-or-nothing with it."""
+    def complete_many(self, completions: Sequence[tuple[str, Sequence[CrosswalkEntry]]]) -> list[str]:
+        """``complete`` for several intents in ONE transaction (group commit); each is all-or-nothing with it.
+        Returns each intent's status, in order: done."""
         with self._db.write() as session:
-            return _complete_all(session, completions, None, None)
+            _complete_all(session, completions, None, None)
+        return ["done"] * len(completions)
 
     def fail(self, step_key: str, code: str, request_id: str | None = None) -> IntentRow:
         """The request failed (for now): keep the error code and request id; a later mark_sent retries it."""
         with self._db.write() as session:
             row = _load(session, step_key)
-            _require(row, ("pending", "sent", "failed"), "fail")
+            _require(row.step_key, row.status, ("pending", "sent", "failed"), "fail")
             row.status = "failed"
             row.last_error_code = code
             row.last_request_id = request_id
@@ -129,7 +134,7 @@ class Journal:
             row = _load(session, step_key)
             if row.status == "quarantined":
                 return row
-            _require(row, ("pending", "sent", "failed"), "quarantine")
+            _require(row.step_key, row.status, ("pending", "sent", "failed"), "quarantine")
             add_entries(session, entries, run_id=row.run_id, step_key=step_key)
             row.status = "quarantined"
             row.last_error_code = entries[0].code if entries else row.last_error_code
@@ -179,28 +184,36 @@ def _unknown(step_key: str) -> UnknownIntentError:
     return UnknownIntentError(f"no journalled intent with step key {step_key!r}; record it before sending it")
 
 
-def _require(row: IntentRow, allowed: tuple[str, ...], transition: str) -> None:
-    if row.status not in allowed:
+def _require(step_key: str, status: str, allowed: tuple[str, ...], transition: str) -> None:
+    if status not in allowed:
         raise IntentTransitionError(
-            f"cannot {transition} intent {row.step_key!r}: it is {row.status}, and {transition} applies only to "
+            f"cannot {transition} intent {step_key!r}: it is {status}, and {transition} applies only to "
             f"{' or '.join(allowed)} intents. This is a bug in the engine: report it with the step key"
         )
 
 
-def _same_request_or_raise(existing: IntentRow, spec: IntentSpec) -> None:
+_REQUEST_FIELDS = ("kind", "scope", "operation", "method", "path", "idempotency key", "body", "members")
+
+
+def _request(spec: IntentSpec) -> tuple[object, ...]:
+    """What makes two intents under one step key the same request, in ``_REQUEST_FIELDS`` order."""
+    return (
+        spec.kind,
+        spec.scope,
+        spec.operation,
+        spec.method,
+        spec.path,
+        spec.idempotency_key,
+        spec.body,
+        spec.members,
+    )
+
+
+def _same_request_or_raise(stored: IntentSpec, spec: IntentSpec) -> None:
     differences = [
         name
-        for name, stored, wanted in (
-            ("kind", existing.kind, spec.kind),
-            ("scope", existing.scope, spec.scope),
-            ("operation", existing.operation, spec.operation),
-            ("method", existing.method, spec.method),
-            ("path", existing.path, spec.path),
-            ("idempotency key", existing.idempotency_key, spec.idempotency_key),
-            ("body", existing.body, spec.body),
-            ("members", members_of(existing), spec.members),
-        )
-        if stored != wanted
+        for name, was, wanted in zip(_REQUEST_FIELDS, _request(stored), _request(spec), strict=True)
+        if was != wanted
     ]
     if differences:
         raise IntentConflictError(
@@ -210,56 +223,86 @@ def _same_request_or_raise(existing: IntentRow, spec: IntentSpec) -> None:
         )
 
 
-def _stored(session: Session, step_keys: Sequence[str]) -> dict[str, IntentRow]:
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    """A journalled intent as the batch transitions read it: its request, status and run."""
+
+    spec: IntentSpec
+    status: str
+
+
+# The batch paths use Core on the table: building an ORM object per intent was most of their CPU.
+_INTENTS = SQLModel.metadata.tables[IntentRow.__tablename__]
+
+
+def _stored(session: Session, step_keys: Sequence[str]) -> dict[str, _Stored]:
     """The journalled intents among ``step_keys``, by step key: one query per chunk, not one per intent."""
-    found: dict[str, IntentRow] = {}
+    c = _INTENTS.c
+    found: dict[str, _Stored] = {}
     for chunk in chunks(list(dict.fromkeys(step_keys))):
-        statement = select(IntentRow).where(col(IntentRow.step_key).in_(chunk))
-        found.update({row.step_key: row for row in session.exec(statement)})
+        statement = _INTENTS.select().with_only_columns(
+            c.step_key, c.kind, c.method, c.path, c.idempotency_key, c.body, c.members_json, c.scope,
+            c.run_id, c.operation, c.status,
+        ).where(c.step_key.in_(chunk))  # fmt: skip
+        for key, kind, method, path, idem, body, members, scope, run_id, operation, status in session.execute(
+            statement
+        ):
+            spec = IntentSpec(key, kind, method, path, idem, body, tuple(json.loads(members)), scope, run_id, operation)
+            found[key] = _Stored(spec, status)
     return found
 
 
-def _record_all(session: Session, specs: Sequence[IntentSpec]) -> list[IntentRow]:
-    """The body of ``record`` / ``record_many`` inside the caller's transaction, in ``specs``' order."""
+def _record_all(session: Session, specs: Sequence[IntentSpec]) -> list[str]:
+    """The body of ``record`` / ``record_many`` inside the caller's transaction: each intent's status, in
+    ``specs``' order (a new intent is pending; a journalled one keeps its status)."""
     known = _stored(session, [spec.step_key for spec in specs])
-    keyed: dict[str, IntentRow] = {}
+    keyed: dict[str, str] = {}  # Idempotency-Key -> the step key using it
     for chunk in chunks(list(dict.fromkeys(spec.idempotency_key for spec in specs))):
-        statement = select(IntentRow).where(col(IntentRow.idempotency_key).in_(chunk))
-        keyed.update({row.idempotency_key: row for row in session.exec(statement)})
+        c = _INTENTS.c
+        statement = (
+            _INTENTS.select().with_only_columns(c.idempotency_key, c.step_key).where(c.idempotency_key.in_(chunk))
+        )
+        keyed.update({key: step_key for key, step_key in session.execute(statement)})  # noqa: C416 - rows, not pairs
     now = utc_now()
-    rows: list[IntentRow] = []
+    new: list[dict[str, object]] = []
+    statuses: list[str] = []
     for spec in specs:
         existing = known.get(spec.step_key)
         if existing is not None:
-            _same_request_or_raise(existing, spec)
-            rows.append(existing)
+            _same_request_or_raise(existing.spec, spec)
+            statuses.append(existing.status)
             continue
         clash = keyed.get(spec.idempotency_key)
         if clash is not None:
             raise IntentConflictError(
                 f"step {spec.step_key!r} uses Idempotency-Key {spec.idempotency_key!r}, already used by step "
-                f"{clash.step_key!r}; two different requests must never share a key. This is a bug in key "
+                f"{clash!r}; two different requests must never share a key. This is a bug in key "
                 "derivation: report it with both step keys"
             )
-        row = IntentRow(
-            step_key=spec.step_key,
-            run_id=spec.run_id,
-            kind=spec.kind,
-            scope=spec.scope,
-            method=spec.method,
-            path=spec.path,
-            operation=spec.operation,
-            idempotency_key=spec.idempotency_key,
-            body=spec.body,
-            members_json=json.dumps(list(spec.members)),
-            status="pending",
-            created_at=now,
-            updated_at=now,
+        new.append(
+            {
+                "step_key": spec.step_key,
+                "run_id": spec.run_id,
+                "kind": spec.kind,
+                "scope": spec.scope,
+                "method": spec.method,
+                "path": spec.path,
+                "operation": spec.operation,
+                "idempotency_key": spec.idempotency_key,
+                "body": spec.body,
+                "members_json": json.dumps(list(spec.members)),
+                "status": "pending",
+                "attempts": 0,
+                "created_at": now,
+                "updated_at": now,
+            }
         )
-        session.add(row)
-        known[spec.step_key] = keyed[spec.idempotency_key] = row
-        rows.append(row)
-    return rows
+        known[spec.step_key] = _Stored(spec, "pending")
+        keyed[spec.idempotency_key] = spec.step_key
+        statuses.append("pending")
+    if new:
+        session.execute(insert(_INTENTS), new)
+    return statuses
 
 
 def _complete_all(
@@ -267,39 +310,27 @@ def _complete_all(
     completions: Sequence[tuple[str, Sequence[CrosswalkEntry]]],
     response_summary: str | None,
     request_id: str | None,
-) -> list[IntentRow]:
-    """The body of ``complete`` / ``complete_many`` inside the caller's transaction, in ``completions``' order.
+) -> None:
+    """The body of ``complete`` / ``complete_many`` inside the caller's transaction.
 
     Every intent is checked before anything is written, and the crosswalk entries of the whole batch go in
     one upsert per run; a done intent completed again only refreshes its entries.
     """
     known = _stored(session, [step_key for step_key, _ in completions])
     entries_by_run: dict[int | None, list[CrosswalkEntry]] = {}
-    rows: list[IntentRow] = []
+    finishing: list[str] = []
     for step_key, entries in completions:
-        row = known.get(step_key)
-        if row is None:
+        stored = known.get(step_key)
+        if stored is None:
             raise _unknown(step_key)
-        if row.status != "done":
-            _require(row, ("pending", "sent"), "complete")
-        entries_by_run.setdefault(row.run_id, []).extend(entries)
-        rows.append(row)
+        if stored.status != "done":
+            _require(step_key, stored.status, ("pending", "sent"), "complete")
+            finishing.append(step_key)
+        entries_by_run.setdefault(stored.spec.run_id, []).extend(entries)
     for run_id, entries in entries_by_run.items():
         upsert_entries(session, entries, run_id)
-    now = utc_now()
-    for row in rows:
-        if row.status != "done":
-            row.status = "done"
-            row.response_summary = response_summary
-            if request_id is not None:
-                row.last_request_id = request_id
-            row.updated_at = now
-    return rows
-    _require(row, ("pending", "sent"), "complete")
-    upsert_entries(session, entries, row.run_id)
-    row.status = "done"
-    row.response_summary = response_summary
+    done: dict[str, object] = {"status": "done", "response_summary": response_summary, "updated_at": utc_now()}
     if request_id is not None:
-        row.last_request_id = request_id
-    row.updated_at = utc_now()
-    return row
+        done["last_request_id"] = request_id
+    for chunk in chunks(list(dict.fromkeys(finishing))):
+        session.execute(update(_INTENTS).where(_INTENTS.c.step_key.in_(chunk)).values(**done))

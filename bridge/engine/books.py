@@ -24,7 +24,6 @@ from mappings.refs import WORKSPACE
 from state.crosswalk import Crosswalk, CrosswalkEntry
 from state.db import Database
 from state.journal import IntentSpec, Journal
-from state.models import IntentRow
 from state.quarantine import Quarantine, QuarantineEntry
 
 
@@ -57,8 +56,8 @@ class Books:
         # this process waiting on each other would only add busy-timeout stalls.
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="state-writer")
         self._pending: list[Future[None]] = []
-        self._records: GroupCommit[IntentSpec, IntentRow] = GroupCommit(self.journal.record_many, self._writer)
-        self._completions: GroupCommit[tuple[str, Sequence[CrosswalkEntry]], IntentRow] = GroupCommit(
+        self._records: GroupCommit[IntentSpec, str] = GroupCommit(self.journal.record_many, self._writer)
+        self._completions: GroupCommit[tuple[str, Sequence[CrosswalkEntry]], str] = GroupCommit(
             self.journal.complete_many, self._writer
         )
         # Per scope (the workspace, or one legacy project): (kind, legacy id) -> (v1 id, compact source hash).
@@ -133,8 +132,7 @@ class Books:
         There is no separate ``sent`` mark: a pending intent is replayed on resume whether or not it left,
         which the Idempotency-Key makes safe, and one fsync fewer per write is a third of the journal's cost.
         """
-        row = await self._records.submit(self._spec(write))
-        return row.status
+        return await self._records.submit(self._spec(write))
 
     async def complete(self, write: Write, ids: Sequence[str], derived: Sequence[tuple[str, str]]) -> None:
         """Crosswalk entries and the intent's completion in one transaction (shared with others), then the cache."""
