@@ -15,6 +15,7 @@ ConnectTimeout, which would report a write that may have landed as never sent.)
 
 from __future__ import annotations
 
+import urllib.request
 from collections.abc import AsyncIterator
 
 import aiohttp
@@ -78,6 +79,16 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
     def __init__(self, limits: httpx.Limits = LIMITS) -> None:
         self._limits = limits
         self._session: aiohttp.ClientSession | None = None
+        self._proxies: dict[tuple[str, str], str | None] = {}
+
+    def _proxy(self, url: httpx.URL) -> str | None:
+        """The proxy HTTP(S)_PROXY and NO_PROXY name for an origin, read once per origin as httpx read them once
+        per client (aiohttp's ``trust_env`` would read them, and ~/.netrc, in a thread on every request)."""
+        origin = (url.scheme, url.host)
+        if origin not in self._proxies:
+            bypass = urllib.request.proxy_bypass(url.host)
+            self._proxies[origin] = None if bypass else urllib.request.getproxies().get(url.scheme)
+        return self._proxies[origin]
 
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None:
@@ -91,7 +102,6 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 cookie_jar=aiohttp.DummyCookieJar(),  # httpx's client keeps the cookies, if any
                 auto_decompress=False,  # httpx decodes, so the size cap counts decoded bytes
                 skip_auto_headers=_NOT_ADDED,
-                trust_env=True,  # HTTP(S)_PROXY and NO_PROXY, as httpx honoured them
                 timeout=aiohttp.ClientTimeout(total=None),
             )
         return self._session
@@ -106,6 +116,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 headers=request.headers.multi_items(),
                 data=body or None,
                 allow_redirects=False,
+                proxy=self._proxy(request.url),
                 timeout=aiohttp.ClientTimeout(
                     total=None,
                     connect=timeouts.get("pool"),

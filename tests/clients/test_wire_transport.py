@@ -149,3 +149,17 @@ async def test_a_connection_refused_never_reached_the_service() -> None:
     error = error_for_transport(caught.value, "POST /v1/contacts", "v1")
     assert isinstance(error, NetworkError)
     assert not error.reached_server
+
+
+async def test_a_proxy_named_in_the_environment_carries_requests_unless_no_proxy_names_the_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with serving(answer) as (proxy, proxy_url):
+        monkeypatch.setenv("HTTP_PROXY", proxy_url)
+        monkeypatch.setenv("NO_PROXY", "direct.invalid")
+        async with make_async_client("http://legacy.invalid", {}) as client:
+            assert (await client.get("/api/v1/projects")).json() == {"ok": True}
+            with pytest.raises(httpx.ConnectError):  # not through the proxy: the host does not resolve
+                await client.get("http://direct.invalid/api/v1/projects")
+    assert len(proxy.requests) == 1
+    assert proxy.requests[0].startswith(b"GET http://legacy.invalid/api/v1/projects HTTP/1.1\r\n")
