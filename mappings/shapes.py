@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeVar, cast
 
+import orjson
 from pydantic import ValidationError
 
 from mappings.errors import ErrorCode, MappingError
@@ -36,29 +37,24 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _NOT_ID = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
-def _has_invalid_text(value: object) -> bool:
-    """Whether any text in a JSON value (keys too) holds a lone surrogate: the cheap pass every row takes."""
-    pending = [value]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, str):
-            if not current.isascii() and _SURROGATE.search(current):  # isascii is a flag check: most text
-                return True
-        elif isinstance(current, dict):
-            for key, item in current.items():
-                if isinstance(key, str) and not key.isascii() and _SURROGATE.search(key):
-                    return True
-                if isinstance(item, str | dict | list):
-                    pending.append(item)
-        elif isinstance(current, list):
-            pending.extend(current)
+def _may_hold_invalid_text(value: object) -> bool:
+    """Whether a JSON value may hold text (keys too) with a lone surrogate: False proves it holds none.
+
+    The cheap pass every row takes. orjson writes each text as UTF-8 and refuses one that is not valid UTF-8,
+    which a Python str is only when it holds a lone surrogate, so a value it writes holds none. It refuses a
+    few other values too (an integer past 64 bits, nesting past its depth limit): those take the exact walk.
+    """
+    try:
+        orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return True
     return False
 
 
 def invalid_text(value: object, field: str) -> tuple[str, str] | None:
     """The first text in a JSON value (keys too) holding a lone surrogate: (its field path, the text)."""
-    if not _has_invalid_text(value):
-        return None  # the common case, without building a path for every value
+    if not _may_hold_invalid_text(value):
+        return None  # the common case, without walking the value
     pending: list[tuple[str, object]] = [(field, value)]
     while pending:
         path, current = pending.pop()

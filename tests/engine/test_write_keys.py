@@ -20,14 +20,7 @@ from hypothesis import strategies as st
 from bridge.engine.writes import FANOUT_PATH, JsonObject, Write
 from mappings.keys import canonical_json, child_key, digest, idempotency_key, source_hash
 from mappings.kinds import Kind
-
-# Text of any code point, lone surrogates included (hypothesis leaves category Cs out unless told).
-TEXT = st.text(st.characters(exclude_categories=()), max_size=8)
-SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | TEXT
-JSON_VALUES = st.recursive(
-    SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4), max_leaves=12
-)
-JSON_OBJECTS = st.dictionaries(TEXT, JSON_VALUES, max_size=5)
+from tests.mappings.json_values import JSON_OBJECTS, JSON_VALUES
 
 
 def reference_text(value: object) -> str:
