@@ -66,11 +66,13 @@ def test_third_party_debug_records_never_show_credentials() -> None:
     logging.getLogger("httpcore.http11").debug("send_request_headers %s", [(b"X-API-Key", CANARY.reveal().encode())])
     logging.getLogger("httpx").debug("request headers: %r", {"authorization": f"Bearer {CANARY.reveal()}"})
     logging.getLogger("httpx").debug("X-API-Key: unregistered-key-value and Bearer other-token-value")
+    logging.getLogger("aiohttp.client").debug("headers %r", {"X-API-Key": CANARY.reveal()})
     text = console.getvalue()
     assert CANARY.reveal() not in text
     assert "unregistered-key-value" not in text
     assert "other-token-value" not in text
     assert "send_request_headers" in text
+    assert "[aiohttp.client]" in text
 
 
 @pytest.mark.parametrize(
