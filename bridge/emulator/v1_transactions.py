@@ -160,6 +160,49 @@ def _announce(context: V1Context, grant: Grant, event: str, project: Project, ac
     context.webhooks.emit(grant.workspace, event, "transaction", actual.id, project.id)
 
 
+# The item routes come first: FastAPI tries a router's routes one by one, twice per request, and adding an
+# item is most of what a migration sends (one request per split item). No other route of this router matches
+# a path ending in /items, so the order changes which route answers no request.
+@router.post("/{transaction_id}/items", status_code=201)
+async def add_item(request: Request, grant: Auth, transaction_id: str) -> Response:
+    can(grant, "update", "Transaction")
+    body = requests.parse(requests.TransactionItemCreate, await json_body(request))
+    context = context_of(request)
+    workspace = context.workspace(grant)
+    project, actual = find(context, workspace, transaction_id)
+    fields = _item_fields(workspace, actual, body)
+
+    async def produce() -> Response:
+        with domain_errors(body_refs=True):
+            updated = context.service.add_part(workspace, project, actual.id, fields)
+        _announce(context, grant, "transaction.updated", project, updated)
+        return created(item_view(workspace, project, updated, updated.subactuals[-1]))
+
+    return await idempotent(request, grant, produce)
+
+
+def _item_fields(workspace: Workspace, actual: Actual, body: Json) -> dict[str, object]:
+    """An item body under the core's names; its amount must be in the transaction's currency."""
+    fields = renamed(body, ITEM_FIELDS)
+    if fields.get("amount") is not None:
+        fields["amount"], currency = money_in(fields["amount"], "amount")
+        if currency != actual.currency:
+            raise UnprocessableError(f"amount.currency {currency} differs from the transaction's {actual.currency}.")
+    if "tags" in fields:
+        fields["tags"] = shapes.tag_names(workspace, fields["tags"])
+    return fields
+
+
+@router.get("/{transaction_id}/items")
+async def list_items(request: Request, grant: Auth, transaction_id: str) -> Response:
+    context = context_of(request)
+    workspace = context.workspace(grant)
+    project, actual = find(context, workspace, transaction_id)
+    return page_response(
+        request, actual.subactuals, lambda part: item_view(workspace, project, actual, part), filters={}
+    )
+
+
 @router.post("", status_code=201)
 async def create_transaction(request: Request, grant: Auth) -> Response:
     can(grant, "create", "Transaction")
@@ -301,46 +344,6 @@ async def update_transaction(request: Request, grant: Auth, transaction_id: str)
         updated = context.service.update_actual(workspace, project, actual.id, fields)
     _announce(context, grant, "transaction.updated", project, updated)
     return ok(view(workspace, project, updated))
-
-
-@router.get("/{transaction_id}/items")
-async def list_items(request: Request, grant: Auth, transaction_id: str) -> Response:
-    context = context_of(request)
-    workspace = context.workspace(grant)
-    project, actual = find(context, workspace, transaction_id)
-    return page_response(
-        request, actual.subactuals, lambda part: item_view(workspace, project, actual, part), filters={}
-    )
-
-
-@router.post("/{transaction_id}/items", status_code=201)
-async def add_item(request: Request, grant: Auth, transaction_id: str) -> Response:
-    can(grant, "update", "Transaction")
-    body = requests.parse(requests.TransactionItemCreate, await json_body(request))
-    context = context_of(request)
-    workspace = context.workspace(grant)
-    project, actual = find(context, workspace, transaction_id)
-    fields = _item_fields(workspace, actual, body)
-
-    async def produce() -> Response:
-        with domain_errors(body_refs=True):
-            updated = context.service.add_part(workspace, project, actual.id, fields)
-        _announce(context, grant, "transaction.updated", project, updated)
-        return created(item_view(workspace, project, updated, updated.subactuals[-1]))
-
-    return await idempotent(request, grant, produce)
-
-
-def _item_fields(workspace: Workspace, actual: Actual, body: Json) -> dict[str, object]:
-    """An item body under the core's names; its amount must be in the transaction's currency."""
-    fields = renamed(body, ITEM_FIELDS)
-    if fields.get("amount") is not None:
-        fields["amount"], currency = money_in(fields["amount"], "amount")
-        if currency != actual.currency:
-            raise UnprocessableError(f"amount.currency {currency} differs from the transaction's {actual.currency}.")
-    if "tags" in fields:
-        fields["tags"] = shapes.tag_names(workspace, fields["tags"])
-    return fields
 
 
 @router.patch("/{transaction_id}/items/{item_id}")
