@@ -65,6 +65,7 @@ class LegacyView:
     phase_filter: frozenset[str] | None = None
     expands: frozenset[str] = field(default_factory=frozenset)
     _phases: dict[tuple[str, int], list[Phase]] = field(default_factory=dict, init=False, repr=False)
+    _paths: dict[tuple[str, str], str] = field(default_factory=dict, init=False, repr=False)
 
     # -- workspace-level records ------------------------------------------------------------------------
 
@@ -201,7 +202,7 @@ class LegacyView:
             "id": node.id,
             "accountId": node.account_code,
             "description": node.description,
-            "path": self.service.node_path(project, node),
+            "path": self.path(project, node),
             "parentId": self.parent_ref(project, node),
             "totals": self.totals_of((p, totals.node(node.id, p.id)) for p in phases),
             "tags": list(node.tags),
@@ -270,6 +271,7 @@ class LegacyView:
 
     def actual(self, project: Project, actual: Actual) -> Json:
         line = project.nodes.get(actual.line_id or "")
+        modified = stamp(actual.updated_at)
         shaped: Json = {
             "id": actual.id,
             "description": actual.description,
@@ -280,7 +282,7 @@ class LegacyView:
             "type": actual.type,
             "status": actual.status,
             "accountId": self.line_ref(line),
-            "accountPath": self.service.node_path(project, line) if line else None,
+            "accountPath": self.path(project, line) if line else None,
             "ref": actual.ref,
             "payId": actual.pay_id,
             "notes": actual.notes,
@@ -296,23 +298,29 @@ class LegacyView:
                     "amount": num(part.amount),
                     "accountId": self.line_ref(project.nodes.get(part.line_id or "")),
                     "accountPath": (
-                        self.service.node_path(project, project.nodes[part.line_id])
-                        if part.line_id in project.nodes
-                        else None
+                        self.path(project, project.nodes[part.line_id]) if part.line_id in project.nodes else None
                     ),
                     "notes": part.notes,
                     # A part has no stamp of its own: it changes only with its actual.
-                    "lastModified": stamp(actual.updated_at),
+                    "lastModified": modified,
                 }
                 for part in actual.subactuals
             ],
-            "lastModified": stamp(actual.updated_at),
+            "lastModified": modified,
         }
         if "contact" in self.expands and actual.contact_id in self.workspace.contacts:
             shaped["contact"] = self.contact(self.workspace.contacts[actual.contact_id or ""])
         if "account" in self.expands and line is not None:
             shaped["account"] = self.line(project, line, self.service.totals(self.workspace, project))
         return shaped
+
+    def path(self, project: Project, node: Node) -> str:
+        """The node's slash path of codes, worked out once per request: every actual coded to a line repeats it."""
+        key = (project.id, node.id)
+        found = self._paths.get(key)
+        if found is None:
+            found = self._paths[key] = self.service.node_path(project, node)
+        return found
 
     def parent_ref(self, project: Project, node: Node) -> str | None:
         """A node's parent as this id mode names it; a missing parent keeps the stored id (dirty data)."""
