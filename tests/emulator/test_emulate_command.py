@@ -233,6 +233,7 @@ def test_the_seed_is_kept_out_of_collections_and_a_reset_releases_it() -> None:
     try:
         keep_out_of_collections(app)
         assert gc.get_threshold()[2] > thresholds[2]  # full collections: fewer, each walking no seed
+        assert gc.get_threshold()[0] > thresholds[0]  # young ones: fewer, each answer's objects walked less often
         assert not _collectable(app.state.v1.service)
         app.state.v1.reset()
         assert old() is None
