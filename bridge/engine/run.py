@@ -33,6 +33,7 @@ from bridge.clients.v1 import V1Client, open_v1
 from bridge.config import Settings
 from bridge.engine.apply import Applier
 from bridge.engine.books import Books
+from bridge.engine.collector import run_pace
 from bridge.engine.executor import Executor
 from bridge.engine.killpoints import KillSwitch
 from bridge.engine.plan import Plan, Tally, total
@@ -114,7 +115,10 @@ async def migrate(
             ) as legacy,
             open_v1(v1_url, token, controls, transport=wires.v1, timeout=settings.request_timeout) as v1,
         ):
-            return await _migrate(settings, store, legacy, v1, dry_run=dry_run, progress=progress, pipelines=pipelines)
+            with run_pace():
+                return await _migrate(
+                    settings, store, legacy, v1, dry_run=dry_run, progress=progress, pipelines=pipelines
+                )
     finally:
         store.close()
 
