@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, Strict
+from pydantic import BaseModel, ConfigDict, Field, Strict
 
 from mappings.errors import MappingError
 
@@ -35,12 +35,24 @@ class LegacyRecord(BaseModel):
 
     model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True, strict=True)
 
-    _refusal: MappingError | None = PrivateAttr(default=None)
+    # A refused row's error rides in the instance's slot for private values, which pydantic leaves None on
+    # every record it validates or constructs. Not a declared private attribute: pydantic then runs a Python
+    # hook on every record it builds (each nested one too) to set that attribute's default, a third of the cost
+    # of validating a legacy actual, and reads it back through its __getattr__, a few microseconds each time.
 
     @property
     def refusal(self) -> MappingError | None:
         """Why the row was refused (``mappings.shapes``), None for a record read whole."""
-        return self._refusal
+        private = self.__pydantic_private__
+        found = None if private is None else private.get(_REFUSAL)
+        return found if isinstance(found, MappingError) else None
+
+    def refuse(self, error: MappingError) -> None:
+        """Mark a record built for a refused row (``mappings.shapes.refused``, before anyone else holds it)."""
+        object.__setattr__(self, "__pydantic_private__", {_REFUSAL: error})
+
+
+_REFUSAL = "refusal"
 
 
 class Space(LegacyRecord):

@@ -91,7 +91,7 @@ def refused(model: type[R], error: MappingError, fields: Mapping[str, object] | 
     values["id"] = error.ref.legacy_id
     values.update(fields or {})
     record = cast(R, model.model_construct(**values))
-    record._refusal = error
+    record.refuse(error)
     return record
 
 
