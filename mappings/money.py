@@ -33,6 +33,7 @@ EXACT: Final = Context(prec=1000, rounding=ROUND_HALF_EVEN, traps=[Inexact, Inva
 smallest subnormal needs ~770) plus the integer part, and Inexact traps rather than drops a digit."""
 
 _ROUNDING_CONTEXT: Final = Context(prec=1000, rounding=ROUND_HALF_EVEN)
+_UNIT: Final = Decimal(1)
 _PLAIN_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
 _EXPONENT = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)[eE][+-]?\d+")
 _NAN_WORDS = frozenset({"nan", "+nan", "-nan"})
@@ -137,11 +138,12 @@ def to_money(value: RawNumber, currency: str, ref: RecordRef, field: str, *, exa
     """
     number = parse_decimal(value, ref, field)
     places = exponent(currency)
-    with localcontext(EXACT):
-        # The one deliberate rounding: outside the Inexact trap, everything else stays exact.
-        minor = number.scaleb(places).quantize(Decimal(1), rounding=ROUNDING, context=_ROUNDING_CONTEXT)
-        sent = minor.scaleb(-places)
-        delta = sent - number
+    # Each operation names its context rather than entering a copy of EXACT (a third of a conversion's cost):
+    # the same precision and traps, so the same results and the same refusals; only EXACT's flags record what
+    # was signalled, and nothing reads them. The one deliberate rounding is outside the Inexact trap.
+    minor = number.scaleb(places, EXACT).quantize(_UNIT, rounding=ROUNDING, context=_ROUNDING_CONTEXT)
+    sent = minor.scaleb(-places, EXACT)
+    delta = EXACT.subtract(sent, number)
     if exact and sent != number:
         raise MappingError(
             ErrorCode.MONEY_TOO_PRECISE, ref, field, value, f"{currency} allows {places} decimal place(s)"
