@@ -121,7 +121,13 @@ def _phase_name(phase_id: str) -> str:
 
 def phase_refs(text: str) -> list[str]:
     """The phase ids a rollup formula references, in order of appearance."""
-    return [braced or bare for braced, bare in PHASE_REF.findall(text)]
+    return list(_phase_refs(text))
+
+
+@lru_cache(maxsize=1024)
+def _phase_refs(text: str) -> tuple[str, ...]:
+    # Totals ask once per node and rollup phase, always of the same few formulas.
+    return tuple(braced or bare for braced, bare in PHASE_REF.findall(text))
 
 
 def rollup_expression(text: str) -> str:

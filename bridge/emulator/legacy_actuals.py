@@ -96,6 +96,8 @@ def _filter(ctx: Ctx, account: str | None) -> Callable[[Actual], bool]:
             return False
         if (start and actual.date < start) or (end and actual.date > end):
             return False
+        if account is None and assigned is None:  # a window read: every actual in it, whatever its coding
+            return True
         lines = {actual.line_id, *(p.line_id for p in actual.subactuals)} - {None}
         if account is not None and account not in lines:
             return False

@@ -88,8 +88,7 @@ class ActualsStore(StoreCore):
     def add_part(self, workspace: Workspace, project: Project, actual_id: str, part: Mapping[str, object]) -> Actual:
         """Append one split part to the actual as it is now; the first moves the coding from the actual to its
         parts (V-SPEC: the first item of a transaction)."""
-        parts = self._fields_of(self.get_actual(project, actual_id))["subactuals"]
-        assert isinstance(parts, list)
+        parts = self._parts_of_actual(self.get_actual(project, actual_id))
         changes = {"subactuals": [*parts, dict(part)], "line_id": None, "mode": "split"}
         return self.update_actual(workspace, project, actual_id, changes)
 
@@ -110,8 +109,7 @@ class ActualsStore(StoreCore):
         return self.update_actual(workspace, project, actual_id, changes)
 
     def _parts_of(self, project: Project, actual_id: str, part_id: str) -> list[dict[str, object]]:
-        parts = self._fields_of(self.get_actual(project, actual_id))["subactuals"]
-        assert isinstance(parts, list)
+        parts = self._parts_of_actual(self.get_actual(project, actual_id))
         if not any(p["id"] == part_id for p in parts):
             raise NotFound("item", part_id)
         return parts
@@ -151,7 +149,12 @@ class ActualsStore(StoreCore):
     def _fields_of(self, actual: Actual) -> dict[str, object]:
         fields: dict[str, object] = {name: getattr(actual, name) for name in ACTUAL_FIELDS if name != "subactuals"}
         fields["date"] = actual.date.isoformat()
-        fields["subactuals"] = [
+        fields["subactuals"] = self._parts_of_actual(actual)
+        return fields
+
+    def _parts_of_actual(self, actual: Actual) -> list[dict[str, object]]:
+        """The actual's split parts as the model-named fields ``_build_actual`` takes back."""
+        return [
             {
                 "id": p.id,
                 "amount": p.amount,
@@ -162,7 +165,6 @@ class ActualsStore(StoreCore):
             }
             for p in actual.subactuals
         ]
-        return fields
 
     def _build_actual(
         self,

@@ -101,14 +101,7 @@ def item_view(
 
 def view(workspace: Workspace, project: Project, actual: Actual, expand: frozenset[str] = frozenset()) -> Json:
     """A transaction; its items are always inlined (the bridge reads them), ``expand`` adds the other relations."""
-    contact = workspace.contacts.get(actual.contact_id or "")
-    expanded: Json = {
-        "contact": None if contact is None else {"id": contact.id, "name": contact.name},
-        "documents": [],  # the emulator keeps no documents
-        "account": account_ref(project, actual.line_id),
-        "purchaseOrder": None,  # nor purchase orders
-    }
-    return {
+    body: Json = {
         "id": actual.id,
         "source": actual.source,
         "type": actual.type,
@@ -128,8 +121,17 @@ def view(workspace: Workspace, project: Project, actual: Actual, expand: frozens
         "items": [item_view(workspace, project, actual, part, expand) for part in actual.subactuals],
         "createdAt": shapes.timestamp(actual.created_at),
         "updatedAt": shapes.timestamp(actual.updated_at),
-        **{key: value for key, value in expanded.items() if key in expand},
     }
+    if expand:  # looked up only when asked for: a bulk create's 500 views ask for none
+        contact = workspace.contacts.get(actual.contact_id or "")
+        expanded: Json = {
+            "contact": None if contact is None else {"id": contact.id, "name": contact.name},
+            "documents": [],  # the emulator keeps no documents
+            "account": account_ref(project, actual.line_id),
+            "purchaseOrder": None,  # nor purchase orders
+        }
+        body.update((key, value) for key, value in expanded.items() if key in expand)
+    return body
 
 
 def _create(context: V1Context, workspace: Workspace, body: Json, label: str) -> tuple[Project, Actual]:
