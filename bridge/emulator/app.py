@@ -67,7 +67,15 @@ def create_app(
 
     service = rebuild() if service is None else with_keys(service)
 
-    app = FastAPI(title="workspace service emulator", docs_url=None, redoc_url=None, openapi_url=None)
+    # FastAPI's OpenTelemetry hooks asked the global providers on every request whether anyone listens; the
+    # emulator has none to feed.
+    app = FastAPI(
+        title="workspace service emulator",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        telemetry={"tracing": False, "metrics": False, "logs": False},
+    )
     app.state.fleet = tenants
     app.state.credentials = tenants[0].credentials
     app.state.control_token = control_token
