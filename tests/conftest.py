@@ -7,6 +7,8 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+import tests.respx_bridge  # noqa: F401 - registers respx.mock(using="bridge")
+
 # One hypothesis profile for the whole suite; CI derandomizes so a red run can be replayed exactly.
 settings.register_profile("default", deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)

@@ -103,7 +103,7 @@ async def test_canary_secrets_never_leak_from_any_client_path(
             await v1.me()
         texts += exception_texts(revoked.value)
 
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{LEGACY_BASE}/contacts").mock(
             side_effect=[
                 httpx.Response(200, json={"contacts": [{"id": "c1"}]}),

@@ -1,6 +1,6 @@
 """The two service clients and the one HTTP seam under them.
 
-- ``http``: ``make_async_client``, ``HttpSession.send`` (retry policy + limiter), ``error_for_status``,
+- ``http``: ``make_endpoint``, ``HttpSession.send`` (retry policy + limiter), ``error_for_status``,
   ``RunControls`` (what every session of a run shares).
 - ``retry`` / ``limiter``: full-jitter backoff honouring Retry-After, the per-run retry budget, AIMD limiter.
 - ``legacy`` (+ ``legacy_budget``, ``legacy_actuals``): ``open_legacy`` -> ``LegacyClient``, reads only.

@@ -20,7 +20,7 @@ from bridge.clients.http import (
     HttpSession,
     RunControls,
     json_body,
-    make_async_client,
+    make_endpoint,
     parse_model,
 )
 from bridge.clients.legacy_actuals import ActualsReader
@@ -232,5 +232,5 @@ def open_legacy(
 ) -> LegacyClient:
     """A LegacyClient over its own AsyncClient (close it with ``async with``)."""
     register_secret(key)
-    client = make_async_client(base_url, {"X-API-Key": key.reveal()}, transport=transport, timeout=timeout)
+    client = make_endpoint(base_url, {"X-API-Key": key.reveal()}, transport=transport, timeout=timeout)
     return LegacyClient(HttpSession(client, "legacy", controls, secrets=(key,)))

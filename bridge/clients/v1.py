@@ -11,7 +11,7 @@ from typing import Literal
 
 import httpx
 
-from bridge.clients.http import Call, HttpSession, RunControls, make_async_client, parse_model
+from bridge.clients.http import Call, HttpSession, RunControls, make_endpoint, parse_model
 from bridge.clients.models import (
     Contact,
     Identity,
@@ -135,7 +135,7 @@ def open_v1(
 ) -> V1Client:
     """A V1Client over its own AsyncClient (close it with ``async with`` or ``await client.session.aclose()``)."""
     register_secret(token)
-    client = make_async_client(
+    client = make_endpoint(
         base_url, {"Authorization": f"Bearer {token.reveal()}"}, transport=transport, timeout=timeout
     )
     return V1Client(HttpSession(client, "v1", controls, secrets=(token,)))

@@ -3,9 +3,10 @@
 Why not httpx's own pool: httpcore checks each idle pooled connection before every request (a `getpeername`
 and a `poll` per connection, for every connection, on every request) and parses HTTP in pure Python; with 16
 requests in flight that was a third of a run's CPU. aiohttp learns that a connection closed from its protocol
-callbacks and parses HTTP in C. httpx still builds every request (URL, headers, JSON body) and decodes every
-answer, so the bytes sent are the ones httpx composed; tests read them with respx (``using="httpx"``), and
-``tests/clients/test_wire_transport.py`` reads them off a socket.
+callbacks and parses HTTP in C. httpx still builds every request (``Endpoint.request``: URL, headers, JSON
+body) and decodes every answer, so the bytes sent are the ones httpx composed; tests read them with respx
+(``using="bridge"``, tests/respx_bridge.py), and ``tests/clients/test_wire_transport.py`` reads them off a
+socket.
 
 A failure keeps what it says about the request (``error_for_transport`` decides from the class whether a
 write may have landed): a connection that never opened is ConnectError or ConnectTimeout; one lost or timed

@@ -108,7 +108,7 @@ async def test_a_list_row_of_the_wrong_shape_or_a_repeated_id_is_refused_and_the
         {"id": "c4", "name": "Di"},
         {"id": "c4", "name": "Di again"},
     ]
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/contacts").mock(return_value=httpx.Response(200, json={"contacts": contacts}))
         async with open_legacy(BASE, KEY, controls) as client:
             read = await client.contacts()
@@ -155,7 +155,7 @@ def test_an_actuals_total_amount_is_read_only_as_a_finite_number(total: object, 
 async def test_a_body_nested_past_the_recursion_limit_is_an_unexpected_response(controls: RunControls) -> None:
     """A JSON body nested deeper than the decoder can go stops the read with a named error, not a traceback."""
     body = '{"contacts": ' + "[" * 100_000 + "]" * 100_000 + "}"
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/contacts").mock(return_value=httpx.Response(200, text=body))
         async with open_legacy(BASE, KEY, controls) as client:
             with pytest.raises(errors.UnexpectedResponse, match="nested too deep"):

@@ -75,7 +75,7 @@ async def test_pieces_ask_one_account_at_a_time_and_rebuild_the_tree(controls: R
         {"id": "a2", "path": "/1000/1100", "parentId": "a1"},
         {"id": "a9", "path": "/7000", "parentId": "gone"},
     ]
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/projects/p1/budget/accounts").mock(
             return_value=httpx.Response(200, json={"accounts": accounts})
         )
@@ -106,7 +106,7 @@ async def test_children_nested_in_their_account_row_are_the_ones_kept(controls: 
         asked = request.url.params.get("accountId")
         return httpx.Response(200, json={"account": root if asked is None else elsewhere})
 
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/projects/p1/budget/accounts").mock(
             return_value=httpx.Response(200, json={"accounts": [{"id": "a1"}]})
         )
@@ -126,7 +126,7 @@ async def test_a_failed_account_read_stops_the_read_with_its_error(controls: Run
         return _per_account(request)
 
     accounts = [{"id": "a1"}, {"id": "a2", "parentId": "a1"}, {"id": "a9", "parentId": "gone"}]
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/projects/p1/budget/accounts").mock(
             return_value=httpx.Response(200, json={"accounts": accounts})
         )
@@ -145,7 +145,7 @@ async def test_a_line_without_a_string_id_is_refused_by_both_reads(controls: Run
     filed by its place), and the line beside it is read as usual."""
     good = {"id": "l2", "type": "line", "description": "Fuel"}
     root = {"id": "root", "lines": [{"id": bad_id, "type": "line"}, good]}
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/projects/p1/budget/accounts").mock(return_value=httpx.Response(200, json={"accounts": []}))
         router.get(f"{BASE}/projects/p1/budget").mock(return_value=httpx.Response(200, json={"account": root}))
         async with open_legacy(BASE, KEY, controls) as client:

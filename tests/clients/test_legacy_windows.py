@@ -56,7 +56,7 @@ def test_rows_without_a_readable_day_leave_the_split_to_halving() -> None:
 async def test_a_dense_month_after_empty_years_is_read_about_once(controls: RunControls) -> None:
     """Every row once, windows within the limit, and far fewer rows transferred than re-reading at each halving."""
     dense = {date(2026, 3, 1) + timedelta(days=d): 40 + d % 7 for d in range(30)}
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         route = router.get(f"{BASE}/projects/p1/actuals").mock(side_effect=_actuals_answer(dense))
         async with open_legacy(BASE, KEY, controls) as client:
             reader, rows = client.actuals("p1", date(2020, 1, 1), date(2027, 12, 31), max_rows=100)

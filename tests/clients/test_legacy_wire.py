@@ -80,7 +80,7 @@ SIMPLE: list[ListRead] = [
 async def test_legacy_list_read_wire(controls: RunControls, case: ListRead) -> None:
     """Each list read is one GET with idMode=system and the key header; rows parse with their id kept."""
     _, call, path, key, row, query = case
-    async with respx.mock(assert_all_called=True, using="httpx") as router:
+    async with respx.mock(assert_all_called=True, using="bridge") as router:
         route = router.get(f"{BASE}{path}").mock(return_value=httpx.Response(200, json={key: [row]}))
         async with open_legacy(BASE, KEY, controls) as client:
             records = await call(client)
@@ -96,7 +96,7 @@ async def test_spaces_include_archived_merged_by_id(controls: RunControls) -> No
     """Spaces are read with archived=false and archived=true and merged: each space once, archived ones in."""
     active = [{"id": "s1", "name": "A"}, {"id": "s2", "name": "B"}]
     archived = [{"id": "s3", "name": "Old", "archived": True}, {"id": "s2", "name": "B"}]
-    async with respx.mock(assert_all_called=True, using="httpx") as router:
+    async with respx.mock(assert_all_called=True, using="bridge") as router:
         route = router.get(f"{BASE}/spaces").mock(
             side_effect=[httpx.Response(200, json={"spaces": active}), httpx.Response(200, json={"spaces": archived})]
         )
@@ -112,7 +112,7 @@ async def test_spaces_include_archived_merged_by_id(controls: RunControls) -> No
 @pytest.mark.anyio
 async def test_projects_active_and_archived(controls: RunControls) -> None:
     """Projects are read per status and merged, so an archived project is never left behind."""
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         route = router.get(f"{BASE}/projects").mock(
             side_effect=[
                 httpx.Response(200, json={"projects": [{"id": "p1", "status": "active"}]}),
@@ -129,7 +129,7 @@ async def test_projects_active_and_archived(controls: RunControls) -> None:
 async def test_tag_totals_keyed_by_tag_and_phase(controls: RunControls) -> None:
     """Tag totals (per phase, fringes, actuals) are exposed for the verifier by tag id."""
     tag = {"id": "Night", "name": "Night", "totals": {"phaseTotals": {"ph1": 12.5}, "actualTotal": 3.25}}
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/projects/p1/tags").mock(return_value=httpx.Response(200, json={"tags": [tag]}))
         async with open_legacy(BASE, KEY, controls) as client:
             totals = await client.tag_totals("p1")
@@ -179,7 +179,7 @@ BUDGET = {
 @pytest.mark.anyio
 async def test_budget_tree_is_read_whole_and_flattened_in_order(controls: RunControls) -> None:
     """One GET with hidden phases and every expand gives lines with parent, position, contact and phase data."""
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         route = router.get(f"{BASE}/projects/p1/budget").mock(return_value=httpx.Response(200, json=BUDGET))
         async with open_legacy(BASE, KEY, controls) as client:
             budget = await client.budget("p1")
@@ -238,7 +238,7 @@ async def test_actuals_windows_are_disjoint_split_when_big_and_complete(controls
         date(2025, 6, 1): 1,
         date(2031, 1, 1): 2,  # after the range
     }
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         route = router.get(f"{BASE}/projects/p1/actuals").mock(side_effect=_actuals_answer(rows_by_day))
         async with open_legacy(BASE, KEY, controls) as client:
             reader, rows = client.actuals("p1", date(2025, 1, 1), date(2025, 12, 31), max_rows=5)
@@ -266,7 +266,7 @@ async def test_actuals_recheck_finds_a_row_created_behind_the_read(controls: Run
         rows_by_day[date(2025, 1, 3)] = 2  # someone adds a row once the first window was read
         return response
 
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/projects/p1/actuals").mock(side_effect=growing)
         async with open_legacy(BASE, KEY, controls) as client:
             _, rows = client.actuals("p1", date(2025, 1, 1), date(2025, 3, 31), recheck=True)
@@ -277,7 +277,7 @@ async def test_actuals_recheck_finds_a_row_created_behind_the_read(controls: Run
 @pytest.mark.anyio
 async def test_rejected_key_stops_the_run_and_never_shows_the_key(controls: RunControls) -> None:
     """A legacy 401 is a resumable stop whose message names the call but not the key."""
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/contacts").mock(return_value=httpx.Response(401, json={"error": "invalid key"}))
         async with open_legacy(BASE, KEY, controls) as client:
             with pytest.raises(errors.AuthenticationLost) as caught:
@@ -302,7 +302,7 @@ async def test_phase_data_cells_are_read_as_written(controls: RunControls) -> No
     }
     markup = {"id": "m1", "type": "markup", "path": "/2", "totals": {}, "phaseData": {"ph1": {"type": "percent"}}}
     body = {"account": {"id": "root", "path": "/", "totals": {}, "lines": [line, markup]}}
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/projects/p1/budget").mock(return_value=httpx.Response(200, json=body))
         async with open_legacy(BASE, KEY, controls) as client:
             budget = await client.budget("p1")

@@ -47,7 +47,7 @@ async def test_list_follows_cursor_until_it_ends(
     last: object,
 ) -> None:
     """Every item of every page arrives once; the second request carries the cursor and nothing else changes."""
-    async with respx.mock(assert_all_called=True, using="httpx") as router:
+    async with respx.mock(assert_all_called=True, using="bridge") as router:
         route = router.get(f"{BASE}{path}").mock(side_effect=[page(["a", "b"], "c1"), page(["c"], last)])
         async with open_v1(BASE, TOKEN, controls) as client:
             ids = [item.id async for item in listing(client)]
@@ -61,7 +61,7 @@ async def test_list_follows_cursor_until_it_ends(
 async def test_phases_list_includes_hidden_ones(controls: RunControls) -> None:
     """Phases come back whatever their visibility (the list is not filtered client-side)."""
     hidden = {"id": "phs_h", "name": "Old", "type": "estimate", "isHidden": True}
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/projects/prj_1/budget/phases").mock(
             return_value=httpx.Response(200, json={"data": [hidden]})
         )
@@ -73,7 +73,7 @@ async def test_phases_list_includes_hidden_ones(controls: RunControls) -> None:
 @pytest.mark.anyio
 async def test_repeated_cursor_raises_instead_of_looping(controls: RunControls) -> None:
     """A service that hands out a cursor it gave before stops the read with CursorInvalid."""
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/spaces").mock(side_effect=[page(["a"], "c1"), page(["b"], "c2"), page(["a"], "c1")])
         async with open_v1(BASE, TOKEN, controls) as client:
             with pytest.raises(errors.CursorInvalid, match="repeated a cursor"):
@@ -83,7 +83,7 @@ async def test_repeated_cursor_raises_instead_of_looping(controls: RunControls) 
 @pytest.mark.anyio
 async def test_page_without_data_array_is_unexpected(controls: RunControls) -> None:
     """A list answer that breaks the documented shape is a contract break, not an empty list."""
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/spaces").mock(return_value=httpx.Response(200, json={"items": []}))
         async with open_v1(BASE, TOKEN, controls) as client:
             with pytest.raises(errors.UnexpectedResponse):
@@ -94,7 +94,7 @@ async def test_page_without_data_array_is_unexpected(controls: RunControls) -> N
 async def test_truncated_line_page_stops_the_read(controls: RunControls) -> None:
     """A budget-line page the service marks truncated is never taken as the whole list."""
     body = {"data": [{"id": "lin_1"}], "nextCursor": None, "truncated": True}
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/projects/prj_1/budget/lines").mock(return_value=httpx.Response(200, json=body))
         async with open_v1(BASE, TOKEN, controls) as client:
             with pytest.raises(errors.ServiceUnavailable, match="truncated"):

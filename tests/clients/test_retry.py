@@ -14,7 +14,7 @@ import respx
 
 from bridge import errors
 from bridge.cli import exit_code
-from bridge.clients.http import Call, HttpSession, RunControls, make_async_client
+from bridge.clients.http import Call, HttpSession, RunControls, make_endpoint
 from bridge.clients.retry import RetryBudget, RetryPolicy, parse_retry_after
 from tests.clients.fakes import WALL_START, FakeClock, controls_for
 
@@ -23,7 +23,7 @@ KEY = {"Idempotency-Key": "k" * 20}
 
 
 def session(controls: RunControls) -> HttpSession:
-    return HttpSession(make_async_client(BASE, {"Authorization": "Bearer t"}), "v1", controls)
+    return HttpSession(make_endpoint(BASE, {"Authorization": "Bearer t"}), "v1", controls)
 
 
 def too_many(seconds: str) -> httpx.Response:
@@ -71,7 +71,7 @@ async def test_retry_waits_at_least_retry_after(clock: FakeClock, form: str) -> 
             return too_many(value)
         return httpx.Response(200, json={"id": "u"})
 
-    async with respx.mock(assert_all_called=True, using="httpx") as router:
+    async with respx.mock(assert_all_called=True, using="bridge") as router:
         router.get(f"{BASE}/me").mock(side_effect=answer)
         async with session(controls_for(clock)) as http:
             response = await http.send(Call("GET", "/me"))
@@ -101,7 +101,7 @@ async def test_429_storm_sends_nothing_before_its_retry_after(clock: FakeClock) 
 
     controls = controls_for(clock, concurrency=8, policy=RetryPolicy(max_attempts=12, rng=random.Random(5)))
     controls.budget.floor = 10_000
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(url__regex=rf"{BASE}/projects/.*").mock(side_effect=answer)
         async with session(controls) as http, anyio.create_task_group() as group:
             for index in range(60):
@@ -126,7 +126,7 @@ async def test_keyless_post_repeats_only_when_no_duplicate_is_possible(
     clock: FakeClock, failure: httpx.Response | Exception, retried: bool
 ) -> None:
     """A POST without an Idempotency-Key repeats after a 429 or a refused connection, never after maybe-writes."""
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         route = router.post(f"{BASE}/things").mock(side_effect=[failure, httpx.Response(201, json={})])
         async with session(controls_for(clock)) as http:
             call = Call("POST", "/things", body={}, replay_safe=False)
@@ -141,7 +141,7 @@ async def test_keyless_post_repeats_only_when_no_duplicate_is_possible(
 @pytest.mark.anyio
 async def test_keyed_post_repeats_after_a_dropped_connection(clock: FakeClock) -> None:
     """With an Idempotency-Key a write that may have landed is sent again (the service replays it)."""
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         route = router.post(f"{BASE}/things").mock(
             side_effect=[httpx.RemoteProtocolError("dropped"), httpx.Response(201, json={})]
         )
@@ -159,7 +159,7 @@ async def test_keyed_post_repeats_after_a_dropped_connection(clock: FakeClock) -
 async def test_bugs_are_never_retried(clock: FakeClock, code: str, expected: type[Exception]) -> None:
     """idempotency_conflict and cursor_invalid mean our code is wrong: raised at once, sent once."""
     status = 409 if code == "idempotency_conflict" else 400
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         route = router.post(f"{BASE}/things").mock(return_value=httpx.Response(status, json={"code": code}))
         async with session(controls_for(clock)) as http:
             with pytest.raises(expected):
@@ -172,7 +172,7 @@ async def test_spent_budget_stops_the_run_resumably(clock: FakeClock) -> None:
     """When retries exceed the run's budget the call ends in RetryBudgetExhausted (exit 3), not a storm."""
     controls = controls_for(clock)
     controls.budget = RetryBudget(ratio=0.0, floor=2)
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         route = router.get(f"{BASE}/me").mock(return_value=httpx.Response(503, json={}))
         async with session(controls) as http:
             with pytest.raises(errors.RetryBudgetExhausted) as caught:
@@ -185,7 +185,7 @@ async def test_spent_budget_stops_the_run_resumably(clock: FakeClock) -> None:
 async def test_deadline_and_attempts_bound_one_call(clock: FakeClock) -> None:
     """A call that keeps failing stops at its deadline or attempt limit with a resumable ServiceUnavailable."""
     policy = RetryPolicy(max_attempts=4, deadline=1000.0, rng=random.Random(2))
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         route = router.get(f"{BASE}/me").mock(return_value=httpx.Response(502, json={}))
         async with session(controls_for(clock, policy=policy)) as http:
             with pytest.raises(errors.ServiceUnavailable, match="4 attempts"):
@@ -193,7 +193,7 @@ async def test_deadline_and_attempts_bound_one_call(clock: FakeClock) -> None:
     assert route.call_count == 4
 
     short = RetryPolicy(deadline=5.0, rng=random.Random(2))
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/me").mock(return_value=too_many("10"))
         async with session(controls_for(clock, policy=short)) as http:
             with pytest.raises(errors.ServiceUnavailable, match="deadline"):

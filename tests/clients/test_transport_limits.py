@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from bridge.cli import exit_code
-from bridge.clients.http import Call, HttpSession, Limits, RunControls, make_async_client
+from bridge.clients.http import Call, HttpSession, Limits, RunControls, make_endpoint
 from bridge.clients.pages import iterate_pages
 from bridge.clients.retry import RetryPolicy
 from bridge.config import load_settings
@@ -63,7 +63,7 @@ async def loopback(body: Callable[[asyncio.StreamWriter, Wire], Awaitable[None]]
 
 
 def _session(url: str, controls: RunControls, *, timeout: float = 30.0) -> HttpSession:
-    return HttpSession(make_async_client(url, {}, timeout=timeout), "v1", controls)
+    return HttpSession(make_endpoint(url, {}, timeout=timeout), "v1", controls)
 
 
 def _controls(*, attempts: int = 3, limits: Limits | None = None) -> RunControls:
@@ -155,7 +155,7 @@ async def test_an_answer_at_the_cap_is_read_whole() -> None:
     body = b'{"data": [], "pad": "' + b"x" * 1000 + b'"}'
     transport = httpx.MockTransport(lambda _request: httpx.Response(200, content=body))
     controls = _controls(limits=Limits(max_response_bytes=len(body)))
-    async with HttpSession(make_async_client("http://v1.test/v1", {}, transport=transport), "v1", controls) as session:
+    async with HttpSession(make_endpoint("http://v1.test/v1", {}, transport=transport), "v1", controls) as session:
         response = await session.send(Call("GET", "/spaces"))
     assert response.content == body
 
@@ -173,7 +173,7 @@ def _pages(*, rows: int) -> tuple[httpx.MockTransport, list[str]]:
 
 
 async def _read_all(transport: httpx.MockTransport, limits: Limits) -> list[object]:
-    client = make_async_client("http://v1.test/v1", {}, transport=transport)
+    client = make_endpoint("http://v1.test/v1", {}, transport=transport)
     async with HttpSession(client, "v1", _controls(limits=limits)) as session:
         return [row async for rows in iterate_pages(session, "/spaces") for row in rows]
 
@@ -251,10 +251,10 @@ async def test_a_compressed_answer_is_decoded_once_and_capped_by_its_decoded_siz
     KiB are refused under a 1 MiB cap, and a small packed answer arrives decoded once, as JSON."""
     controls = _controls(limits=Limits(max_response_bytes=MiB))
     bomb = _gzipped(b'{"data": [], "pad": "' + b"0" * (2 * MiB) + b'"}')
-    async with HttpSession(make_async_client("http://v1.test/v1", {}, transport=bomb), "v1", controls) as session:
+    async with HttpSession(make_endpoint("http://v1.test/v1", {}, transport=bomb), "v1", controls) as session:
         with pytest.raises(ResumableStop):
             await session.send(Call("GET", "/spaces"))
     small = _gzipped(b'{"data": [{"id": "spc_1"}]}')
-    async with HttpSession(make_async_client("http://v1.test/v1", {}, transport=small), "v1", controls) as session:
+    async with HttpSession(make_endpoint("http://v1.test/v1", {}, transport=small), "v1", controls) as session:
         response = await session.send(Call("GET", "/spaces"))
     assert response.json() == {"data": [{"id": "spc_1"}]}

@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli, exit_code
-from bridge.clients.http import Call, HttpSession, make_async_client
+from bridge.clients.http import Call, HttpSession, make_endpoint
 from bridge.clients.legacy import open_legacy
 from bridge.config import Secret
 from bridge.errors import ConfigError
@@ -125,7 +125,7 @@ async def test_a_host_that_does_not_resolve_names_its_setting_and_is_not_retried
     setting at the first try, with no retry spent and no wait."""
     clock = FakeClock()
     controls = controls_for(clock)
-    client = make_async_client(f"http://bridge-transport-test.invalid/{surface}", {})
+    client = make_endpoint(f"http://bridge-transport-test.invalid/{surface}", {})
     async with HttpSession(client, "legacy" if surface == "legacy" else "v1", controls) as session:
         with pytest.raises(ConfigError) as refused:
             await session.send(Call("GET", "/me"))

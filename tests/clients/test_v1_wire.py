@@ -273,7 +273,7 @@ WIRES = [
 @pytest.mark.parametrize("wire", WIRES, ids=[w.name for w in WIRES])
 async def test_v1_call_sends_exactly_the_documented_request(wire: Wire, controls: RunControls) -> None:
     """Each call goes to its method and path with its query, bearer token, key (on creates) and body."""
-    async with respx.mock(assert_all_called=True, using="httpx") as router:
+    async with respx.mock(assert_all_called=True, using="bridge") as router:
         route = router.route(method=wire.method, url=f"{BASE}{wire.path}").mock(
             return_value=httpx.Response(wire.status, json=wire.answer)
             if wire.answer is not None
@@ -292,7 +292,7 @@ async def test_v1_call_sends_exactly_the_documented_request(wire: Wire, controls
 async def test_write_surfaces_replay_flag_request_id_and_status(controls: RunControls) -> None:
     """A replayed create says so, with the requestId and status the service sent."""
     headers = {"Idempotency-Replayed": "true", "X-Request-Id": "req_7"}
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.post(f"{BASE}/projects").mock(return_value=httpx.Response(201, json=PROJECT, headers=headers))
         async with open_v1(BASE, TOKEN, controls) as client:
             result = await client.create_project({"name": "Film"}, KEY)
@@ -307,7 +307,7 @@ async def test_write_surfaces_replay_flag_request_id_and_status(controls: RunCon
 async def test_budget_read_reuses_etag_and_304_returns_cached_body(controls: RunControls) -> None:
     """The second read of the same selection sends If-None-Match; a 304 hands back the first body."""
     document = {"id": "bud_1", "phases": [], "lines": [LINE], "totals": {}}
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         route = router.get(f"{BASE}/projects/prj_1/budget").mock(
             side_effect=[httpx.Response(200, json=document, headers={"ETag": '"v1"'}), httpx.Response(304)]
         )
@@ -323,7 +323,7 @@ async def test_budget_read_reuses_etag_and_304_returns_cached_body(controls: Run
 @pytest.mark.anyio
 async def test_extra_response_fields_are_kept(controls: RunControls) -> None:
     """Fields the bridge does not model survive the parse (the verifier and reports may read them)."""
-    async with respx.mock(using="httpx") as router:
+    async with respx.mock(using="bridge") as router:
         router.get(f"{BASE}/projects/prj_1").mock(return_value=httpx.Response(200, json={**PROJECT, "emoji": "🎬"}))
         async with open_v1(BASE, TOKEN, controls) as client:
             project = await client.get_project("prj_1")

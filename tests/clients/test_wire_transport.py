@@ -1,5 +1,6 @@
-"""The aiohttp transport under every surface, read off a real socket: the bytes sent are the ones httpx
-composed, and each way a connection can fail says whether the request can have reached the service."""
+"""The endpoint and aiohttp transport under every surface, read off a real socket: the bytes sent are the
+request the session composed (with the headers httpx's client sent before), connections are pooled, and each
+way a connection can fail says whether the request can have reached the service."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 
-from bridge.clients.http import error_for_transport, make_async_client
-from bridge.errors import NetworkError
+from bridge.clients.http import Call, Endpoint, HttpSession, Limits, RunControls, error_for_transport, make_endpoint
+from bridge.errors import NetworkError, ResumableStop
 
 Handler = Callable[[bytes, asyncio.StreamWriter], Awaitable[None]]
 pytestmark = pytest.mark.anyio
@@ -62,21 +63,31 @@ async def answer(_: bytes, writer: asyncio.StreamWriter) -> None:
     await writer.drain()
 
 
-async def test_the_request_on_the_wire_is_the_one_httpx_composed() -> None:
-    async with serving(answer) as (server, base), make_async_client(base, {"Authorization": "Bearer t0k"}) as client:
-        composed = client.build_request(
-            "POST", "/v1/projects/p 1/lines", params=[("expands[]", "phase"), ("q", "a&b")], json={"name": "Café"}
-        )
-        response = await client.send(composed)
-        assert response.json() == {"ok": True}
+async def exchange(endpoint: Endpoint, call: Call) -> bytes:
+    """One request straight through the endpoint's transport, its body read whole."""
+    response = await endpoint.transport.handle_async_request(endpoint.request(call))
+    try:
+        return await response.aread()
+    finally:
+        await response.aclose()
+
+
+async def test_the_request_on_the_wire_is_the_one_the_session_composed() -> None:
+    call = Call("POST", "/v1/projects/p 1/lines", params=(("expands[]", "phase"), ("q", "a&b")), body={"name": "Café"})
+    async with serving(answer) as (server, base):
+        endpoint = make_endpoint(base, {"Authorization": "Bearer t0k"})
+        async with HttpSession(endpoint, "v1", RunControls()) as session:
+            assert (await session.send(call)).json() == {"ok": True}
+        composed = endpoint.request(call)
     head, _, body = server.requests[0].partition(b"\r\n\r\n")
     request_line, *header_lines = head.decode("latin-1").split("\r\n")
-    assert request_line == f"POST {composed.url.raw_path.decode()} HTTP/1.1"
-    assert request_line.startswith("POST /v1/projects/p%201/lines?expands%5B%5D=phase&q=a%26b ")
-    sent = [tuple(part.strip() for part in line.split(":", 1)) for line in header_lines]
-    assert sorted((name.lower(), value) for name, value in sent) == sorted(
-        (name.lower(), value) for name, value in composed.headers.multi_items()
-    )
+    assert request_line == "POST /v1/projects/p%201/lines?expands%5B%5D=phase&q=a%26b HTTP/1.1"
+    sent = sorted((name.lower(), value.strip()) for name, value in (line.split(":", 1) for line in header_lines))
+    assert sent == sorted((name.lower(), value) for name, value in composed.headers.multi_items())
+    # The headers httpx's client sent before the bridge composed its requests itself, and no others.
+    httpx_client_headers = ("host", "accept-encoding", "connection", "user-agent", "accept")
+    ours = ("authorization", "content-length", "content-type")
+    assert sorted(name for name, _ in sent) == sorted(httpx_client_headers + ours)
     assert body == composed.content == '{"name":"Café"}'.encode()
 
 
@@ -87,15 +98,16 @@ async def test_a_connection_is_reused_once_its_answer_is_read_and_dropped_when_i
         writer.write(long if b"/long" in request else OK)
         await writer.drain()
 
-    async with serving(answers) as (server, base), make_async_client(base, {}) as client:
-        await client.get("/a")
-        await client.get("/b")
+    controls = RunControls(limits=Limits(max_response_bytes=1000))
+    async with serving(answers) as (server, base), HttpSession(make_endpoint(base, {}), "v1", controls) as session:
+        await session.send(Call("GET", "/a"))
+        await session.send(Call("GET", "/b"))
         assert server.connections == 1
-        async with client.stream("GET", "/long") as streamed:
-            assert streamed.status_code == 200  # its body is never read, as over max_response_bytes
-        await client.get("/c")
+        with pytest.raises(ResumableStop, match="max_response_bytes"):
+            await session.send(Call("GET", "/long"))
+        await session.send(Call("GET", "/c"))
         assert server.connections == 2
-        assert (await client.get("/d")).json() == {"ok": True}
+        assert (await session.send(Call("GET", "/d"))).json() == {"ok": True}
 
 
 async def hang_up(_: bytes, writer: asyncio.StreamWriter) -> None:
@@ -118,6 +130,9 @@ async def never_answer(_: bytes, writer: asyncio.StreamWriter) -> None:
     await asyncio.sleep(5)
 
 
+WRITE = Call("POST", "/v1/contacts", body={"name": "x"}, headers={"Idempotency-Key": "k" * 16})
+
+
 @pytest.mark.parametrize(
     ("handler", "raised"),
     [
@@ -131,9 +146,11 @@ async def never_answer(_: bytes, writer: asyncio.StreamWriter) -> None:
 async def test_a_connection_lost_after_the_request_went_may_have_reached_the_service(
     handler: Handler, raised: type[httpx.TransportError]
 ) -> None:
-    async with serving(handler) as (server, base), make_async_client(base, {}, timeout=0.5) as client:
+    async with serving(handler) as (server, base):
+        endpoint = make_endpoint(base, {}, timeout=0.5)
         with pytest.raises(raised) as caught:
-            await client.post("/v1/contacts", json={"name": "x"}, headers={"Idempotency-Key": "k" * 16})
+            await exchange(endpoint, WRITE)
+        await endpoint.aclose()
         assert len(server.requests) == 1
     error = error_for_transport(caught.value, "POST /v1/contacts", "v1")
     assert isinstance(error, NetworkError)
@@ -143,9 +160,10 @@ async def test_a_connection_lost_after_the_request_went_may_have_reached_the_ser
 async def test_a_connection_refused_never_reached_the_service() -> None:
     async with serving(answer) as (_, base):
         pass  # closed again: nothing listens on the port now
-    async with make_async_client(base, {}) as client:
-        with pytest.raises(httpx.ConnectError) as caught:
-            await client.post("/v1/contacts", json={"name": "x"})
+    endpoint = make_endpoint(base, {})
+    with pytest.raises(httpx.ConnectError) as caught:
+        await exchange(endpoint, WRITE)
+    await endpoint.aclose()
     error = error_for_transport(caught.value, "POST /v1/contacts", "v1")
     assert isinstance(error, NetworkError)
     assert not error.reached_server
@@ -157,9 +175,11 @@ async def test_a_proxy_named_in_the_environment_carries_requests_unless_no_proxy
     async with serving(answer) as (proxy, proxy_url):
         monkeypatch.setenv("HTTP_PROXY", proxy_url)
         monkeypatch.setenv("NO_PROXY", "direct.invalid")
-        async with make_async_client("http://legacy.invalid", {}) as client:
-            assert (await client.get("/api/v1/projects")).json() == {"ok": True}
-            with pytest.raises(httpx.ConnectError):  # not through the proxy: the host does not resolve
-                await client.get("http://direct.invalid/api/v1/projects")
+        through, around = make_endpoint("http://legacy.invalid", {}), make_endpoint("http://direct.invalid", {})
+        assert await exchange(through, Call("GET", "/api/v1/projects")) == b'{"ok":true}'
+        with pytest.raises(httpx.ConnectError):  # not through the proxy: the host does not resolve
+            await exchange(around, Call("GET", "/api/v1/projects"))
+        await through.aclose()
+        await around.aclose()
     assert len(proxy.requests) == 1
     assert proxy.requests[0].startswith(b"GET http://legacy.invalid/api/v1/projects HTTP/1.1\r\n")
