@@ -101,9 +101,7 @@ async def idempotent(request: Request, grant: Grant, produce: Callable[[], Await
     body = await request.body()
     key = request.headers.get(KEY_HEADER)
     context = context_of(request)
-    return await context.idempotency.run(
-        grant.workspace, key, Fingerprint(request.method, request.url.path, body), produce
-    )
+    return await context.idempotency.run(grant.workspace, key, Fingerprint.of(request, body), produce)
 
 
 def created(body: object) -> V1JSONResponse:
