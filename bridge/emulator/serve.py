@@ -45,6 +45,12 @@ GENERATION2_THRESHOLD = 100
 YOUNG_THRESHOLD = 10_000
 
 
+def server_config(app: FastAPI) -> uvicorn.Config:
+    """How the app is served: warnings only, no lifespan, and no access log (uvicorn put each request's line
+    together before its logger, set to warnings, dropped it)."""
+    return uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2)
+
+
 class GracefulServer(uvicorn.Server):
     """A uvicorn server that, stopped by SIGINT or SIGTERM, returns normally so the command exits 0.
 
@@ -68,8 +74,7 @@ class BackgroundServer:
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.socket.bind((host, port))
         self.host, self.port = self.socket.getsockname()[:2]
-        config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2)
-        self.server = uvicorn.Server(config)
+        self.server = uvicorn.Server(server_config(app))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
 
     @property
@@ -436,7 +441,7 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     click.echo(text)
     keep_out_of_collections(app)  # only now that it serves: a refused option or port leaves the process as it was
     # uvicorn installs SIGINT/SIGTERM handlers in the main thread and returns after a graceful shutdown.
-    server = GracefulServer(uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2))
+    server = GracefulServer(server_config(app))
     try:
         server.run(sockets=[sock])
     finally:
