@@ -84,7 +84,9 @@ class Books:
     # Lookups (the mappings' Lookup signature) and change detection.
 
     def lookup(self, kind: str, scope: str, legacy_id: str) -> str | None:
-        found = self._scope(scope).get((kind, legacy_id))
+        # The mappings' hot path (a hundred thousand calls in a medium run): a loaded scope without the call.
+        entries = self._scopes.get(scope)
+        found = (self._scope(scope) if entries is None else entries).get((kind, legacy_id))
         return found[0] if found else None
 
     def unchanged(self, kind: str, scope: str, legacy_id: str, digest: str) -> bool:
