@@ -14,6 +14,9 @@
   ``concurrency`` in flight), and ``wall_over_bound``, how far the run is from it. Levels are those every
   request of a kind has whatever its record holds (``_level``); the v1 reads are counted at level 1 and the
   legacy reads at the legacy surface's latency, both as the emulator counted them during the run;
+- ``engine_cpu_s`` and ``emulator_cpu_s``: the CPU time the run's process (every thread) and the emulator's
+  process spent during that migration. Both share this machine's cores, so they say which one bounds the wall
+  time;
 - ``peak_rss_mb``: the peak resident memory of a `bridge run` process migrating `large` (a child process, its
   ``ru_maxrss``), the emulator again in a process of its own.
 """
@@ -32,6 +35,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -68,9 +72,23 @@ def _free_port() -> int:
 LEGACY_KEY = "bench-legacy-key-0001"
 
 
+@dataclass(frozen=True, slots=True)
+class Served:
+    """A `bridge emulate` process: its base URL, a v1 token for `target`, and its pid."""
+
+    base: str
+    token: str
+    pid: int
+
+    def cpu_s(self) -> float:
+        """The CPU seconds the emulator process has used so far (user and system, from /proc)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
-def emulator(size: str, latency_ms: float = 0) -> Iterator[tuple[str, str]]:
-    """`bridge emulate` in its own process; yields its base URL and a fresh v1 token for `target`."""
+def emulator(size: str, latency_ms: float = 0) -> Iterator[Served]:
+    """`bridge emulate` in its own process, with a fresh v1 token for `target`."""
     port = _free_port()
     command = [*BRIDGE, "emulate", "--port", str(port), "--size", size, "--latency-ms", str(latency_ms)]
     # The emulator takes credentials from its environment, never as options (they would show in `ps`).
@@ -87,7 +105,7 @@ def emulator(size: str, latency_ms: float = 0) -> Iterator[tuple[str, str]]:
                 if time.monotonic() > deadline or process.poll() is not None:
                     raise
                 time.sleep(0.2)
-        yield base, str(answer.json()["token"])
+        yield Served(base, str(answer.json()["token"]), process.pid)
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -175,12 +193,14 @@ async def _naive(base: str, token: str, project: str) -> float:
 
 
 def _medium() -> dict[str, object]:
-    with emulator("medium", LATENCY_MS) as (base, token), tempfile.TemporaryDirectory() as scratch:
+    with emulator("medium", LATENCY_MS) as served, tempfile.TemporaryDirectory() as scratch:
+        base, token = served.base, served.token
         settings = _settings(base, token, Path(scratch) / "state.sqlite")
         controls = RunControls(budget=RetryBudget(), limiter=AimdLimiter(settings.concurrency))
-        started = time.monotonic()
+        started, cpu_started, emulator_started = time.monotonic(), time.process_time(), served.cpu_s()
         outcome = asyncio.run(migrate(settings, dry_run=False, progress=Progress(), controls=controls))
         wall = time.monotonic() - started
+        engine_cpu, emulator_cpu = time.process_time() - cpu_started, served.cpu_s() - emulator_started
         routes = httpx.get(f"{base}/_emulator/stats", timeout=30).json()["requests"]["byRoute"]
         ledger = outcome.ledger
         sent = {row.kind: row.requests for row in ledger.ordered()}
@@ -200,6 +220,8 @@ def _medium() -> dict[str, object]:
         "lower_bound_s": round(bound, 2),
         "wall_over_bound": round(wall / bound, 2),
         "bound_method": bound_method,
+        "engine_cpu_s": round(engine_cpu, 2),
+        "emulator_cpu_s": round(emulator_cpu, 2),
         "latency_ms": LATENCY_MS,
         "quarantined": len(ledger.quarantine),
     }
@@ -213,7 +235,8 @@ def _v1_project(settings: Settings, legacy_project: str) -> str:
 
 
 def _large_rss() -> dict[str, object]:
-    with emulator("large") as (base, token), tempfile.TemporaryDirectory() as scratch:
+    with emulator("large") as served, tempfile.TemporaryDirectory() as scratch:
+        base, token = served.base, served.token
         env = {
             **os.environ,
             "BRIDGE_LEGACY_URL": f"{base}/api/v1",
