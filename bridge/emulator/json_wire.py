@@ -34,7 +34,7 @@ PASSTHROUGH = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
 # 993 to 1009 (magnitudes from 2**-30, below 1e-9, up to 2**-13, above 1e-4).
 SLOW_FLOAT = re.compile(rb"G(?:[\x7f\xff][\xf0-\xff]|[\x3e\xbe][\x10-\xff]|[\x3f\xbf][\x00-\x1f])")
 ESCAPED = re.compile(r"[^\x00-\x7e]")  # what ensure_ascii escapes beyond what orjson does
-PICKLE_PROTOCOL = 2  # no frames: every float is its opcode and eight contiguous bytes
+PICKLE_PROTOCOL = 5  # its frames begin between opcodes, so a float's opcode and eight bytes stay together
 
 
 class _RefusedError(TypeError):

@@ -66,6 +66,7 @@ class LegacyView:
     expands: frozenset[str] = field(default_factory=frozenset)
     _phases: dict[tuple[str, int], list[Phase]] = field(default_factory=dict, init=False, repr=False)
     _paths: dict[tuple[str, str], str] = field(default_factory=dict, init=False, repr=False)
+    _contacts: dict[str, Json] = field(default_factory=dict, init=False, repr=False)
 
     # -- workspace-level records ------------------------------------------------------------------------
 
@@ -309,10 +310,18 @@ class LegacyView:
             "lastModified": modified,
         }
         if "contact" in self.expands and actual.contact_id in self.workspace.contacts:
-            shaped["contact"] = self.contact(self.workspace.contacts[actual.contact_id or ""])
+            shaped["contact"] = self.contact_of(actual.contact_id or "")
         if "account" in self.expands and line is not None:
             shaped["account"] = self.line(project, line, self.service.totals(self.workspace, project))
         return shaped
+
+    def contact_of(self, contact_id: str) -> Json:
+        """A contact as ``contact`` shapes it, shaped once per request (an actuals page names a few contacts
+        thousands of times); each caller gets its own copy of the dict."""
+        shaped = self._contacts.get(contact_id)
+        if shaped is None:
+            shaped = self._contacts[contact_id] = self.contact(self.workspace.contacts[contact_id])
+        return dict(shaped)
 
     def path(self, project: Project, node: Node) -> str:
         """The node's slash path of codes, worked out once per request: every actual coded to a line repeats it."""
