@@ -36,10 +36,10 @@ from bridge.emulator.v1_routing import (
     domain_errors,
     flag,
     idempotent,
-    json_body,
     listed,
     ok,
     page_response,
+    parsed_body,
     project_of,
 )
 
@@ -100,7 +100,7 @@ async def list_phases(request: Request, grant: Auth, project_id: str) -> Respons
 @router.post("/phases", status_code=201)
 async def create_phase(request: Request, grant: Auth, project_id: str) -> Response:
     can(grant, "create", "BudgetPhase")
-    fields = renamed(requests.parse(requests.PhaseCreate, await json_body(request)), PHASE_FIELDS)
+    fields = renamed(await parsed_body(request, requests.PhaseCreate), PHASE_FIELDS)
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
 
@@ -124,7 +124,7 @@ async def get_phase(request: Request, grant: Auth, project_id: str, phase_id: st
 @router.patch("/phases/{phase_id}")
 async def update_phase(request: Request, grant: Auth, project_id: str, phase_id: str) -> Response:
     can(grant, "update", "BudgetPhase")
-    changes = renamed(requests.parse(requests.PhaseUpdate, await json_body(request)), PHASE_UPDATE)
+    changes = renamed(await parsed_body(request, requests.PhaseUpdate), PHASE_UPDATE)
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
     with domain_errors():

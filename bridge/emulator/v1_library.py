@@ -34,6 +34,7 @@ from bridge.emulator.v1_routing import (
     json_body,
     ok,
     page_response,
+    parsed_body,
     project_of,
 )
 from bridge.emulator.v1_shapes import cell, timestamp
@@ -300,7 +301,7 @@ async def list_items(request: Request, grant: Auth, kind: str) -> Response:
 @workspace_router.post("/{kind}", status_code=201)
 async def create_item(request: Request, grant: Auth, kind: str) -> Response:
     can(grant, "create", RESOURCE[_kind(kind)])
-    body = requests.parse(requests.LIBRARY_CREATE[kind], await json_body(request))
+    body = await parsed_body(request, requests.LIBRARY_CREATE[kind])
     context = context_of(request)
     workspace = context.workspace(grant)
 
@@ -322,7 +323,7 @@ async def get_item(request: Request, grant: Auth, kind: str, item_id: str) -> Re
 @workspace_router.patch("/{kind}/{item_id}")
 async def update_item(request: Request, grant: Auth, kind: str, item_id: str) -> Response:
     can(grant, "update", RESOURCE[_kind(kind)])
-    body = requests.parse(requests.LIBRARY_UPDATE[kind], await json_body(request))
+    body = await parsed_body(request, requests.LIBRARY_UPDATE[kind])
     workspace = context_of(request).workspace(grant)
     with domain_errors():
         item = library.live_item(workspace, kind, item_id)
@@ -411,7 +412,7 @@ async def list_copies(request: Request, grant: Auth, project_id: str, kind: str)
 async def add_copy(request: Request, grant: Auth, project_id: str, kind: str) -> Response:
     """POST {sourceId}: 201 with a new copy, 200 with the existing one (its project edits kept)."""
     can(grant, "create", RESOURCE[_copy_kind(kind)])
-    source = str(requests.parse(requests.CopyAdd, await json_body(request))["sourceId"])
+    source = str((await parsed_body(request, requests.CopyAdd))["sourceId"])
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
     with domain_errors():  # the operation lists no 422: an unknown sourceId is a 404 (A52)
@@ -448,7 +449,7 @@ COPY_PATCH = {
 async def update_copy(request: Request, grant: Auth, project_id: str, kind: str, item_id: str) -> Response:
     """Edit a project copy; the workspace item is unchanged (the copy is independent)."""
     can(grant, "update", RESOURCE[_copy_kind(kind)])
-    body = requests.parse(requests.LIBRARY_UPDATE[kind], await json_body(request))
+    body = await parsed_body(request, requests.LIBRARY_UPDATE[kind])
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
     copy = _copy(project, kind, item_id)

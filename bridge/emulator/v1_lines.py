@@ -21,7 +21,17 @@ from bridge.emulator.v1_budget import LINE_FIELDS, MARKUP_DATA_FIELDS, PHASE_DAT
 from bridge.emulator.v1_context import V1Context, context_of
 from bridge.emulator.v1_errors import NotFoundError, UnprocessableError, ValidationError
 from bridge.emulator.v1_projects import renamed
-from bridge.emulator.v1_routing import Auth, Json, can, created, domain_errors, idempotent, json_body, ok, project_of
+from bridge.emulator.v1_routing import (
+    Auth,
+    Json,
+    can,
+    created,
+    domain_errors,
+    idempotent,
+    ok,
+    parsed_body,
+    project_of,
+)
 
 router = APIRouter(prefix="/projects/{project_id}/budget/lines")
 
@@ -65,7 +75,7 @@ def _view(context: V1Context, workspace: Workspace, project: Project, node: Node
 @router.post("", status_code=201)
 async def create_line(request: Request, grant: Auth, project_id: str) -> Response:
     can(grant, "create", "BudgetLine")
-    body = requests.parse(requests.LineCreate, await json_body(request))
+    body = await parsed_body(request, requests.LineCreate)
     context = context_of(request)
     workspace, project = project_of(request, grant, project_id)
 
@@ -80,7 +90,7 @@ async def create_line(request: Request, grant: Auth, project_id: str) -> Respons
 @router.post("/bulk", status_code=201)
 async def create_lines(request: Request, grant: Auth, project_id: str) -> Response:
     can(grant, "create", "BudgetLine")
-    lines = requests.parse(requests.LineBulkCreate, await json_body(request))["lines"]
+    lines = (await parsed_body(request, requests.LineBulkCreate))["lines"]
     assert isinstance(lines, list)  # the published shape holds 1 to 100 lines
     context = context_of(request)
     workspace, project = project_of(request, grant, project_id)
@@ -118,7 +128,7 @@ def _write_phase_data(context: V1Context, project: Project, line_id: str, phase_
 @router.post("/phase-data/bulk")
 async def bulk_phase_data(request: Request, grant: Auth, project_id: str) -> Response:
     can(grant, "update", "BudgetLine")
-    items = requests.parse(requests.PhaseDataBulk, await json_body(request))["items"]
+    items = (await parsed_body(request, requests.PhaseDataBulk))["items"]
     assert isinstance(items, list)  # the published shape holds 1 to 500 entries
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
@@ -149,7 +159,7 @@ async def bulk_phase_data(request: Request, grant: Auth, project_id: str) -> Res
 @router.patch("/{line_id}")
 async def update_line(request: Request, grant: Auth, project_id: str, line_id: str) -> Response:
     can(grant, "update", "BudgetLine")
-    body = requests.parse(requests.LineUpdate, await json_body(request))
+    body = await parsed_body(request, requests.LineUpdate)
     context = context_of(request)
     workspace, project = project_of(request, grant, project_id)
     with domain_errors():
@@ -181,7 +191,7 @@ async def delete_line(request: Request, grant: Auth, project_id: str, line_id: s
 @router.put("/{line_id}/phase-data/{phase_id}")
 async def put_phase_data(request: Request, grant: Auth, project_id: str, line_id: str, phase_id: str) -> Response:
     can(grant, "update", "BudgetLine")
-    body = requests.parse(requests.PhaseDataWrite, await json_body(request))
+    body = await parsed_body(request, requests.PhaseDataWrite)
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
     result = _write_phase_data(context, project, line_id, phase_id, body)

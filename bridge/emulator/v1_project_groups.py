@@ -17,7 +17,17 @@ from bridge.emulator.library import ProjectFringeGroup
 from bridge.emulator.model import FringeGroup, Workspace
 from bridge.emulator.v1_context import context_of
 from bridge.emulator.v1_expand import LIBRARY_COPY, expand_keys
-from bridge.emulator.v1_routing import Auth, Json, can, created, domain_errors, flag, json_body, ok, page_response
+from bridge.emulator.v1_routing import (
+    Auth,
+    Json,
+    can,
+    created,
+    domain_errors,
+    flag,
+    ok,
+    page_response,
+    parsed_body,
+)
 from bridge.emulator.v1_routing import project_of as project_in
 
 router = APIRouter(prefix="/projects/{project_id}/library/fringe-groups")
@@ -55,7 +65,7 @@ async def list_groups(request: Request, grant: Auth, project_id: str) -> Respons
 async def add_group(request: Request, grant: Auth, project_id: str) -> Response:
     """POST {sourceId}: 201 with a new copy, 200 with the existing one (edits kept unless ``reset=true``)."""
     can(grant, "create", "FringeGroup")
-    source_id = str(requests.parse(requests.CopyAdd, await json_body(request))["sourceId"])
+    source_id = str((await parsed_body(request, requests.CopyAdd))["sourceId"])
     context = context_of(request)
     workspace, project = project_in(request, grant, project_id)
     with domain_errors():  # an unknown sourceId is a 404, as for the other project copies (A52)
@@ -79,7 +89,7 @@ async def get_group(request: Request, grant: Auth, project_id: str, group_id: st
 async def update_group(request: Request, grant: Auth, project_id: str, group_id: str) -> Response:
     """Edit the project copy (name, color); the workspace group is unchanged."""
     can(grant, "update", "FringeGroup")
-    body = requests.parse(requests.FringeGroupWrite, await json_body(request))
+    body = await parsed_body(request, requests.FringeGroupWrite)
     workspace, project = project_in(request, grant, project_id)
     with domain_errors():
         copy = context_of(request).packs.fringe_group(project, group_id)

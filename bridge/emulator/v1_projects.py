@@ -18,7 +18,17 @@ from bridge.emulator.v1_errors import UnprocessableError
 from bridge.emulator.v1_expand import CONTACT as CONTACT_EXPAND
 from bridge.emulator.v1_expand import PROJECT as PROJECT_EXPAND
 from bridge.emulator.v1_expand import contact_transactions, expand_keys
-from bridge.emulator.v1_routing import Auth, Json, can, created, domain_errors, idempotent, json_body, ok, page_response
+from bridge.emulator.v1_routing import (
+    Auth,
+    Json,
+    can,
+    created,
+    domain_errors,
+    idempotent,
+    ok,
+    page_response,
+    parsed_body,
+)
 
 router = APIRouter()
 
@@ -84,7 +94,7 @@ def project_view(project: Project, workspace: Workspace, expand: set[str]) -> Js
 @router.post("/projects", status_code=201)
 async def create_project(request: Request, grant: Auth) -> Response:
     can(grant, "create", "Project")
-    fields = renamed(requests.parse(requests.ProjectCreate, await json_body(request)), PROJECT_CREATE)
+    fields = renamed(await parsed_body(request, requests.ProjectCreate), PROJECT_CREATE)
     context = context_of(request)
 
     async def produce() -> Response:
@@ -124,7 +134,7 @@ async def get_project(request: Request, grant: Auth, project_id: str) -> Respons
 @router.patch("/projects/{project_id}")
 async def update_project(request: Request, grant: Auth, project_id: str) -> Response:
     can(grant, "update", "Project")
-    changes = renamed(requests.parse(requests.ProjectUpdate, await json_body(request)), PROJECT_UPDATE)
+    changes = renamed(await parsed_body(request, requests.ProjectUpdate), PROJECT_UPDATE)
     context = context_of(request)
     workspace = context.workspace(grant)
     with domain_errors():
@@ -147,7 +157,7 @@ async def list_spaces(request: Request, grant: Auth) -> Response:
 @router.post("/spaces", status_code=201)
 async def create_space(request: Request, grant: Auth) -> Response:
     can(grant, "create", "Space")
-    fields = renamed(requests.parse(requests.SpaceCreate, await json_body(request)), SPACE_CREATE)
+    fields = renamed(await parsed_body(request, requests.SpaceCreate), SPACE_CREATE)
     context = context_of(request)
 
     async def produce() -> Response:
@@ -161,7 +171,7 @@ async def create_space(request: Request, grant: Auth) -> Response:
 @router.patch("/spaces/{space_id}")
 async def update_space(request: Request, grant: Auth, space_id: str) -> Response:
     can(grant, "update", "Space")
-    changes = renamed(requests.parse(requests.SpaceUpdate, await json_body(request)), SPACE_UPDATE)
+    changes = renamed(await parsed_body(request, requests.SpaceUpdate), SPACE_UPDATE)
     context = context_of(request)
     workspace = context.workspace(grant)
     with domain_errors():
@@ -217,7 +227,7 @@ async def create_contact(request: Request, grant: Auth) -> Response:
     can(grant, "create", "Contact")
     context = context_of(request)
     workspace = context.workspace(grant)
-    fields = contact_fields(requests.parse(requests.ContactCreate, await json_body(request)), workspace.currency)
+    fields = contact_fields(await parsed_body(request, requests.ContactCreate), workspace.currency)
 
     async def produce() -> Response:
         with domain_errors():
@@ -241,7 +251,7 @@ async def update_contact(request: Request, grant: Auth, contact_id: str) -> Resp
     can(grant, "update", "Contact")
     context = context_of(request)
     workspace = context.workspace(grant)
-    fields = contact_fields(requests.parse(requests.ContactUpdate, await json_body(request)), workspace.currency)
+    fields = contact_fields(await parsed_body(request, requests.ContactUpdate), workspace.currency)
     with domain_errors():
         item = context.service.update_contact(workspace, contact_id, fields)
     return ok(shapes.contact(item, workspace.currency))

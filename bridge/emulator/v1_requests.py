@@ -506,4 +506,9 @@ def parse(model: type[Closed], body: object) -> Json:
         parsed = model.model_validate(body)
     except pydantic.ValidationError as exc:
         raise refusal(exc) from None
+    return wire_fields(parsed)
+
+
+def wire_fields(parsed: Closed) -> Json:
+    """The fields a checked body was sent with, under their wire names."""
     return parsed.model_dump(by_alias=True, exclude_unset=True)

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Annotated, TypeVar
 
+import pydantic
 from fastapi import Depends
 from starlette.requests import Request
 from starlette.responses import Response
@@ -28,7 +29,7 @@ from bridge.emulator.v1_errors import (
     UnprocessableError,
     ValidationError,
 )
-from bridge.emulator.v1_requests import BODY
+from bridge.emulator.v1_requests import BODY, Closed, parse, wire_fields
 
 T = TypeVar("T")
 Json = dict[str, object]
@@ -72,6 +73,20 @@ async def json_body(request: Request) -> Json:
     if not isinstance(body, dict):
         raise ValidationError("The request body must be a JSON object.", fieldErrors={BODY: ["must be an object"]})
     return body
+
+
+async def parsed_body(request: Request, model: type[Closed]) -> Json:
+    """The body checked against its published ``model``: what ``parse(model, await json_body(request))`` gives.
+
+    pydantic reads the bytes itself when they are JSON that fits the model (decoding them with ``json.loads``
+    first cost as much as checking them); anything else goes that old way, so every refusal is the one it was.
+    pydantic's reader refuses all that ``json.loads`` refuses (and more: a byte-order mark, an escaped lone
+    surrogate) and reads what both accept to the same values."""
+    try:
+        checked = model.model_validate_json(await request.body())
+    except pydantic.ValidationError:
+        return parse(model, await json_body(request))
+    return wire_fields(checked)
 
 
 @contextmanager

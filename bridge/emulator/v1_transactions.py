@@ -33,10 +33,10 @@ from bridge.emulator.v1_routing import (
     created,
     domain_errors,
     idempotent,
-    json_body,
     listed,
     ok,
     page_response,
+    parsed_body,
 )
 
 router = APIRouter(prefix="/transactions")
@@ -168,7 +168,7 @@ def _announce(context: V1Context, grant: Grant, event: str, project: Project, ac
 @router.post("/{transaction_id}/items", status_code=201)
 async def add_item(request: Request, grant: Auth, transaction_id: str) -> Response:
     can(grant, "update", "Transaction")
-    body = requests.parse(requests.TransactionItemCreate, await json_body(request))
+    body = await parsed_body(request, requests.TransactionItemCreate)
     context = context_of(request)
     workspace = context.workspace(grant)
     project, actual = find(context, workspace, transaction_id)
@@ -208,7 +208,7 @@ async def list_items(request: Request, grant: Auth, transaction_id: str) -> Resp
 @router.post("", status_code=201)
 async def create_transaction(request: Request, grant: Auth) -> Response:
     can(grant, "create", "Transaction")
-    body = requests.parse(requests.TransactionCreate, await json_body(request))
+    body = await parsed_body(request, requests.TransactionCreate)
     context = context_of(request)
     workspace = context.workspace(grant)
 
@@ -223,7 +223,7 @@ async def create_transaction(request: Request, grant: Auth) -> Response:
 @router.post("/bulk", status_code=201)
 async def create_transactions(request: Request, grant: Auth) -> Response:
     can(grant, "create", "Transaction")
-    items = requests.parse(requests.TransactionBulkCreate, await json_body(request))["transactions"]
+    items = (await parsed_body(request, requests.TransactionBulkCreate))["transactions"]
     assert isinstance(items, list)  # the published shape holds 1 to 500 transactions
     context = context_of(request)
     workspace = context.workspace(grant)
@@ -330,7 +330,7 @@ async def delete_transaction(request: Request, grant: Auth, transaction_id: str)
 async def update_transaction(request: Request, grant: Auth, transaction_id: str) -> Response:
     """Partial update of a manual transaction (A40); omitted fields stay, the project cannot change."""
     can(grant, "update", "Transaction")
-    body = requests.parse(requests.TransactionPatch, await json_body(request))
+    body = await parsed_body(request, requests.TransactionPatch)
     context = context_of(request)
     workspace = context.workspace(grant)
     project, actual = find(context, workspace, transaction_id)
@@ -351,7 +351,7 @@ async def update_transaction(request: Request, grant: Auth, transaction_id: str)
 @router.patch("/{transaction_id}/items/{item_id}")
 async def update_item(request: Request, grant: Auth, transaction_id: str, item_id: str) -> Response:
     can(grant, "update", "Transaction")
-    body = requests.parse(requests.TransactionItemPatch, await json_body(request))
+    body = await parsed_body(request, requests.TransactionItemPatch)
     context = context_of(request)
     workspace = context.workspace(grant)
     project, actual = find(context, workspace, transaction_id)

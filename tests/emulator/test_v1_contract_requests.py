@@ -225,6 +225,26 @@ async def test_a_body_that_is_not_an_object_is_400(v1_client: httpx.AsyncClient,
     assert (response.status_code, list(response.json()["fieldErrors"])) == (400, ["body"])
 
 
+@pytest.mark.parametrize(
+    ("raw", "status"),
+    [
+        (b'\xef\xbb\xbf{"name": "Marked"}', 201),  # a UTF-8 byte-order mark: json.loads reads past it
+        (b'{"name": "Tab\there"}', 400),  # a raw control character in a string: not JSON
+        (b'{"name": "Late", "name": "Last"}', 201),  # a repeated key: the last one counts
+    ],
+)
+async def test_a_body_is_read_as_json_loads_reads_it(v1_client: httpx.AsyncClient, raw: bytes, status: int) -> None:
+    """Bytes at the edges of JSON are accepted or refused as the standard library reads them, whichever reader
+    checks them first."""
+    headers = {"Idempotency-Key": f"contract-{next(_keys):010d}", "Content-Type": "application/json"}
+    response = await v1_client.post("/projects", content=raw, headers=headers)
+    assert response.status_code == status, response.text
+    if status == 201:
+        assert response.json()["name"] == json.loads(raw)["name"]
+    else:
+        assert response.json()["fieldErrors"] == {"body": ["is not valid JSON"]}
+
+
 async def test_undeclared_parameters_are_ignored(v1_client: httpx.AsyncClient, world: dict[str, str]) -> None:
     """``limit`` on GET budget/phases (not declared there) and an unknown query on a create change nothing."""
     phases = f"/projects/{world['pid']}/budget/phases"
