@@ -101,7 +101,10 @@ class RequestStats:
         self, workspace: str, user_agent: str | None, began: datetime, ended: datetime, *, wrote: bool
     ) -> None:
         """Count one request of ``workspace`` by the client ``user_agent`` (None: no header sent)."""
-        use = self.clients.setdefault(workspace, {}).setdefault(user_agent, ClientUse(first=began, last=ended))
+        uses = self.clients.setdefault(workspace, {})
+        use = uses.get(user_agent)
+        if use is None:
+            use = uses[user_agent] = ClientUse(first=began, last=ended)
         use.first, use.last = min(use.first, began), max(use.last, ended)
         use.requests += 1
         use.writes += wrote
