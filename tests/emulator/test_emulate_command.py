@@ -25,8 +25,9 @@ import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli
+from bridge.emulator import store
 from bridge.emulator.app import create_app
-from bridge.emulator.serve import keep_out_of_collections
+from bridge.emulator.serve import keep_out_of_collections, work_out_totals
 
 SECRET = "chosen-secret-0123456789"
 CREDENTIAL_VARIABLES = ("EMULATOR_LEGACY_KEY", "EMULATOR_TOKEN", "EMULATOR_CONTROL_TOKEN")
@@ -242,6 +243,27 @@ def test_the_seed_is_kept_out_of_collections_and_a_reset_releases_it() -> None:
     finally:
         gc.unfreeze()
         gc.set_threshold(*thresholds)
+
+
+def test_seeded_totals_are_worked_out_before_serving_and_again_after_a_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before serving, every seeded project's totals are worked out, so a budget read during a migration works
+    none out; a project changed since has its totals worked out again at its next read."""
+    app = create_app(size="small")
+    service = app.state.v1.service
+    work_out_totals(service)
+    worked_out: list[str] = []
+    monkeypatch.setattr(store, "compute_totals", lambda project, currency: worked_out.append(project.id))
+    projects = [(w, p) for w in service.workspaces.values() for p in w.projects.values()]
+    for workspace, project in projects:
+        service.totals(workspace, project)
+    assert projects
+    assert worked_out == []
+    workspace, project = projects[0]
+    service.touch(project)
+    service.totals(workspace, project)
+    assert worked_out == [project.id]
 
 
 def _collectable(value: object) -> bool:
