@@ -12,6 +12,9 @@ find, and for those the standard library still writes the body:
 - on the legacy surface, which escapes DEL and every non-ASCII character as ``\\uXXXX``, those characters,
   which orjson writes as they are: the escapes are put in afterwards (outside a string there is none).
 
+orjson also writes what json.dumps refuses with a TypeError (a UUID, an enum that is not a str or int): no
+route answers with one, so no answer changes.
+
 Floats are found in the body's pickle, where each is its opcode ``G`` and eight big-endian bytes whose first
 twelve bits are the sign and the exponent: no decoding, no walk in Python. A match inside some other bytes
 (a string, an integer) only sends that body the slow way.
