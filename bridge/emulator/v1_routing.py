@@ -8,8 +8,8 @@ FastAPI body parameter), so every malformed input becomes the v1 error envelope 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from types import TracebackType
 from typing import Annotated, TypeVar
 
 import pydantic
@@ -27,6 +27,7 @@ from bridge.emulator.v1_context import context_of
 from bridge.emulator.v1_errors import (
     NotFoundError,
     UnprocessableError,
+    V1Error,
     ValidationError,
 )
 from bridge.emulator.v1_requests import BODY, Closed, parse, wire_fields
@@ -89,26 +90,48 @@ async def parsed_body(request: Request, model: type[Closed]) -> Json:
     return wire_fields(checked)
 
 
-@contextmanager
-def domain_errors(*, body_refs: bool = False) -> Iterator[None]:
+class _DomainErrors:
+    """Turns the store's refusals raised in its ``with`` block into v1 errors (see ``domain_errors``).
+
+    A class rather than a ``contextmanager`` generator: a bulk create enters one per record, and a generator
+    costs several times as much to start and close."""
+
+    __slots__ = ("body_refs",)
+
+    def __init__(self, *, body_refs: bool) -> None:
+        self.body_refs = body_refs
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        if isinstance(exc, domain.EmulatorError):
+            raise self._translated(exc) from exc
+
+    def _translated(self, exc: domain.EmulatorError) -> V1Error:
+        if isinstance(exc, domain.NotFound):
+            if self.body_refs:
+                return UnprocessableError(
+                    f"{exc.kind} {exc.ref!r} named in the body does not exist; fix the reference."
+                )
+            return NotFoundError(f"{exc.kind.capitalize()} {exc.ref!r} was not found.")
+        if isinstance(exc, domain.InvalidInput):
+            if self.body_refs and "does not exist" in exc.message:
+                return UnprocessableError(f"{exc.message}; fix the reference and retry.")
+            return ValidationError(exc.message, fieldErrors={exc.field: [exc.message]})
+        return ValidationError(exc.message)
+
+
+_PATH_REFS = _DomainErrors(body_refs=False)
+_BODY_REFS = _DomainErrors(body_refs=True)
+
+
+def domain_errors(*, body_refs: bool = False) -> _DomainErrors:
     """Turn the store's refusals into v1 errors. With ``body_refs`` a missing referenced record (named in the
     request body, not the path) is a 422: the request is well formed but names something that is not there."""
-    try:
-        yield
-    except domain.NotFound as exc:
-        if body_refs:
-            raise UnprocessableError(
-                f"{exc.kind} {exc.ref!r} named in the body does not exist; fix the reference."
-            ) from exc
-        raise NotFoundError(f"{exc.kind.capitalize()} {exc.ref!r} was not found.") from exc
-    except domain.InvalidInput as exc:
-        if body_refs and "does not exist" in exc.message:
-            raise UnprocessableError(f"{exc.message}; fix the reference and retry.") from exc
-        raise ValidationError(exc.message, fieldErrors={exc.field: [exc.message]}) from exc
-    except domain.Conflict as exc:
-        raise ValidationError(exc.message) from exc
-    except domain.EmulatorError as exc:
-        raise ValidationError(exc.message) from exc
+    return _BODY_REFS if body_refs else _PATH_REFS
 
 
 async def idempotent(request: Request, grant: Grant, produce: Callable[[], Awaitable[Response]]) -> Response:
