@@ -87,7 +87,11 @@ def test_resume_past_key_retention_adds_no_split_item_twice(
     the items that were not on the target."""
     world, context = live
     armed = (lambda: context.stats.by_route[ITEMS_ROUTE] > 0) if kill_after is not None else None
+    # Every v1 answer takes 20 ms while the run is killed, so 20 ms after the first item the fan-out is still
+    # sending: without it a fast run can finish a small fan-out before the kill lands.
+    httpx.post(f"{world.base_url}/_emulator/faults", json={"latencyMs": 20}).raise_for_status()
     assert run_forked(world, kill_at, kill_after=kill_after, armed=armed) == KILLED
+    httpx.post(f"{world.base_url}/_emulator/faults", json={}).raise_for_status()
     assert fan_outs_in_flight(run_state) >= 1
     landed = items_of(asyncio.run(world.census()))
     assert landed > 0
