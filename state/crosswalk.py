@@ -159,6 +159,15 @@ class Crosswalk:
         """Every entry (optionally of one kind and/or scope), ordered by kind, scope and legacy id."""
         return list(self._iter_rows(kind, scope))
 
+    def mappings(self, scope: str) -> list[tuple[str, str, str, str]]:
+        """(kind, legacy id, v1 id, source hash) of every entry in ``scope``: what a run keeps in memory, read
+        as plain columns (``entries`` builds a row object per entry and parses its two timestamps)."""
+        with self._db.read() as session:
+            statement = select(
+                CrosswalkRow.kind, CrosswalkRow.legacy_id, CrosswalkRow.v1_id, CrosswalkRow.source_hash
+            ).where(CrosswalkRow.scope == scope)
+            return [(kind, legacy_id, v1_id, digest) for kind, legacy_id, v1_id, digest in session.exec(statement)]
+
     def find_legacy(self, v1_id: str) -> list[CrosswalkRow]:
         """Which legacy record(s) became this v1 object (more than one means a bulk mapped many to one)."""
         with self._db.read() as session:

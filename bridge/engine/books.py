@@ -69,8 +69,8 @@ class Books:
     def _scope(self, scope: str) -> dict[tuple[str, str], tuple[str, bytes]]:
         entries = self._scopes.get(scope)
         if entries is None:
-            rows = self.crosswalk.entries(scope=state_scope(scope))
-            entries = {(sys.intern(r.kind), r.legacy_id): (r.v1_id, compact(r.source_hash)) for r in rows}
+            rows = self.crosswalk.mappings(state_scope(scope))
+            entries = {(sys.intern(kind), legacy): (v1_id, compact(digest)) for kind, legacy, v1_id, digest in rows}
             self._scopes[scope] = entries
         return entries
 

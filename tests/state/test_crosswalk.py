@@ -26,6 +26,24 @@ def test_lookup_finds_a_record_only_in_its_scope(store: StateStore) -> None:
     assert store.crosswalk.lookup("contacts", "42") == "con_1"
 
 
+def test_a_scopes_mappings_are_its_entries_with_their_source_hashes(store: StateStore) -> None:
+    """What a run keeps in memory for a scope: each entry's kind, legacy id, v1 id and hash, no other scope's."""
+    store.crosswalk.put(
+        [
+            CrosswalkEntry("phases", "estimate", "phs_1", "P1", "h1"),
+            CrosswalkEntry("lines", "L1", "lin_1", "P1"),
+            CrosswalkEntry("phases", "estimate", "phs_2", "P2", "h2"),
+            CrosswalkEntry("contacts", "42", "con_1", "", "h3"),
+        ]
+    )
+    assert sorted(store.crosswalk.mappings("P1")) == [
+        ("lines", "L1", "lin_1", ""),
+        ("phases", "estimate", "phs_1", "h1"),
+    ]
+    assert store.crosswalk.mappings("") == [("contacts", "42", "con_1", "h3")]
+    assert store.crosswalk.mappings("P3") == []
+
+
 def test_bulk_lookup_returns_only_mapped_ids_across_chunks(store: StateStore) -> None:
     """lookup_many answers for more ids than one SQL statement carries and leaves unmapped ids out."""
     store.crosswalk.put([CrosswalkEntry("lines", f"L{n}", f"lin_{n}", "P1") for n in range(1200)])
