@@ -110,11 +110,11 @@ def make_endpoint(
 ) -> Endpoint:
     """The endpoint every surface uses: base URL, auth headers, one timeout, no redirects followed.
 
-    Without a ``transport`` (a test's in-process emulator), requests go through aiohttp (``bridge.clients.wire``).
-    The headers besides ours are the ones httpx's client sent, so the wire did not change with the client.
+    Requests go through aiohttp (``bridge.clients.wire``) unless a ``transport`` is given (a test's in-process
+    emulator). The headers besides ours are the ones httpx's client sent, so the wire did not change with it.
     """
     return Endpoint(
-        base_url=str(base_url).rstrip("/"),
+        base_url=base_url.rstrip("/"),
         headers={
             "Accept-Encoding": "gzip, deflate",
             "Connection": "keep-alive",
@@ -304,16 +304,16 @@ class HttpSession:
     """One surface's connection: sends Calls under the shared retry policy and maps failures to errors."""
 
     def __init__(
-        self, client: Endpoint, surface: Surface, controls: RunControls, secrets: Sequence[Secret] = ()
+        self, endpoint: Endpoint, surface: Surface, controls: RunControls, secrets: Sequence[Secret] = ()
     ) -> None:
-        self.client = client
+        self.endpoint = endpoint
         self.surface = surface
         self.controls = controls
         self._secrets = tuple(secrets)
-        # The client's timeout (request_timeout) also bounds each request's whole life, from connect to the
+        # The endpoint's timeout (request_timeout) also bounds each request's whole life, from connect to the
         # body's last byte: httpx applies it to each read alone, so a server dripping a byte now and then would
         # otherwise hold a request, and the run, for ever.
-        self.timeout = client.timeout
+        self.timeout = endpoint.timeout
 
     async def __aenter__(self) -> Self:
         return self
@@ -324,13 +324,13 @@ class HttpSession:
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self.client.aclose()
+        await self.endpoint.aclose()
 
     async def _exchange(self, call: Call) -> httpx.Response:
         """Send ``call`` and read its body, never holding more than ``max_response_bytes`` of it."""
         cap = self.controls.limits.max_response_bytes
-        request = self.client.request(call)
-        response = await self.client.transport.handle_async_request(request)
+        request = self.endpoint.request(call)
+        response = await self.endpoint.transport.handle_async_request(request)
         try:
             declared = response.headers.get("Content-Length", "")
             # A declared length over the cap is refused unread; otherwise the decoded bytes are counted as they

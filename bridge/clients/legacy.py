@@ -230,7 +230,7 @@ def open_legacy(
     transport: httpx.AsyncBaseTransport | None = None,
     timeout: float = REQUEST_TIMEOUT_S,
 ) -> LegacyClient:
-    """A LegacyClient over its own AsyncClient (close it with ``async with``)."""
+    """A LegacyClient over its own endpoint (close it with ``async with``)."""
     register_secret(key)
-    client = make_endpoint(base_url, {"X-API-Key": key.reveal()}, transport=transport, timeout=timeout)
-    return LegacyClient(HttpSession(client, "legacy", controls, secrets=(key,)))
+    endpoint = make_endpoint(base_url, {"X-API-Key": key.reveal()}, transport=transport, timeout=timeout)
+    return LegacyClient(HttpSession(endpoint, "legacy", controls, secrets=(key,)))

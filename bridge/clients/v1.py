@@ -133,9 +133,9 @@ def open_v1(
     transport: httpx.AsyncBaseTransport | None = None,
     timeout: float = REQUEST_TIMEOUT_S,
 ) -> V1Client:
-    """A V1Client over its own AsyncClient (close it with ``async with`` or ``await client.session.aclose()``)."""
+    """A V1Client over its own endpoint (close it with ``async with`` or ``await client.session.aclose()``)."""
     register_secret(token)
-    client = make_endpoint(
+    endpoint = make_endpoint(
         base_url, {"Authorization": f"Bearer {token.reveal()}"}, transport=transport, timeout=timeout
     )
-    return V1Client(HttpSession(client, "v1", controls, secrets=(token,)))
+    return V1Client(HttpSession(endpoint, "v1", controls, secrets=(token,)))

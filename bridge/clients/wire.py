@@ -100,7 +100,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             )
             self._session = aiohttp.ClientSession(
                 connector=connector,
-                cookie_jar=aiohttp.DummyCookieJar(),  # httpx's client keeps the cookies, if any
+                cookie_jar=aiohttp.DummyCookieJar(),  # no cookie kept: the credentials are headers
                 auto_decompress=False,  # httpx decodes, so the size cap counts decoded bytes
                 skip_auto_headers=_NOT_ADDED,
                 timeout=aiohttp.ClientTimeout(total=None),
