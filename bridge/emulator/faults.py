@@ -1,9 +1,10 @@
 """Fault injection: the failures a real network and a real service produce, seeded and chosen per route.
 
-A ``FaultPlan`` is a seed, a latency (fixed plus jitter), an optional token-bucket rate limit (one bucket per
-tenant, so one tenant's 429s never stall another's; ``bridge.emulator.tenants``) and a list of rules ``{kind,
-rate, route}``. ``route`` is an fnmatch pattern on the request path; rules apply to the v1 surface unless the
-pattern names the legacy one (``/api/v1``); the control API is never faulted. Kinds:
+A ``FaultPlan`` is a seed, a latency (fixed plus jitter, from a request's arrival to its answer), an optional
+token-bucket rate limit (one bucket per tenant, so one tenant's 429s never stall another's;
+``bridge.emulator.tenants``) and a list of rules ``{kind, rate, route}``. ``route`` is an fnmatch pattern on the
+request path; rules apply to the v1 surface unless the pattern names the legacy one (``/api/v1``); the control
+API is never faulted. Kinds:
 
 - ``rate_limit``: 429 ``rate_limited`` with ``Retry-After`` as delta-seconds or an HTTP-date (A21, A02);
 - ``error_500`` / ``error_502`` / ``error_503`` / ``error_504``: that status before the handler runs (a 504
@@ -223,7 +224,8 @@ class FaultInjector:
             await app(scope, receive, send)
             return
         if path.startswith(V1_PREFIX) and (plan.latency_ms or plan.jitter_ms):
-            await asyncio.sleep((plan.latency_ms + self._rng.uniform(0, plan.jitter_ms)) / 1000)
+            delay = (plan.latency_ms + self._rng.uniform(0, plan.jitter_ms)) / 1000
+            send = _AnsweredAt(send, self.clock() + delay, self.clock)
         refusal = self._bucket_refuses(scope)
         if refusal is not None:
             self._count("rate_limit")
@@ -275,6 +277,28 @@ class FaultInjector:
         uses = self._token_uses.get(token, 0) + 1
         self._token_uses[token] = uses
         return token if uses == after else None
+
+
+@dataclass(frozen=True, slots=True)
+class _AnsweredAt:
+    """A ``send`` that starts the response no sooner than ``at``.
+
+    A service's latency, as a client measures it, runs from the request's arrival to its answer, the service's
+    own handling included. So the request is handled at once and its answer held until the latency has
+    passed. Holding the request first and handling it after would add this process's handling on top: one
+    process on a shared core serves every request in turn, so concurrent requests would queue behind each
+    other there, which a service that serves them in parallel does not do. Refusals and dropped connections
+    wait the same way.
+    """
+
+    send: Send
+    at: float
+    clock: Callable[[], float]
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            await asyncio.sleep(max(0.0, self.at - self.clock()))
+        await self.send(message)
 
 
 @dataclass(slots=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import time
 
@@ -147,3 +148,20 @@ def test_command_line_fault_option_parses() -> None:
     assert (rule.kind, rule.rate, rule.route) == ("commit_then_drop", 0.5, "*/budget/lines/bulk")
     with pytest.raises(ValueError, match="rate_limit"):
         parse_fault_option("explode:1")
+
+
+async def test_latency_runs_from_arrival_to_answer(
+    v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient
+) -> None:
+    """A request is handled when it arrives and answered once the latency has passed, as a service's latency is
+    measured: its write is in the service while its client still waits for the answer."""
+    await plan(control_client, {"latencyMs": 400})
+    started = time.perf_counter()
+    create = asyncio.create_task(v1_client.post("/contacts", json={"name": "Early"}, headers=KEY))
+    await asyncio.sleep(0.15)
+    await plan(control_client, {})
+    listed = (await v1_client.get("/contacts")).json()["data"]
+    assert not create.done()
+    assert "Early" in [contact["name"] for contact in listed]
+    assert (await create).status_code == 201
+    assert time.perf_counter() - started >= 0.4
