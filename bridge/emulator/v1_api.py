@@ -7,7 +7,7 @@ counters in front of the whole app (the counters outermost, so injected failures
 
 from __future__ import annotations
 
-from fastapi import APIRouter, FastAPI
+from fastapi import FastAPI
 from fastapi.exception_handlers import http_exception_handler
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
@@ -23,20 +23,21 @@ from bridge.emulator import (
     v1_transactions,
     v1_webhooks,
 )
+from bridge.emulator.auth import Grant
 from bridge.emulator.faults import FaultMiddleware
 from bridge.emulator.v1_context import V1Context
 from bridge.emulator.v1_errors import NotFoundError, V1Error, new_request_id
-from bridge.emulator.v1_routing import Auth, ok
+from bridge.emulator.v1_routing import V1Router, ok
 from bridge.emulator.v1_stats import StatsMiddleware
 
 PREFIX = "/v1"
-meta = APIRouter()
+meta = V1Router()
 # The emulator's token roles by their published WorkspaceRole names.
 PUBLISHED_ROLES = {"admin": "admin", "editor": "edit", "viewer": "view"}
 
 
 @meta.get("/me")
-async def me(grant: Auth) -> Response:
+async def me(request: Request, grant: Grant) -> Response:
     return ok(
         {
             "id": grant.user_id,
@@ -89,7 +90,7 @@ def mount_v1(app: FastAPI, context: V1Context) -> None:
         v1_webhooks.router,
     )
     for router in routers:
-        app.include_router(router, prefix=PREFIX)
+        app.router.routes.extend(router.routes(PREFIX))
     app.include_router(admin.router)
     app.add_exception_handler(V1Error, _render)
     app.add_exception_handler(StarletteHTTPException, _http_error)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -29,8 +28,8 @@ from bridge.emulator.v1_errors import (
 from bridge.emulator.v1_expand import expand_keys
 from bridge.emulator.v1_projects import renamed
 from bridge.emulator.v1_routing import (
-    Auth,
     Json,
+    V1Router,
     can,
     created,
     domain_errors,
@@ -43,7 +42,7 @@ from bridge.emulator.v1_routing import (
     project_of,
 )
 
-router = APIRouter(prefix="/projects/{project_id}/budget")
+router = V1Router(prefix="/projects/{project_id}/budget")
 
 LINE_TYPES = ("account", "line", "subtotal", "markup")
 EXPANDS = frozenset({"phaseData", "phaseTotals", "contact"})
@@ -91,14 +90,14 @@ def budget_changed(context: V1Context, grant: Grant, project: Project, kind: str
 
 
 @router.get("/phases")
-async def list_phases(request: Request, grant: Auth, project_id: str) -> Response:
+async def list_phases(request: Request, grant: Grant, project_id: str) -> Response:
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
     return ok({"data": [shapes.phase(p) for p in context.service.list_phases(project)]})
 
 
 @router.post("/phases", status_code=201)
-async def create_phase(request: Request, grant: Auth, project_id: str) -> Response:
+async def create_phase(request: Request, grant: Grant, project_id: str) -> Response:
     can(grant, "create", "BudgetPhase")
     fields = renamed(await parsed_body(request, requests.PhaseCreate), PHASE_FIELDS)
     context = context_of(request)
@@ -114,7 +113,7 @@ async def create_phase(request: Request, grant: Auth, project_id: str) -> Respon
 
 
 @router.get("/phases/{phase_id}")
-async def get_phase(request: Request, grant: Auth, project_id: str, phase_id: str) -> Response:
+async def get_phase(request: Request, grant: Grant, project_id: str, phase_id: str) -> Response:
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
     with domain_errors():
@@ -122,7 +121,7 @@ async def get_phase(request: Request, grant: Auth, project_id: str, phase_id: st
 
 
 @router.patch("/phases/{phase_id}")
-async def update_phase(request: Request, grant: Auth, project_id: str, phase_id: str) -> Response:
+async def update_phase(request: Request, grant: Grant, project_id: str, phase_id: str) -> Response:
     can(grant, "update", "BudgetPhase")
     changes = renamed(await parsed_body(request, requests.PhaseUpdate), PHASE_UPDATE)
     context = context_of(request)
@@ -136,7 +135,7 @@ async def update_phase(request: Request, grant: Auth, project_id: str, phase_id:
 
 
 @router.delete("/phases/{phase_id}", status_code=204)
-async def delete_phase(request: Request, grant: Auth, project_id: str, phase_id: str) -> Response:
+async def delete_phase(request: Request, grant: Grant, project_id: str, phase_id: str) -> Response:
     can(grant, "delete", "BudgetPhase")
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
@@ -239,7 +238,7 @@ def _computed_at() -> str:
 
 
 @router.get("")
-async def get_budget(request: Request, grant: Auth, project_id: str) -> Response:
+async def get_budget(request: Request, grant: Grant, project_id: str) -> Response:
     context = context_of(request)
     workspace, project = project_of(request, grant, project_id)
     query = request.query_params
@@ -288,7 +287,7 @@ DOC_LINE_TYPES = frozenset({"account", "line", "credit", "fringe"})
 
 
 @router.get("/totals")
-async def get_totals(request: Request, grant: Auth, project_id: str) -> Response:
+async def get_totals(request: Request, grant: Grant, project_id: str) -> Response:
     context = context_of(request)
     workspace, project = project_of(request, grant, project_id)
     query = request.query_params
@@ -326,7 +325,7 @@ def _line_view(context: V1Context, workspace: Workspace, project: Project, node:
 
 
 @router.get("/lines")
-async def list_lines(request: Request, grant: Auth, project_id: str) -> Response:
+async def list_lines(request: Request, grant: Grant, project_id: str) -> Response:
     context = context_of(request)
     workspace, project = project_of(request, grant, project_id)
     query = request.query_params
@@ -367,7 +366,7 @@ async def list_lines(request: Request, grant: Auth, project_id: str) -> Response
 
 
 @router.get("/lines/{line_id}")
-async def get_line(request: Request, grant: Auth, project_id: str, line_id: str) -> Response:
+async def get_line(request: Request, grant: Grant, project_id: str, line_id: str) -> Response:
     context = context_of(request)
     workspace, project = project_of(request, grant, project_id)
     expand = _expand(request)

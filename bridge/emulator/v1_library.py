@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
 from bridge.emulator import library, validate
 from bridge.emulator import v1_requests as requests
+from bridge.emulator.auth import Grant
 from bridge.emulator.errors import InvalidInput
 from bridge.emulator.model import (
     Fringe,
@@ -25,8 +25,8 @@ from bridge.emulator.v1_context import V1Context, context_of
 from bridge.emulator.v1_errors import NotFoundError, UnprocessableError, ValidationError
 from bridge.emulator.v1_project_groups import group_view
 from bridge.emulator.v1_routing import (
-    Auth,
     Json,
+    V1Router,
     can,
     created,
     domain_errors,
@@ -39,9 +39,9 @@ from bridge.emulator.v1_routing import (
 )
 from bridge.emulator.v1_shapes import cell, timestamp
 
-workspace_router = APIRouter(prefix="/library")
-packs_router = APIRouter(prefix="/library")
-project_router = APIRouter(prefix="/projects/{project_id}/library")
+workspace_router = V1Router(prefix="/library")
+packs_router = V1Router(prefix="/library")
+project_router = V1Router(prefix="/projects/{project_id}/library")
 RESOURCE = {
     "currencies": "Currency",
     "fringes": "Fringe",
@@ -105,14 +105,14 @@ def _rate_item_view(item: library.RatePackItem) -> Json:
 
 
 @packs_router.get("/rate-packs")
-async def list_rate_packs(request: Request, grant: Auth) -> Response:
+async def list_rate_packs(request: Request, grant: Grant) -> Response:
     context = context_of(request)
     packs = list(context.packs.packs_of(grant.workspace).values())
     return page_response(request, packs, _pack_view, filters={})
 
 
 @packs_router.post("/rate-packs", status_code=201)
-async def create_rate_pack(request: Request, grant: Auth) -> Response:
+async def create_rate_pack(request: Request, grant: Grant) -> Response:
     can(grant, "create", "RatePack")
     body = await json_body(request)
     context = context_of(request)
@@ -129,13 +129,13 @@ async def create_rate_pack(request: Request, grant: Auth) -> Response:
 
 
 @packs_router.get("/rate-packs/{pack_id}")
-async def get_rate_pack(request: Request, grant: Auth, pack_id: str) -> Response:
+async def get_rate_pack(request: Request, grant: Grant, pack_id: str) -> Response:
     with domain_errors():
         return ok(_pack_view(context_of(request).packs.rate_pack(grant.workspace, pack_id)))
 
 
 @packs_router.patch("/rate-packs/{pack_id}")
-async def update_rate_pack(request: Request, grant: Auth, pack_id: str) -> Response:
+async def update_rate_pack(request: Request, grant: Grant, pack_id: str) -> Response:
     can(grant, "update", "RatePack")
     body = await json_body(request)
     context = context_of(request)
@@ -150,7 +150,7 @@ async def update_rate_pack(request: Request, grant: Auth, pack_id: str) -> Respo
 
 
 @packs_router.delete("/rate-packs/{pack_id}", status_code=204)
-async def delete_rate_pack(request: Request, grant: Auth, pack_id: str) -> Response:
+async def delete_rate_pack(request: Request, grant: Grant, pack_id: str) -> Response:
     can(grant, "delete", "RatePack")
     context = context_of(request)
     with domain_errors():
@@ -161,7 +161,7 @@ async def delete_rate_pack(request: Request, grant: Auth, pack_id: str) -> Respo
 
 @packs_router.post("/rate-packs/{pack_id}/enablement")
 @packs_router.delete("/rate-packs/{pack_id}/enablement")
-async def rate_pack_enablement(request: Request, grant: Auth, pack_id: str) -> Response:
+async def rate_pack_enablement(request: Request, grant: Grant, pack_id: str) -> Response:
     can(grant, "update", "RatePack")
     context = context_of(request)
     with domain_errors():
@@ -173,14 +173,14 @@ async def rate_pack_enablement(request: Request, grant: Auth, pack_id: str) -> R
 
 
 @packs_router.get("/rate-packs/{pack_id}/items")
-async def list_rate_items(request: Request, grant: Auth, pack_id: str) -> Response:
+async def list_rate_items(request: Request, grant: Grant, pack_id: str) -> Response:
     with domain_errors():
         pack = context_of(request).packs.rate_pack(grant.workspace, pack_id)
     return page_response(request, list(pack.items.values()), _rate_item_view, filters={})
 
 
 @packs_router.post("/rate-packs/{pack_id}/items", status_code=201)
-async def create_rate_item(request: Request, grant: Auth, pack_id: str) -> Response:
+async def create_rate_item(request: Request, grant: Grant, pack_id: str) -> Response:
     can(grant, "create", "RatePackItem")
     body = await json_body(request)
     context = context_of(request)
@@ -204,7 +204,7 @@ async def create_rate_item(request: Request, grant: Auth, pack_id: str) -> Respo
 
 
 def _rate_item(
-    context: V1Context, grant: Auth, pack_id: str, item_id: str
+    context: V1Context, grant: Grant, pack_id: str, item_id: str
 ) -> tuple[library.RatePack, library.RatePackItem]:
     with domain_errors():
         pack = context.packs.rate_pack(grant.workspace, pack_id)
@@ -215,7 +215,7 @@ def _rate_item(
 
 
 @packs_router.patch("/rate-packs/{pack_id}/items/{item_id}")
-async def update_rate_item(request: Request, grant: Auth, pack_id: str, item_id: str) -> Response:
+async def update_rate_item(request: Request, grant: Grant, pack_id: str, item_id: str) -> Response:
     can(grant, "update", "RatePackItem")
     body = await json_body(request)
     context = context_of(request)
@@ -234,7 +234,7 @@ async def update_rate_item(request: Request, grant: Auth, pack_id: str, item_id:
 
 
 @packs_router.delete("/rate-packs/{pack_id}/items/{item_id}", status_code=204)
-async def delete_rate_item(request: Request, grant: Auth, pack_id: str, item_id: str) -> Response:
+async def delete_rate_item(request: Request, grant: Grant, pack_id: str, item_id: str) -> Response:
     can(grant, "delete", "RatePackItem")
     context = context_of(request)
     pack, _ = _rate_item(context, grant, pack_id, item_id)
@@ -248,7 +248,7 @@ def _program_view(program: library.IncentiveProgram) -> Json:
 
 
 @packs_router.get("/incentive-packs")
-async def list_incentive_packs(request: Request, grant: Auth) -> Response:
+async def list_incentive_packs(request: Request, grant: Grant) -> Response:
     enabled = context_of(request).packs.enabled_incentive_packs.get(grant.workspace, set())
     packs = list(library.CATALOGUE)
     return page_response(
@@ -257,7 +257,7 @@ async def list_incentive_packs(request: Request, grant: Auth) -> Response:
 
 
 @packs_router.get("/incentive-packs/{pack_id}")
-async def get_incentive_pack(request: Request, grant: Auth, pack_id: str) -> Response:
+async def get_incentive_pack(request: Request, grant: Grant, pack_id: str) -> Response:
     enabled = context_of(request).packs.enabled_incentive_packs.get(grant.workspace, set())
     with domain_errors():
         pack = library.PackLibrary.incentive_pack(pack_id)
@@ -265,7 +265,7 @@ async def get_incentive_pack(request: Request, grant: Auth, pack_id: str) -> Res
 
 
 @packs_router.get("/incentive-packs/{pack_id}/programs")
-async def list_programs(request: Request, grant: Auth, pack_id: str) -> Response:
+async def list_programs(request: Request, grant: Grant, pack_id: str) -> Response:
     with domain_errors():
         pack = library.PackLibrary.incentive_pack(pack_id)
     return page_response(request, list(pack.programs), _program_view, filters={})
@@ -273,7 +273,7 @@ async def list_programs(request: Request, grant: Auth, pack_id: str) -> Response
 
 @packs_router.post("/incentive-packs/{pack_id}/enablement")
 @packs_router.delete("/incentive-packs/{pack_id}/enablement")
-async def incentive_enablement(request: Request, grant: Auth, pack_id: str) -> Response:
+async def incentive_enablement(request: Request, grant: Grant, pack_id: str) -> Response:
     can(grant, "update", "IncentivePack")
     context = context_of(request)
     with domain_errors():
@@ -290,7 +290,7 @@ async def incentive_enablement(request: Request, grant: Auth, pack_id: str) -> R
 
 
 @workspace_router.get("/{kind}")
-async def list_items(request: Request, grant: Auth, kind: str) -> Response:
+async def list_items(request: Request, grant: Grant, kind: str) -> Response:
     workspace = context_of(request).workspace(grant)
     items = [i for i in library.collection(workspace, _kind(kind)).values() if not i.deleted]
     if kind == "units":  # the published UnitCollection is every unit at once: {data} and nothing else
@@ -299,7 +299,7 @@ async def list_items(request: Request, grant: Auth, kind: str) -> Response:
 
 
 @workspace_router.post("/{kind}", status_code=201)
-async def create_item(request: Request, grant: Auth, kind: str) -> Response:
+async def create_item(request: Request, grant: Grant, kind: str) -> Response:
     can(grant, "create", RESOURCE[_kind(kind)])
     body = await parsed_body(request, requests.LIBRARY_CREATE[kind])
     context = context_of(request)
@@ -314,14 +314,14 @@ async def create_item(request: Request, grant: Auth, kind: str) -> Response:
 
 
 @workspace_router.get("/{kind}/{item_id}")
-async def get_item(request: Request, grant: Auth, kind: str, item_id: str) -> Response:
+async def get_item(request: Request, grant: Grant, kind: str, item_id: str) -> Response:
     workspace = context_of(request).workspace(grant)
     with domain_errors():
         return ok(item_view(library.live_item(workspace, _kind(kind), item_id)))
 
 
 @workspace_router.patch("/{kind}/{item_id}")
-async def update_item(request: Request, grant: Auth, kind: str, item_id: str) -> Response:
+async def update_item(request: Request, grant: Grant, kind: str, item_id: str) -> Response:
     can(grant, "update", RESOURCE[_kind(kind)])
     body = await parsed_body(request, requests.LIBRARY_UPDATE[kind])
     workspace = context_of(request).workspace(grant)
@@ -332,7 +332,7 @@ async def update_item(request: Request, grant: Auth, kind: str, item_id: str) ->
 
 
 @workspace_router.delete("/{kind}/{item_id}", status_code=204)
-async def delete_item(request: Request, grant: Auth, kind: str, item_id: str) -> Response:
+async def delete_item(request: Request, grant: Grant, kind: str, item_id: str) -> Response:
     can(grant, "delete", RESOURCE[_kind(kind)])
     workspace = context_of(request).workspace(grant)
     with domain_errors():
@@ -358,7 +358,7 @@ def _incentive_view(incentive: library.ProjectIncentive, expand: bool) -> Json:
 
 
 @project_router.get("/tags")
-async def project_tags(request: Request, grant: Auth, project_id: str) -> Response:
+async def project_tags(request: Request, grant: Grant, project_id: str) -> Response:
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
     used = set(project.tags)
@@ -367,7 +367,7 @@ async def project_tags(request: Request, grant: Auth, project_id: str) -> Respon
 
 
 @project_router.get("/incentives")
-async def list_incentives(request: Request, grant: Auth, project_id: str) -> Response:
+async def list_incentives(request: Request, grant: Grant, project_id: str) -> Response:
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
     expand = request.query_params.get("expand") == "source"
@@ -376,7 +376,7 @@ async def list_incentives(request: Request, grant: Auth, project_id: str) -> Res
 
 
 @project_router.post("/incentives", status_code=201)
-async def add_incentive(request: Request, grant: Auth, project_id: str) -> Response:
+async def add_incentive(request: Request, grant: Grant, project_id: str) -> Response:
     can(grant, "create", "ProjectIncentive")
     body = await json_body(request)
     context = context_of(request)
@@ -391,7 +391,7 @@ async def add_incentive(request: Request, grant: Auth, project_id: str) -> Respo
 
 
 @project_router.delete("/incentives/{incentive_id}", status_code=204)
-async def remove_incentive(request: Request, grant: Auth, project_id: str, incentive_id: str) -> Response:
+async def remove_incentive(request: Request, grant: Grant, project_id: str, incentive_id: str) -> Response:
     can(grant, "delete", "ProjectIncentive")
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
@@ -401,7 +401,7 @@ async def remove_incentive(request: Request, grant: Auth, project_id: str, incen
 
 
 @project_router.get("/{kind}")
-async def list_copies(request: Request, grant: Auth, project_id: str, kind: str) -> Response:
+async def list_copies(request: Request, grant: Grant, project_id: str, kind: str) -> Response:
     _, project = project_of(request, grant, project_id)
     return page_response(
         request, list(library.project_copies(project, _copy_kind(kind)).values()), item_view, filters={}
@@ -409,7 +409,7 @@ async def list_copies(request: Request, grant: Auth, project_id: str, kind: str)
 
 
 @project_router.post("/{kind}", status_code=201)
-async def add_copy(request: Request, grant: Auth, project_id: str, kind: str) -> Response:
+async def add_copy(request: Request, grant: Grant, project_id: str, kind: str) -> Response:
     """POST {sourceId}: 201 with a new copy, 200 with the existing one (its project edits kept)."""
     can(grant, "create", RESOURCE[_copy_kind(kind)])
     source = str((await parsed_body(request, requests.CopyAdd))["sourceId"])
@@ -428,7 +428,7 @@ def _copy(project: Project, kind: str, item_id: str) -> object:
 
 
 @project_router.get("/{kind}/{item_id}")
-async def get_copy(request: Request, grant: Auth, project_id: str, kind: str, item_id: str) -> Response:
+async def get_copy(request: Request, grant: Grant, project_id: str, kind: str, item_id: str) -> Response:
     _, project = project_of(request, grant, project_id)
     return ok(item_view(_copy(project, kind, item_id)))
 
@@ -446,7 +446,7 @@ COPY_PATCH = {
 
 
 @project_router.patch("/{kind}/{item_id}")
-async def update_copy(request: Request, grant: Auth, project_id: str, kind: str, item_id: str) -> Response:
+async def update_copy(request: Request, grant: Grant, project_id: str, kind: str, item_id: str) -> Response:
     """Edit a project copy; the workspace item is unchanged (the copy is independent)."""
     can(grant, "update", RESOURCE[_copy_kind(kind)])
     body = await parsed_body(request, requests.LIBRARY_UPDATE[kind])
@@ -474,7 +474,7 @@ async def update_copy(request: Request, grant: Auth, project_id: str, kind: str,
 
 
 @project_router.delete("/{kind}/{item_id}", status_code=204)
-async def remove_copy(request: Request, grant: Auth, project_id: str, kind: str, item_id: str) -> Response:
+async def remove_copy(request: Request, grant: Grant, project_id: str, kind: str, item_id: str) -> Response:
     can(grant, "delete", RESOURCE[_copy_kind(kind)])
     context = context_of(request)
     _, project = project_of(request, grant, project_id)

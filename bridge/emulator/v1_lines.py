@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import copy
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
 from bridge.emulator import v1_requests as requests
 from bridge.emulator import v1_shapes as shapes
+from bridge.emulator.auth import Grant
 from bridge.emulator.model import Node, PhaseData, Project, Workspace
 from bridge.emulator.v1_budget import LINE_FIELDS, MARKUP_DATA_FIELDS, PHASE_DATA_FIELDS, budget_changed
 from bridge.emulator.v1_context import V1Context, context_of
 from bridge.emulator.v1_errors import NotFoundError, UnprocessableError, ValidationError
 from bridge.emulator.v1_projects import renamed
 from bridge.emulator.v1_routing import (
-    Auth,
     Json,
+    V1Router,
     can,
     created,
     domain_errors,
@@ -33,7 +33,7 @@ from bridge.emulator.v1_routing import (
     project_of,
 )
 
-router = APIRouter(prefix="/projects/{project_id}/budget/lines")
+router = V1Router(prefix="/projects/{project_id}/budget/lines")
 
 
 def _phase_data(node_type: str, data: object) -> dict[str, object]:
@@ -73,7 +73,7 @@ def _view(context: V1Context, workspace: Workspace, project: Project, node: Node
 
 
 @router.post("", status_code=201)
-async def create_line(request: Request, grant: Auth, project_id: str) -> Response:
+async def create_line(request: Request, grant: Grant, project_id: str) -> Response:
     can(grant, "create", "BudgetLine")
     body = await parsed_body(request, requests.LineCreate)
     context = context_of(request)
@@ -88,7 +88,7 @@ async def create_line(request: Request, grant: Auth, project_id: str) -> Respons
 
 
 @router.post("/bulk", status_code=201)
-async def create_lines(request: Request, grant: Auth, project_id: str) -> Response:
+async def create_lines(request: Request, grant: Grant, project_id: str) -> Response:
     can(grant, "create", "BudgetLine")
     lines = (await parsed_body(request, requests.LineBulkCreate))["lines"]
     assert isinstance(lines, list)  # the published shape holds 1 to 100 lines
@@ -126,7 +126,7 @@ def _write_phase_data(context: V1Context, project: Project, line_id: str, phase_
 
 
 @router.post("/phase-data/bulk")
-async def bulk_phase_data(request: Request, grant: Auth, project_id: str) -> Response:
+async def bulk_phase_data(request: Request, grant: Grant, project_id: str) -> Response:
     can(grant, "update", "BudgetLine")
     items = (await parsed_body(request, requests.PhaseDataBulk))["items"]
     assert isinstance(items, list)  # the published shape holds 1 to 500 entries
@@ -157,7 +157,7 @@ async def bulk_phase_data(request: Request, grant: Auth, project_id: str) -> Res
 
 
 @router.patch("/{line_id}")
-async def update_line(request: Request, grant: Auth, project_id: str, line_id: str) -> Response:
+async def update_line(request: Request, grant: Grant, project_id: str, line_id: str) -> Response:
     can(grant, "update", "BudgetLine")
     body = await parsed_body(request, requests.LineUpdate)
     context = context_of(request)
@@ -178,7 +178,7 @@ async def update_line(request: Request, grant: Auth, project_id: str, line_id: s
 
 
 @router.delete("/{line_id}", status_code=204)
-async def delete_line(request: Request, grant: Auth, project_id: str, line_id: str) -> Response:
+async def delete_line(request: Request, grant: Grant, project_id: str, line_id: str) -> Response:
     can(grant, "delete", "BudgetLine")
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
@@ -189,7 +189,7 @@ async def delete_line(request: Request, grant: Auth, project_id: str, line_id: s
 
 
 @router.put("/{line_id}/phase-data/{phase_id}")
-async def put_phase_data(request: Request, grant: Auth, project_id: str, line_id: str, phase_id: str) -> Response:
+async def put_phase_data(request: Request, grant: Grant, project_id: str, line_id: str, phase_id: str) -> Response:
     can(grant, "update", "BudgetLine")
     body = await parsed_body(request, requests.PhaseDataWrite)
     context = context_of(request)

@@ -7,19 +7,19 @@ restores the workspace values. ``expand=source`` inlines the workspace group, or
 
 from __future__ import annotations
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
 from bridge.emulator import library
 from bridge.emulator import v1_requests as requests
+from bridge.emulator.auth import Grant
 from bridge.emulator.library import ProjectFringeGroup
 from bridge.emulator.model import FringeGroup, Workspace
 from bridge.emulator.v1_context import context_of
 from bridge.emulator.v1_expand import LIBRARY_COPY, expand_keys
 from bridge.emulator.v1_routing import (
-    Auth,
     Json,
+    V1Router,
     can,
     created,
     domain_errors,
@@ -30,7 +30,7 @@ from bridge.emulator.v1_routing import (
 )
 from bridge.emulator.v1_routing import project_of as project_in
 
-router = APIRouter(prefix="/projects/{project_id}/library/fringe-groups")
+router = V1Router(prefix="/projects/{project_id}/library/fringe-groups")
 
 
 def group_view(group: FringeGroup | ProjectFringeGroup) -> Json:
@@ -51,7 +51,7 @@ def copy_view(workspace: Workspace, copy: ProjectFringeGroup, expand: set[str]) 
 
 
 @router.get("")
-async def list_groups(request: Request, grant: Auth, project_id: str) -> Response:
+async def list_groups(request: Request, grant: Grant, project_id: str) -> Response:
     workspace, project = project_in(request, grant, project_id)
     expand = expand_keys(request, LIBRARY_COPY)
     wanted = request.query_params.get("sourceId")
@@ -62,7 +62,7 @@ async def list_groups(request: Request, grant: Auth, project_id: str) -> Respons
 
 
 @router.post("", status_code=201)
-async def add_group(request: Request, grant: Auth, project_id: str) -> Response:
+async def add_group(request: Request, grant: Grant, project_id: str) -> Response:
     """POST {sourceId}: 201 with a new copy, 200 with the existing one (edits kept unless ``reset=true``)."""
     can(grant, "create", "FringeGroup")
     source_id = str((await parsed_body(request, requests.CopyAdd))["sourceId"])
@@ -78,7 +78,7 @@ async def add_group(request: Request, grant: Auth, project_id: str) -> Response:
 
 
 @router.get("/{group_id}")
-async def get_group(request: Request, grant: Auth, project_id: str, group_id: str) -> Response:
+async def get_group(request: Request, grant: Grant, project_id: str, group_id: str) -> Response:
     workspace, project = project_in(request, grant, project_id)
     expand = expand_keys(request, LIBRARY_COPY)
     with domain_errors():
@@ -86,7 +86,7 @@ async def get_group(request: Request, grant: Auth, project_id: str, group_id: st
 
 
 @router.patch("/{group_id}")
-async def update_group(request: Request, grant: Auth, project_id: str, group_id: str) -> Response:
+async def update_group(request: Request, grant: Grant, project_id: str, group_id: str) -> Response:
     """Edit the project copy (name, color); the workspace group is unchanged."""
     can(grant, "update", "FringeGroup")
     body = await parsed_body(request, requests.FringeGroupWrite)
@@ -101,7 +101,7 @@ async def update_group(request: Request, grant: Auth, project_id: str, group_id:
 
 
 @router.delete("/{group_id}", status_code=204)
-async def remove_group(request: Request, grant: Auth, project_id: str, group_id: str) -> Response:
+async def remove_group(request: Request, grant: Grant, project_id: str, group_id: str) -> Response:
     can(grant, "delete", "FringeGroup")
     _, project = project_in(request, grant, project_id)
     packs = context_of(request).packs

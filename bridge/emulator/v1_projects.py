@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
 from bridge.emulator import v1_requests as requests
 from bridge.emulator import v1_shapes as shapes
+from bridge.emulator.auth import Grant
 from bridge.emulator.model import CONTACT_DETAILS, Contact, Project, Workspace
 from bridge.emulator.money import minor_digits
 from bridge.emulator.v1_context import context_of
@@ -19,8 +19,8 @@ from bridge.emulator.v1_expand import CONTACT as CONTACT_EXPAND
 from bridge.emulator.v1_expand import PROJECT as PROJECT_EXPAND
 from bridge.emulator.v1_expand import contact_transactions, expand_keys
 from bridge.emulator.v1_routing import (
-    Auth,
     Json,
+    V1Router,
     can,
     created,
     domain_errors,
@@ -30,7 +30,7 @@ from bridge.emulator.v1_routing import (
     parsed_body,
 )
 
-router = APIRouter()
+router = V1Router()
 
 PROJECT_CREATE = {
     "name": "name",
@@ -77,7 +77,7 @@ def major_units(value: object, currency: str, field: str) -> Decimal | None:
 
 
 @router.get("/projects")
-async def list_projects(request: Request, grant: Auth) -> Response:
+async def list_projects(request: Request, grant: Grant) -> Response:
     context = context_of(request)
     workspace = context.workspace(grant)
     items = context.service.list_projects(workspace)
@@ -92,7 +92,7 @@ def project_view(project: Project, workspace: Workspace, expand: set[str]) -> Js
 
 
 @router.post("/projects", status_code=201)
-async def create_project(request: Request, grant: Auth) -> Response:
+async def create_project(request: Request, grant: Grant) -> Response:
     can(grant, "create", "Project")
     fields = renamed(await parsed_body(request, requests.ProjectCreate), PROJECT_CREATE)
     context = context_of(request)
@@ -123,7 +123,7 @@ async def create_project(request: Request, grant: Auth) -> Response:
 
 
 @router.get("/projects/{project_id}")
-async def get_project(request: Request, grant: Auth, project_id: str) -> Response:
+async def get_project(request: Request, grant: Grant, project_id: str) -> Response:
     context = context_of(request)
     workspace = context.workspace(grant)
     with domain_errors():
@@ -132,7 +132,7 @@ async def get_project(request: Request, grant: Auth, project_id: str) -> Respons
 
 
 @router.patch("/projects/{project_id}")
-async def update_project(request: Request, grant: Auth, project_id: str) -> Response:
+async def update_project(request: Request, grant: Grant, project_id: str) -> Response:
     can(grant, "update", "Project")
     changes = renamed(await parsed_body(request, requests.ProjectUpdate), PROJECT_UPDATE)
     context = context_of(request)
@@ -148,14 +148,14 @@ async def update_project(request: Request, grant: Auth, project_id: str) -> Resp
 
 
 @router.get("/spaces")
-async def list_spaces(request: Request, grant: Auth) -> Response:
+async def list_spaces(request: Request, grant: Grant) -> Response:
     context = context_of(request)
     items = context.service.list_spaces(context.workspace(grant))
     return page_response(request, items, shapes.space, filters={})
 
 
 @router.post("/spaces", status_code=201)
-async def create_space(request: Request, grant: Auth) -> Response:
+async def create_space(request: Request, grant: Grant) -> Response:
     can(grant, "create", "Space")
     fields = renamed(await parsed_body(request, requests.SpaceCreate), SPACE_CREATE)
     context = context_of(request)
@@ -169,7 +169,7 @@ async def create_space(request: Request, grant: Auth) -> Response:
 
 
 @router.patch("/spaces/{space_id}")
-async def update_space(request: Request, grant: Auth, space_id: str) -> Response:
+async def update_space(request: Request, grant: Grant, space_id: str) -> Response:
     can(grant, "update", "Space")
     changes = renamed(await parsed_body(request, requests.SpaceUpdate), SPACE_UPDATE)
     context = context_of(request)
@@ -182,7 +182,7 @@ async def update_space(request: Request, grant: Auth, space_id: str) -> Response
 
 
 @router.delete("/spaces/{space_id}", status_code=204)
-async def delete_space(request: Request, grant: Auth, space_id: str) -> Response:
+async def delete_space(request: Request, grant: Grant, space_id: str) -> Response:
     can(grant, "delete", "Space")
     context = context_of(request)
     with domain_errors():
@@ -203,7 +203,7 @@ def contact_fields(body: Json, currency: str) -> dict[str, object]:
 
 
 @router.get("/contacts")
-async def list_contacts(request: Request, grant: Auth) -> Response:
+async def list_contacts(request: Request, grant: Grant) -> Response:
     context = context_of(request)
     workspace = context.workspace(grant)
     items = context.service.list_contacts(workspace)
@@ -223,7 +223,7 @@ def contact_view(contact: Contact, workspace: Workspace, expand: set[str]) -> Js
 
 
 @router.post("/contacts", status_code=201)
-async def create_contact(request: Request, grant: Auth) -> Response:
+async def create_contact(request: Request, grant: Grant) -> Response:
     can(grant, "create", "Contact")
     context = context_of(request)
     workspace = context.workspace(grant)
@@ -238,7 +238,7 @@ async def create_contact(request: Request, grant: Auth) -> Response:
 
 
 @router.get("/contacts/{contact_id}")
-async def get_contact(request: Request, grant: Auth, contact_id: str) -> Response:
+async def get_contact(request: Request, grant: Grant, contact_id: str) -> Response:
     context = context_of(request)
     workspace = context.workspace(grant)
     with domain_errors():
@@ -247,7 +247,7 @@ async def get_contact(request: Request, grant: Auth, contact_id: str) -> Respons
 
 
 @router.patch("/contacts/{contact_id}")
-async def update_contact(request: Request, grant: Auth, contact_id: str) -> Response:
+async def update_contact(request: Request, grant: Grant, contact_id: str) -> Response:
     can(grant, "update", "Contact")
     context = context_of(request)
     workspace = context.workspace(grant)
@@ -258,7 +258,7 @@ async def update_contact(request: Request, grant: Auth, contact_id: str) -> Resp
 
 
 @router.delete("/contacts/{contact_id}", status_code=204)
-async def delete_contact(request: Request, grant: Auth, contact_id: str) -> Response:
+async def delete_contact(request: Request, grant: Grant, contact_id: str) -> Response:
     """Remove a contact; lines and transactions that named it keep their data without the contact."""
     can(grant, "delete", "Contact")
     context = context_of(request)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -27,8 +26,8 @@ from bridge.emulator.v1_errors import NotFoundError, SourceNotManualError, Unpro
 from bridge.emulator.v1_expand import TRANSACTION, expand_keys
 from bridge.emulator.v1_projects import renamed
 from bridge.emulator.v1_routing import (
-    Auth,
     Json,
+    V1Router,
     can,
     created,
     domain_errors,
@@ -39,7 +38,7 @@ from bridge.emulator.v1_routing import (
     parsed_body,
 )
 
-router = APIRouter(prefix="/transactions")
+router = V1Router(prefix="/transactions")
 
 MANUAL_TYPES = ("Invoice", "Projection", "Cash", "Check", "Wire", "ACH", "CreditCard", "TimeCard", "ETransfer")
 CREATE_FIELDS = {
@@ -166,7 +165,7 @@ def _announce(context: V1Context, grant: Grant, event: str, project: Project, ac
 # item is most of what a migration sends (one request per split item). No other route of this router matches
 # a path ending in /items, so the order changes which route answers no request.
 @router.post("/{transaction_id}/items", status_code=201)
-async def add_item(request: Request, grant: Auth, transaction_id: str) -> Response:
+async def add_item(request: Request, grant: Grant, transaction_id: str) -> Response:
     can(grant, "update", "Transaction")
     body = await parsed_body(request, requests.TransactionItemCreate)
     context = context_of(request)
@@ -196,7 +195,7 @@ def _item_fields(workspace: Workspace, actual: Actual, body: Json) -> dict[str, 
 
 
 @router.get("/{transaction_id}/items")
-async def list_items(request: Request, grant: Auth, transaction_id: str) -> Response:
+async def list_items(request: Request, grant: Grant, transaction_id: str) -> Response:
     context = context_of(request)
     workspace = context.workspace(grant)
     project, actual = find(context, workspace, transaction_id)
@@ -206,7 +205,7 @@ async def list_items(request: Request, grant: Auth, transaction_id: str) -> Resp
 
 
 @router.post("", status_code=201)
-async def create_transaction(request: Request, grant: Auth) -> Response:
+async def create_transaction(request: Request, grant: Grant) -> Response:
     can(grant, "create", "Transaction")
     body = await parsed_body(request, requests.TransactionCreate)
     context = context_of(request)
@@ -221,7 +220,7 @@ async def create_transaction(request: Request, grant: Auth) -> Response:
 
 
 @router.post("/bulk", status_code=201)
-async def create_transactions(request: Request, grant: Auth) -> Response:
+async def create_transactions(request: Request, grant: Grant) -> Response:
     can(grant, "create", "Transaction")
     items = (await parsed_body(request, requests.TransactionBulkCreate))["transactions"]
     assert isinstance(items, list)  # the published shape holds 1 to 500 transactions
@@ -282,7 +281,7 @@ FILTERS = ("projectId", "source", "type", "status", "contactId", "budgetLineId",
 
 
 @router.get("")
-async def list_transactions(request: Request, grant: Auth) -> Response:
+async def list_transactions(request: Request, grant: Grant) -> Response:
     context = context_of(request)
     workspace = context.workspace(grant)
     expand = frozenset(expand_keys(request, TRANSACTION))
@@ -292,7 +291,7 @@ async def list_transactions(request: Request, grant: Auth) -> Response:
 
 
 @router.get("/stats")
-async def transaction_stats(request: Request, grant: Auth) -> Response:
+async def transaction_stats(request: Request, grant: Grant) -> Response:
     """How many transactions match and their total in ``currency``; only that currency's are counted (A59)."""
     context = context_of(request)
     currency = request.query_params.get("currency")
@@ -308,7 +307,7 @@ async def transaction_stats(request: Request, grant: Auth) -> Response:
 
 
 @router.get("/{transaction_id}")
-async def get_transaction(request: Request, grant: Auth, transaction_id: str) -> Response:
+async def get_transaction(request: Request, grant: Grant, transaction_id: str) -> Response:
     context = context_of(request)
     workspace = context.workspace(grant)
     expand = frozenset(expand_keys(request, TRANSACTION))
@@ -316,7 +315,7 @@ async def get_transaction(request: Request, grant: Auth, transaction_id: str) ->
 
 
 @router.delete("/{transaction_id}", status_code=204)
-async def delete_transaction(request: Request, grant: Auth, transaction_id: str) -> Response:
+async def delete_transaction(request: Request, grant: Grant, transaction_id: str) -> Response:
     can(grant, "delete", "Transaction")
     context = context_of(request)
     project, actual = find(context, context.workspace(grant), transaction_id)
@@ -327,7 +326,7 @@ async def delete_transaction(request: Request, grant: Auth, transaction_id: str)
 
 
 @router.patch("/{transaction_id}")
-async def update_transaction(request: Request, grant: Auth, transaction_id: str) -> Response:
+async def update_transaction(request: Request, grant: Grant, transaction_id: str) -> Response:
     """Partial update of a manual transaction (A40); omitted fields stay, the project cannot change."""
     can(grant, "update", "Transaction")
     body = await parsed_body(request, requests.TransactionPatch)
@@ -349,7 +348,7 @@ async def update_transaction(request: Request, grant: Auth, transaction_id: str)
 
 
 @router.patch("/{transaction_id}/items/{item_id}")
-async def update_item(request: Request, grant: Auth, transaction_id: str, item_id: str) -> Response:
+async def update_item(request: Request, grant: Grant, transaction_id: str, item_id: str) -> Response:
     can(grant, "update", "Transaction")
     body = await parsed_body(request, requests.TransactionItemPatch)
     context = context_of(request)
@@ -367,7 +366,7 @@ async def update_item(request: Request, grant: Auth, transaction_id: str, item_i
 
 
 @router.delete("/{transaction_id}/items/{item_id}", status_code=204)
-async def delete_item(request: Request, grant: Auth, transaction_id: str, item_id: str) -> Response:
+async def delete_item(request: Request, grant: Grant, transaction_id: str, item_id: str) -> Response:
     can(grant, "update", "Transaction")
     context = context_of(request)
     workspace = context.workspace(grant)

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from bridge.emulator.auth import Grant
 from bridge.emulator.v1_context import context_of
 from bridge.emulator.v1_errors import ValidationError
-from bridge.emulator.v1_routing import Auth, can, created, json_body, listed, ok, page_response
+from bridge.emulator.v1_routing import V1Router, can, created, json_body, listed, ok, page_response
 from bridge.emulator.webhooks import EVENTS, delivery_view, subscription_view
 
-router = APIRouter(prefix="/webhooks")
+router = V1Router(prefix="/webhooks")
 
 
 def _order(request: Request, default: str) -> bool:
@@ -32,7 +32,7 @@ def _active(request: Request) -> bool | None:
 
 
 @router.get("")
-async def list_subscriptions(request: Request, grant: Auth) -> Response:
+async def list_subscriptions(request: Request, grant: Grant) -> Response:
     events = listed(request.query_params.get("events"))
     unknown = sorted(set(events) - set(EVENTS))
     if unknown:
@@ -45,7 +45,7 @@ async def list_subscriptions(request: Request, grant: Auth) -> Response:
 
 
 @router.post("", status_code=201)
-async def subscribe(request: Request, grant: Auth) -> Response:
+async def subscribe(request: Request, grant: Grant) -> Response:
     can(grant, "create", "Webhook")
     body = await json_body(request)
     subscription = context_of(request).webhooks.subscribe(
@@ -55,12 +55,12 @@ async def subscribe(request: Request, grant: Auth) -> Response:
 
 
 @router.get("/{webhook_id}")
-async def get_subscription(request: Request, grant: Auth, webhook_id: str) -> Response:
+async def get_subscription(request: Request, grant: Grant, webhook_id: str) -> Response:
     return ok(subscription_view(context_of(request).webhooks.get(grant.workspace, webhook_id)))
 
 
 @router.patch("/{webhook_id}")
-async def update_subscription(request: Request, grant: Auth, webhook_id: str) -> Response:
+async def update_subscription(request: Request, grant: Grant, webhook_id: str) -> Response:
     can(grant, "update", "Webhook")
     body = await json_body(request)
     hub = context_of(request).webhooks
@@ -68,14 +68,14 @@ async def update_subscription(request: Request, grant: Auth, webhook_id: str) ->
 
 
 @router.delete("/{webhook_id}", status_code=204)
-async def delete_subscription(request: Request, grant: Auth, webhook_id: str) -> Response:
+async def delete_subscription(request: Request, grant: Grant, webhook_id: str) -> Response:
     can(grant, "delete", "Webhook")
     context_of(request).webhooks.delete(grant.workspace, webhook_id)
     return Response(status_code=204)
 
 
 @router.post("/{webhook_id}/test-delivery")
-async def test_delivery(request: Request, grant: Auth, webhook_id: str) -> Response:
+async def test_delivery(request: Request, grant: Grant, webhook_id: str) -> Response:
     """Queue a signed ``ping``; 202 Accepted, as published: it is sent after the answer."""
     can(grant, "update", "Webhook")
     hub = context_of(request).webhooks
@@ -84,7 +84,7 @@ async def test_delivery(request: Request, grant: Auth, webhook_id: str) -> Respo
 
 
 @router.get("/{webhook_id}/deliveries")
-async def deliveries(request: Request, grant: Auth, webhook_id: str) -> Response:
+async def deliveries(request: Request, grant: Grant, webhook_id: str) -> Response:
     hub = context_of(request).webhooks
     subscription = hub.get(grant.workspace, webhook_id)
     query = request.query_params
