@@ -26,6 +26,7 @@ from state.models import CrosswalkRow, QuarantineRow, utc_now
 # SQLite allows 32766 bound parameters; lookups stay far below it per statement.
 LOOKUP_CHUNK = 500
 _CROSSWALK = SQLModel.metadata.tables[CrosswalkRow.__tablename__]
+_QUARANTINE = SQLModel.metadata.tables[QuarantineRow.__tablename__]
 EXPORT_FIELDS = ("kind", "scope", "legacy_id", "v1_id", "source_hash", "run_id", "created_at", "updated_at")
 ExportFormat = Literal["csv", "json"]
 
@@ -57,12 +58,13 @@ def upsert_entries(session: Session, entries: Iterable[CrosswalkEntry], run_id: 
         groups.setdefault((entry.kind, entry.scope), []).append(entry.legacy_id)
     # One query per (kind, scope) and chunk instead of one per entry: a 100-line bulk completes in a few ms.
     known: dict[tuple[str, str, str], tuple[int | None, str]] = {}
+    c = _CROSSWALK.c
     for (kind, scope), ids in groups.items():
         for chunk in chunks(ids):
-            rows = session.exec(
-                select(CrosswalkRow.id, CrosswalkRow.legacy_id, CrosswalkRow.v1_id).where(
-                    CrosswalkRow.kind == kind, CrosswalkRow.scope == scope, col(CrosswalkRow.legacy_id).in_(chunk)
-                )
+            rows = session.execute(
+                _CROSSWALK.select()
+                .with_only_columns(c.id, c.legacy_id, c.v1_id)
+                .where(c.kind == kind, c.scope == scope, c.legacy_id.in_(chunk))
             )
             known.update({(kind, scope, legacy_id): (row_id, v1_id) for row_id, legacy_id, v1_id in rows})
     inserts: list[dict[str, object]] = []
@@ -86,16 +88,14 @@ def upsert_entries(session: Session, entries: Iterable[CrosswalkEntry], run_id: 
         session.execute(insert(_CROSSWALK), inserts)
     if refreshed:
         session.execute(update(_CROSSWALK).where(_CROSSWALK.c.id == bindparam("row_id")), refreshed)
+    q = _QUARANTINE.c
     for (kind, scope), ids in groups.items():
         for chunk in chunks(ids):
+            # Core, like the writes above: the ORM's UPDATE first matched its condition against every object
+            # in the session, which this session never loads.
             session.execute(
-                update(QuarantineRow)
-                .where(
-                    col(QuarantineRow.kind) == kind,
-                    col(QuarantineRow.scope) == scope,
-                    col(QuarantineRow.legacy_id).in_(chunk),
-                    col(QuarantineRow.resolved_at).is_(None),
-                )
+                update(_QUARANTINE)
+                .where(q.kind == kind, q.scope == scope, q.legacy_id.in_(chunk), q.resolved_at.is_(None))
                 .values(resolved_at=now)
             )
 
@@ -167,6 +167,16 @@ class Crosswalk:
                 CrosswalkRow.kind, CrosswalkRow.legacy_id, CrosswalkRow.v1_id, CrosswalkRow.source_hash
             ).where(CrosswalkRow.scope == scope)
             return [(kind, legacy_id, v1_id, digest) for kind, legacy_id, v1_id, digest in session.exec(statement)]
+
+    def links(self) -> list[tuple[str, str, str, str, int | None]]:
+        """(kind, scope, legacy id, v1 id, run id) of every entry, as plain columns: what a verification matches
+        both sides with (``entries`` builds a row object per entry and parses two timestamps it never reads)."""
+        c = _CROSSWALK.c
+        with self._db.read() as session:
+            rows = session.execute(
+                _CROSSWALK.select().with_only_columns(c.kind, c.scope, c.legacy_id, c.v1_id, c.run_id)
+            )
+            return [(kind, scope, legacy_id, v1_id, run_id) for kind, scope, legacy_id, v1_id, run_id in rows]
 
     def find_legacy(self, v1_id: str) -> list[CrosswalkRow]:
         """Which legacy record(s) became this v1 object (more than one means a bulk mapped many to one)."""

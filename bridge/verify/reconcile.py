@@ -177,8 +177,8 @@ class Verifier:
         self.v1 = v1
         self.options = options
         self.crosswalk: dict[tuple[str, str, str], CrosswalkEntry] = {
-            (row.kind, row.scope, row.legacy_id): CrosswalkEntry(row.v1_id, str(row.run_id))
-            for row in store.crosswalk.entries()
+            (kind, scope, legacy_id): CrosswalkEntry(v1_id, str(run_id))
+            for kind, scope, legacy_id, v1_id, run_id in store.crosswalk.links()
         }
         self.quarantine_rows = store.quarantine.entries()
         self.quarantine = {(r.kind, r.scope, r.legacy_id): r.code for r in self.quarantine_rows}

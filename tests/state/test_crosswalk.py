@@ -44,6 +44,21 @@ def test_a_scopes_mappings_are_its_entries_with_their_source_hashes(store: State
     assert store.crosswalk.mappings("P3") == []
 
 
+def test_links_are_every_entry_with_the_run_that_wrote_it(store: StateStore) -> None:
+    """What a verification matches both sides with: each entry's kind, scope, legacy and v1 ids, and run."""
+    first = store.runs.start("m", "legacy:a", "v1:b", {}).id
+    store.crosswalk.put([CrosswalkEntry("phases", "estimate", "phs_1", "P1")], run_id=first)
+    store.crosswalk.put([CrosswalkEntry("contacts", "42", "con_1"), CrosswalkEntry("lines", "L1", "lin_1", "P1")])
+    assert sorted(store.crosswalk.links()) == [
+        ("contacts", "", "42", "con_1", None),
+        ("lines", "P1", "L1", "lin_1", None),
+        ("phases", "P1", "estimate", "phs_1", first),
+    ]
+    assert sorted(store.crosswalk.links()) == sorted(
+        (row.kind, row.scope, row.legacy_id, row.v1_id, row.run_id) for row in store.crosswalk.entries()
+    )
+
+
 def test_bulk_lookup_returns_only_mapped_ids_across_chunks(store: StateStore) -> None:
     """lookup_many answers for more ids than one SQL statement carries and leaves unmapped ids out."""
     store.crosswalk.put([CrosswalkEntry("lines", f"L{n}", f"lin_{n}", "P1") for n in range(1200)])
