@@ -252,6 +252,17 @@ def _stored(session: Session, step_keys: Sequence[str]) -> dict[str, _Stored]:
     return found
 
 
+def _progress(session: Session, step_keys: Sequence[str]) -> dict[str, tuple[str, int | None]]:
+    """(status, run id) of the journalled intents among ``step_keys``: all a completion reads of them (the
+    request bodies ``_stored`` reads are what a bulk's completion would otherwise fetch back for nothing)."""
+    c = _INTENTS.c
+    found: dict[str, tuple[str, int | None]] = {}
+    for chunk in chunks(list(dict.fromkeys(step_keys))):
+        statement = _INTENTS.select().with_only_columns(c.step_key, c.status, c.run_id).where(c.step_key.in_(chunk))
+        found.update({key: (status, run_id) for key, status, run_id in session.execute(statement)})
+    return found
+
+
 def _record_all(session: Session, specs: Sequence[IntentSpec]) -> list[str]:
     """The body of ``record`` / ``record_many`` inside the caller's transaction: each intent's status, in
     ``specs``' order (a new intent is pending; a journalled one keeps its status)."""
@@ -316,17 +327,17 @@ def _complete_all(
     Every intent is checked before anything is written, and the crosswalk entries of the whole batch go in
     one upsert per run; a done intent completed again only refreshes its entries.
     """
-    known = _stored(session, [step_key for step_key, _ in completions])
+    known = _progress(session, [step_key for step_key, _ in completions])
     entries_by_run: dict[int | None, list[CrosswalkEntry]] = {}
     finishing: list[str] = []
     for step_key, entries in completions:
-        stored = known.get(step_key)
-        if stored is None:
+        if step_key not in known:
             raise _unknown(step_key)
-        if stored.status != "done":
-            _require(step_key, stored.status, ("pending", "sent"), "complete")
+        status, run_id = known[step_key]
+        if status != "done":
+            _require(step_key, status, ("pending", "sent"), "complete")
             finishing.append(step_key)
-        entries_by_run.setdefault(stored.spec.run_id, []).extend(entries)
+        entries_by_run.setdefault(run_id, []).extend(entries)
     for run_id, entries in entries_by_run.items():
         upsert_entries(session, entries, run_id)
     done: dict[str, object] = {"status": "done", "response_summary": response_summary, "updated_at": utc_now()}
