@@ -60,9 +60,7 @@ def ensure_current_schema(database: Database) -> None:
         _backup(database, current)
     from state import upgrade  # noqa: PLC0415 -- alembic is loaded only when the schema must change (see above)
 
-    pending = REVISIONS if current is None else REVISIONS[REVISIONS.index(current) + 1 :]
-    for revision in pending:
-        upgrade.apply(database.engine, revision)
+    upgrade.apply(database.engine, REVISIONS[-1])
 
 
 def require_current_schema(database: Database) -> None:

@@ -21,10 +21,15 @@ def alembic_config(connection: Connection) -> Config:
     return config
 
 
-def apply(engine: Engine, revision: str) -> None:
-    """Upgrade the file to ``revision`` (one step past its current one) in one transaction."""
+def apply(engine: Engine, target: str) -> None:
+    """Upgrade the file from its revision to ``target``, one revision at a time, each in its own transaction
+    (``transaction_per_migration`` in env.py): a stop anywhere leaves the file at its last whole revision.
+
+    One alembic run for all of them: each run loads env.py and every revision script again, which for a new
+    state (every revision) cost five times what its tables did.
+    """
     with engine.connect() as connection:
-        command.upgrade(alembic_config(connection), revision)
+        command.upgrade(alembic_config(connection), target)
         connection.commit()
 
 

@@ -17,7 +17,7 @@ from sqlalchemy import Engine, text
 from mappings.kinds import Kind
 from state import CrosswalkEntry, QuarantineEntry, SourceRecord, StateBindingError, StateStore, open_state
 from state.schema import REVISIONS
-from tests.pg import StateTarget, load_sqlite_file, state_target_in
+from tests.pg import StateTarget, load_sqlite_file
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "state-0001.db"
 
@@ -121,25 +121,38 @@ def test_the_upgrade_keeps_a_backup_of_the_old_file(tmp_path: Path) -> None:
     assert backup.stat().st_mode & 0o077 == 0
 
 
-def test_upgrades_run_one_revision_at_a_time_in_order(
-    state_target: StateTarget, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+def test_an_upgrade_stopped_inside_a_revision_keeps_the_revisions_before_it(
+    state_target: StateTarget, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A new state gets every revision in order; an 0001 state gets only the steps after 0001, one by one."""
+    """Each revision commits on its own: one failing inside 0005 leaves an 0001 state at 0004, and the next
+    open applies 0005 alone."""
+    from alembic import op
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("stopped inside revision 0005")
+
+    old = _at_0001(state_target)
+    with monkeypatch.context() as patched:
+        patched.setattr(op, "add_column", refuse)  # only revision 0005 adds a column
+        with pytest.raises(RuntimeError, match="inside revision 0005"):
+            old.open()
+    assert _version(old) == "0004"
+    with old.open() as store:
+        assert store.schema_version() == REVISIONS[-1]
+        assert store.crosswalk.counts() == {"spaces": 1, "projects": 1, "phases": 1}
+
+
+def test_a_state_at_the_current_revision_opens_without_alembic(
+    state_target: StateTarget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening a state already at this bridge's revision reads its version and runs no upgrade."""
     from state import upgrade
 
-    applied: list[str] = []
-    real_apply = upgrade.apply
-
-    def spy(engine: Engine, revision: str) -> None:
-        applied.append(revision)
-        real_apply(engine, revision)
-
-    (tmp_path / "old").mkdir()
-    old = _at_0001(state_target_in(state_target.backend, tmp_path / "old", request))
-    monkeypatch.setattr(upgrade, "apply", spy)
     state_target.open().close()
-    assert applied == list(REVISIONS)
-    applied.clear()
-    old.open().close()
-    assert applied == list(REVISIONS[REVISIONS.index("0001") + 1 :])
-    assert _version(old) == REVISIONS[-1]
+
+    def refuse(engine: Engine, target: str) -> None:
+        raise AssertionError(f"an upgrade to {target} ran on a current state")
+
+    monkeypatch.setattr(upgrade, "apply", refuse)
+    with state_target.open() as store:
+        assert store.schema_version() == REVISIONS[-1]
