@@ -29,6 +29,7 @@ while triggers were disabled, or an index that lost entries, show up here); inte
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -38,6 +39,7 @@ import time
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import NullPool
 
 from state.errors import StateInUseError
 from state.models import INTENT_STATUSES, utc_now
@@ -48,6 +50,9 @@ MAX_IDENTIFIER = 63  # PostgreSQL's NAMEDATALEN - 1
 DRIVER = "postgresql+psycopg"
 # A killed writer's server session ends when the server reads the closed socket: a moment, not at once.
 DEAD_HOLDER_WAIT_S = 5.0
+ENGINES_KEPT = 32
+"""How many engines a process keeps for reuse (see ``make_pg_engine``): a fleet worker's workspaces at a time,
+with room to spare; one kept without connections costs only its compiled statements."""
 
 
 def is_postgres(url: URL) -> bool:
@@ -78,8 +83,14 @@ def lock_key(schema: str) -> int:
     return int.from_bytes(hashlib.sha256(f"bridge-writer:{schema}".encode()).digest()[:8], "big", signed=True)
 
 
+@functools.lru_cache(maxsize=ENGINES_KEPT)
 def make_pg_engine(url: URL, schema: str, *, read_only: bool) -> Engine:
-    """An engine whose connections see only ``schema``, in REPEATABLE READ; read-only ones cannot write."""
+    """An engine whose connections see only ``schema``, in REPEATABLE READ; read-only ones cannot write.
+
+    The same engine again for the same arguments (the last ``ENGINES_KEPT``): a new engine asks the server for
+    its version and settings on its first connection and compiles every statement afresh, which a fleet worker
+    paid at each step of each workspace (a store's close disposes of the engine's connections, not of it).
+    """
     options = f"-c search_path={schema}"
     if read_only:
         options += " -c default_transaction_read_only=on"
@@ -104,8 +115,7 @@ def create_schema(engine: Engine, schema: str) -> None:
 class AdvisoryLock:
     """The writer lock of one schema, held on a connection of its own; ``release`` or the connection's end frees it."""
 
-    def __init__(self, engine: Engine, connection: Connection) -> None:
-        self._engine = engine
+    def __init__(self, connection: Connection) -> None:
         self._connection: Connection | None = connection
 
     @classmethod
@@ -114,13 +124,11 @@ class AdvisoryLock:
         started = utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
         # application_name is cut at 63 bytes by the server; pid and host come first so they survive.
         holder = f"pid {os.getpid()} on {socket.gethostname()} (since {started})"
-        engine = create_engine(
-            url,
-            isolation_level="AUTOCOMMIT",  # the lock is the session's: no transaction is left open around it
-            connect_args={"application_name": f"bridge {holder}"[:63], "options": "-c idle_session_timeout=0"},
-        )
+        holder_name = f"bridge {holder}"[:63]
+        engine = _lock_engine(url)
+        connection = engine.connect()
         try:
-            connection = engine.connect()
+            connection.execute(text("SELECT set_config('application_name', :name, false)"), {"name": holder_name})
             key = lock_key(schema)
             deadline = time.monotonic() + DEAD_HOLDER_WAIT_S
             while not connection.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": key}).scalar():
@@ -128,25 +136,35 @@ class AdvisoryLock:
                 if _gone(other) and time.monotonic() < deadline:
                     time.sleep(0.02)
                     continue
-                connection.close()
                 raise StateInUseError(
                     f"the state {where} is being written by {other}. Two runs on one migration would interleave "
                     "one journal: wait for that run to finish (`bridge status` shows its progress) or stop it, "
                     "then run again; a stopped run resumes where it stopped"
                 )
         except BaseException:
-            engine.dispose()
+            connection.close()
             raise
-        return cls(engine, connection)
+        return cls(connection)
 
     def release(self) -> None:
         """Free the lock by closing its connection (the server drops a session's advisory locks with it)."""
         if self._connection is not None:
             try:
-                self._connection.close()
+                self._connection.close()  # no pool (see _lock_engine): the server's session ends here
             finally:
                 self._connection = None
-                self._engine.dispose()
+
+
+@functools.lru_cache(maxsize=ENGINES_KEPT)
+def _lock_engine(url: URL) -> Engine:
+    """Lock connections to ``url``: never pooled, so closing one ends its server session and frees its lock;
+    kept per server like ``make_pg_engine`` (the holder's name is set per connection, not per engine)."""
+    return create_engine(
+        url,
+        poolclass=NullPool,
+        isolation_level="AUTOCOMMIT",  # the lock is the session's: no transaction is left open around it
+        connect_args={"options": "-c idle_session_timeout=0"},
+    )
 
 
 def _gone(holder: str) -> bool:

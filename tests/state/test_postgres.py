@@ -19,6 +19,7 @@ from state import (
     schema_for,
 )
 from state.db import resolve_location
+from state.errors import StateInUseError
 from state.models import SessionRow, utc_now
 from tests.pg import StateTarget
 
@@ -57,6 +58,27 @@ def test_migrations_sharing_a_database_see_only_their_own_state(pg: LocalPostgre
         engine.dispose()
     assert public == 0
     assert {schema_for("north"), schema_for("south")} <= schemas
+
+
+def test_a_migration_opened_again_in_one_process_reuses_its_engine(pg: LocalPostgres) -> None:
+    """A fleet worker opens each migration at every step: the engine (its server settings, its compiled
+    statements) is kept, each close still ends its connections, and the writer lock still keeps one writer."""
+    url = pg.create_database("opened_again")
+    with open_state(url, migration="acme") as first:
+        first.crosswalk.put([CrosswalkEntry("space", "S1", "spc_1")])
+        engine = first.database.engine
+    assert engine.pool.checkedout() == 0
+    with open_state(url, migration="acme") as again:
+        assert again.database.engine is engine
+        assert again.crosswalk.lookup("space", "S1") == "spc_1"
+        with pytest.raises(StateInUseError):
+            open_state(url, migration="acme")
+        with open_state(url, migration="acme", read_only=True) as reader:
+            assert reader.database.engine is not engine
+            assert reader.crosswalk.lookup("space", "S1") == "spc_1"
+    with open_state(url, migration="other") as other:
+        assert other.database.engine is not engine
+        assert other.crosswalk.lookup("space", "S1") is None
 
 
 def test_a_plain_postgresql_url_uses_psycopg_3(pg: LocalPostgres) -> None:
