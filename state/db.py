@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.request import pathname2url
 
-from sqlalchemy import Engine, create_engine, delete, event, text
+from sqlalchemy import Engine, create_engine, delete, event, text, update
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import DBAPIError, NoSuchModuleError, OperationalError
 from sqlalchemy.pool import ConnectionPoolEntry, QueuePool, StaticPool
-from sqlmodel import Session, col, select
+from sqlmodel import Session, SQLModel, col
 
 from bridge.files import not_regular
 from state.errors import (
@@ -51,6 +51,7 @@ from state.postgres import with_driver as with_pg_driver
 from state.processes import process_alive
 
 DEFAULT_STATE = "bridge-state.db"
+_SESSIONS = SQLModel.metadata.tables[SessionRow.__tablename__]
 BUSY_TIMEOUT_MS = 10_000
 
 
@@ -282,14 +283,18 @@ def corrupt_error(where: Location, problems: list[str]) -> StateCorruptError:
 
 def _check_after_unclean_stop(database: Database) -> None:
     """Run integrity_check when a previous writer left without closing; remember that it was checked."""
+    c = _SESSIONS.c
+    # Core on three columns: every open of a state asks this, and almost always of no row at all.
     with database.read() as session:
+        open_rows = session.execute(
+            _SESSIONS.select()
+            .with_only_columns(c.id, c.host, c.pid)
+            .where(c.closed_at.is_(None), c.checked_at.is_(None))
+        )
         stale = [
-            row
-            for row in session.exec(
-                select(SessionRow).where(col(SessionRow.closed_at).is_(None), col(SessionRow.checked_at).is_(None))
-            )
-            if not (row.host == socket.gethostname() and row.pid == os.getpid())
-            and not process_alive(row.host, row.pid)
+            row_id
+            for row_id, host, pid in open_rows
+            if not (host == socket.gethostname() and pid == os.getpid()) and not process_alive(host, pid)
         ]
     if not stale:
         return
@@ -297,10 +302,7 @@ def _check_after_unclean_stop(database: Database) -> None:
     if problems:
         raise corrupt_error(database.where, problems)
     with database.write() as session:
-        for row in stale:
-            stored = session.get(SessionRow, row.id)
-            if stored is not None:
-                stored.checked_at = utc_now()
+        session.execute(update(_SESSIONS).where(c.id.in_(stale)).values(checked_at=utc_now()))
 
 
 def register_writer(database: Database) -> int:

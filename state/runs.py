@@ -32,8 +32,11 @@ class Runs:
     def binding(self) -> tuple[str, str] | None:
         """The (source, target) identities this file is bound to, or None before the first run."""
         with self._db.read() as session:
-            first = session.exec(select(RunRow).order_by(col(RunRow.id)).limit(1)).first()
-        return (first.source_identity, first.target_identity) if first else None
+            # Two columns, not the row: a run's options and report are text of their own, read for nothing here.
+            first = session.exec(
+                select(RunRow.source_identity, RunRow.target_identity).order_by(col(RunRow.id)).limit(1)
+            ).first()
+        return (first[0], first[1]) if first else None
 
     def check_binding(self, source_identity: str, target_identity: str) -> None:
         """Refuse a source/target pair other than the one the file is bound to (preflight calls this)."""
