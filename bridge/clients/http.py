@@ -23,6 +23,7 @@ import structlog
 from pydantic import BaseModel, ValidationError
 
 from bridge.clients.codec import read_json
+from bridge.clients.compose import Composer
 from bridge.clients.limiter import AimdLimiter
 from bridge.clients.retry import RetryBudget, RetryPolicy, Timing, may_repeat, parse_retry_after, stop_error
 from bridge.clients.wire import AiohttpTransport
@@ -86,15 +87,15 @@ class Endpoint:
     headers: Mapping[str, str]
     transport: httpx.AsyncBaseTransport
     timeout: float
+    composer: Composer = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "composer", Composer(self.base_url, self.headers, self.timeout))
 
     def request(self, call: Call) -> httpx.Request:
-        """``call`` as the request that goes on the wire (httpx encodes the path, the query and the JSON)."""
-        url = httpx.URL(self.base_url + call.path, params=list(call.params) or None)
-        headers = {**self.headers, **call.headers}
-        extensions = {"timeout": dict.fromkeys(("connect", "read", "write", "pool"), self.timeout)}
-        if call.body is None:
-            return httpx.Request(call.method, url, headers=headers, extensions=extensions)
-        return httpx.Request(call.method, url, headers=headers, json=call.body, extensions=extensions)
+        """``call`` as the request that goes on the wire: the one httpx composes from the base URL and the
+        path, the query, the headers and the JSON (``bridge.clients.compose``)."""
+        return self.composer.request(call.method, call.path, call.params, call.body, call.headers)
 
     async def aclose(self) -> None:
         await self.transport.aclose()
