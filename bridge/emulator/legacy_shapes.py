@@ -31,6 +31,7 @@ from bridge.emulator.model import (
     Workspace,
 )
 from bridge.emulator.store import Service
+from bridge.emulator.store_core import iso_z
 
 Json = dict[str, object]
 INTEGRAL_LIMIT = 2**63
@@ -51,7 +52,7 @@ def stamp(value: object) -> str | None:
     """A datetime as ISO 8601 with a Z suffix."""
     if not isinstance(value, datetime):
         return None
-    return value.isoformat().replace("+00:00", "Z")
+    return iso_z(value)
 
 
 @dataclass
