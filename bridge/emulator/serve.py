@@ -48,8 +48,11 @@ YOUNG_THRESHOLD = 10_000
 
 def server_config(app: FastAPI) -> uvicorn.Config:
     """How the app is served: warnings only, no lifespan, and no access log (uvicorn put each request's line
-    together before its logger, set to warnings, dropped it)."""
-    return uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2)
+    together before its logger, set to warnings, dropped it). No proxy stands in front of the emulator, so
+    uvicorn does not look for one's forwarding headers in every request (a layer around every request)."""
+    return uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2, proxy_headers=False
+    )
 
 
 class GracefulServer(uvicorn.Server):
