@@ -12,18 +12,19 @@ find, and for those the standard library still writes the body:
 - on the legacy surface, which escapes DEL and every non-ASCII character as ``\\uXXXX``, those characters,
   which orjson writes as they are: the escapes are put in afterwards (outside a string there is none).
 
-Floats are found in the body's ``marshal`` form, where each is the type byte ``g`` (``\\xe7`` when marshal
-marks it as shared) and eight little-endian bytes whose last twelve bits are the exponent and the sign: no
-decoding, no walk in Python, and marshal writes a body in about half the time pickle (the check before) took.
-A match inside some other bytes (a string, an integer) only sends that body the slow way. marshal writes only
-Python's own types, exactly (no subclass), so what orjson writes and json.dumps refuses (a UUID, an enum
-that is not a str or int) goes the standard library's way too.
+orjson also writes what json.dumps refuses with a TypeError (a UUID, an enum that is not a str or int): no
+route answers with one, so no answer changes.
+
+Floats are found in the body's pickle, where each is its opcode ``G`` and eight big-endian bytes whose first
+twelve bits are the sign and the exponent: no decoding, no walk in Python. A match inside some other bytes
+(a string, an integer) only sends that body the slow way.
 """
 
 from __future__ import annotations
 
+import io
 import json
-import marshal
+import pickle
 import re
 
 import orjson
@@ -32,11 +33,11 @@ from starlette.responses import JSONResponse
 # The orjson options that leave to ``default`` (hence to the standard library) what it would write and
 # json.dumps refuses or writes otherwise.
 PASSTHROUGH = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
-# TYPE_BINARY_FLOAT, six bytes, then the double's last two (the exponent's low bits, then the sign and its high
-# bits): an exponent of all ones (NaN, infinities), or a biased exponent of 993 to 1009 (magnitudes from
-# 2**-30, below 1e-9, up to 2**-13, above 1e-4).
-SLOW_FLOAT = re.compile(rb"[g\xe7].{6}(?:[\xf0-\xff][\x7f\xff]|[\x10-\xff][\x3e\xbe]|[\x00-\x1f][\x3f\xbf])", re.DOTALL)
+# BINFLOAT then the first two bytes of the double: exponent all ones (NaN, infinities), or a biased exponent of
+# 993 to 1009 (magnitudes from 2**-30, below 1e-9, up to 2**-13, above 1e-4).
+SLOW_FLOAT = re.compile(rb"G(?:[\x7f\xff][\xf0-\xff]|[\x3e\xbe][\x10-\xff]|[\x3f\xbf][\x00-\x1f])")
 ESCAPED = re.compile(r"[^\x00-\x7e]")  # what ensure_ascii escapes beyond what orjson does
+PICKLE_PROTOCOL = 5  # its frames begin between opcodes, so a float's opcode and eight bytes stay together
 
 
 class _RefusedError(TypeError):
@@ -48,12 +49,11 @@ def _refuse(value: object) -> object:
 
 
 def _has_slow_float(content: object) -> bool:
-    """Whether the body holds a float orjson writes otherwise, or anything marshal does not write."""
-    try:
-        written = marshal.dumps(content)  # type: ignore[arg-type]  # any value: ValueError for what it cannot write
-    except ValueError:
-        return True
-    return SLOW_FLOAT.search(written) is not None
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=PICKLE_PROTOCOL)
+    pickler.fast = True  # no memo: a JSON body has no cycles, and a repeated float is still written each time
+    pickler.dump(content)
+    return SLOW_FLOAT.search(out.getvalue()) is not None
 
 
 def _fast(content: object) -> bytes | None:
