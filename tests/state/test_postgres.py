@@ -6,6 +6,7 @@ import re
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.pool import QueuePool
 
 from bridge.cli import exit_code
 from bridge.localpg import LocalPostgres, free_port
@@ -67,6 +68,7 @@ def test_a_migration_opened_again_in_one_process_reuses_its_engine(pg: LocalPost
     with open_state(url, migration="acme") as first:
         first.crosswalk.put([CrosswalkEntry("space", "S1", "spc_1")])
         engine = first.database.engine
+    assert isinstance(engine.pool, QueuePool)
     assert engine.pool.checkedout() == 0
     with open_state(url, migration="acme") as again:
         assert again.database.engine is engine
