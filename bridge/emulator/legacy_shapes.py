@@ -31,7 +31,6 @@ from bridge.emulator.model import (
     Workspace,
 )
 from bridge.emulator.store import Service
-from bridge.emulator.store_core import iso_z
 
 Json = dict[str, object]
 INTEGRAL_LIMIT = 2**63
@@ -52,7 +51,7 @@ def stamp(value: object) -> str | None:
     """A datetime as ISO 8601 with a Z suffix."""
     if not isinstance(value, datetime):
         return None
-    return iso_z(value)
+    return value.isoformat().replace("+00:00", "Z")
 
 
 @dataclass

@@ -9,7 +9,6 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache
 
 from bridge.emulator.calc import ProjectTotals
 from bridge.emulator.errors import AccessRestricted, NotFound, Unauthenticated
@@ -28,22 +27,6 @@ def utc_now() -> datetime:
     """The real clock, at millisecond precision (what the service's timestamps carry)."""
     now = datetime.now(UTC)
     return now.replace(microsecond=now.microsecond // 1000 * 1000)
-
-
-def iso_z(moment: datetime) -> str:
-    """A datetime as ISO 8601, UTC written ``Z``: how both surfaces write a timestamp.
-
-    A UTC time's text is kept for the next request that writes it (a 500-transaction bulk answer writes three
-    per transaction, most of them the same few instants, and formatting one took about 2 µs); only UTC ones,
-    as an aware datetime equals any other naming the same instant, whose text differs."""
-    if moment.tzinfo is UTC:
-        return _utc_text(moment)
-    return moment.isoformat().replace("+00:00", "Z")
-
-
-@lru_cache(maxsize=1 << 14)
-def _utc_text(moment: datetime) -> str:
-    return moment.isoformat().replace("+00:00", "Z")
 
 
 @dataclass(slots=True)

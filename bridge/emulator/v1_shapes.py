@@ -22,14 +22,13 @@ from bridge.emulator.model import (
 )
 from bridge.emulator.money import to_minor_units
 from bridge.emulator.store import Service
-from bridge.emulator.store_core import iso_z
 from bridge.emulator.v1_errors import UnprocessableError, ValidationError
 
 Json = dict[str, object]
 
 
 def timestamp(moment: datetime | None) -> str | None:
-    return None if moment is None else iso_z(moment)
+    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
 
 
 def present(query: Mapping[str, str], names: tuple[str, ...]) -> dict[str, str]:
