@@ -84,6 +84,35 @@ def test_every_record_survives_the_upgrade(upgraded: tuple[StateStore, StateTarg
     assert (old.legacy_id, old.code, old.field, old.value) == ("C9", "validation", "email", None)
 
 
+def test_revision_0003_names_each_earlier_write_by_the_first_pattern_it_matches(tmp_path: Path) -> None:
+    """Intents journalled before 0003 get the operation of their method and path (a bulk's path is not taken
+    for a single create, a workspace library write not for a project's), and an unknown one stays unnamed."""
+    path = tmp_path / "bridge-state.db"
+    shutil.copy(FIXTURE, path)
+    writes = {
+        "a": ("POST", "/projects/P1/budget/lines/phase-data/bulk"),
+        "b": ("POST", "/budget/lines"),
+        "c": ("PATCH", "/projects/P1/library/fringes/F1"),
+        "d": ("PATCH", "/library/fringes/F1"),
+        "e": ("DELETE", "/spaces/S1"),
+    }
+    with sqlite3.connect(path) as connection:
+        connection.executemany(
+            "INSERT INTO intents VALUES (?, 1, 'k', '', ?, ?, ?, '{}', '[]', 'done', 1, NULL, NULL, NULL, "
+            "'2026-03-01T09:00:00.000000Z', '2026-03-01T09:00:00.000000Z')",
+            [(key, method, where, f"idem-{key}") for key, (method, where) in writes.items()],
+        )
+    with open_state(path) as store:
+        named = {key: intent.operation for key in writes if (intent := store.journal.get(key)) is not None}
+    assert named == {
+        "a": "budget_updateLinePhaseDataBulk",
+        "b": "budget_createLine",
+        "c": "library_updateProjectFringe",
+        "d": "library_updateFringe",
+        "e": "",
+    }
+
+
 def test_an_upgraded_file_takes_new_writes_and_resumes(upgraded: tuple[StateStore, StateTarget]) -> None:
     """The upgraded file accepts the new columns and the in-flight intent completes."""
     store, _ = upgraded

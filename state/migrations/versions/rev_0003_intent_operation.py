@@ -60,12 +60,13 @@ def upgrade() -> None:
     with op.batch_alter_table("intents") as batch:
         batch.add_column(sa.Column("operation", sa.String(100), nullable=False, server_default=""))
     intents = sa.table("intents", sa.column("method"), sa.column("path"), sa.column("operation"))
-    for method, pattern, operation in EARLIER_WRITES:
-        op.execute(
-            intents.update()
-            .where(intents.c.operation == "", intents.c.method == method, intents.c.path.like(pattern))
-            .values(operation=operation)
-        )
+    # One UPDATE whose CASE takes the first match (one per pattern cost a new state 31 statements for nothing).
+    named = sa.case(
+        *((sa.and_(intents.c.method == method, intents.c.path.like(pattern)), operation)
+          for method, pattern, operation in EARLIER_WRITES),
+        else_=intents.c.operation,
+    )  # fmt: skip
+    op.execute(intents.update().where(intents.c.operation == "").values(operation=named))
 
 
 def downgrade() -> None:
