@@ -10,7 +10,9 @@ given, once more to put ``Host`` in front) and encodes the body through the ``js
   other path, or one with a query, goes through ``httpx.URL`` as before;
 - the headers of a request with a body: ``Host`` first, the endpoint's, the call's, then ``Content-Length``
   and ``Content-Type``, the order and values httpx gives them;
-- the body: the bytes httpx writes for ``json=`` (``json.dumps`` compact, not ASCII-only, NaN refused).
+- the body: the bytes httpx writes for ``json=`` (``json.dumps`` compact, not ASCII-only, NaN refused), or
+  the same bytes already written by whoever built the body (``Encoded``: the v1 client has pydantic write a
+  checked body whose shape holds no float, as json.dumps would).
 
 A request without a body is left to httpx entirely (reads are few, and httpx adds ``Content-Length: 0`` to a
 bodiless write). tests/clients/test_compose.py holds every request to the one httpx composes.
@@ -21,12 +23,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import httpx
 
 # Segments httpx leaves alone: no quoting (unreserved characters), no dot segment to drop (no dot at all).
 _PLAIN_PATH = re.compile(r"(?:/[A-Za-z0-9_~-]+)+")
 _PLAIN_PATH_MAX = 2000  # far below httpx's limit on a whole URL
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """A JSON body already written, byte for byte what ``json_bytes`` writes for its value."""
+
+    content: bytes
 
 
 def json_bytes(body: object) -> bytes:
@@ -72,7 +82,7 @@ class Composer:
         url = self.url(path, params)
         if body is None:
             return httpx.Request(method, url, headers={**self._headers, **headers}, extensions=self._extensions)
-        content = json_bytes(body)
+        content = body.content if isinstance(body, Encoded) else json_bytes(body)
         # httpx's header names are case-insensitive: what the caller gave keeps its place and value.
         given = self._given.union(name.lower() for name in headers) if headers else self._given
         sent = {} if "host" in given or not url.host else {"Host": url.netloc.decode("ascii")}

@@ -23,7 +23,7 @@ import structlog
 from pydantic import BaseModel, ValidationError
 
 from bridge.clients.codec import read_json
-from bridge.clients.compose import Composer
+from bridge.clients.compose import Composer, Encoded
 from bridge.clients.limiter import AimdLimiter
 from bridge.clients.retry import RetryBudget, RetryPolicy, Timing, may_repeat, parse_retry_after, stop_error
 from bridge.clients.wire import AiohttpTransport
@@ -242,7 +242,7 @@ class Call:
     method: str
     path: str
     params: Sequence[tuple[str, str]] = ()
-    body: Json = None
+    body: Json | Encoded = None
     headers: Mapping[str, str] = field(default_factory=dict)
     replay_safe: bool = True
     ok: frozenset[int] = frozenset({200, 201, 204})

@@ -9,9 +9,10 @@ from typing import Self, TypeVar
 import httpx
 from pydantic import BaseModel
 
+from bridge.clients.compose import Encoded
 from bridge.clients.http import REQUEST_ID_HEADER, Call, HttpSession, Json, json_body, parse_model
 from bridge.clients.models import Written
-from bridge.clients.v1_requests import Operation, checked, operation_of, wire
+from bridge.clients.v1_requests import Operation, checked, encoded, operation_of, wire
 from bridge.errors import FatalError, UnexpectedResponse
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -100,7 +101,7 @@ def data_items(model: type[ModelT], data: object, what: str, request_id: str | N
     return [parse_model(model, row, what, request_id) for row in rows]
 
 
-def _json(body: Mapping[str, object], method: str, path: str) -> Json:
+def _json(body: Mapping[str, object], method: str, path: str) -> Json | Encoded:
     """The body of ``method path`` as its published closed shape lets it go on the wire (UnpublishedBody if not).
 
     What is sent is the checked model's fields as set, which for a body that fits is the body unchanged (so a
@@ -108,8 +109,10 @@ def _json(body: Mapping[str, object], method: str, path: str) -> Json:
     return _wire(operation_of(method, path), body)
 
 
-def _wire(operation: Operation, body: Mapping[str, object]) -> Json:
+def _wire(operation: Operation, body: Mapping[str, object]) -> Json | Encoded:
     """``_json`` for a request whose operation is already known (matching a path against every published
     template is a cost per request)."""
-    sent = wire(checked(operation, body))
-    return sent if sent is not None else {}
+    model = checked(operation, body)
+    if model is None:
+        return {}
+    return encoded(operation, model) or wire(model) or {}

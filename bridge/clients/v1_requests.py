@@ -19,7 +19,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticSerializationError
 
+from bridge.clients.compose import Encoded
 from bridge.errors import ValidationFailed
 
 
@@ -317,10 +319,13 @@ class Operation:
     list_field: str | None = None
     # The template's segments, None for a parameter: split once, since every request is matched against them.
     segments: tuple[str | None, ...] = field(init=False, repr=False, compare=False)
+    # Whether pydantic writes every body of this shape as json.dumps writes it (see ``encoded``).
+    exact_json: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         parts = self.template.strip("/").split("/")
         object.__setattr__(self, "segments", tuple(None if part.startswith("{") else part for part in parts))
+        object.__setattr__(self, "exact_json", self.body is not None and _written_as_json_dumps(self.body))
 
     def matches(self, segments: Sequence[str]) -> bool:
         """Whether a path's segments fit the template: a literal matches itself, a parameter any non-empty one."""
@@ -331,6 +336,29 @@ class Operation:
     @property
     def literal_segments(self) -> int:
         return sum(part is not None for part in self.segments)
+
+
+# Schema nodes pydantic writes as JSON byte for byte as ``json.dumps`` (compact, not ASCII-only) writes them:
+# text (the same escapes), integers of any size, flags, null, lists, objects and the models built of them. A
+# float is not among them (pydantic writes 1e-05 as 1e-5).
+_EXACT_JSON_NODES = frozenset(
+    {"model", "model-fields", "model-field", "default", "nullable", "str", "int", "bool", "literal", "list"}
+)
+
+
+def _written_as_json_dumps(model: type[Closed]) -> bool:
+    """Whether every node of ``model``'s validation schema is one pydantic writes as json.dumps does."""
+    pending: list[object] = [model.__pydantic_core_schema__]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            kind = node.get("type")
+            if isinstance(kind, str) and kind not in _EXACT_JSON_NODES:
+                return False
+            pending.extend(node.values())
+        elif isinstance(node, list | tuple):
+            pending.extend(node)
+    return True
 
 
 def _op(op_id: str, method: str, template: str, body: type[Closed] | None, list_field: str | None = None) -> Operation:
@@ -431,3 +459,15 @@ def checked_write(operation: Operation, body: Mapping[str, object], fanout_list:
 def wire(model: Closed | None) -> dict[str, object] | None:
     """The JSON object a checked model sends: only the fields that were set, nulls kept where published."""
     return None if model is None else model.model_dump(mode="json", exclude_unset=True, by_alias=True)
+
+
+def encoded(operation: Operation, model: Closed) -> Encoded | None:
+    """``wire(model)`` written as the JSON text httpx would send for it, when pydantic writes it the same
+    (``Operation.exact_json``), else None. Writing it straight from the model cost half what building the
+    object and encoding it with json.dumps cost (a 500-transaction bulk, a split item)."""
+    if not operation.exact_json:
+        return None
+    try:
+        return Encoded(model.__pydantic_serializer__.to_json(model, exclude_unset=True, by_alias=True))
+    except PydanticSerializationError:
+        return None  # text json.dumps writes or refuses its own way (a lone surrogate): left to it

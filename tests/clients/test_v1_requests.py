@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from bridge.clients.compose import json_bytes
 from bridge.clients.http import RunControls
 from bridge.clients.v1 import open_v1
-from bridge.clients.v1_requests import UnpublishedBody, checked, operation_of, wire
+from bridge.clients.v1_requests import UnpublishedBody, checked, encoded, operation_of, wire
 from bridge.config import Secret
 from bridge.errors import ServiceUnavailable
 
@@ -97,3 +100,59 @@ async def test_phases_are_read_in_one_request_with_no_paging_query(next_cursor: 
             with pytest.raises(ServiceUnavailable):
                 await client.phases("prj_1")
     assert [(r.url.path, r.url.query) for r in sent] == [("/v1/projects/prj_1/budget/phases", b"")]
+
+
+# Any text (lone surrogates too, which no body may carry and json.dumps refuses to encode), any integer.
+ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=6)
+ID = ANY_TEXT.filter(bool)
+AMOUNT = st.fixed_dictionaries({"amount": st.integers(), "currency": st.text(min_size=3, max_size=3)})
+ITEM = st.fixed_dictionaries(
+    {"amount": AMOUNT}, optional={"description": ANY_TEXT, "budgetLineId": ID, "tagIds": st.lists(ID, max_size=2)}
+)
+TRANSACTION = st.fixed_dictionaries(
+    {"type": st.just("Cash"), "amount": AMOUNT, "timestamp": st.just("2026-02-03T13:00:00Z")},
+    optional={"description": ANY_TEXT, "projectId": ID, "number": ANY_TEXT, "actualized": st.booleans()},
+)
+CONTACT = st.fixed_dictionaries(
+    {"name": ID}, optional={"notes": ANY_TEXT | st.none(), "rate": AMOUNT, "track1099": st.booleans()}
+)
+WRITES = st.one_of(
+    st.tuples(st.just(("POST", "/transactions/txn_1/items")), ITEM),
+    st.tuples(st.just(("POST", "/transactions/bulk")), st.lists(TRANSACTION, min_size=1, max_size=3).map(
+        lambda transactions: {"transactions": transactions})),
+    st.tuples(st.just(("POST", "/contacts")), CONTACT),
+    st.tuples(st.just(("POST", LINES)), st.just({"lines": [{**LINE, "phaseData": {"phs_1": {"rate": 1e-05}}}]})),
+)  # fmt: skip
+
+
+@given(write=WRITES)
+def test_a_body_written_straight_from_its_model_is_the_one_json_dumps_writes(
+    write: tuple[tuple[str, str], dict[str, object]],
+) -> None:
+    """Text with any character (escapes, beyond ASCII), integers of any size: the bytes sent are those httpx
+    writes for the checked body; a shape that may hold a float, or text json.dumps refuses, is left to it."""
+    (method, path), body = write
+    operation = operation_of(method, path)
+    model = checked(operation, body)
+    assert model is not None
+    fast = encoded(operation, model)
+    try:
+        expected: bytes | type[Exception] = json_bytes(wire(model))
+    except UnicodeEncodeError:
+        expected = UnicodeEncodeError
+    if fast is not None:
+        assert fast.content == expected
+    else:
+        assert operation.id == "budget_createLinesBulk" or expected is UnicodeEncodeError
+
+
+def test_the_hot_writes_are_written_straight_from_their_model() -> None:
+    """Split items and transaction bulks (most of a migration's bytes) skip the dict and json.dumps."""
+    item = {"amount": {"amount": 1, "currency": "USD"}, "tagIds": ["tag_1"]}
+    bulk = {"transactions": [{"type": "Cash", "amount": {"amount": 1, "currency": "USD"}, "timestamp": "2026-02-03"
+                              "T13:00:00Z"}]}  # fmt: skip
+    for path, body in (("/transactions/txn_1/items", item), ("/transactions/bulk", bulk)):
+        operation = operation_of("POST", path)
+        model = checked(operation, body)
+        assert model is not None
+        assert encoded(operation, model) is not None
