@@ -53,7 +53,9 @@ class UtcDateTime(TypeDecorator[datetime]):
     def process_result_value(self, value: str | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
-        return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+        # fromisoformat reads the trailing Z as UTC (Python 3.11) in a tenth of strptime's time: every row read
+        # with a timestamp (an intent, a crosswalk entry) paid strptime twice.
+        return datetime.fromisoformat(value).astimezone(UTC)
 
 
 class RunRow(SQLModel, table=True):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from state import SecretInStateError, StateBindingError, StateStore, options_of
@@ -66,3 +68,18 @@ def test_a_run_left_running_is_marked_interrupted_when_the_next_starts(store: St
     assert statuses[done.id] == "completed"
     assert statuses[killed.id] == "interrupted"
     assert sorted(statuses.values()) == ["completed", "interrupted", "running"]
+
+
+def test_a_runs_times_read_back_as_the_utc_instants_written(store: StateStore) -> None:
+    """A run's start and end read back as aware UTC datetimes, to the microsecond of the moment written."""
+    before = datetime.now(UTC)
+    run = store.runs.start("m", "legacy:a", "v1:b", {})
+    assert run.id is not None
+    store.runs.finish(run.id, "completed")
+    after = datetime.now(UTC)
+    stored = store.runs.get(run.id)
+    assert stored is not None
+    assert stored.finished_at is not None
+    assert stored.started_at.tzinfo == UTC
+    assert before <= stored.started_at <= stored.finished_at <= after
+    assert stored.started_at == run.started_at
