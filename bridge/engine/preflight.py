@@ -120,7 +120,7 @@ async def preflight(legacy: LegacyClient, v1: V1Client, store: StateStore, legac
         warnings.append(
             f"the token's role is {workspace.workspace_role!r}; writes may be refused with permission_revoked"
         )
-    known = {row.v1_id for row in store.crosswalk.entries()}
+    known = {v1_id for _kind, _scope, _legacy, v1_id, _run in store.crosswalk.links()}
     unknown = {
         "space": await _count_unknown(v1.spaces(), known),
         "project": await _count_unknown(v1.projects(), known),
