@@ -23,10 +23,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import func, insert, update
+from sqlalchemy import func, update
 from sqlmodel import Session, SQLModel, col, select
 
-from state.crosswalk import CrosswalkEntry, chunks, upsert_entries
+from state.crosswalk import CrosswalkEntry, chunks, insert_rows, upsert_entries
 from state.db import Database
 from state.errors import IntentConflictError, IntentTransitionError, UnknownIntentError
 from state.models import IN_FLIGHT, INTENT_STATUSES, IntentRow, utc_now
@@ -302,17 +302,13 @@ def _record_all(session: Session, specs: Sequence[IntentSpec]) -> list[str]:
                 "idempotency_key": spec.idempotency_key,
                 "body": spec.body,
                 "members_json": json.dumps(list(spec.members)),
-                "status": "pending",
-                "attempts": 0,
-                "created_at": now,
-                "updated_at": now,
             }
         )
         known[spec.step_key] = _Stored(spec, "pending")
         keyed[spec.idempotency_key] = spec.step_key
         statuses.append("pending")
     if new:
-        session.execute(insert(_INTENTS), new)
+        insert_rows(session, _INTENTS, new, {"status": "pending", "attempts": 0, "created_at": now, "updated_at": now})
     return statuses
 
 

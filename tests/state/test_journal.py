@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import text
 
 from state import (
     CrosswalkConflictError,
@@ -19,6 +21,7 @@ from state import (
     UnknownIntentError,
     members_of,
 )
+from tests.pg import StateTarget
 
 
 def _spec(
@@ -264,3 +267,49 @@ def test_a_group_commit_with_one_bad_completion_writes_none_of_them(store: State
         )
     assert len(store.journal.in_flight()) == 3
     assert store.crosswalk.lookup_many("lines", ["m0", "m2"], "P1") == {}
+
+
+AWKWARD = 'say "hi" \\ back\\slash\tand\nnewline, é ß 😀, {"json": [1, null]}, \\u00e9'
+STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
+
+
+def test_a_group_commit_keeps_every_character_null_and_timestamp_it_writes(state_target: StateTarget) -> None:
+    """Intents and crosswalk entries written in groups keep quotes, backslashes, control and non-ASCII characters
+    exactly, a run id or none, unset columns as NULL, and timestamps as fixed-width UTC text (text order is
+    time order); a refresh rewrites the hash and run of existing entries only."""
+    body = json.dumps({"lines": [{"description": AWKWARD}]}, ensure_ascii=False)
+    with state_target.open() as store:
+        run = store.runs.start("m", "src", "dst", {})
+        specs = [
+            IntentSpec("s0", "lines", "POST", "/p/é", "k0", body, (AWKWARD, "b"), "P é", run.id, "op"),
+            IntentSpec("s1", "lines", "POST", "/p", "k1", AWKWARD),
+        ]
+        assert store.journal.record_many(specs) == ["pending", "pending"]
+        for spec in specs:
+            stored = store.journal.get(spec.step_key)
+            assert stored is not None
+            assert IntentSpec(
+                stored.step_key, stored.kind, stored.method, stored.path, stored.idempotency_key, stored.body,
+                members_of(stored), stored.scope, stored.run_id, stored.operation,
+            ) == spec  # fmt: skip
+            assert (stored.status, stored.attempts, stored.last_error_code, stored.response_summary) == (
+                "pending", 0, None, None,
+            )  # fmt: skip
+        store.journal.complete_many([("s0", [CrosswalkEntry("lines", AWKWARD, "lin_é", "P é", AWKWARD)]), ("s1", [])])
+        store.crosswalk.put([CrosswalkEntry("lines", AWKWARD, "lin_é", "P é", "new"), CrosswalkEntry("x", "y", "z")])
+        (entry,) = store.crosswalk.entries("lines")
+        assert (entry.legacy_id, entry.v1_id, entry.scope, entry.source_hash, entry.run_id) == (
+            AWKWARD, "lin_é", "P é", "new", None,
+        )  # fmt: skip
+        assert ("x", "", "y", "z", None) in store.crosswalk.links()
+    engine = state_target.engine()
+    try:
+        with engine.connect() as connection:
+            stamps = [
+                *connection.execute(text("SELECT created_at, updated_at FROM intents")),
+                *connection.execute(text("SELECT created_at, updated_at FROM crosswalk")),
+            ]
+    finally:
+        engine.dispose()
+    assert len(stamps) == 4
+    assert all(STAMP.fullmatch(stamp) for row in stamps for stamp in row)
