@@ -69,7 +69,7 @@ def upsert_entries(session: Session, entries: Iterable[CrosswalkEntry], run_id: 
             )
             known.update({(kind, scope, legacy_id): (row_id, v1_id) for row_id, legacy_id, v1_id in rows})
     inserts: list[dict[str, object]] = []
-    refreshed: list[tuple[int, str]] = []
+    refreshed: dict[int, str] = {}  # row id -> source hash: an entry given twice takes its last hash
     for entry in batch:
         key = (entry.kind, entry.scope, entry.legacy_id)
         if key not in known:
@@ -84,7 +84,7 @@ def upsert_entries(session: Session, entries: Iterable[CrosswalkEntry], run_id: 
                 "duplicate: compare both v1 objects, delete the extra one, and report this"
             )
         if row_id is not None:
-            refreshed.append((row_id, entry.source_hash))
+            refreshed[row_id] = entry.source_hash
     if inserts:
         insert_rows(session, _CROSSWALK, inserts, {"run_id": run_id, "created_at": now, "updated_at": now})
     if refreshed:
@@ -114,16 +114,17 @@ def insert_rows(session: Session, table: Table, rows: list[dict[str, object]], s
         session.execute(insert(table), [{**row, **shared} for row in rows])
 
 
-def _refresh(session: Session, hashes: list[tuple[int, str]], shared: dict[str, object]) -> None:
-    """Set the source hash of each row (``hashes``: row id, source hash) and the ``shared`` values; on PostgreSQL
-    in one statement, for the reason ``insert_rows`` gives."""
+def _refresh(session: Session, hashes: dict[int, str], shared: dict[str, object]) -> None:
+    """Set the source hash of each row (``hashes`` by row id) and the ``shared`` values; on PostgreSQL in one
+    statement, for the reason ``insert_rows`` gives (one row per id: an UPDATE joined to two would pick either)."""
     if _on_postgres(session):
         statement = recordset_update(_CROSSWALK, "id", ["source_hash"]).values(shared)
-        rows = [{"id": row_id, "source_hash": digest} for row_id, digest in hashes]
+        rows = [{"id": row_id, "source_hash": digest} for row_id, digest in hashes.items()]
         session.execute(statement, {"rows": recordset_rows(rows)})
     else:
         statement = update(_CROSSWALK).where(_CROSSWALK.c.id == bindparam("row_id"))
-        session.execute(statement, [{"row_id": row_id, "source_hash": digest, **shared} for row_id, digest in hashes])
+        rows = [{"row_id": row_id, "source_hash": digest, **shared} for row_id, digest in hashes.items()]
+        session.execute(statement, rows)
 
 
 def _on_postgres(session: Session) -> bool:

@@ -88,6 +88,14 @@ def test_writing_the_same_mapping_again_refreshes_the_source_hash(store: StateSt
     assert second.updated_at >= first.updated_at
 
 
+def test_an_entry_given_twice_in_one_write_keeps_its_last_source_hash(store: StateStore) -> None:
+    """Within one write the later of two hashes for one record wins, as if they had been written in turn."""
+    store.crosswalk.put([CrosswalkEntry("spaces", "S1", "spc_1", source_hash="old")])
+    twice = [CrosswalkEntry("spaces", "S1", "spc_1", source_hash=digest) for digest in ("first", "last")]
+    store.crosswalk.put(twice)
+    assert store.crosswalk.mappings("") == [("spaces", "S1", "spc_1", "last")]
+
+
 def test_migrating_a_quarantined_record_resolves_its_quarantine_entry(store: StateStore) -> None:
     """Once a later run maps a quarantined record, it no longer counts as quarantined (history is kept)."""
     store.quarantine.add([QuarantineEntry("contacts", "C1", "validation", "bad email", field="email", value="x@")])
