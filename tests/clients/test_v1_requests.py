@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bridge.clients.compose import json_bytes
@@ -126,6 +126,7 @@ WRITES = st.one_of(
 
 
 @given(write=WRITES)
+@example(write=(("POST", "/contacts"), {"name": "\ud800"}))  # refused by the check: failed one CI run
 def test_a_body_written_straight_from_its_model_is_the_one_json_dumps_writes(
     write: tuple[tuple[str, str], dict[str, object]],
 ) -> None:
@@ -133,7 +134,14 @@ def test_a_body_written_straight_from_its_model_is_the_one_json_dumps_writes(
     writes for the checked body; a shape that may hold a float, or text json.dumps refuses, is left to it."""
     (method, path), body = write
     operation = operation_of(method, path)
-    model = checked(operation, body)
+    try:
+        model = checked(operation, body)
+    except UnpublishedBody:
+        # pydantic refuses a constrained text holding a lone surrogate before anything is written; no such
+        # body could be sent either way.
+        with pytest.raises(UnicodeEncodeError):
+            json_bytes(body)
+        return
     assert model is not None
     fast = encoded(operation, model)
     try:
