@@ -10,14 +10,9 @@ half's key from the parent key and the half's ids, so a resumed bisection replay
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import pickle
-import re
 from collections.abc import Iterable
 from typing import Final
-
-import orjson
 
 KEY_PREFIX: Final = "wb1-"
 """Versioned so a future change of derivation can never collide with keys already sent."""
@@ -30,45 +25,11 @@ MAX_KEY_LENGTH: Final = 255
 # encodes with it, so the text is the same, without constructing an encoder per value (a third of the cost of
 # serializing a small body).
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-# orjson writes the same text (keys sorted by code point, no whitespace, UTF-8 kept, the same escapes) four to
-# six times faster, except for values a check finds, which the encoder above still writes:
-# - what orjson refuses: a key that is not text (the json module writes 1 as "1"), an integer beyond 64 bits,
-#   a lone surrogate, nesting past orjson's depth, and (handed to ``_refuse``) a subclass of a JSON type, a
-#   dataclass or a datetime, which the json module writes or refuses its own way;
-# - a float NaN or infinite (orjson writes null where the json module refuses it), or whose magnitude lies
-#   between 1e-9 and 1e-4 (1e-05 against orjson's 0.00001); orjson writes every other float alike, shortest
-#   round trip. Floats are found in the value's pickle, each the opcode G and eight big-endian bytes whose
-#   first twelve bits are its sign and exponent: an exponent of all ones, or a biased exponent of 993 to
-#   1009 (2**-30, below 1e-9, to 2**-13, above 1e-4). A match elsewhere (in text) only takes the slow way.
-_PASSTHROUGH = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
-_SLOW_FLOAT = re.compile(rb"G(?:[\x7f\xff][\xf0-\xff]|[\x3e\xbe][\x10-\xff]|[\x3f\xbf][\x00-\x1f])")
-
-
-class _RefusedError(TypeError):
-    """What ``_refuse`` raises for a value orjson was asked not to write itself."""
-
-
-def _refuse(value: object) -> object:
-    raise _RefusedError(type(value).__name__)
-
-
-def _has_slow_float(value: object) -> bool:
-    out = io.BytesIO()
-    pickler = pickle.Pickler(out, protocol=5)  # protocol 5 frames begin between opcodes: a float stays whole
-    pickler.fast = True  # no memo: a JSON value has no cycles, and a repeated float is written each time
-    pickler.dump(value)
-    return _SLOW_FLOAT.search(out.getvalue()) is not None
 
 
 def canonical_json(value: object) -> str:
     """Sorted keys, no whitespace, UTF-8 kept, NaN refused: one text per JSON value, on every machine."""
-    try:
-        text = orjson.dumps(value, default=_refuse, option=orjson.OPT_SORT_KEYS | _PASSTHROUGH)
-    except orjson.JSONEncodeError:
-        return _CANONICAL.encode(value)
-    if _has_slow_float(value):
-        return _CANONICAL.encode(value)
-    return text.decode("utf-8")
+    return _CANONICAL.encode(value)
 
 
 def text_digest(text: str) -> str:
