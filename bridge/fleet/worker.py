@@ -33,7 +33,7 @@ from sqlalchemy.engine import URL
 
 from bridge.fleet import registry
 from bridge.fleet.database import fleet_engine, fleet_url, reaching, secret_url
-from bridge.fleet.workflow import APP, APP_VERSION, QUEUE, WorkerContext, bind, running_here
+from bridge.fleet.workflow import APP, APP_VERSION, QUEUE, WorkerContext, bind
 
 log = structlog.get_logger("bridge.fleet")
 
@@ -109,10 +109,8 @@ def _work(options: WorkerOptions, url: URL, engine: Engine) -> str:
 
 
 def _fleet_idle() -> bool:
-    """Nothing queued or running on any worker. Asked only when this worker runs nothing, and of one row: every
-    half second, listing the fleet's active workflows was a few per cent of a busy worker's CPU."""
-    if running_here():
-        return False
+    """Nothing queued or running on any worker: asked of one row (listing the fleet's active workflows every half
+    second was a few per cent of a busy worker's CPU)."""
     return not DBOS.list_workflows(status=ACTIVE, limit=1, load_input=False, load_output=False)
 
 

@@ -166,22 +166,10 @@ async def verify_step(spec_json: str) -> Verdict:
     return await _held_patiently(work, "verify")
 
 
-_running = [0]
-
-
-def running_here() -> int:
-    """How many workspaces this process is moving now (a worker that moves one knows the fleet is not idle)."""
-    return _running[0]
-
-
 @DBOS.workflow(name=WORKFLOW)
 async def migrate_workspace(spec_json: str) -> Verdict:
     """Move one workspace: the workspace stage, each of its projects, then verify."""
-    _running[0] += 1  # workflows run on DBOS's one event loop: no two change it at once
-    try:
-        first = await workspace_step(spec_json)
-        for project_id in first["projects"]:
-            await project_step(spec_json, project_id)
-        return await verify_step(spec_json)
-    finally:
-        _running[0] -= 1
+    first = await workspace_step(spec_json)
+    for project_id in first["projects"]:
+        await project_step(spec_json, project_id)
+    return await verify_step(spec_json)
