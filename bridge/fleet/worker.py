@@ -27,7 +27,7 @@ from pathlib import Path
 from types import FrameType
 
 import structlog
-from dbos import DBOS, DBOSConfig
+from dbos import DBOS, DBOSClient, DBOSConfig
 from sqlalchemy import Engine
 from sqlalchemy.engine import URL
 
@@ -70,12 +70,14 @@ def run_worker(options: WorkerOptions) -> str:
 def _work(options: WorkerOptions, url: URL, engine: Engine) -> str:
     me = executor_id()
     bind(WorkerContext(options.state, asyncio.Semaphore(options.concurrency), options.report_dir))
+    _register_queue(url, options.workspaces)
     config: DBOSConfig = {
         "name": APP,
         "system_database_url": secret_url(url),
         "application_version": APP_VERSION,
         "executor_id": me,
         "log_level": "WARNING",
+        "run_migrations": False,  # _register_queue brought the schema up to date
     }
     DBOS(config=config)
     stop = threading.Event()
@@ -87,9 +89,6 @@ def _work(options: WorkerOptions, url: URL, engine: Engine) -> str:
     registry.join(engine, me, socket.gethostname(), os.getpid(), options.concurrency)
     try:
         DBOS.launch()
-        DBOS.register_queue(
-            QUEUE, worker_concurrency=options.workspaces, partition_concurrency=1, polling_interval_sec=QUEUE_POLL_S
-        )
         log.info("bridge.fleet.worker.started", executor_id=me, workspaces=options.workspaces)
         beat_due = 0.0
         while not stop.wait(IDLE_CHECK_S if options.until_idle else registry.BEAT_S):
@@ -106,6 +105,22 @@ def _work(options: WorkerOptions, url: URL, engine: Engine) -> str:
         DBOS.destroy()
         engine.dispose()
     return me
+
+
+def _register_queue(url: URL, workspaces: int) -> None:
+    """Bring DBOS's tables up to date and register the fleet's queue, before DBOS launches.
+
+    DBOS's queue manager lists the queues when it starts and then once a second: a queue registered after the
+    launch waited up to a second before its first poll, and every worker started that much later.
+    """
+    DBOS.migrate(secret_url(url))
+    client = DBOSClient(system_database_url=secret_url(url), application_name=APP)
+    try:
+        client.register_queue(
+            QUEUE, worker_concurrency=workspaces, partition_concurrency=1, polling_interval_sec=QUEUE_POLL_S
+        )
+    finally:
+        client.destroy()
 
 
 def _fleet_idle() -> bool:
