@@ -13,6 +13,7 @@ into the exit code of the README's table, for every command alike:
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 import tempfile
@@ -175,4 +176,10 @@ def assumptions_command() -> None:
 
 def main() -> None:
     """Console-script entry point: every ending and error becomes its exit code, never a traceback."""
-    cli.main()
+    try:
+        cli.main()
+    finally:
+        # The process ends here. Frozen, the heap is not walked again by the collections of the interpreter's
+        # shutdown: that walk took ~0.4 s of CPU after every command (and a loaded fleet worker ~0.8 s);
+        # atexit handlers, log flushing and module teardown still run.
+        gc.freeze()
