@@ -75,7 +75,13 @@ def submit_command(state: str, manifest: Path) -> Ending:
 @fleet_group.command("worker")
 @_state
 @click.option("--concurrency", type=click.IntRange(1, 512), default=16, show_default=True, help="Requests in flight.")
-@click.option("--workspaces", type=click.IntRange(1, 64), default=4, show_default=True, help="Workspaces at once.")
+@click.option(
+    "--workspaces",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    help="Workspaces at once on each worker; one value for the whole fleet: the worker started last sets it for all.",
+)
 @click.option("--report-dir", type=click.Path(path_type=Path, file_okay=False), default=Path("reports"))
 @click.option("--until-idle", is_flag=True, help="Leave once nothing is queued or running in the whole fleet.")
 @click.option("--log-file", type=click.Path(path_type=Path, dir_okay=False), help="JSON-lines log file.")

@@ -4,7 +4,8 @@ Start any number, on any machine that reaches the database. Each one:
 
 1. launches DBOS with an executor id of its own and listens on the fleet's queue, which is partitioned by
    target workspace with one workflow per partition at a time: a target never has two migrations running,
-   whichever workers there are; ``--workspaces`` caps how many this worker runs at once;
+   whichever workers there are; ``--workspaces`` caps how many a worker runs at once (DBOS keeps a queue's
+   settings in its database, so the worker started last sets that cap for every worker);
 2. stamps a heartbeat every ``BEAT_S`` seconds, from a thread of its own (a busy event loop never delays
    it), and declares dead any worker silent for ``LEASE_S``: that worker's pending workflows go back on the
    queue (DBOS's recovery, re-enqueued on their own partition) and a live worker resumes them from their last
