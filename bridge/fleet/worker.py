@@ -28,12 +28,13 @@ from pathlib import Path
 from types import FrameType
 
 import structlog
-from dbos import DBOS, DBOSClient, DBOSConfig
+from dbos import DBOS, DBOSConfig
 from sqlalchemy import Engine
 from sqlalchemy.engine import URL
 
 from bridge.fleet import registry
-from bridge.fleet.database import fleet_engine, fleet_url, reaching, secret_url
+from bridge.fleet.control import open_fleet
+from bridge.fleet.database import fleet_url, secret_url
 from bridge.fleet.workflow import APP, APP_VERSION, QUEUE, WorkerContext, bind
 
 log = structlog.get_logger("bridge.fleet")
@@ -61,24 +62,25 @@ def executor_id() -> str:
 
 def run_worker(options: WorkerOptions) -> str:
     """Work until a signal (or, with ``until_idle``, until the fleet is idle); this worker's executor id."""
-    url = fleet_url(options.state)
-    engine = fleet_engine(url)
-    with reaching(options.state):
-        registry.ensure_tables(engine)
-        return _work(options, url, engine)
+    with open_fleet(options.state, create=True) as fleet:
+        # Before DBOS launches: its queue manager lists the queues when it starts and then once a second, so a
+        # queue registered after the launch waited up to a second before its first poll.
+        fleet.client.register_queue(
+            QUEUE, worker_concurrency=options.workspaces, partition_concurrency=1, polling_interval_sec=QUEUE_POLL_S
+        )
+        return _work(options, fleet_url(options.state), fleet.engine)
 
 
 def _work(options: WorkerOptions, url: URL, engine: Engine) -> str:
     me = executor_id()
     bind(WorkerContext(options.state, asyncio.Semaphore(options.concurrency), options.report_dir))
-    _register_queue(url, options.workspaces)
     config: DBOSConfig = {
         "name": APP,
         "system_database_url": secret_url(url),
         "application_version": APP_VERSION,
         "executor_id": me,
         "log_level": "WARNING",
-        "run_migrations": False,  # _register_queue brought the schema up to date
+        "run_migrations": False,  # open_fleet brought the schema up to date
     }
     DBOS(config=config)
     stop = threading.Event()
@@ -104,24 +106,7 @@ def _work(options: WorkerOptions, url: URL, engine: Engine) -> str:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         DBOS.destroy()
-        engine.dispose()
     return me
-
-
-def _register_queue(url: URL, workspaces: int) -> None:
-    """Bring DBOS's tables up to date and register the fleet's queue, before DBOS launches.
-
-    DBOS's queue manager lists the queues when it starts and then once a second: a queue registered after the
-    launch waited up to a second before its first poll, and every worker started that much later.
-    """
-    DBOS.migrate(secret_url(url))
-    client = DBOSClient(system_database_url=secret_url(url), application_name=APP)
-    try:
-        client.register_queue(
-            QUEUE, worker_concurrency=workspaces, partition_concurrency=1, polling_interval_sec=QUEUE_POLL_S
-        )
-    finally:
-        client.destroy()
 
 
 def _fleet_idle() -> bool:
