@@ -11,6 +11,7 @@ ordering by time and no reader has to guess a zone.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Literal
 
 from sqlalchemy import String, Text, TypeDecorator, UniqueConstraint
@@ -37,6 +38,14 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+@lru_cache(maxsize=256)
+def _utc_text(value: datetime) -> str:
+    """An aware datetime as the stored text. Cached: the rows of one write share one ``now`` (a bulk's 100
+    crosswalk entries, created and updated), and writing it anew for each row was an eighth of the journal
+    thread's CPU."""
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
 class UtcDateTime(TypeDecorator[datetime]):
     """An aware datetime stored as fixed-width ISO-8601 UTC text, so text order is time order."""
 
@@ -48,7 +57,7 @@ class UtcDateTime(TypeDecorator[datetime]):
             return None
         if value.tzinfo is None:
             raise ValueError("state timestamps must be timezone-aware (use state.models.utc_now())")
-        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return _utc_text(value)
 
     def process_result_value(self, value: str | None, dialect: Dialect) -> datetime | None:
         if value is None:
