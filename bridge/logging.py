@@ -196,6 +196,9 @@ def configure_logging(
     for handler in _installed:
         root.addHandler(handler)
     root.setLevel(level.upper())
+    # httpx says every request at INFO, which `bridge.http.response` already says at DEBUG (with the request
+    # id): at INFO a fleet worker's log held one such line per request, each redacted and rendered for nothing.
+    logging.getLogger("httpx").setLevel(logging.DEBUG if root.level <= logging.DEBUG else logging.WARNING)
     for name in _THIRD_PARTY:
         third_party = logging.getLogger(name)
         if not any(isinstance(f, SecretFilter) for f in third_party.filters):

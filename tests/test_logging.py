@@ -75,6 +75,20 @@ def test_third_party_debug_records_never_show_credentials() -> None:
     assert "[aiohttp.client]" in text
 
 
+@pytest.mark.usefixtures("restore_logging")
+def test_httpx_request_lines_show_at_debug_only(tmp_path: Path) -> None:
+    """At INFO the log holds the bridge's events, not httpx's line per request (bridge.http.response says it at
+    DEBUG); at DEBUG httpx's lines are there too."""
+    for level, shown in (("INFO", False), ("DEBUG", True)):
+        log_file = tmp_path / f"{level}.jsonl"
+        configure_logging(level, log_file=log_file, console=io.StringIO())
+        logging.getLogger("httpx").info('HTTP Request: GET http://127.0.0.1/v1/me "HTTP/1.1 200 OK"')
+        structlog.get_logger("bridge.engine").info("bridge.run.started")
+        events = [json.loads(line)["event"] for line in log_file.read_text().splitlines()]
+        assert "bridge.run.started" in events
+        assert any(event.startswith("HTTP Request") for event in events) is shown
+
+
 @pytest.mark.parametrize(
     "form",
     [
