@@ -25,6 +25,7 @@ halving. Memory holds one answer at a time: an over-full one is dropped before t
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -42,6 +43,7 @@ Fetch = Callable[[str, Sequence[tuple[str, str]]], Awaitable[tuple[object, str |
 ACTUAL_EXPANDS = ("contact", "subactual")
 FIRST_WINDOW_DAYS = 31
 MAX_WINDOW_DAYS = 4 * 366
+PARSE_SLICE = 100
 
 
 @dataclass(slots=True)
@@ -146,16 +148,23 @@ class ActualsReader:
             raise UnexpectedResponse(f"legacy GET {self.path} answered without an 'actuals' array", request_id=rid)
         return rows, total_amount(body)
 
-    def _fresh(self, rows: list[object]) -> list[Actual]:
+    async def _fresh(self, rows: list[object]) -> list[Actual]:
         """The window's actuals not yielded yet; a row its type refuses is a refused actual in its place.
 
         An id listed twice in one answer is two records in the source (one answer is one snapshot): it is
         refused once, as a duplicate. Seen again in a later window it is the same record moved: skipped.
         """
-        parsed = [
-            parse_row(Actual, _normalise(row) if isinstance(row, dict) else row, Kind.ACTUAL, self.project_id, index=n)
-            for n, row in enumerate(rows)
-        ]
+        parsed: list[Actual] = []
+        for first in range(0, len(rows), PARSE_SLICE):
+            if first:
+                # A window of 1,000 rows took 30 ms to parse: in slices, the answers of the requests in flight
+                # are read between them instead of waiting for the whole window.
+                await asyncio.sleep(0)
+            scope = self.project_id
+            parsed += [
+                parse_row(Actual, _normalise(row) if isinstance(row, dict) else row, Kind.ACTUAL, scope, index=n)
+                for n, row in enumerate(rows[first : first + PARSE_SLICE], first)
+            ]
         fresh: list[Actual] = []
         for actual in without_duplicates(parsed, Kind.ACTUAL, self.project_id):
             if actual.id not in self.summary.ids:
@@ -191,7 +200,7 @@ class ActualsReader:
             self.summary.windows.append((first, last, len(rows)))
             self.summary.total_amount += total
             count = len(rows)
-            fresh = self._fresh(rows)
+            fresh = await self._fresh(rows)
             rows = []
             fresh.reverse()
             while fresh:  # each actual is let go once the caller has it
@@ -205,5 +214,5 @@ class ActualsReader:
         if recheck:
             for first, last, _count in list(self.summary.windows):
                 rows, _total = await self._window(first, last)
-                for actual in self._fresh(rows):
+                for actual in await self._fresh(rows):
                     yield actual
