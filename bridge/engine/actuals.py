@@ -20,7 +20,7 @@ from bridge.engine.apply import Desired
 from bridge.engine.plan import Fate, Tally, total
 from bridge.engine.project_step import ProjectStep
 from bridge.engine.steps import TRANSACTION_BULK_LIMIT
-from bridge.engine.tasks import most_severe, run_all
+from bridge.engine.tasks import run_all, task_group
 from bridge.engine.workspace import as_json, refused, removed
 from bridge.engine.writes import FANOUT_LIMIT, FANOUT_PATH, JsonObject, Write
 from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
@@ -89,35 +89,32 @@ class ActualsStep(ProjectStep):
                 room.release()
 
         sends: list[asyncio.Task[Tally]] = []
-        try:
-            async with asyncio.TaskGroup() as group:
-                async for actual in self._rows(project_id):
-                    if len(seen_actuals) % YIELD_EVERY == 0:
-                        await asyncio.sleep(0)
-                    seen_actuals.add(actual.id)
-                    try:
-                        mapped = map_actual(project_id, v1_project, actual, currency, self.books.lookup)
-                    except MappingError as error:
-                        seen_splits.update(part_ids(actual))  # held back with their actual, not removed
-                        held = Tally.of(Kind.SPLIT, Fate.HELD_BACK, len(actual.subactuals))
-                        done += refused(Kind.ACTUAL, [error]) + held
-                        continue
-                    seen_splits.update(item.ref.legacy_id for item in mapped.items)
-                    if self.books.lookup(Kind.ACTUAL, project_id, actual.id) is not None:
-                        done += await self._existing_actual(project_id, mapped)
-                        if mapped.items:
-                            known_splits.append((mapped.transaction.ref.legacy_id, mapped.items))
-                        continue
-                    fresh.append(mapped)
-                    if len(fresh) == TRANSACTION_BULK_LIMIT:
-                        await room.acquire()
-                        sends.append(group.create_task(send(fresh)))
-                        fresh = []
-                if fresh:
+        async with task_group() as group:
+            async for actual in self._rows(project_id):
+                if len(seen_actuals) % YIELD_EVERY == 0:
+                    await asyncio.sleep(0)
+                seen_actuals.add(actual.id)
+                try:
+                    mapped = map_actual(project_id, v1_project, actual, currency, self.books.lookup)
+                except MappingError as error:
+                    seen_splits.update(part_ids(actual))  # held back with their actual, not removed
+                    held = Tally.of(Kind.SPLIT, Fate.HELD_BACK, len(actual.subactuals))
+                    done += refused(Kind.ACTUAL, [error]) + held
+                    continue
+                seen_splits.update(item.ref.legacy_id for item in mapped.items)
+                if self.books.lookup(Kind.ACTUAL, project_id, actual.id) is not None:
+                    done += await self._existing_actual(project_id, mapped)
+                    if mapped.items:
+                        known_splits.append((mapped.transaction.ref.legacy_id, mapped.items))
+                    continue
+                fresh.append(mapped)
+                if len(fresh) == TRANSACTION_BULK_LIMIT:
                     await room.acquire()
                     sends.append(group.create_task(send(fresh)))
-        except BaseExceptionGroup as failed:
-            raise most_severe(failed) from None
+                    fresh = []
+            if fresh:
+                await room.acquire()
+                sends.append(group.create_task(send(fresh)))
         done += total(task.result() for task in sends)
         done += await self._split_items(project_id, known_splits)
         done += removed(self.books, Kind.ACTUAL, project_id, seen_actuals)

@@ -7,12 +7,11 @@ and lets go of it when done, so memory holds one budget per project in flight, n
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bridge.clients.legacy import LegacyClient
-from bridge.engine.tasks import most_severe, run_all
+from bridge.engine.tasks import run_all, task_group
 from bridge.errors import UsageError
 from mappings.records import Contact, Phase, Project, ProjectBudget, Space, Tag
 
@@ -40,14 +39,11 @@ async def _library(legacy: LegacyClient, project: Project) -> ProjectLibrary:
     if project.refusal is not None:
         # A project refused as read is quarantined with everything in it; its id may not even fit in a path.
         return ProjectLibrary(project, (), ProjectBudget(project_id=project.id), ())
-    try:
-        async with asyncio.TaskGroup() as reads:
-            phases_read = reads.create_task(legacy.phases(project.id))
-            fringes_read = reads.create_task(legacy.fringes(project.id))
-            globals_read = reads.create_task(legacy.globals(project.id))
-            tags_read = reads.create_task(legacy.tags(project.id))
-    except BaseExceptionGroup as failed:
-        raise most_severe(failed) from None
+    async with task_group() as reads:
+        phases_read = reads.create_task(legacy.phases(project.id))
+        fringes_read = reads.create_task(legacy.fringes(project.id))
+        globals_read = reads.create_task(legacy.globals(project.id))
+        tags_read = reads.create_task(legacy.tags(project.id))
     phases, fringes, globals_, tags = (
         phases_read.result(),
         fringes_read.result(),

@@ -8,7 +8,8 @@ group into the one error the CLI should act on (a fatal error before a resumable
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterable
+import contextlib
+from collections.abc import AsyncIterator, Coroutine, Iterable
 from typing import TypeVar
 
 from bridge.errors import FatalError, ResumableStop
@@ -33,11 +34,18 @@ def most_severe(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return leaves[0]
 
 
-async def run_all(coroutines: Iterable[Coroutine[object, object, T]]) -> list[T]:
-    """Await every coroutine concurrently; on the first failure cancel the rest and raise the most severe."""
+@contextlib.asynccontextmanager
+async def task_group() -> AsyncIterator[asyncio.TaskGroup]:
+    """A ``TaskGroup`` that fails with its most severe error, not with a group of them."""
     try:
         async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(c) for c in coroutines]
+            yield group
     except BaseExceptionGroup as failed:
         raise most_severe(failed) from None
+
+
+async def run_all(coroutines: Iterable[Coroutine[object, object, T]]) -> list[T]:
+    """Await every coroutine concurrently; on the first failure cancel the rest and raise the most severe."""
+    async with task_group() as group:
+        tasks = [group.create_task(c) for c in coroutines]
     return [task.result() for task in tasks]

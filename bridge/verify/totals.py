@@ -9,7 +9,6 @@ differing branch when a difference is drilled down (``V1Branches``).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -19,7 +18,7 @@ from bridge.clients.legacy import LegacyClient, TagTotals
 from bridge.clients.legacy_actuals import total_amount
 from bridge.clients.models import BudgetLine, PhaseValues, Transaction
 from bridge.clients.v1 import V1Client
-from bridge.engine.tasks import most_severe
+from bridge.engine.tasks import task_group
 from bridge.errors import AmbiguousAccount, PayloadTooLarge
 from bridge.verify.drill import Branch, ExtraNode, Node
 from mappings.kinds import Kind
@@ -68,12 +67,9 @@ def _as_rows(rows: object) -> list[object]:
 async def read_v1(v1: V1Client, v1_project_id: str) -> V1Project:
     """Totals, then the line and transaction lists side by side (each is a cursor chain, paged in order)."""
     totals = (await v1.totals(v1_project_id)).value.totals
-    try:
-        async with asyncio.TaskGroup() as group:
-            lines = group.create_task(_every(v1.lines(v1_project_id)))
-            transactions = group.create_task(_every(v1.transactions(v1_project_id)))
-    except BaseExceptionGroup as failed:
-        raise most_severe(failed) from None
+    async with task_group() as group:
+        lines = group.create_task(_every(v1.lines(v1_project_id)))
+        transactions = group.create_task(_every(v1.transactions(v1_project_id)))
     return V1Project(v1_project_id, totals, tuple(lines.result()), tuple(transactions.result()))
 
 
