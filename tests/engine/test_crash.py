@@ -64,14 +64,14 @@ def test_twenty_seeded_random_kills_then_resume_leave_no_duplicate_and_no_loss(
 ) -> None:
     """20 runs killed at seeded random instants, each resuming the last one: a clean result at the end.
 
-    Half die at a random wall time after their start (0.05-0.6 s: anywhere, not only at write points), half at
+    Half die at a random wall time after their start (0.03-0.4 s: anywhere, not only at write points), half at
     the n-th pass (1-25) of a random write point by any kind.
     """
     rng = random.Random(20)
     statuses = []
     for run in range(20):
         if run % 2:
-            statuses.append(run_forked(live, kill_after=rng.uniform(0.05, 0.6)))
+            statuses.append(run_forked(live, kill_after=rng.uniform(0.03, 0.4)))
         else:
             statuses.append(run_forked(live, f"*:{rng.choice(POINTS)}:{rng.randint(1, 25)}"))
     assert statuses.count(KILLED) >= 5
