@@ -10,8 +10,10 @@ manifest's submission until every workflow has finished, verified. Figures per c
 - ``start_s``: from starting the workers to the last one saying it started (imports, DBOS's launch), outside
   ``wall_s``: a cost each worker pays once, not per workspace;
 - ``worker_cpu_s`` and ``emulator_cpu_s``: user + system CPU of the worker processes together (start and exit
-  included) and of the emulator, so a reader sees whether latency or the machine's cores bound the figure
-  (every process here shares the same cores; workers on machines of their own do not);
+  included) and of the emulator (its start and seeding included);
+- ``cores_busy``: the machine's busy CPU time during ``wall_s`` (workers, emulator and PostgreSQL alike, from
+  /proc/stat) over ``wall_s``, beside ``cores``: so a reader sees whether latency or the machine's cores bound
+  the figure (every process here shares the same cores; workers on machines of their own do not);
 - ``speedup``: 1 worker's wall time over this count's.
 
 The counts run ``ROUNDS`` times, interleaved (1, 2, 4, 1, 2, 4, ...), and each figure is the run of median wall
@@ -61,10 +63,10 @@ def _one(server: LocalPostgres, workers: int, folder: Path) -> dict[str, float]:
         started = [fleet.start_worker(*WORKER_OPTIONS) for _ in range(workers)]
         _wait_started(fleet, started)
         start = time.monotonic() - began
-        clock = time.monotonic()
+        clock, busy = time.monotonic(), _machine_busy_s()
         submitted = submit(handle, load_manifest(fleet.manifest))
         _wait_verified(handle, [row["workflow_id"] for row in submitted], folder)
-        wall = time.monotonic() - clock
+        wall, busy = time.monotonic() - clock, _machine_busy_s() - busy
         worker_cpu = sum(_stop(worker) for worker in started)
         fleet.workers.clear()  # reaped
         emulator_cpu = _cpu_s(fleet.emulator.pid)
@@ -80,7 +82,15 @@ def _one(server: LocalPostgres, workers: int, folder: Path) -> dict[str, float]:
         "records": records,
         "worker_cpu_s": round(worker_cpu, 1),
         "emulator_cpu_s": round(emulator_cpu, 1),
+        "cores_busy": round(busy / wall, 2),
     }
+
+
+def _machine_busy_s() -> float:
+    """CPU seconds the machine's cores have spent running anything so far: user, nice, system, irq and softirq
+    time from /proc/stat (not idle, iowait, or steal, the time the hypervisor ran someone else)."""
+    user, nice, system, _idle, _iowait, irq, softirq = map(int, Path("/proc/stat").read_text().split()[1:8])
+    return (user + nice + system + irq + softirq) / TICKS
 
 
 def _wait_started(fleet: Rehearsal, workers: list[subprocess.Popen[bytes]]) -> None:
@@ -125,6 +135,7 @@ def _median_run(runs: list[dict[str, float]], first_wall: float) -> dict[str, ob
 def run() -> dict[str, object]:
     figures: dict[str, object] = {"workspaces": WORKSPACES, "emulate": " ".join(EMULATE), "rounds": ROUNDS}
     figures["worker_options"] = " ".join(WORKER_OPTIONS)
+    figures["cores"] = os.cpu_count() or 1
     runs: dict[int, list[dict[str, float]]] = {workers: [] for workers in COUNTS}
     with LocalPostgres() as server, tempfile.TemporaryDirectory(prefix="bench-fleet-") as scratch:
         for round_ in range(ROUNDS):
