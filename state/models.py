@@ -1,4 +1,4 @@
-"""The state tables (schema revision 0004): runs, crosswalk, intents, quarantine, sessions, source records.
+"""The state tables (schema revision 0005): runs, crosswalk, intents, quarantine, sessions, source records.
 
 These sqlmodel classes are what queries use; the schema itself is created and upgraded only by the alembic
 revisions in ``state/migrations/versions`` (see ``state.db``), so a change here needs a new revision there.
@@ -81,7 +81,7 @@ class RunRow(SQLModel, table=True):
     status: str = Field(default="running", max_length=40)
     options_json: str = Field(default="{}", sa_type=Text)
     plan_fingerprint: str = Field(default="", max_length=128)
-    # What the run did per kind (the engine's report), written when it finishes or stops.
+    # Added in revision 0005: what the run did per kind (the engine's report), written when it finishes or stops.
     report_json: str = Field(default="{}", sa_type=Text, sa_column_kwargs={"server_default": "{}"})
 
 
