@@ -37,7 +37,7 @@ from pathlib import Path
 
 from bridge.fleet.control import STATES, Fleet, open_fleet, submit
 from bridge.fleet.manifest import load_manifest
-from bridge.fleet.rehearsal import Rehearsal, rehearsal
+from bridge.fleet.rehearsal import rehearsal
 from bridge.localpg import LocalPostgres
 
 WORKSPACES = 8
@@ -61,7 +61,7 @@ def _one(server: LocalPostgres, workers: int, folder: Path) -> dict[str, float]:
     with rehearsal(folder, state, WORKSPACES, EMULATE) as fleet, open_fleet(state, create=True) as handle:
         began = time.monotonic()
         started = [fleet.start_worker(*WORKER_OPTIONS) for _ in range(workers)]
-        _wait_started(fleet, started)
+        fleet.wait_started()
         start = time.monotonic() - began
         clock, busy = time.monotonic(), _machine_busy_s()
         submitted = submit(handle, load_manifest(fleet.manifest))
@@ -93,23 +93,13 @@ def _machine_busy_s() -> float:
     return (user + nice + system + irq + softirq) / TICKS
 
 
-def _wait_started(fleet: Rehearsal, workers: list[subprocess.Popen[bytes]]) -> None:
-    """Until every worker's log says it started (DBOS launched, its queue polled)."""
-    deadline = time.monotonic() + TIME_LIMIT_S
-    logs = [fleet.folder / f"worker-{index}.log" for index in range(1, len(workers) + 1)]
-    while not all(log.exists() and "bridge.fleet.worker.started" in log.read_text() for log in logs):
-        if time.monotonic() > deadline or any(worker.poll() is not None for worker in workers):
-            raise RuntimeError(f"a worker did not start; see {fleet.folder}")
-        time.sleep(POLL_S)
-
-
 def _wait_verified(handle: Fleet, workflow_ids: list[str], folder: Path) -> None:
     """Until every workflow has finished (verified); one that failed or was cancelled stops the bench."""
     deadline = time.monotonic() + TIME_LIMIT_S
     while True:
         found = handle.client.list_workflows(workflow_ids=workflow_ids, load_input=False, load_output=False)
         states = [flow.status for flow in found]
-        if len(states) == len(workflow_ids) and all(state == "SUCCESS" for state in states):
+        if len(states) == len(workflow_ids) and all(STATES.get(state) == "verified" for state in states):
             return
         if any(STATES.get(state) in ("stopped", "cancelled") for state in states) or time.monotonic() > deadline:
             raise RuntimeError(f"the fleet did not finish: {states}; see {folder}")

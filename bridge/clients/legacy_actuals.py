@@ -154,19 +154,19 @@ class ActualsReader:
         An id listed twice in one answer is two records in the source (one answer is one snapshot): it is
         refused once, as a duplicate. Seen again in a later window it is the same record moved: skipped.
         """
+        scope = self.project_id
         parsed: list[Actual] = []
         for first in range(0, len(rows), PARSE_SLICE):
             if first:
                 # A window of 1,000 rows took 30 ms to parse: in slices, the answers of the requests in flight
                 # are read between them instead of waiting for the whole window.
                 await asyncio.sleep(0)
-            scope = self.project_id
             parsed += [
                 parse_row(Actual, _normalise(row) if isinstance(row, dict) else row, Kind.ACTUAL, scope, index=n)
                 for n, row in enumerate(rows[first : first + PARSE_SLICE], first)
             ]
         fresh: list[Actual] = []
-        for actual in without_duplicates(parsed, Kind.ACTUAL, self.project_id):
+        for actual in without_duplicates(parsed, Kind.ACTUAL, scope):
             if actual.id not in self.summary.ids:
                 self.summary.ids.add(actual.id)
                 fresh.append(actual)

@@ -74,7 +74,7 @@ class Rehearsal:
                 "--report-dir",
                 str(self.folder / "reports"),
                 "--log-file",
-                str(self.folder / f"worker-{index}.log"),
+                str(self._log(index)),
                 *options,
             ),
             env=self.env(),
@@ -84,6 +84,18 @@ class Rehearsal:
         out.close()
         self.workers.append(worker)
         return worker
+
+    def _log(self, index: int) -> Path:
+        return self.folder / f"worker-{index}.log"
+
+    def wait_started(self) -> None:
+        """Until every worker started so far has said it started (DBOS launched, its queue polled)."""
+        deadline = time.monotonic() + START_TIMEOUT_S
+        logs = [self._log(index) for index in range(1, len(self.workers) + 1)]
+        while not all(log.exists() and "bridge.fleet.worker.started" in log.read_text() for log in logs):
+            if time.monotonic() > deadline or any(worker.poll() is not None for worker in self.workers):
+                raise RehearsalFailed(f"a worker did not start; its output is in {self.folder}")
+            time.sleep(0.1)
 
     def status(self) -> list[dict[str, Any]]:
         """`bridge fleet status --json`, parsed."""
