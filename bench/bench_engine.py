@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import uvloop
 
 from bench.bound import lower_bound_s
 from bridge.clients.http import RunControls
@@ -198,7 +199,8 @@ def _medium() -> dict[str, object]:
         settings = _settings(base, token, Path(scratch) / "state.sqlite")
         controls = RunControls(budget=RetryBudget(), limiter=AimdLimiter(settings.concurrency))
         started, cpu_started, emulator_started = time.monotonic(), time.process_time(), served.cpu_s()
-        outcome = asyncio.run(migrate(settings, dry_run=False, progress=Progress(), controls=controls))
+        # on the event loop `bridge run` uses
+        outcome = uvloop.run(migrate(settings, dry_run=False, progress=Progress(), controls=controls))
         wall = time.monotonic() - started
         engine_cpu, emulator_cpu = time.process_time() - cpu_started, served.cpu_s() - emulator_started
         routes = httpx.get(f"{base}/_emulator/stats", timeout=30).json()["requests"]["byRoute"]

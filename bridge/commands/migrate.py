@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import click
+import uvloop
 from rich.table import Table
 from rich.text import Text
 
@@ -176,7 +177,9 @@ def _run_guarded(coroutine_factory: Callable[[], object]) -> Outcome:
             raise Interrupted("the run was interrupted by a signal") from None
 
     try:
-        return asyncio.run(main())
+        # uvloop, not asyncio's own loop: the engine spends its CPU between awaits, and uvloop's loop and
+        # sockets in C take about 4% less of it on `medium` (6 interleaved pairs); the fleet's steps use it too.
+        return uvloop.run(main())
     except (ResumableStop, RetriableError, StateStorageError, StateLockedError) as stop:
         stop.add_note(f"resume with:  {resume_command()}")
         raise

@@ -6,11 +6,11 @@ codes of ``EXIT_CODES``); a stopped verification wrote nothing anywhere but the 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 import click
+import uvloop
 from rich.table import Table
 from rich.text import Text
 
@@ -62,7 +62,7 @@ def verify_command(
     choice = VerifyOptions(projects=settings.projects, phases=phases, fail_on=FailOn(fail_on))
     try:
         with display(console(stderr=True)):
-            report = asyncio.run(verify(settings, choice))
+            report = uvloop.run(verify(settings, choice))
     except BridgeError as stopped:
         stopped.add_note("verification could not finish: no report was written; run the same command again")
         raise

@@ -28,6 +28,7 @@ from pathlib import Path
 from types import FrameType
 
 import structlog
+import uvloop
 from dbos import DBOS, DBOSConfig
 from sqlalchemy import Engine
 from sqlalchemy.engine import URL
@@ -82,6 +83,9 @@ def _work(options: WorkerOptions, url: URL, engine: Engine) -> str:
         "log_level": "WARNING",
         "run_migrations": False,  # open_fleet brought the schema up to date
     }
+    # DBOS runs async steps on an event loop of its own, made with asyncio.new_event_loop(): the policy makes it
+    # uvloop's, the loop `bridge run` uses.
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     DBOS(config=config)
     stop = threading.Event()
 
