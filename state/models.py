@@ -1,4 +1,4 @@
-"""The state tables (schema revision 0005): runs, crosswalk, intents, quarantine, sessions, source records.
+"""The state tables (schema revision 0006): runs, crosswalk, intents, quarantine, sessions, source records.
 
 These sqlmodel classes are what queries use; the schema itself is created and upgraded only by the alembic
 revisions in ``state/migrations/versions`` (see ``state.db``), so a change here needs a new revision there.
@@ -92,7 +92,8 @@ class CrosswalkRow(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("kind", "scope", "legacy_id", name="uq_crosswalk_record"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    kind: str = Field(max_length=64, index=True)
+    # No index of its own since revision 0006: the unique (kind, scope, legacy_id) index serves lookups by kind.
+    kind: str = Field(max_length=64)
     scope: str = Field(default="", max_length=200)
     legacy_id: str = Field(max_length=200)
     v1_id: str = Field(max_length=200, index=True)

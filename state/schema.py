@@ -25,7 +25,7 @@ from bridge.files import create_private
 from state.db import Database, corrupt_error, integrity_problems
 from state.errors import SchemaTooNewError, SchemaTooOldError, StateLocationError
 
-REVISIONS = ("0001", "0002", "0003", "0004", "0005")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
 """Every revision this bridge ships, oldest first (a test checks it against the alembic scripts)."""
 
 

@@ -154,7 +154,7 @@ def test_an_upgrade_stopped_inside_a_revision_keeps_the_revisions_before_it(
     state_target: StateTarget, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each revision commits on its own: one failing inside 0005 leaves an 0001 state at 0004, and the next
-    open applies 0005 alone."""
+    open applies 0005 and the revisions after it."""
     from alembic import op
 
     def refuse(*args: object, **kwargs: object) -> None:
