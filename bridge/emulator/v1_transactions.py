@@ -175,7 +175,7 @@ async def add_item(request: Request, grant: Grant, transaction_id: str) -> Respo
 
     async def produce() -> Response:
         with domain_errors(body_refs=True):
-            updated = context.service.add_part(workspace, project, actual.id, fields)
+            updated = context.service.add_part(project, actual.id, fields)
         _announce(context, grant, "transaction.updated", project, updated)
         return created(item_view(workspace, project, updated, updated.subactuals[-1]))
 
