@@ -248,6 +248,8 @@ class Call:
     headers: Mapping[str, str] = field(default_factory=dict)
     replay_safe: bool = True
     ok: frozenset[int] = frozenset({200, 201, 204})
+    leaf: bool = False
+    """Nothing waits for this answer (a split item): it yields its turn to waiting requests that others wait for."""
 
     @property
     def what(self) -> str:
@@ -365,7 +367,7 @@ class HttpSession:
     async def _send_once(self, call: Call, timeout: float) -> httpx.Response:
         controls = self.controls
         controls.budget.record_request()
-        async with controls.gate.slot() as slot, controls.ceiling or contextlib.nullcontext():
+        async with controls.gate.slot(leaf=call.leaf) as slot, controls.ceiling or contextlib.nullcontext():
             try:
                 async with asyncio.timeout(timeout):
                     response = await self._exchange(call)

@@ -63,16 +63,17 @@ class V1Calls:
         return written(response, parse(body, call.what, request_id))
 
     async def send_write(
-        self, operation: str, method: str, path: str, body: Mapping[str, object], key: str | None
+        self, operation: str, method: str, path: str, body: Mapping[str, object], key: str | None, *, leaf: bool = False
     ) -> object:
         """The engine's one way to write: ``body`` checked against ``operation``'s closed published shape
         (UnpublishedBody, a record error, if it does not fit), sent replay-safe (keyed, or idempotent by
-        nature), and the answer's JSON returned for the engine to read ids from."""
+        nature), and the answer's JSON returned for the engine to read ids from. A ``leaf`` (no other write
+        waits for its answer) lets the writes others wait for go first (``Call.leaf``)."""
         found = operation_of(method, path)
         if found.id != operation:
             raise FatalError(f"{method} {path} is {found.id}, not the journalled {operation}")
         headers = key_header(key) if key is not None else {}
-        call = Call(method, path, body=_wire(found, body), headers=headers, replay_safe=True)
+        call = Call(method, path, body=_wire(found, body), headers=headers, replay_safe=True, leaf=leaf)
         return json_body(await self.session.send(call), call.what)
 
     async def _create(self, path: str, body: Mapping[str, object], key: str, model: type[ModelT]) -> Written[ModelT]:

@@ -154,8 +154,9 @@ class Executor:
                 assert isinstance(entry, dict)
                 path = f"/transactions/{transaction}/items"
                 try:
+                    # A split item is a leaf: nothing is written from its id, so the bulks waiting go first.
                     answer = await self.v1.send_write(  # type: ignore[union-attr]
-                        write.operation, "POST", path, entry["item"], write.entry_key(index)
+                        write.operation, "POST", path, entry["item"], write.entry_key(index), leaf=True
                     )
                 except RecordError as error:
                     refused[index] = error

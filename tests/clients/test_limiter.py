@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import anyio
 import pytest
 
@@ -92,6 +94,29 @@ async def test_freed_slots_go_to_the_longest_waiting_request(clock: FakeClock) -
             group.start_soon(request, n)
             await anyio.sleep(0)  # arrive one after another
     assert admitted == list(range(12))
+
+
+@pytest.mark.anyio
+async def test_waiting_leaves_go_after_every_other_waiting_request(clock: FakeClock) -> None:
+    """A request others wait for (a bulk) passes the leaves (split items) queued before it; within each kind
+    the order of arrival holds, and a leaf with nothing queued goes at once."""
+    limiter = AimdLimiter(1, timing=clock.timing())
+    admitted: list[str] = []
+
+    async def request(name: str, *, leaf: bool) -> None:
+        async with limiter.slot(leaf=leaf):
+            admitted.append(name)
+            await anyio.sleep(0)
+
+    # The only slot is taken while they all arrive.
+    async with anyio.create_task_group() as group, limiter.slot():
+        for name, leaf in (("item-1", True), ("item-2", True), ("bulk-1", False), ("item-3", True), ("bulk-2", False)):
+            group.start_soon(functools.partial(request, name, leaf=leaf))
+            await anyio.sleep(0)  # arrive one after another
+    assert admitted == ["bulk-1", "bulk-2", "item-1", "item-2", "item-3"]
+    with anyio.fail_after(1):
+        async with limiter.slot(leaf=True):
+            assert limiter.in_flight == 1
 
 
 @pytest.mark.anyio
