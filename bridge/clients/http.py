@@ -279,15 +279,15 @@ class RunControls:
     limiter: AimdLimiter | None = None
     limits: Limits = field(default_factory=Limits)
     # A cap this run shares with the other runs of its process (a fleet worker's --concurrency): each request
-    # holds one of its permits as well as a slot of the run's own limiter.
-    ceiling: asyncio.Semaphore | None = None
+    # holds one of its slots as well as a slot of the run's own limiter (see ``ceiling``).
+    ceiling: AimdLimiter | None = None
 
     def __post_init__(self) -> None:
         if self.limiter is None:
             self.limiter = AimdLimiter(8, timing=self.timing)
 
     @classmethod
-    def of(cls, settings: Settings, ceiling: asyncio.Semaphore | None = None) -> RunControls:
+    def of(cls, settings: Settings, ceiling: AimdLimiter | None = None) -> RunControls:
         """The controls a run builds from its settings: the retry budget, the concurrency and the limits."""
         return cls(
             budget=RetryBudget(ratio=settings.retry_ratio),
@@ -367,7 +367,8 @@ class HttpSession:
     async def _send_once(self, call: Call, timeout: float) -> httpx.Response:
         controls = self.controls
         controls.budget.record_request()
-        async with controls.gate.slot(leaf=call.leaf) as slot, controls.ceiling or contextlib.nullcontext():
+        shared = controls.ceiling.slot(leaf=call.leaf) if controls.ceiling else contextlib.nullcontext()
+        async with controls.gate.slot(leaf=call.leaf) as slot, shared:
             try:
                 async with asyncio.timeout(timeout):
                     response = await self._exchange(call)

@@ -42,6 +42,12 @@ class Slot:
 class AimdLimiter:
     """Requests in flight, bounded by a window between ``minimum`` and ``maximum`` that follows 429s."""
 
+    @classmethod
+    def fixed(cls, size: int) -> AimdLimiter:
+        """A cap of ``size`` requests in flight that never moves (a fleet worker's ``--concurrency``, shared by
+        its runs), with the same queue: leaves after the requests others wait for."""
+        return cls(size, minimum=size)
+
     def __init__(self, maximum: int = 8, *, minimum: int = 1, timing: Timing | None = None) -> None:
         if not 1 <= minimum <= maximum:
             raise ValueError(f"limiter needs 1 <= minimum ({minimum}) <= maximum ({maximum})")

@@ -33,6 +33,7 @@ from dbos import DBOS, DBOSConfig
 from sqlalchemy import Engine
 from sqlalchemy.engine import URL
 
+from bridge.clients.limiter import AimdLimiter
 from bridge.fleet import registry
 from bridge.fleet.control import open_fleet
 from bridge.fleet.database import fleet_url, secret_url
@@ -74,7 +75,7 @@ def run_worker(options: WorkerOptions) -> str:
 
 def _work(options: WorkerOptions, url: URL, engine: Engine) -> str:
     me = executor_id()
-    bind(WorkerContext(options.state, asyncio.Semaphore(options.concurrency), options.report_dir))
+    bind(WorkerContext(options.state, AimdLimiter.fixed(options.concurrency), options.report_dir))
     config: DBOSConfig = {
         "name": APP,
         "system_database_url": secret_url(url),

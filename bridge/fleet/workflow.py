@@ -22,7 +22,6 @@ slow) waits for it instead of failing.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,7 @@ from dbos import DBOS
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, wait_exponential
 
 from bridge.clients.http import RunControls
+from bridge.clients.limiter import AimdLimiter
 from bridge.commands.verify import summary
 from bridge.config import Settings
 from bridge.engine.progress import Progress
@@ -58,7 +58,7 @@ class WorkerContext:
     """What every step on this worker shares."""
 
     state: str
-    ceiling: asyncio.Semaphore
+    ceiling: AimdLimiter
     report_dir: Path
 
 
