@@ -279,7 +279,7 @@ class RunControls:
     limiter: AimdLimiter | None = None
     limits: Limits = field(default_factory=Limits)
     # A cap this run shares with the other runs of its process (a fleet worker's --concurrency): each request
-    # holds one of its slots as well as a slot of the run's own limiter (see ``ceiling``).
+    # holds one of its slots as well as a slot of the run's own limiter (``AimdLimiter.fixed``).
     ceiling: AimdLimiter | None = None
 
     def __post_init__(self) -> None:

@@ -11,7 +11,7 @@ a step leaves it unrecorded, and whoever resumes the workflow runs the step agai
 and sends nothing twice. The projects a workspace holds are the workspace step's recorded result, so a
 resumed workflow walks the same list.
 
-Steps run on the worker's event loop, so the worker's ``--concurrency`` is one semaphore that every run's
+Steps run on the worker's event loop, so the worker's ``--concurrency`` is one fixed cap that every run's
 requests share (``RunControls.ceiling``), on top of each run's own adaptive limiter: one tenant's 429s slow
 only that tenant's runs.
 
