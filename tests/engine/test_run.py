@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import AbstractAsyncContextManager
 from typing import Any, cast
 
 import pytest
 
 from bridge.cli import exit_code
+from bridge.clients.limiter import AimdLimiter, Slot
 from bridge.errors import AuthenticationLost
 from mappings.kinds import Kind
 from tests.engine.harness import SMALL_PROJECT, World, _pages, fast_controls
@@ -174,3 +176,24 @@ async def test_preflight_warns_on_a_published_role_that_may_not_write(
     plan = await world.run(dry_run=True)
     assert plan.preflight.role == published
     assert any("writes may be refused" in warning for warning in plan.preflight.warnings) == warned
+
+
+@pytest.mark.anyio
+async def test_split_items_and_nothing_else_give_way_to_the_requests_others_wait_for(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every split item queues as a leaf (behind waiting bulks and reads); every other request, each write the
+    ledger counts and every read, keeps its place in the queue."""
+    asked: Counter[bool] = Counter()
+    original = AimdLimiter.slot
+
+    def counting(limiter: AimdLimiter, *, leaf: bool = False) -> AbstractAsyncContextManager[Slot]:
+        asked[leaf] += 1
+        return original(limiter, leaf=leaf)
+
+    monkeypatch.setattr(AimdLimiter, "slot", counting)
+    done = await world.run()
+    items = done.ledger.of(Kind.SPLIT).requests
+    assert items > 0
+    assert asked[True] == items
+    assert asked[False] >= done.ledger.requests - items > 0
