@@ -43,8 +43,9 @@ class CrosswalkEntry:
     source_hash: str = ""
 
 
-def upsert_entries(session: Session, entries: Iterable[CrosswalkEntry], run_id: int | None) -> None:
-    """Write entries inside the caller's transaction; a record already mapped to another v1 id is refused.
+def upsert_entries(database: Database, session: Session, entries: Iterable[CrosswalkEntry], run_id: int | None) -> None:
+    """Write entries inside the caller's transaction (a write of ``database``); a record already mapped to
+    another v1 id is refused.
 
     A second v1 id for one legacy record would mean the target holds a duplicate, so that is an error for a
     person to look at, never an overwrite. Writing the same v1 id again refreshes the source hash.
@@ -89,6 +90,25 @@ def upsert_entries(session: Session, entries: Iterable[CrosswalkEntry], run_id: 
         insert_rows(session, _CROSSWALK, inserts, {"run_id": run_id, "created_at": now, "updated_at": now})
     if refreshed:
         _refresh(session, refreshed, {"run_id": run_id, "updated_at": now})
+    if _may_hold_open_entries(database, session):
+        _resolve(session, groups, now)
+
+
+def _may_hold_open_entries(database: Database, session: Session) -> bool:
+    """Whether the quarantine may hold open entries: read once per store, then kept (``Database.open_quarantine``).
+
+    Most runs quarantine nothing, and resolving was then one UPDATE per kind and scope of every batch for
+    nothing, a sixth of a fleet's journal statements.
+    """
+    if database.open_quarantine is None:
+        q = _QUARANTINE.c
+        first_open = _QUARANTINE.select().with_only_columns(q.id).where(q.resolved_at.is_(None)).limit(1)
+        database.open_quarantine = session.execute(first_open).first() is not None
+    return database.open_quarantine
+
+
+def _resolve(session: Session, groups: dict[tuple[str, str], list[str]], now: datetime) -> None:
+    """Mark the open quarantine entries of these records resolved: each now has its v1 object."""
     q = _QUARANTINE.c
     for (kind, scope), ids in groups.items():
         for chunk in chunks(ids):
@@ -156,7 +176,7 @@ class Crosswalk:
     def put(self, entries: Sequence[CrosswalkEntry], *, run_id: int | None = None) -> None:
         """Write entries in one transaction (see ``upsert_entries`` for the rules)."""
         with self._db.write() as session:
-            upsert_entries(session, entries, run_id)
+            upsert_entries(self._db, session, entries, run_id)
 
     def get(self, kind: str, legacy_id: str, scope: str = "") -> CrosswalkRow | None:
         """The whole entry for one legacy record, or None when it has not been migrated."""

@@ -247,6 +247,10 @@ class Database:
         self._turn: contextlib.AbstractContextManager[object] = (
             threading.Lock() if where.schema is not None else contextlib.nullcontext()
         )
+        self.open_quarantine: bool | None = None
+        """Whether the quarantine may hold open entries; None until the crosswalk first asks. Only the writer
+        holding the state's lock files entries, and it files them through this store, so a "no" read once
+        stays true until it files one (``state.quarantine.add_entries`` sets it)."""
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Session]:

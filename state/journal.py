@@ -23,7 +23,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import func, update
+from sqlalchemy import func, or_, update
 from sqlmodel import Session, SQLModel, col, select
 
 from state.crosswalk import CrosswalkEntry, chunks, insert_rows, upsert_entries
@@ -107,14 +107,14 @@ class Journal:
         different v1 id for a mapped record, so a mismatch raises CrosswalkConflictError).
         """
         with self._db.write() as session:
-            _complete_all(session, [(step_key, entries)], response_summary, request_id)
+            _complete_all(self._db, session, [(step_key, entries)], response_summary, request_id)
             return _load(session, step_key)
 
     def complete_many(self, completions: Sequence[tuple[str, Sequence[CrosswalkEntry]]]) -> list[str]:
         """``complete`` for several intents in ONE transaction (group commit); each is all-or-nothing with it.
         Returns each intent's status, in order: done."""
         with self._db.write() as session:
-            _complete_all(session, completions, None, None)
+            _complete_all(self._db, session, completions, None, None)
         return ["done"] * len(completions)
 
     def fail(self, step_key: str, code: str, request_id: str | None = None) -> IntentRow:
@@ -135,7 +135,7 @@ class Journal:
             if row.status == "quarantined":
                 return row
             _require(row.step_key, row.status, ("pending", "sent", "failed"), "quarantine")
-            add_entries(session, entries, run_id=row.run_id, step_key=step_key)
+            add_entries(self._db, session, entries, run_id=row.run_id, step_key=step_key)
             row.status = "quarantined"
             row.last_error_code = entries[0].code if entries else row.last_error_code
             if request_id is not None:
@@ -235,21 +235,31 @@ class _Stored:
 _INTENTS = SQLModel.metadata.tables[IntentRow.__tablename__]
 
 
-def _stored(session: Session, step_keys: Sequence[str]) -> dict[str, _Stored]:
-    """The journalled intents among ``step_keys``, by step key: one query per chunk, not one per intent."""
+def _stored(session: Session, specs: Sequence[IntentSpec]) -> tuple[dict[str, _Stored], dict[str, str]]:
+    """The journalled intents under the specs' step keys, by step key, and the step key already using each of
+    their Idempotency-Keys: one query per chunk of specs, for both keys, not one per intent or per key."""
     c = _INTENTS.c
+    keys_of: dict[str, list[str]] = {}  # step key -> the Idempotency-Keys the batch gives it
+    for spec in specs:
+        keys_of.setdefault(spec.step_key, []).append(spec.idempotency_key)
     found: dict[str, _Stored] = {}
-    for chunk in chunks(list(dict.fromkeys(step_keys))):
+    keyed: dict[str, str] = {}
+    for chunk in chunks(list(keys_of)):
+        idempotency_keys = list(dict.fromkeys(key for step_key in chunk for key in keys_of[step_key]))
         statement = _INTENTS.select().with_only_columns(
             c.step_key, c.kind, c.method, c.path, c.idempotency_key, c.body, c.members_json, c.scope,
             c.run_id, c.operation, c.status,
-        ).where(c.step_key.in_(chunk))  # fmt: skip
+        ).where(or_(c.step_key.in_(chunk), c.idempotency_key.in_(idempotency_keys)))  # fmt: skip
         for key, kind, method, path, idem, body, members, scope, run_id, operation, status in session.execute(
             statement
         ):
-            spec = IntentSpec(key, kind, method, path, idem, body, tuple(json.loads(members)), scope, run_id, operation)
-            found[key] = _Stored(spec, status)
-    return found
+            keyed[idem] = key
+            if key in keys_of:
+                spec = IntentSpec(
+                    key, kind, method, path, idem, body, tuple(json.loads(members)), scope, run_id, operation
+                )
+                found[key] = _Stored(spec, status)
+    return found, keyed
 
 
 def _progress(session: Session, step_keys: Sequence[str]) -> dict[str, tuple[str, int | None]]:
@@ -266,14 +276,7 @@ def _progress(session: Session, step_keys: Sequence[str]) -> dict[str, tuple[str
 def _record_all(session: Session, specs: Sequence[IntentSpec]) -> list[str]:
     """The body of ``record`` / ``record_many`` inside the caller's transaction: each intent's status, in
     ``specs``' order (a new intent is pending; a journalled one keeps its status)."""
-    known = _stored(session, [spec.step_key for spec in specs])
-    keyed: dict[str, str] = {}  # Idempotency-Key -> the step key using it
-    for chunk in chunks(list(dict.fromkeys(spec.idempotency_key for spec in specs))):
-        c = _INTENTS.c
-        statement = (
-            _INTENTS.select().with_only_columns(c.idempotency_key, c.step_key).where(c.idempotency_key.in_(chunk))
-        )
-        keyed.update({key: step_key for key, step_key in session.execute(statement)})  # noqa: C416 - rows, not pairs
+    known, keyed = _stored(session, specs)  # keyed: Idempotency-Key -> the step key using it
     now = utc_now()
     new: list[dict[str, object]] = []
     statuses: list[str] = []
@@ -313,6 +316,7 @@ def _record_all(session: Session, specs: Sequence[IntentSpec]) -> list[str]:
 
 
 def _complete_all(
+    database: Database,
     session: Session,
     completions: Sequence[tuple[str, Sequence[CrosswalkEntry]]],
     response_summary: str | None,
@@ -335,7 +339,7 @@ def _complete_all(
             finishing.append(step_key)
         entries_by_run.setdefault(run_id, []).extend(entries)
     for run_id, entries in entries_by_run.items():
-        upsert_entries(session, entries, run_id)
+        upsert_entries(database, session, entries, run_id)
     done: dict[str, object] = {"status": "done", "response_summary": response_summary, "updated_at": utc_now()}
     if request_id is not None:
         done["last_request_id"] = request_id

@@ -35,9 +35,17 @@ class QuarantineEntry:
 
 
 def add_entries(
-    session: Session, entries: Iterable[QuarantineEntry], *, run_id: int | None, step_key: str | None
+    database: Database,
+    session: Session,
+    entries: Iterable[QuarantineEntry],
+    *,
+    run_id: int | None,
+    step_key: str | None,
 ) -> None:
-    """File entries inside the caller's transaction; the same record and code again refreshes the entry."""
+    """File entries inside the caller's transaction (a write of ``database``); the same record and code again
+    refreshes the entry."""
+    # Before the rows: a transaction that rolls back leaves it set, which only costs the crosswalk one UPDATE.
+    database.open_quarantine = True
     now = utc_now()
     for entry in entries:
         # A field named like a credential keeps its name and code but never its value (see state.redaction).
@@ -77,7 +85,7 @@ class Quarantine:
     def add(self, entries: Sequence[QuarantineEntry], *, run_id: int | None = None) -> None:
         """File records found bad before any request was journalled (one transaction)."""
         with self._db.write() as session:
-            add_entries(session, entries, run_id=run_id, step_key=None)
+            add_entries(self._db, session, entries, run_id=run_id, step_key=None)
 
     def entries(self, *, kind: str | None = None, include_resolved: bool = False) -> list[QuarantineRow]:
         """Quarantined records (open ones unless ``include_resolved``), ordered by kind, scope, legacy id, code."""

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from state import CrosswalkConflictError, CrosswalkEntry, QuarantineEntry, StateStore
+from tests.pg import StateTarget
 
 
 def test_lookup_finds_a_record_only_in_its_scope(store: StateStore) -> None:
@@ -103,6 +104,25 @@ def test_migrating_a_quarantined_record_resolves_its_quarantine_entry(store: Sta
     assert store.quarantine.entries() == []
     [kept] = store.quarantine.entries(include_resolved=True)
     assert kept.resolved_at is not None
+
+
+def test_a_record_quarantined_after_the_store_found_none_open_is_still_resolved(store: StateStore) -> None:
+    """The store reads once that nothing is quarantined and stops resolving; filing an entry turns it back on."""
+    store.crosswalk.put([CrosswalkEntry("contacts", "C0", "con_0")])
+    store.quarantine.add([QuarantineEntry("contacts", "C1", "validation", "bad email", field="email")])
+    store.crosswalk.put([CrosswalkEntry("contacts", "C1", "con_1")])
+    assert store.quarantine.entries() == []
+
+
+def test_a_store_opened_on_open_entries_resolves_them(state_target: StateTarget) -> None:
+    """A later run (a new store) resolves what an earlier run quarantined."""
+    with state_target.open() as earlier:
+        earlier.quarantine.add([QuarantineEntry("lines", "L1", "too_long", "m", scope="P1")])
+    with state_target.open() as later:
+        later.crosswalk.put([CrosswalkEntry("lines", "L2", "lin_2", "P1")])
+        assert [row.legacy_id for row in later.quarantine.entries()] == ["L1"]
+        later.crosswalk.put([CrosswalkEntry("lines", "L1", "lin_1", "P1")])
+        assert later.quarantine.entries() == []
 
 
 def test_export_csv_and_json_hold_every_entry(store: StateStore) -> None:
