@@ -10,16 +10,18 @@ commands that read both sides of a finished migration (verify).
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 
 from bridge.clients.legacy import LegacyClient
 from bridge.clients.models import Identity, V1Record, WorkspaceRole
 from bridge.clients.v1 import V1Client
+from bridge.engine.source import Listed, read_lists
 from bridge.engine.tasks import run_all, task_group
 from bridge.errors import UsageError
 from mappings.keys import digest
 from mappings.kinds import Kind
+from mappings.records import Contact, Project, Space
 from state import SourceRecord, StateStore
 
 # The published WorkspaceRole enum is owner, admin, accountant, edit, comment, view; which of them may write
@@ -29,13 +31,15 @@ WRITE_ROLES = frozenset({"owner", "admin", "edit"})
 
 @dataclass(frozen=True, slots=True)
 class Preflight:
-    """What preflight learnt: both identities, the token's role, latencies and unknown target objects."""
+    """What preflight learnt: both identities, the token's role, latencies, the source's workspace-wide lists
+    and unknown target objects."""
 
     source: str
     target: str
     workspace_id: str
     role: str
     latency_s: float
+    listed: Listed
     unknown_on_target: dict[str, int] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
 
@@ -57,16 +61,20 @@ def target_identity(identity: Identity) -> tuple[str, WorkspaceRole]:
     return f"v1:{workspace.workspace_id}", workspace
 
 
+def _records(kind: Kind, records: Iterable[Project | Space | Contact]) -> list[SourceRecord]:
+    return [SourceRecord(kind, record.id) for record in records]
+
+
 async def _projects(legacy: LegacyClient) -> list[SourceRecord]:
-    return [SourceRecord(Kind.PROJECT, project.id) for project in await legacy.projects()]
+    return _records(Kind.PROJECT, await legacy.projects())
 
 
 async def _spaces(legacy: LegacyClient) -> list[SourceRecord]:
-    return [SourceRecord(Kind.SPACE, space.id) for space in await legacy.spaces()]
+    return _records(Kind.SPACE, await legacy.spaces())
 
 
 async def _contacts(legacy: LegacyClient) -> list[SourceRecord]:
-    return [SourceRecord(Kind.CONTACT, contact.id) for contact in await legacy.contacts()]
+    return _records(Kind.CONTACT, await legacy.contacts())
 
 
 READERS = (_projects, _spaces, _contacts)
@@ -74,9 +82,13 @@ READERS = (_projects, _spaces, _contacts)
 status), spaces (archived too) and contacts; projects first, the records a migration is most about."""
 
 
-async def workspace_records(legacy: LegacyClient) -> list[SourceRecord]:
-    """Every workspace-wide record of the source that recognises its workspace (see READERS)."""
-    return [record for records in await run_all(read(legacy) for read in READERS) for record in records]
+def workspace_records(listed: Listed) -> list[SourceRecord]:
+    """Every workspace-wide record of the source that recognises its workspace, in READERS' order."""
+    return [
+        *_records(Kind.PROJECT, listed.projects),
+        *_records(Kind.SPACE, listed.spaces),
+        *_records(Kind.CONTACT, listed.contacts),
+    ]
 
 
 async def check_workspaces(legacy: LegacyClient, v1: V1Client, store: StateStore, legacy_url: str) -> None:
@@ -121,8 +133,9 @@ async def preflight(legacy: LegacyClient, v1: V1Client, store: StateStore, legac
     """
     async with task_group() as reads:
         identified = reads.create_task(_identity(v1))
-        read = reads.create_task(workspace_records(legacy))
-    (identity, v1_latency), records = identified.result(), read.result()
+        read = reads.create_task(read_lists(legacy))
+    (identity, v1_latency), listed = identified.result(), read.result()
+    records = workspace_records(listed)
     target, workspace = target_identity(identity)
     source = source_identity(legacy_url)
     store.runs.check_binding(source, target)
@@ -141,6 +154,7 @@ async def preflight(legacy: LegacyClient, v1: V1Client, store: StateStore, legac
         workspace.workspace_id,
         workspace.workspace_role,
         v1_latency,
+        listed,
         {kind: count for kind, count in unknown.items() if count},
         tuple(warnings),
     )

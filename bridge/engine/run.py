@@ -41,7 +41,7 @@ from bridge.engine.preflight import Preflight, preflight
 from bridge.engine.progress import Progress
 from bridge.engine.project import ProjectPipeline
 from bridge.engine.replay import replay_in_flight
-from bridge.engine.source import ProjectLibrary, read_workspace
+from bridge.engine.source import Listed, ProjectLibrary, read_workspace
 from bridge.engine.steps import Scope, waves
 from bridge.engine.tasks import run_all
 from bridge.engine.workspace import WorkspaceStage, Writer
@@ -165,7 +165,7 @@ async def _migrate(
             replay = await replay_in_flight(books, executor, v1)
             report.fold(replay.tally)
             applier = Applier(executor, books, namespace, salt=f"run-{run_id}", replayed=replay.finished)
-            projects = await _write_everything(settings, legacy, applier, report, pipelines=pipelines)
+            projects = await _write_everything(settings, legacy, checked.listed, applier, report, pipelines=pipelines)
     except BaseException as exc:
         await books.aclose()
         if run_id is not None:
@@ -192,10 +192,16 @@ async def _wave(kinds: tuple[Kind, ...], writers: Mapping[Kind, Writer]) -> Tall
 
 
 async def _write_everything(
-    settings: Settings, legacy: LegacyClient, applier: Applier, report: Report, *, pipelines: bool
+    settings: Settings,
+    legacy: LegacyClient,
+    listed: Listed,
+    applier: Applier,
+    report: Report,
+    *,
+    pipelines: bool,
 ) -> tuple[str, ...]:
     """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read."""
-    source = await read_workspace(legacy, settings.projects)
+    source = await read_workspace(legacy, listed, settings.projects)
     read = tuple(library.project.id for library in source.projects)
     stage = WorkspaceStage(applier, source, whole=not settings.projects)
     started = time.monotonic()

@@ -27,6 +27,25 @@ class ProjectLibrary:
 
 
 @dataclass(frozen=True, slots=True)
+class Listed:
+    """The source's workspace-wide lists, read once: preflight recognises the workspace by them, and the run's
+    source read takes them from there instead of asking again."""
+
+    spaces: tuple[Space, ...]
+    contacts: tuple[Contact, ...]
+    projects: tuple[Project, ...]
+
+
+async def read_lists(legacy: LegacyClient) -> Listed:
+    """Spaces (archived too), contacts and projects (every status), side by side."""
+    async with task_group() as reads:
+        spaces = reads.create_task(legacy.spaces())
+        contacts = reads.create_task(legacy.contacts())
+        projects = reads.create_task(legacy.projects())
+    return Listed(tuple(spaces.result()), tuple(contacts.result()), tuple(projects.result()))
+
+
+@dataclass(frozen=True, slots=True)
 class WorkspaceSource:
     """Everything a run needs before the per-project pipelines start."""
 
@@ -56,12 +75,10 @@ async def _library(legacy: LegacyClient, project: Project) -> ProjectLibrary:
     return ProjectLibrary(project, tuple(phases), budget, tuple(tags))
 
 
-async def read_workspace(legacy: LegacyClient, only: Sequence[str] = ()) -> WorkspaceSource:
-    """Spaces, contacts, the selected projects (all by default, in legacy id order) and their libraries."""
-    spaces = await legacy.spaces()
-    contacts = await legacy.contacts()
-    projects = await legacy.projects()
-    chosen = sorted(projects, key=lambda p: p.id)
+async def read_workspace(legacy: LegacyClient, listed: Listed, only: Sequence[str] = ()) -> WorkspaceSource:
+    """The listed spaces and contacts, the selected projects (all by default, in legacy id order) and their
+    libraries."""
+    chosen = sorted(listed.projects, key=lambda p: p.id)
     if only:
         known = {p.id for p in chosen}
         missing = sorted(set(only) - known)
@@ -70,5 +87,7 @@ async def read_workspace(legacy: LegacyClient, only: Sequence[str] = ()) -> Work
         chosen = [p for p in chosen if p.id in set(only)]
     libraries = await run_all(_library(legacy, p) for p in chosen)
     return WorkspaceSource(
-        tuple(sorted(spaces, key=lambda s: s.id)), tuple(sorted(contacts, key=lambda c: c.id)), tuple(libraries)
+        tuple(sorted(listed.spaces, key=lambda s: s.id)),
+        tuple(sorted(listed.contacts, key=lambda c: c.id)),
+        tuple(libraries),
     )

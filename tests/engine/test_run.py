@@ -114,6 +114,18 @@ async def test_revoked_token_stops_resumably_then_a_new_token_finishes(
 
 
 @pytest.mark.anyio
+async def test_a_run_lists_the_sources_spaces_contacts_and_projects_once(world: World) -> None:
+    """Preflight's reads of the workspace-wide lists are the ones the run maps from: each list is asked for
+    once (spaces and projects twice, archived and not), however many stages use it."""
+    await world.run()
+    stats = await world.control("GET", "/stats")
+    assert isinstance(stats, dict)
+    routes = stats["requests"]["byRoute"]
+    listed = {route: routes[f"GET /api/v1/{route}"] for route in ("spaces", "contacts", "projects")}
+    assert listed == {"spaces": 2, "contacts": 1, "projects": 2}
+
+
+@pytest.mark.anyio
 async def test_plan_reports_target_objects_the_state_file_does_not_know(world: World) -> None:
     """A space someone made on the target by hand is reported by preflight, not adopted or touched."""
     async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
