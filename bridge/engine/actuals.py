@@ -37,6 +37,8 @@ ACTUALS_YEARS_AHEAD = 2
 # A date window of the legacy actuals read holds at most this many rows (the client halves busier windows):
 # memory holds one window per project in flight, at the price of a few more reads on a busy project.
 ACTUALS_WINDOW_ROWS = 1000
+# Rows read while the lines are written: one window at most, so memory still holds one per project in flight.
+READ_AHEAD_ROWS = ACTUALS_WINDOW_ROWS
 BULKS_IN_FLIGHT = 4
 # Mapping is CPU work between awaits: without a pause the loop mapped a whole bulk (500 actuals, 20-70 ms) while
 # the answers of the split items in flight waited, and each of them was held that long.
@@ -53,8 +55,41 @@ def actual_currency(phases: Sequence[Phase]) -> str:
     return "USD"
 
 
+class ReadAhead:
+    """A project's actuals read: its first rows read early (``fill``), while the project's budget lines are
+    written (mapping an actual needs its line's v1 id, reading it does not), then the rest (``rows``).
+
+    Its first transaction bulk then leaves as soon as the lines are booked: reading a window, halved when busy,
+    took a project 0.3-0.6 s after its last line bulk, while the run's requests in flight ran low.
+    """
+
+    def __init__(self, rows: AsyncIterator[Actual]) -> None:
+        self._rows = rows
+        self._first: list[Actual] = []
+
+    async def fill(self) -> Tally:
+        """Read up to ``READ_AHEAD_ROWS`` rows; nothing is written (an empty tally)."""
+        async for actual in self._rows:
+            self._first.append(actual)
+            if len(self._first) == READ_AHEAD_ROWS:
+                break  # the read stays where it stopped: ``rows`` goes on from there
+        return Tally()
+
+    async def rows(self) -> AsyncIterator[Actual]:
+        """The rows read ahead, then the rest of the read."""
+        first, self._first = self._first, []
+        for actual in first:
+            yield actual
+        async for actual in self._rows:
+            yield actual
+
+
 class ActualsStep(ProjectStep):
     """Writes one project's actuals and their split parts, after its budget lines."""
+
+    def read_ahead(self, project_id: str) -> ReadAhead:
+        """The project's actuals read, to be started early (``ReadAhead.fill``) and handed to ``run``."""
+        return ReadAhead(self._rows(project_id))
 
     def _rows(self, project_id: str) -> AsyncIterator[Actual]:
         today = date.today()
@@ -71,7 +106,7 @@ class ActualsStep(ProjectStep):
             splits += len(actual.subactuals)
         return actuals, splits
 
-    async def run(self, project_id: str, v1_project: str, currency: str) -> Tally:
+    async def run(self, project_id: str, v1_project: str, currency: str, read: ReadAhead) -> Tally:
         fresh: list[MappedActual] = []
         # Split parts of actuals the crosswalk already knows: only their ids and parts, sent at the end.
         known_splits: list[SplitParts] = []
@@ -90,7 +125,7 @@ class ActualsStep(ProjectStep):
 
         sends: list[asyncio.Task[Tally]] = []
         async with task_group() as group:
-            async for actual in self._rows(project_id):
+            async for actual in read.rows():
                 if len(seen_actuals) % YIELD_EVERY == 0:
                     await asyncio.sleep(0)
                 seen_actuals.add(actual.id)

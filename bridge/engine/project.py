@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import TypeVar, Unpack
 
-from bridge.engine.actuals import ActualsStep, actual_currency
+from bridge.engine.actuals import ActualsStep, ReadAhead, actual_currency
 from bridge.engine.apply import Desired
 from bridge.engine.executor import PLACEHOLDER
 from bridge.engine.plan import Fate, Tally, total
@@ -133,15 +133,15 @@ class ProjectPipeline(ProjectStep):
         self.trees = TreeRoom()
         self.actuals = ActualsStep(**tools)
 
-    def writers(self, library: ProjectLibrary, v1_project: str) -> dict[Kind, Writer]:
-        """The coroutine that writes each project-scoped kind of ``library``'s project."""
+    def writers(self, library: ProjectLibrary, v1_project: str, read: ReadAhead) -> dict[Kind, Writer]:
+        """The coroutine that writes each project-scoped kind of ``library``'s project (its actuals from ``read``)."""
         project_id = library.project.id
         symbols = {g.symbol for g in library.budget.globals_ if g.symbol}
         return {
             **{kind: self._copies_writer(project_id, v1_project, kind) for kind in COPY_KINDS},
             Kind.PHASE: lambda: self.phases(library, v1_project),
             Kind.LINE: lambda: self.lines(project_id, v1_project, symbols),
-            Kind.ACTUAL: lambda: self.actuals.run(project_id, v1_project, actual_currency(library.phases)),
+            Kind.ACTUAL: lambda: self.actuals.run(project_id, v1_project, actual_currency(library.phases), read),
         }
 
     def _copies_writer(self, project_id: str, v1_project: str, kind: Kind) -> Writer:
@@ -154,10 +154,14 @@ class ProjectPipeline(ProjectStep):
         if v1_project is None:
             yield await self.held_back(library)  # the project itself is quarantined; its contents wait for it
             return
-        writers = self.writers(library, v1_project)
+        read = self.actuals.read_ahead(project.id)
+        writers = self.writers(library, v1_project, read)
         for wave in waves(Scope.PROJECT):
             began = time.monotonic()
-            done = total(await run_all(writers[kind]() for kind in wave))
+            work = [writers[kind]() for kind in wave]
+            if Kind.LINE in wave:
+                work.append(read.fill())  # the first actuals, read while the lines go (``ReadAhead``)
+            done = total(await run_all(work))
             timing = (f"step:{project.id}:{'+'.join(wave)}", round(time.monotonic() - began, 3))
             yield done + Tally(timings=(timing,))
 
