@@ -128,12 +128,17 @@ async def _identity(v1: V1Client) -> tuple[Identity, float]:
 async def preflight(legacy: LegacyClient, v1: V1Client, store: StateStore, legacy_url: str) -> Preflight:
     """Run every check; raises a UsageError (exit 2) or the clients' AuthenticationLost (exit 3) on failure.
 
-    The reads of the two surfaces go side by side, and the three v1 lists too: one after another they were
-    nine round trips before every run (and every step of a fleet's workflow).
+    Every read goes side by side, the three v1 lists with the identity reads (they need nothing the checks
+    learn): one after another they were nine round trips before every run (and every step of a fleet's
+    workflow). The checks come after the reads; only the state file is written.
     """
+    known = {v1_id for _kind, _scope, _legacy, v1_id, _run in store.crosswalk.links()}
     async with task_group() as reads:
         identified = reads.create_task(_identity(v1))
         read = reads.create_task(read_lists(legacy))
+        counted = reads.create_task(
+            run_all(_count_unknown(items, known) for items in (v1.spaces(), v1.projects(), v1.contacts()))
+        )
     (identity, v1_latency), listed = identified.result(), read.result()
     records = workspace_records(listed)
     target, workspace = target_identity(identity)
@@ -145,9 +150,7 @@ async def preflight(legacy: LegacyClient, v1: V1Client, store: StateStore, legac
         warnings.append(
             f"the token's role is {workspace.workspace_role!r}; writes may be refused with permission_revoked"
         )
-    known = {v1_id for _kind, _scope, _legacy, v1_id, _run in store.crosswalk.links()}
-    counted = await run_all(_count_unknown(items, known) for items in (v1.spaces(), v1.projects(), v1.contacts()))
-    unknown = dict(zip(("space", "project", "contact"), counted, strict=True))
+    unknown = dict(zip(("space", "project", "contact"), counted.result(), strict=True))
     return Preflight(
         source,
         target,

@@ -159,3 +159,18 @@ async def census(get: Callable[..., Awaitable[httpx.Response]]) -> Counter[tuple
             when, what = str(txn.get("timestamp")), str(txn.get("description"))
             seen["transaction", name, when, str(amount["amount"]), what, str(len(items or []))] += 1
     return seen
+
+
+class Timeline(httpx.AsyncBaseTransport):
+    """Notes each request as it leaves and as its answer arrives: ("sent" | "answered", "METHOD /path")."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, seen: list[tuple[str, str]]) -> None:
+        self.inner = inner
+        self.seen = seen
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        route = f"{request.method} {request.url.path}"
+        self.seen.append(("sent", route))
+        response = await self.inner.handle_async_request(request)
+        self.seen.append(("answered", route))
+        return response

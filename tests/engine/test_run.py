@@ -12,7 +12,7 @@ from bridge.cli import exit_code
 from bridge.clients.limiter import AimdLimiter, Slot
 from bridge.errors import AuthenticationLost
 from mappings.kinds import Kind
-from tests.engine.harness import SMALL_PROJECT, World, _pages, fast_controls
+from tests.engine.harness import SMALL_PROJECT, Timeline, World, _pages, fast_controls
 
 
 async def _writes(world: World) -> int:
@@ -123,6 +123,22 @@ async def test_a_run_lists_the_sources_spaces_contacts_and_projects_once(world: 
     routes = stats["requests"]["byRoute"]
     listed = {route: routes[f"GET /api/v1/{route}"] for route in ("spaces", "contacts", "projects")}
     assert listed == {"spaces": 2, "contacts": 1, "projects": 2}
+
+
+@pytest.mark.anyio
+async def test_preflight_lists_the_target_while_it_reads_who_the_token_is(world: World) -> None:
+    """The v1 lists preflight counts unknown objects in need nothing the identity reads learn: they leave
+    with the first of the three identity reads (latency samples), before it is answered."""
+    await world.control("POST", "/faults", {"latencyMs": 5})  # every v1 answer waits: the reads overlap
+    seen: list[tuple[str, str]] = []
+    world.wrap = lambda transport: Timeline(transport, seen)
+    await world.run(dry_run=True)
+    identities = [n for n, event in enumerate(seen) if event == ("answered", "GET /v1/me")]
+    lists = [
+        n for n, (what, route) in enumerate(seen) if what == "sent" and route in {"GET /v1/spaces", "GET /v1/contacts"}
+    ]
+    assert len(identities) == 3
+    assert max(lists[:2]) < identities[0]
 
 
 @pytest.mark.anyio

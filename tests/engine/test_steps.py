@@ -10,7 +10,7 @@ import pytest
 from bridge.engine import steps
 from bridge.engine.steps import ORDER, SPECS, Scope, spec, stages
 from mappings.kinds import Kind
-from tests.engine.harness import World
+from tests.engine.harness import Timeline, World
 
 
 def test_every_kind_comes_after_what_it_needs() -> None:
@@ -80,27 +80,12 @@ def test_a_workspace_kind_may_not_need_a_project_kind(monkeypatch: pytest.Monkey
         steps.waves(Scope.WORKSPACE)
 
 
-class _Timeline(httpx.AsyncBaseTransport):
-    """Notes each request as it leaves and as its answer arrives: ("sent" | "answered", "METHOD /path")."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport, seen: list[tuple[str, str]]) -> None:
-        self.inner = inner
-        self.seen = seen
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        route = f"{request.method} {request.url.path}"
-        self.seen.append(("sent", route))
-        response = await self.inner.handle_async_request(request)
-        self.seen.append(("answered", route))
-        return response
-
-
 @pytest.mark.anyio
 async def test_a_projects_actuals_are_read_while_its_lines_go_and_written_after(world: World) -> None:
     """Reading actuals needs nothing written, so it starts with the lines; the first transaction bulk, which
     needs the lines' ids, still leaves only after the last line bulk is answered."""
     seen: list[tuple[str, str]] = []
-    world.wrap = lambda transport: _Timeline(transport, seen)
+    world.wrap = lambda transport: Timeline(transport, seen)
     await world.run()
 
     def at(event: str, route_end: str) -> list[int]:
