@@ -10,12 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
-import httpx
 import pytest
-import respx
 import structlog
 
-from bridge.clients.http import Call, HttpSession, RunControls, make_endpoint
 from bridge.config import Secret
 from bridge.logging import configure_logging, redact_text
 
@@ -127,22 +124,3 @@ def test_console_can_show_less_than_the_file(tmp_path: Path) -> None:
     structlog.get_logger("bridge.test").info("bridge.run.progress", done=3)
     assert "bridge.run.progress" in log_file.read_text()
     assert "bridge.run.progress" not in console.getvalue()
-
-
-@pytest.mark.anyio
-@pytest.mark.usefixtures("restore_logging")
-async def test_an_answered_request_is_a_debug_event_and_nothing_at_info(tmp_path: Path) -> None:
-    """`bridge.http.response` (method, path, status, request id) is written at DEBUG and skipped at INFO."""
-    for level, shown in (("INFO", False), ("DEBUG", True)):
-        log_file = tmp_path / f"{level}.jsonl"
-        configure_logging(level, log_file=log_file, console=io.StringIO())
-        async with respx.mock(assert_all_called=True, using="bridge") as router:
-            router.get("https://svc.test/v1/me").mock(
-                return_value=httpx.Response(200, json={}, headers={"X-Request-Id": "req_1"})
-            )
-            endpoint = make_endpoint("https://svc.test/v1", {"Authorization": "Bearer t"})
-            async with HttpSession(endpoint, "v1", RunControls()) as http:
-                await http.send(Call("GET", "/me"))
-        events = [json.loads(line) for line in log_file.read_text().splitlines()]
-        answered = [e for e in events if e["event"] == "bridge.http.response"]
-        assert answered == ([{**answered[0], "path": "/me", "status": 200, "request_id": "req_1"}] if shown else [])
