@@ -114,32 +114,42 @@ async def _count_unknown(items: AsyncIterator[V1Record], known: set[str]) -> int
     return sum([1 async for item in items if getattr(item, "id", None) not in known])
 
 
-async def _identity(v1: V1Client) -> tuple[Identity, float]:
-    """Who the token is, and the v1 latency: the fastest of three identity reads (the first pays for the
+async def _timed_identity(v1: V1Client) -> tuple[Identity, float]:
+    started = time.monotonic()
+    identity = await v1.me()
+    return identity, time.monotonic() - started
+
+
+async def _latency(v1: V1Client, first: float) -> float:
+    """The v1 latency: the fastest of the first identity read and two more (the first pays for the
     connection, later ones show the latency)."""
-    samples = []
-    for _ in range(3):
-        started = time.monotonic()
-        identity = await v1.me()
-        samples.append(time.monotonic() - started)
-    return identity, min(samples)
+    later = [(await _timed_identity(v1))[1] for _ in range(2)]  # one after another, on the warm connection
+    return min(first, *later)
 
 
 async def preflight(legacy: LegacyClient, v1: V1Client, store: StateStore, legacy_url: str) -> Preflight:
     """Run every check; raises a UsageError (exit 2) or the clients' AuthenticationLost (exit 3) on failure.
 
-    Every read goes side by side, the three v1 lists with the identity reads (they need nothing the checks
-    learn): one after another they were nine round trips before every run (and every step of a fleet's
-    workflow). The checks come after the reads; only the state file is written.
+    The reads go side by side: the source's lists with the identity reads, and the three v1 lists with the
+    two identity reads that only time the latency, once the first has shown that the token and the URL work
+    (a certificate or a token refused is one request, not four). One after another they were nine round trips
+    before every run (and every step of a fleet's workflow). The checks come after the reads; only the state
+    file is written.
     """
     known = {v1_id for _kind, _scope, _legacy, v1_id, _run in store.crosswalk.links()}
+
+    async def read_target() -> tuple[Identity, float, list[int]]:
+        identity, first = await _timed_identity(v1)
+        async with task_group() as reads:
+            timed = reads.create_task(_latency(v1, first))
+            listed = (v1.spaces(), v1.projects(), v1.contacts())
+            counted = reads.create_task(run_all(_count_unknown(items, known) for items in listed))
+        return identity, timed.result(), counted.result()
+
     async with task_group() as reads:
-        identified = reads.create_task(_identity(v1))
+        identified = reads.create_task(read_target())
         read = reads.create_task(read_lists(legacy))
-        counted = reads.create_task(
-            run_all(_count_unknown(items, known) for items in (v1.spaces(), v1.projects(), v1.contacts()))
-        )
-    (identity, v1_latency), listed = identified.result(), read.result()
+    (identity, v1_latency, counted), listed = identified.result(), read.result()
     records = workspace_records(listed)
     target, workspace = target_identity(identity)
     source = source_identity(legacy_url)
@@ -150,7 +160,7 @@ async def preflight(legacy: LegacyClient, v1: V1Client, store: StateStore, legac
         warnings.append(
             f"the token's role is {workspace.workspace_role!r}; writes may be refused with permission_revoked"
         )
-    unknown = dict(zip(("space", "project", "contact"), counted.result(), strict=True))
+    unknown = dict(zip(("space", "project", "contact"), counted, strict=True))
     return Preflight(
         source,
         target,
