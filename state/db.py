@@ -33,7 +33,7 @@ from urllib.request import pathname2url
 
 from sqlalchemy import Engine, create_engine, delete, event, text, update
 from sqlalchemy.engine import URL, Connection, make_url
-from sqlalchemy.exc import DBAPIError, NoSuchModuleError, OperationalError
+from sqlalchemy.exc import DatabaseError, DBAPIError, NoSuchModuleError, OperationalError
 from sqlalchemy.pool import ConnectionPoolEntry, QueuePool, StaticPool
 from sqlmodel import Session, SQLModel, col
 
@@ -231,8 +231,14 @@ def integrity_problems(engine: Engine) -> list[str]:
     """
     if engine.dialect.name == "postgresql":
         return pg_integrity_problems(engine)
-    with engine.connect() as connection:
-        rows = connection.exec_driver_sql("PRAGMA integrity_check").fetchall()
+    try:
+        with engine.connect() as connection:
+            rows = connection.exec_driver_sql("PRAGMA integrity_check").fetchall()
+    except DatabaseError as exc:
+        # Damage where the check starts (the schema, a table's root page) stops the check itself.
+        if not isinstance(exc.orig, sqlite3.DatabaseError) or isinstance(exc.orig, sqlite3.OperationalError):
+            raise
+        return [f"integrity_check could not finish: {exc.orig}"]
     return [str(row[0]) for row in rows if str(row[0]) != "ok"]
 
 

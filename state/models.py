@@ -115,7 +115,7 @@ class IntentRow(SQLModel, table=True):
     method: str = Field(max_length=10)
     path: str = Field(max_length=500)
     # Added in revision 0003: the published v1 operationId the request is (e.g. budget_createLinesBulk).
-    operation: str = Field(default="", max_length=100)
+    operation: str = Field(default="", max_length=100, sa_column_kwargs={"server_default": ""})
     idempotency_key: str = Field(max_length=255, unique=True)
     body: str = Field(sa_type=Text)
     members_json: str = Field(default="[]", sa_type=Text)
@@ -172,3 +172,10 @@ class SourceRecordRow(SQLModel, table=True):
 
     kind: str = Field(primary_key=True, max_length=64)
     legacy_id: str = Field(primary_key=True, max_length=200)
+
+
+STATE_TABLES = tuple(
+    SQLModel.metadata.tables[row.__tablename__]
+    for row in (RunRow, CrosswalkRow, IntentRow, QuarantineRow, SessionRow, SourceRecordRow)
+)
+"""The tables of a state (SQLModel's metadata is process-wide: other tables may share it)."""

@@ -8,6 +8,9 @@ in its own transaction, after a ``PRAGMA integrity_check`` and a backup copy nex
 those two commands. A file at a version this bridge does not know (a newer bridge wrote it) is refused with
 ``SchemaTooNewError`` before anything is written. alembic itself is imported only when a file must be created
 or upgraded: it costs a fifth of a second at start-up, which every ``bridge status`` would otherwise pay.
+A new state does not need it either: its tables are created from ``state.models`` in one transaction and the
+version table alembic keeps says it is at the newest revision (a test checks that the revisions build that
+same schema), so a run's first request no longer waits for every revision to run.
 
 On PostgreSQL the same revisions run in the migration's schema, and there is no ``.bak`` copy: what stands in
 for it is that each revision runs in its own transaction and PostgreSQL's DDL is transactional, so an upgrade
@@ -19,11 +22,13 @@ from __future__ import annotations
 
 import sqlite3
 
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Column, Engine, MetaData, PrimaryKeyConstraint, String, Table, inspect, text
+from sqlmodel import SQLModel
 
 from bridge.files import create_private
 from state.db import Database, corrupt_error, integrity_problems
 from state.errors import SchemaTooNewError, SchemaTooOldError, StateLocationError
+from state.models import STATE_TABLES
 
 REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
 """Every revision this bridge ships, oldest first (a test checks it against the alembic scripts)."""
@@ -47,20 +52,39 @@ def _refuse_newer(database: Database, current: str | None) -> None:
         )
 
 
+# The version table as alembic creates it (alembic.runtime.migration), for a state created without alembic.
+_VERSION_TABLE = Table(
+    "alembic_version",
+    MetaData(),
+    Column("version_num", String(32), nullable=False),
+    PrimaryKeyConstraint("version_num", name="alembic_version_pkc"),
+)
+
+
 def ensure_current_schema(database: Database) -> None:
     """Create the schema in a new file, upgrade an older one step by step, refuse a newer one."""
     current = current_revision(database.engine)
     if current == REVISIONS[-1]:
         return
+    if current is None:
+        _create(database)
+        return
     _refuse_newer(database, current)
-    if current is not None:
-        problems = integrity_problems(database.engine)
-        if problems:
-            raise corrupt_error(database.where, problems)
-        _backup(database, current)
+    problems = integrity_problems(database.engine)
+    if problems:
+        raise corrupt_error(database.where, problems)
+    _backup(database, current)
     from state import upgrade  # noqa: PLC0415 -- alembic is loaded only when the schema must change (see above)
 
     upgrade.apply(database.engine, REVISIONS[-1])
+
+
+def _create(database: Database) -> None:
+    """A new state's tables, from the models, stamped at the newest revision: all of it or nothing."""
+    with database.engine.begin() as connection:
+        SQLModel.metadata.create_all(connection, tables=list(STATE_TABLES))
+        _VERSION_TABLE.create(connection)
+        connection.execute(_VERSION_TABLE.insert().values(version_num=REVISIONS[-1]))
 
 
 def require_current_schema(database: Database) -> None:

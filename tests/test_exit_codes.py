@@ -179,13 +179,20 @@ def test_a_refused_legacy_read_is_a_resumable_stop_not_a_quarantine(tmp_path: Pa
     assert stopped.value.status == 404
 
 
-def test_a_damaged_state_file_is_exit_4_for_status_check(migrated: Migrated, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "damaged",
+    # Pages integrity_check itself stops on, and pages the status read stops on before the check runs.
+    [range(3, 6), range(12, 15)],
+    ids=["the-check-stops", "the-read-stops"],
+)
+def test_a_damaged_state_file_is_exit_4_for_status_check(migrated: Migrated, tmp_path: Path, damaged: range) -> None:
     """A state file whose pages were overwritten: `status --check` says it is damaged and what to do, exit 4."""
     state = tmp_path / "state.db"
     state.write_bytes(migrated.state.read_bytes())
     data = bytearray(state.read_bytes())
     page = 4096
-    data[3 * page : 6 * page] = b"\xa5" * (3 * page)  # a few pages of an index and a table, overwritten
+    assert len(data) >= damaged.stop * page
+    data[damaged.start * page : damaged.stop * page] = b"\xa5" * (len(damaged) * page)
     state.write_bytes(bytes(data))
     code, output = _bridge("status", "--check", "--state", str(state), env={})
     assert code == 4, output

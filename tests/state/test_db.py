@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import MetaData, text
+from sqlalchemy import Engine, MetaData, inspect, text
 from sqlalchemy.exc import OperationalError
-from sqlmodel import SQLModel, select
+from sqlmodel import select
 
 from bridge.cli import exit_code
 from state import (
@@ -26,12 +26,13 @@ from state import (
     StateLockedError,
     StateStorageError,
     open_state,
+    upgrade,
 )
 from state.db import DEFAULT_STATE, resolve_location, storage_error
-from state.models import RunRow, SessionRow, utc_now
+from state.models import STATE_TABLES, RunRow, SessionRow, utc_now
 from state.schema import REVISIONS
 from state.upgrade import shipped_revisions
-from tests.pg import StateTarget
+from tests.pg import Backend, StateTarget, state_target_in
 from tests.test_files import null_device
 
 
@@ -147,19 +148,71 @@ def test_file_records_the_current_schema_version(state_target: StateTarget) -> N
     assert shipped_revisions() == list(REVISIONS)
 
 
+def _by_revisions(target: StateTarget) -> Engine:
+    """An empty state of ``target`` brought to the newest revision by running every revision on it."""
+    engine = target.engine(create=True)
+    upgrade.apply(engine, REVISIONS[-1])
+    return engine
+
+
 def test_migrations_build_exactly_the_tables_the_models_describe(state_target: StateTarget) -> None:
     """Applying every revision yields the schema of state.models (no drift between the two), on both backends."""
-    with state_target.open() as store, store.database.engine.connect() as connection:
-        differences = compare_metadata(MigrationContext.configure(connection), _state_metadata())
+    engine = _by_revisions(state_target)
+    try:
+        with engine.connect() as connection:
+            differences = compare_metadata(MigrationContext.configure(connection), _state_metadata())
+    finally:
+        engine.dispose()
     assert differences == []
+
+
+def _schema(engine: Engine) -> dict[str, object]:
+    """Every table's columns (type, nullability, default), keys, unique constraints and indexes, as the database
+    describes them (alembic's comparison of defaults misreads SQLite's, so the two databases are compared)."""
+    seen = inspect(engine)
+    return {
+        table: (
+            {c["name"]: (str(c["type"]), c["nullable"], c["default"]) for c in seen.get_columns(table)},
+            seen.get_pk_constraint(table)["constrained_columns"],
+            sorted((u["name"], tuple(u["column_names"])) for u in seen.get_unique_constraints(table)),
+            sorted((i["name"], tuple(i["column_names"]), i["unique"]) for i in seen.get_indexes(table)),
+            sorted(
+                (tuple(f["constrained_columns"]), f["referred_table"], tuple(f["referred_columns"]))
+                for f in seen.get_foreign_keys(table)
+            ),
+        )
+        for table in sorted(seen.get_table_names())
+    }
+
+
+def test_a_new_state_has_the_schema_the_revisions_build(
+    backend: Backend, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """A new state is made from the models in one transaction, without alembic: it has every table, column,
+    default, key and index that running each revision on an empty state gives, and alembic reads it at the
+    newest revision."""
+    made = state_target_in(backend, (tmp_path / "made").resolve(), request)
+    revised = state_target_in(backend, (tmp_path / "revised").resolve(), request)
+    for target in (made, revised):
+        if target.backend == "sqlite":
+            Path(target.location).parent.mkdir()
+    made.open().close()
+    engines = (made.engine(), _by_revisions(revised))
+    try:
+        assert _schema(engines[0]) == _schema(engines[1])
+        for engine in engines:
+            with engine.connect() as connection:
+                assert MigrationContext.configure(connection).get_current_revision() == REVISIONS[-1]
+    finally:
+        for engine in engines:
+            engine.dispose()
 
 
 def _state_metadata() -> MetaData:
     # SQLModel's metadata is process-wide; only the state tables are this file's business.
     ours = MetaData()
-    for table in SQLModel.metadata.sorted_tables:
-        if table.name in {"runs", "crosswalk", "intents", "quarantine", "sessions", "source_records"}:
-            table.to_metadata(ours)
+    for table in STATE_TABLES:
+        table.to_metadata(ours)
     return ours
 
 
