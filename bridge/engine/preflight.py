@@ -142,8 +142,8 @@ async def preflight(legacy: LegacyClient, v1: V1Client, store: StateStore, legac
         identity, first = await _timed_identity(v1)
         async with task_group() as reads:
             timed = reads.create_task(_latency(v1, first))
-            listed = (v1.spaces(), v1.projects(), v1.contacts())
-            counted = reads.create_task(run_all(_count_unknown(items, known) for items in listed))
+            lists = (v1.spaces(), v1.projects(), v1.contacts())
+            counted = reads.create_task(run_all(_count_unknown(items, known) for items in lists))
         return identity, timed.result(), counted.result()
 
     async with task_group() as reads:
