@@ -29,6 +29,7 @@ from bridge.emulator.model import (
     ProjectTag,
     Space,
     Workspace,
+    wire_moment,
 )
 from bridge.emulator.store import Service
 
@@ -49,9 +50,7 @@ def num(value: Cell) -> object:
 
 def stamp(value: object) -> str | None:
     """A datetime as ISO 8601 with a Z suffix."""
-    if not isinstance(value, datetime):
-        return None
-    return value.isoformat().replace("+00:00", "Z")
+    return wire_moment(value) if isinstance(value, datetime) else None
 
 
 @dataclass

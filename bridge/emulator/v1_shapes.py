@@ -19,6 +19,7 @@ from bridge.emulator.model import (
     Project,
     Space,
     Workspace,
+    wire_moment,
 )
 from bridge.emulator.money import to_minor_units
 from bridge.emulator.store import Service
@@ -28,7 +29,7 @@ Json = dict[str, object]
 
 
 def timestamp(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
+    return None if moment is None else wire_moment(moment)
 
 
 def present(query: Mapping[str, str], names: tuple[str, ...]) -> dict[str, str]:
