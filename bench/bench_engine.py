@@ -17,6 +17,10 @@
 - ``engine_cpu_s`` and ``emulator_cpu_s``: the CPU time the run's process (every thread) and the emulator's
   process spent during that migration. Both share this machine's cores, so they say which one bounds the wall
   time;
+- ``cpu_floor_s``: their sum over this machine's cores, the least wall time that CPU allows even if the two
+  processes never waited for each other, and ``floor_over_bound``, that floor over ``lower_bound_s``: the wall
+  cannot come nearer the bound than this ratio on this machine until a request costs less CPU on one side or the
+  other;
 - ``peak_rss_mb``: the peak resident memory of a `bridge run` process migrating `large` (a child process, its
   ``ru_maxrss``), the emulator again in a process of its own.
 """
@@ -207,6 +211,7 @@ def _medium() -> dict[str, object]:
         ledger = outcome.ledger
         sent = {row.kind: row.requests for row in ledger.ordered()}
         bound, bound_method = _bound(sent, routes, settings.concurrency)
+        floor = (engine_cpu + emulator_cpu) / (os.cpu_count() or 1)
         minimum = asyncio.run(_minimum_requests(base, sent))
         records = sum(row.to_create + row.to_update for row in ledger.ordered())
         project = next(k for k in ledger.timings if k.startswith("project:")).removeprefix("project:")
@@ -224,6 +229,8 @@ def _medium() -> dict[str, object]:
         "bound_method": bound_method,
         "engine_cpu_s": round(engine_cpu, 2),
         "emulator_cpu_s": round(emulator_cpu, 2),
+        "cpu_floor_s": round(floor, 2),
+        "floor_over_bound": round(floor / bound, 2),
         "latency_ms": LATENCY_MS,
         "quarantined": len(ledger.quarantine),
     }
