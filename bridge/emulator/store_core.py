@@ -27,8 +27,9 @@ def new_api_key() -> str:
 def utc_now() -> datetime:
     """The real clock, at millisecond precision (what the service's timestamps carry).
 
-    Made from the whole milliseconds since the epoch: a third of the cost of reading the clock and truncating
-    it, and the float's error (below a microsecond for any date of this millennium) rounds away.
+    Made from the whole milliseconds since the epoch: less than half the cost of reading the clock and
+    truncating it (1.3 against 3.1 us here). The float's error stays under half a microsecond until the year
+    2242, so rounding to microseconds gives the millisecond back exactly.
     """
     return datetime.fromtimestamp(time.time_ns() // 1_000_000 / 1000, UTC)
 
