@@ -35,14 +35,14 @@ def wire_moment(moment: datetime) -> str:
     shows it and change only when it does, and formatting them was about 6% of the emulator's CPU. Only UTC
     moments are kept, since an aware moment equals (and hashes like) the same instant at another offset.
     """
-    if moment.tzinfo is UTC:
-        return _utc_text(moment)
+    return _utc_text(moment) if moment.tzinfo is UTC else _text(moment)
+
+
+def _text(moment: datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _utc_text(moment: datetime) -> str:
-    return moment.isoformat().replace("+00:00", "Z")
+_utc_text = functools.lru_cache(maxsize=1 << 16)(_text)
 
 
 PhaseType = Literal["estimate", "actual", "committed", "rollup"]
