@@ -14,8 +14,8 @@ manifest's submission until every workflow has finished, verified. Figures per c
 - ``cores_busy``: the machine's busy CPU time during ``wall_s`` (workers, emulator and PostgreSQL alike, from
   /proc/stat) over ``wall_s``, beside ``cores``: so a reader sees whether latency or the machine's cores bound
   the figure (every process here shares the same cores; workers on machines of their own do not);
-- ``cpu_floor_s``: that busy time over ``cores``, the least wall time the run's CPU allows on this machine even
-  if no core ever waited;
+- ``cpu_floor_s``: that busy time over ``cores``, the least wall time the run's CPU allows on this machine, were
+  no core ever idle;
 - ``speedup``: 1 worker's wall time over this count's, and ``speedup_ceiling``, 1 worker's wall time over this
   count's ``cpu_floor_s``: the most speedup this machine's cores allow at the CPU the run spent.
 
