@@ -50,10 +50,11 @@ from bridge.clients.http import RunControls
 from bridge.clients.legacy import open_legacy
 from bridge.clients.limiter import AimdLimiter
 from bridge.clients.retry import RetryBudget
+from bridge.clients.v1_requests import BY_ID
 from bridge.config import Secret, Settings
+from bridge.engine.kinds import Scope, spec
 from bridge.engine.progress import Progress
 from bridge.engine.run import migrate
-from bridge.engine.steps import LINE_BULK_LIMIT, TRANSACTION_BULK_LIMIT, Scope, spec
 from bridge.logging import configure_logging
 from mappings.kinds import Kind
 from mappings.lines import plan_budget
@@ -135,10 +136,12 @@ async def _minimum_requests(base: str, sent: dict[Kind, int]) -> int:
         for project in await legacy.projects():
             globals_ = await legacy.globals(project.id)
             tree = plan_budget(await legacy.budget(project.id), {g.symbol for g in globals_ if g.symbol})
-            bulks += sum(math.ceil(n / LINE_BULK_LIMIT) for n in Counter(tree.depth.values()).values())
+            bulks += sum(
+                math.ceil(n / BY_ID[spec(Kind.LINE).create].bulk_limit) for n in Counter(tree.depth.values()).values()
+            )
             body, _ = await legacy.get_json(f"/projects/{project.id}/actuals")
             actuals = body.get("actuals", []) if isinstance(body, dict) else []
-            bulks += math.ceil(len(actuals) / TRANSACTION_BULK_LIMIT)
+            bulks += math.ceil(len(actuals) / BY_ID[spec(Kind.ACTUAL).create].bulk_limit)
     return bulks + sum(n for kind, n in sent.items() if kind not in (Kind.LINE, Kind.ACTUAL))
 
 

@@ -90,11 +90,13 @@ async def test_canary_secrets_never_leak_from_any_client_path(
     transport = httpx.ASGITransport(app=v1_app)
     async with open_v1("http://emulator/v1", token, controls, transport=transport) as v1:
         await v1.me()
-        project = await v1.create_project({"name": "Canary"}, "project-canary-0123456789")
+        project = await v1.send_write("projects_create", (), {"name": "Canary"}, "project-canary-0123456789")
+        assert isinstance(project, dict)
         for kind in ("rate_limit", "error_500", "reset", "commit_then_drop"):
             await control_client.post("/faults", json={"seed": 2, "rules": [{"kind": kind, "rate": 1.0}]})
             try:
-                await v1.create_line(project.value.id, {"description": kind}, f"line-canary-{kind}-0123456789")
+                lines = {"lines": [{"description": kind}]}
+                await v1.send_write("budget_createLinesBulk", (project["id"],), lines, f"line-canary-{kind}-0123456789")
             except BridgeError as exc:
                 texts += exception_texts(exc)
         await control_client.post("/faults", json={"rules": []})

@@ -95,24 +95,12 @@ class BudgetLine(V1Record):
     phase_data: dict[str, dict[str, object]] = Field(default_factory=dict, alias="phaseData")
 
 
-class LinePhaseData(V1Record):
-    line_id: str = Field(alias="lineId")
-    phase_id: str = Field(alias="phaseId")
-    phase_data: dict[str, object] = Field(default_factory=dict, alias="phaseData")
-
-
 class Transaction(V1Record):
     id: str
     amount: Money
     type: str | None = None
     status: str | None = None
     project_id: str | None = Field(default=None, alias="projectId")
-    budget_line_id: str | None = Field(default=None, alias="budgetLineId")
-
-
-class TransactionItem(V1Record):
-    id: str
-    amount: Money
     budget_line_id: str | None = Field(default=None, alias="budgetLineId")
 
 
@@ -137,16 +125,6 @@ class BudgetDocument(V1Record):
     phases: tuple[Phase, ...] = ()
     totals: dict[str, PhaseValues] = Field(default_factory=dict)
     lines: tuple[BudgetLine, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Written(Generic[T]):
-    """A write's outcome: the value, whether the service replayed an earlier response, its requestId, status."""
-
-    value: T
-    replayed: bool
-    request_id: str | None
-    status: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,25 +1,22 @@
-"""What every group of v1 calls shares: the session, the Idempotency-Key rule, and reading a write's outcome."""
+"""What every group of v1 calls shares: the session, the Idempotency-Key rule, and the one write path."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
 from typing import Self, TypeVar
 
-import httpx
 from pydantic import BaseModel
 
 from bridge.clients.compose import Encoded
 from bridge.clients.http import REQUEST_ID_HEADER, Call, HttpSession, Json, json_body, parse_model
-from bridge.clients.models import Written
-from bridge.clients.v1_requests import Operation, checked, encoded, operation_of, wire
+from bridge.clients.pages import iterate_pages
+from bridge.clients.v1_requests import BY_ID, Operation, checked, encoded, wire
 from bridge.errors import FatalError, UnexpectedResponse
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-T = TypeVar("T")
 
 KEY_MIN, KEY_MAX = 16, 255
-REPLAYED_HEADER = "Idempotency-Replayed"
 
 
 def key_header(key: str) -> dict[str, str]:
@@ -27,12 +24,6 @@ def key_header(key: str) -> dict[str, str]:
     if not KEY_MIN <= len(key) <= KEY_MAX:
         raise FatalError(f"an Idempotency-Key of {len(key)} characters was derived; v1 accepts {KEY_MIN} to {KEY_MAX}")
     return {"Idempotency-Key": key}
-
-
-def written(response: httpx.Response, value: T) -> Written[T]:
-    """Wrap a write's value with the replay flag (``Idempotency-Replayed: true``), requestId and status."""
-    replayed = response.headers.get(REPLAYED_HEADER, "").strip().lower() == "true"
-    return Written(value, replayed, response.headers.get(REQUEST_ID_HEADER), response.status_code)
 
 
 class V1Calls:
@@ -56,42 +47,31 @@ class V1Calls:
         response = await self.session.send(call)
         return parse_model(model, json_body(response, call.what), call.what, response.headers.get(REQUEST_ID_HEADER))
 
-    async def _send_parsed(self, call: Call, parse: Callable[[object, str, str | None], T]) -> Written[T]:
-        response = await self.session.send(call)
-        request_id = response.headers.get(REQUEST_ID_HEADER)
-        body: object = None if response.status_code == 204 else json_body(response, call.what)
-        return written(response, parse(body, call.what, request_id))
-
     async def send_write(
-        self, operation: str, method: str, path: str, body: Mapping[str, object], key: str | None, *, leaf: bool = False
+        self, operation: str, params: Sequence[str], body: Mapping[str, object], key: str | None, *, leaf: bool = False
     ) -> object:
-        """The engine's one way to write: ``body`` checked against ``operation``'s closed published shape
-        (UnpublishedBody, a record error, if it does not fit), sent replay-safe (keyed, or idempotent by
-        nature), and the answer's JSON returned for the engine to read ids from. A ``leaf`` (no other write
-        waits for its answer) lets the writes others wait for go first (``Call.leaf``)."""
-        found = operation_of(method, path)
-        if found.id != operation:
-            raise FatalError(f"{method} {path} is {found.id}, not the journalled {operation}")
+        """The engine's one way to write: ``operation`` with its path ``params``, the body checked against the
+        operation's closed published shape (UnpublishedBody, a record error, if it does not fit), sent
+        replay-safe (keyed, or idempotent by nature), and the answer's JSON returned for the engine to read ids
+        from. A ``leaf`` (no other write waits for its answer) lets the writes others wait for go first
+        (``Call.leaf``)."""
+        found = BY_ID[operation]
         headers = key_header(key) if key is not None else {}
-        call = Call(method, path, body=_wire(found, body), headers=headers, replay_safe=True, leaf=leaf)
+        call = Call(
+            found.method, found.render(params), body=_wire(found, body), headers=headers, replay_safe=True, leaf=leaf
+        )
         return json_body(await self.session.send(call), call.what)
 
-    async def _create(self, path: str, body: Mapping[str, object], key: str, model: type[ModelT]) -> Written[ModelT]:
-        """POST a create with its Idempotency-Key; 201 (or a 200 replay) parsed as ``model``."""
-        call = Call("POST", path, body=_json(body, "POST", path), headers=key_header(key))
-        return await self._send_parsed(call, lambda data, what, rid: parse_model(model, data, what, rid))
+    async def read(self, operation: str, params: Sequence[str] = (), query: Sequence[tuple[str, str]] = ()) -> object:
+        """The JSON answer of a read ``operation`` with its path ``params`` and ``query``."""
+        path = BY_ID[operation].render(params)
+        return json_body(await self.session.send(Call("GET", path, params=query)), f"GET {path}")
 
-    async def _create_many(
-        self, path: str, body: Mapping[str, object], key: str, model: type[ModelT]
-    ) -> Written[list[ModelT]]:
-        """POST a bulk write with its key; the answer's ``data`` array parsed item by item, in request order."""
-        call = Call("POST", path, body=_json(body, "POST", path), headers=key_header(key))
-        return await self._send_parsed(call, lambda data, what, rid: data_items(model, data, what, rid))
-
-    async def _patch(self, path: str, body: Mapping[str, object], model: type[ModelT]) -> ModelT:
-        call = Call("PATCH", path, body=_json(body, "PATCH", path))
-        response = await self.session.send(call)
-        return parse_model(model, json_body(response, call.what), call.what, response.headers.get(REQUEST_ID_HEADER))
+    def rows(
+        self, operation: str, params: Sequence[str] = (), query: Sequence[tuple[str, str]] = ()
+    ) -> AsyncIterator[list[object]]:
+        """The pages of a list ``operation`` (its ``data`` rows), cursor by cursor."""
+        return iterate_pages(self.session, BY_ID[operation].render(params), list(query))
 
 
 def data_items(model: type[ModelT], data: object, what: str, request_id: str | None) -> list[ModelT]:
@@ -102,17 +82,11 @@ def data_items(model: type[ModelT], data: object, what: str, request_id: str | N
     return [parse_model(model, row, what, request_id) for row in rows]
 
 
-def _json(body: Mapping[str, object], method: str, path: str) -> Json | Encoded:
-    """The body of ``method path`` as its published closed shape lets it go on the wire (UnpublishedBody if not).
+def _wire(operation: Operation, body: Mapping[str, object]) -> Json | Encoded:
+    """The body of ``operation`` as its published closed shape lets it go on the wire (UnpublishedBody if not).
 
     What is sent is the checked model's fields as set, which for a body that fits is the body unchanged (so a
     journalled body, its hash and its Idempotency-Key stay what they were)."""
-    return _wire(operation_of(method, path), body)
-
-
-def _wire(operation: Operation, body: Mapping[str, object]) -> Json | Encoded:
-    """``_json`` for a request whose operation is already known (matching a path against every published
-    template is a cost per request)."""
     model = checked(operation, body)
     if model is None:
         return {}

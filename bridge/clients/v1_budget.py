@@ -1,17 +1,17 @@
-"""v1 budget calls: phases, lines (single, bulk, list), phase data, and the budget and totals reads with ETags."""
+"""v1 budget reads: phases, lines, one line, and the budget and totals documents with ETags."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel
 
 from bridge.clients.http import REQUEST_ID_HEADER, Call, json_body, parse_model
-from bridge.clients.models import BudgetDocument, BudgetLine, BudgetTotals, Cached, LinePhaseData, Phase, Written
+from bridge.clients.models import BudgetDocument, BudgetLine, BudgetTotals, Cached, Phase
 from bridge.clients.pages import iterate_items
-from bridge.clients.v1_base import V1Calls, _json, data_items
-from bridge.errors import PayloadTooLarge, ServiceUnavailable
+from bridge.clients.v1_base import V1Calls, data_items
+from bridge.errors import ServiceUnavailable
 
 MAX_BULK_LINES = 100
 MAX_BULK_PHASE_DATA = 500
@@ -61,52 +61,9 @@ class BudgetCalls(V1Calls):
             raise ServiceUnavailable(f"v1 {call.what} answered more phases than one answer", request_id=request_id)
         return data_items(Phase, page, call.what, request_id)
 
-    async def create_phase(self, project_id: str, body: Mapping[str, object], key: str) -> Written[Phase]:
-        return await self._create(f"/projects/{project_id}/budget/phases", body, key, Phase)
-
-    async def patch_phase(self, project_id: str, phase_id: str, body: Mapping[str, object]) -> Phase:
-        return await self._patch(f"/projects/{project_id}/budget/phases/{phase_id}", body, Phase)
-
-    async def create_line(self, project_id: str, body: Mapping[str, object], key: str) -> Written[BudgetLine]:
-        return await self._create(f"/projects/{project_id}/budget/lines", body, key, BudgetLine)
-
-    async def create_lines(
-        self, project_id: str, lines: Sequence[Mapping[str, object]], key: str
-    ) -> Written[list[BudgetLine]]:
-        """Bulk create (all-or-nothing, answer in request order); more than 100 lines is refused before sending."""
-        if not 1 <= len(lines) <= MAX_BULK_LINES:
-            raise PayloadTooLarge(f"a bulk create of {len(lines)} lines; v1 takes 1 to {MAX_BULK_LINES}")
-        body = {"lines": [dict(line) for line in lines]}
-        return await self._create_many(f"/projects/{project_id}/budget/lines/bulk", body, key, BudgetLine)
-
-    async def write_phase_data(
-        self, project_id: str, items: Sequence[Mapping[str, object]], key: str
-    ) -> Written[list[LinePhaseData]]:
-        """Phase-data bulk: items ``{lineId, phaseId, phaseData}``, at most 500, all-or-nothing (A19)."""
-        if not 1 <= len(items) <= MAX_BULK_PHASE_DATA:
-            raise PayloadTooLarge(f"a phase-data bulk of {len(items)} entries; v1 takes 1 to {MAX_BULK_PHASE_DATA}")
-        body = {"items": [dict(item) for item in items]}
-        return await self._create_many(f"/projects/{project_id}/budget/lines/phase-data/bulk", body, key, LinePhaseData)
-
-    async def put_phase_data(
-        self, project_id: str, line_id: str, phase_id: str, phase_data: Mapping[str, object]
-    ) -> LinePhaseData:
-        path = f"/projects/{project_id}/budget/lines/{line_id}/phase-data/{phase_id}"
-        call = Call("PUT", path, body=_json(phase_data, "PUT", path))
-        response = await self.session.send(call)
-        return parse_model(
-            LinePhaseData, json_body(response, call.what), call.what, response.headers.get(REQUEST_ID_HEADER)
-        )
-
     async def get_line(self, project_id: str, line_id: str, expand: Sequence[str] = ()) -> BudgetLine:
         params = [("expand", ",".join(expand))] if expand else []
         return await self._get(f"/projects/{project_id}/budget/lines/{line_id}", BudgetLine, params)
-
-    async def patch_line(self, project_id: str, line_id: str, body: Mapping[str, object]) -> BudgetLine:
-        return await self._patch(f"/projects/{project_id}/budget/lines/{line_id}", body, BudgetLine)
-
-    async def delete_line(self, project_id: str, line_id: str) -> None:
-        await self.session.send(Call("DELETE", f"/projects/{project_id}/budget/lines/{line_id}"))
 
     def lines(self, project_id: str, where: LineFilter | None = None) -> AsyncIterator[BudgetLine]:
         """Every budget line matching ``where``, page by page.

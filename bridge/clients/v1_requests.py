@@ -6,9 +6,9 @@ enums, lengths and bounds), so a field the description has no place for (a budge
 excludeFringes) or a null where it publishes a plain string cannot be built. A model may declare fewer fields
 than the description (only what the bridge writes); it never declares one more.
 
-``OPERATIONS`` names each write by its published operationId, with its method, path template and, for a bulk,
-the body's list of entries. ``operation_of`` finds the operation of a concrete request by matching the whole
-path against the templates (segment by segment, literal segments before parameters), never by a suffix.
+``OPERATIONS`` names each operation the bridge uses by its published operationId, with its method, path
+template, body shape and, for a bulk, the body's list of entries (its bulk limit is the shape's published
+maxItems). The layers above name an operation and its path parameters; only ``Operation.render`` makes a path.
 """
 
 from __future__ import annotations
@@ -27,6 +27,10 @@ from bridge.errors import ValidationFailed
 
 class UnpublishedBody(ValidationFailed):
     """A request body the published v1 description does not allow: never sent, its records quarantined."""
+
+    def __init__(self, message: str) -> None:
+        # Refused here, before any service saw it: the code is ours (the service's codes name its refusals).
+        super().__init__(message, code="unpublished_body")
 
 
 class Closed(BaseModel):
@@ -239,16 +243,6 @@ class LineBulkCreate(Closed):
     lines: Annotated[list[LineCreate], Field(min_length=1, max_length=100)]
 
 
-class PhaseDataItem(Closed):
-    line_id: Id
-    phase_id: Id
-    phase_data: PhaseDataWrite
-
-
-class PhaseDataBulk(Closed):
-    items: Annotated[list[PhaseDataItem], Field(min_length=1, max_length=500)]
-
-
 class TransactionCreate(Closed):
     """TransactionManualCreate."""
 
@@ -309,14 +303,36 @@ class TransactionItemPatch(Closed):
 
 
 @dataclass(frozen=True, slots=True)
+class FanOut:
+    """A write the engine journals as one intent of many single-record requests (split items have no bulk).
+
+    The intent's body is ``{list_field: [{param: <path value>, body: <request body>}, ...]}``: each entry is one
+    request, its path parameter ``param`` taken from the entry. Journalled, the intent's path holds
+    ``FANOUT_MARK`` in place of that parameter (no one request is the intent)."""
+
+    list_field: str
+    param: str
+    body: str
+    limit: int
+
+
+# A journalled fan-out's path holds this in place of its entries' own path parameter.
+FANOUT_MARK = "-"
+
+
+@dataclass(frozen=True, slots=True)
 class Operation:
-    """One published v1 write: its operationId, method, path template, body shape and (bulk) list field."""
+    """One published v1 operation: its operationId, method, path template, body shape and (bulk) list field.
+
+    The client alone turns an operation and its path parameters into a path (``render``) and back
+    (``params_of``); everything above it names operations, never routes."""
 
     id: str
     method: str
     template: str
     body: type[Closed] | None
     list_field: str | None = None
+    fan_out: FanOut | None = None
     # The template's segments, None for a parameter: split once, since every request is matched against them.
     segments: tuple[str | None, ...] = field(init=False, repr=False, compare=False)
     # Whether pydantic writes every body of this shape as json.dumps writes it (see ``encoded``).
@@ -327,15 +343,46 @@ class Operation:
         object.__setattr__(self, "segments", tuple(None if part.startswith("{") else part for part in parts))
         object.__setattr__(self, "exact_json", self.body is not None and _written_as_json_dumps(self.body))
 
-    def matches(self, segments: Sequence[str]) -> bool:
-        """Whether a path's segments fit the template: a literal matches itself, a parameter any non-empty one."""
-        return len(self.segments) == len(segments) and all(
-            theirs if ours is None else ours == theirs for ours, theirs in zip(self.segments, segments, strict=True)
-        )
+    @property
+    def parameters(self) -> int:
+        return sum(part is None for part in self.segments)
 
     @property
-    def literal_segments(self) -> int:
-        return sum(part is not None for part in self.segments)
+    def bulk_limit(self) -> int:
+        """How many records one request carries at most: the published maxItems of a bulk's list (a fan-out's
+        own limit for a fan-out, one otherwise)."""
+        if self.fan_out is not None:
+            return self.fan_out.limit
+        if self.list_field is None or self.body is None:
+            return 1
+        info = self.body.model_fields[_snake(self.list_field)]
+        return next(int(m.max_length) for m in info.metadata if getattr(m, "max_length", None) is not None)
+
+    def render(self, params: Sequence[str]) -> str:
+        """The path of this operation with ``params`` in template order (a fan-out intent's: ``FANOUT_MARK``
+        for its entries' own parameter, which it is not given)."""
+        values = list(params)
+        if self.fan_out is not None and len(values) == self.parameters - 1:
+            values.append(FANOUT_MARK)
+        if len(values) != self.parameters:
+            raise ValueError(f"{self.id} takes {self.parameters} path parameters, not {len(values)}")
+        filled = iter(values)
+        return "/" + "/".join(part if part is not None else next(filled) for part in self.segments)
+
+    def params_of(self, path: str) -> tuple[str, ...]:
+        """The path parameters of a path this operation rendered (a journalled intent read back)."""
+        theirs = path.strip("/").split("/")
+        fits = len(theirs) == len(self.segments) and all(
+            ours is None or ours == part for ours, part in zip(self.segments, theirs, strict=True)
+        )
+        if not fits:
+            raise ValueError(f"{path} is not a path of {self.id}")
+        found = tuple(part for ours, part in zip(self.segments, theirs, strict=True) if ours is None)
+        return found[:-1] if self.fan_out is not None and found[-1:] == (FANOUT_MARK,) else found
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
 # Schema nodes pydantic writes as JSON byte for byte as ``json.dumps`` (compact, not ASCII-only) writes them:
@@ -361,70 +408,72 @@ def _written_as_json_dumps(model: type[Closed]) -> bool:
     return True
 
 
-def _op(op_id: str, method: str, template: str, body: type[Closed] | None, list_field: str | None = None) -> Operation:
-    return Operation(op_id, method, template, body, list_field)
+def _op(
+    op_id: str,
+    method: str,
+    template: str,
+    body: type[Closed] | None = None,
+    *,
+    bulk: str | None = None,
+    fan_out: FanOut | None = None,
+) -> Operation:
+    return Operation(op_id, method, template, body, bulk, fan_out)
 
 
 _PROJECT = "/projects/{projectId}"
 _LINES = f"{_PROJECT}/budget/lines"
+# Split items have no bulk endpoint: one POST /transactions/{id}/items each. A fan-out journals up to 200 of
+# them as ONE intent (one journal record and one completion instead of one per item); each entry is
+# {"transactionId", "item"} and goes with its own key derived from the intent's.
+_ITEMS = FanOut(list_field="items", param="transactionId", body="item", limit=200)
+# The operations the bridge uses: the writes it sends and the lists it reads records back from.
 OPERATIONS: tuple[Operation, ...] = (
+    _op("spaces_list", "GET", "/spaces"),
     _op("spaces_create", "POST", "/spaces", SpaceCreate),
     _op("spaces_update", "PATCH", "/spaces/{spaceId}", SpaceUpdate),
+    _op("projects_list", "GET", "/projects"),
     _op("projects_create", "POST", "/projects", ProjectCreate),
     _op("projects_update", "PATCH", _PROJECT, ProjectUpdate),
+    _op("contacts_list", "GET", "/contacts"),
     _op("contacts_create", "POST", "/contacts", ContactCreate),
     _op("contacts_update", "PATCH", "/contacts/{contactId}", ContactUpdate),
+    _op("library_listTags", "GET", "/library/tags"),
     _op("library_createTag", "POST", "/library/tags", TagCreate),
     _op("library_updateTag", "PATCH", "/library/tags/{tagId}", TagUpdate),
+    _op("library_listCurrencies", "GET", "/library/currencies"),
     _op("library_createCurrency", "POST", "/library/currencies", CurrencyWrite),
     _op("library_updateCurrency", "PATCH", "/library/currencies/{currencyId}", CurrencyWrite),
+    _op("library_listFringes", "GET", "/library/fringes"),
     _op("library_createFringe", "POST", "/library/fringes", FringeWrite),
     _op("library_updateFringe", "PATCH", "/library/fringes/{fringeId}", FringeWrite),
+    _op("library_listGlobals", "GET", "/library/globals"),
     _op("library_createGlobal", "POST", "/library/globals", GlobalWrite),
     _op("library_updateGlobal", "PATCH", "/library/globals/{globalId}", GlobalWrite),
+    _op("library_listProjectCurrencies", "GET", f"{_PROJECT}/library/currencies"),
     _op("library_addProjectCurrency", "POST", f"{_PROJECT}/library/currencies", ProjectCopyAdd),
     _op("library_updateProjectCurrency", "PATCH", f"{_PROJECT}/library/currencies/{{currencyId}}", CurrencyWrite),
+    _op("library_listProjectFringes", "GET", f"{_PROJECT}/library/fringes"),
     _op("library_addProjectFringe", "POST", f"{_PROJECT}/library/fringes", ProjectCopyAdd),
     _op("library_updateProjectFringe", "PATCH", f"{_PROJECT}/library/fringes/{{fringeId}}", FringeWrite),
+    _op("library_listProjectGlobals", "GET", f"{_PROJECT}/library/globals"),
     _op("library_addProjectGlobal", "POST", f"{_PROJECT}/library/globals", ProjectCopyAdd),
     _op("library_updateProjectGlobal", "PATCH", f"{_PROJECT}/library/globals/{{globalId}}", GlobalWrite),
+    _op("budget_listPhases", "GET", f"{_PROJECT}/budget/phases"),
     _op("budget_createPhase", "POST", f"{_PROJECT}/budget/phases", PhaseCreate),
     _op("budget_updatePhase", "PATCH", f"{_PROJECT}/budget/phases/{{phaseId}}", PhaseUpdate),
-    _op("budget_createLine", "POST", _LINES, LineCreate),
-    _op("budget_createLinesBulk", "POST", f"{_LINES}/bulk", LineBulkCreate, "lines"),
+    _op("budget_listLines", "GET", _LINES),
+    _op("budget_createLinesBulk", "POST", f"{_LINES}/bulk", LineBulkCreate, bulk="lines"),
     _op("budget_updateLine", "PATCH", f"{_LINES}/{{lineId}}", LineUpdate),
-    _op("budget_deleteLine", "DELETE", f"{_LINES}/{{lineId}}", None),
-    _op("budget_updateLinePhaseDataBulk", "POST", f"{_LINES}/phase-data/bulk", PhaseDataBulk, "items"),
-    _op("budget_updateLinePhaseData", "PUT", f"{_LINES}/{{lineId}}/phase-data/{{phaseId}}", PhaseDataWrite),
-    _op("transactions_create", "POST", "/transactions", TransactionCreate),
+    _op("transactions_list", "GET", "/transactions"),
+    _op("transactions_get", "GET", "/transactions/{transactionId}"),
     _op("transactions_update", "PATCH", "/transactions/{transactionId}", TransactionPatch),
-    _op("transactions_createBulk", "POST", "/transactions/bulk", TransactionBulkCreate, "transactions"),
-    _op("transactions_createItem", "POST", "/transactions/{transactionId}/items", TransactionItemCreate),
+    _op("transactions_createBulk", "POST", "/transactions/bulk", TransactionBulkCreate, bulk="transactions"),
+    _op(
+        "transactions_createItem", "POST", "/transactions/{transactionId}/items", TransactionItemCreate, fan_out=_ITEMS
+    ),
     _op("transactions_updateItem", "PATCH", "/transactions/{transactionId}/items/{itemId}", TransactionItemPatch),
 )
 BY_ID: dict[str, Operation] = {op.id: op for op in OPERATIONS}
-
-
-def _candidates() -> dict[tuple[str, int], tuple[Operation, ...]]:
-    """The writes per (method, segment count), most literal segments first (a stable sort keeps the table's
-    order among equals): the first that matches is the most specific, without trying every write each time."""
-    table: dict[tuple[str, int], tuple[Operation, ...]] = {}
-    for operation in sorted(OPERATIONS, key=lambda op: -op.literal_segments):
-        shape = (operation.method, len(operation.segments))
-        table[shape] = (*table.get(shape, ()), operation)
-    return table
-
-
-_CANDIDATES = _candidates()
-
-
-def operation_of(method: str, path: str) -> Operation:
-    """The published write ``method path`` is (literal segments win over parameters: lines/bulk is not a line)."""
-    theirs = path.strip("/").split("/")
-    for operation in _CANDIDATES.get((method, len(theirs)), ()):
-        if operation.matches(theirs):
-            return operation
-    raise UnpublishedBody(f"{method} {path} is no v1 write this bridge makes")
 
 
 def checked(operation: Operation, body: Mapping[str, object] | None) -> Closed | None:
@@ -445,14 +494,15 @@ def checked(operation: Operation, body: Mapping[str, object] | None) -> Closed |
     return model
 
 
-def checked_write(operation: Operation, body: Mapping[str, object], fanout_list: str | None = None) -> None:
-    """Check a journalled write's body; a fan-out (``fanout_list``) is checked entry by entry (each ``item``)."""
-    if fanout_list is None:
+def checked_write(operation: Operation, body: Mapping[str, object]) -> None:
+    """Check a journalled write's body; a fan-out's is checked entry by entry (each entry's request body)."""
+    fan_out = operation.fan_out
+    if fan_out is None:
         checked(operation, body)
         return
-    entries = body.get(fanout_list)
+    entries = body.get(fan_out.list_field)
     for entry in entries if isinstance(entries, list) else []:
-        item = entry.get("item") if isinstance(entry, Mapping) else None
+        item = entry.get(fan_out.body) if isinstance(entry, Mapping) else None
         checked(operation, item if isinstance(item, Mapping) else {})
 
 

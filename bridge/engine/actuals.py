@@ -16,14 +16,14 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 from datetime import date
 
-from bridge.engine.apply import Desired
+from bridge.clients.v1_requests import BY_ID
+from bridge.engine.apply import Target, refused, removed
+from bridge.engine.kinds import spec
 from bridge.engine.plan import Fate, Tally, total
 from bridge.engine.project_step import ProjectStep
-from bridge.engine.steps import TRANSACTION_BULK_LIMIT
 from bridge.engine.tasks import run_all, task_group
-from bridge.engine.workspace import as_json, refused, removed
-from bridge.engine.writes import FANOUT_LIMIT, FANOUT_PATH, JsonObject, Write
-from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
+from bridge.engine.wanted import Desired, JsonObject
+from bridge.engine.writes import Write
 from mappings.actuals import MappedActual, TransactionItem, map_actual, part_ids
 from mappings.errors import MappingError
 from mappings.kinds import Kind
@@ -43,7 +43,8 @@ BULKS_IN_FLIGHT = 4
 # Mapping is CPU work between awaits: without a pause the loop mapped a whole bulk (500 actuals, 20-70 ms) while
 # the answers of the split items in flight waited, and each of them was held that long.
 YIELD_EVERY = 50
-SPLIT_FANOUT_KIND = "split.fanout"
+TRANSACTIONS = spec(Kind.ACTUAL)
+ITEMS = spec(Kind.SPLIT)
 SplitParts = tuple[str, tuple[Mapped[TransactionItem], ...]]
 
 
@@ -98,13 +99,13 @@ class ActualsStep(ProjectStep):
         _reader, rows = self.legacy.actuals(project_id, start, end, max_rows=ACTUALS_WINDOW_ROWS)
         return rows
 
-    async def count(self, project_id: str) -> tuple[int, int]:
+    async def count(self, project_id: str) -> dict[Kind, int]:
         """How many actuals and split parts the project holds (read, not mapped: for a held-back project)."""
         actuals = splits = 0
         async for actual in self._rows(project_id):
             actuals += 1
             splits += len(actual.subactuals)
-        return actuals, splits
+        return {Kind.ACTUAL: actuals, Kind.SPLIT: splits}
 
     async def run(self, project_id: str, v1_project: str, currency: str, read: ReadAhead) -> Tally:
         fresh: list[MappedActual] = []
@@ -143,7 +144,7 @@ class ActualsStep(ProjectStep):
                         known_splits.append((mapped.transaction.ref.legacy_id, mapped.items))
                     continue
                 fresh.append(mapped)
-                if len(fresh) == TRANSACTION_BULK_LIMIT:
+                if len(fresh) == BY_ID[TRANSACTIONS.create].bulk_limit:
                     await room.acquire()
                     sends.append(group.create_task(send(fresh)))
                     fresh = []
@@ -156,24 +157,24 @@ class ActualsStep(ProjectStep):
         return done + removed(self.books, Kind.SPLIT, project_id, seen_splits)
 
     async def _existing_actual(self, project_id: str, mapped: MappedActual) -> Tally:
-        # A40: a manual transaction's fields are patched in place (PATCH /transactions/{id}).
-        body = as_json(mapped.transaction.body)
-        legacy_id = mapped.transaction.ref.legacy_id
-        desired = Desired(Kind.ACTUAL, project_id, legacy_id, "", body, "/transactions/{id}")
-        return (await self.applier.apply(desired)).tally
+        # A40: a manual transaction's fields are patched in place (transactions_update).
+        desired = Desired(mapped.transaction.ref.legacy_id, dict(mapped.transaction.body))
+        return await self.applier.update(Target(TRANSACTIONS, project_id), desired)
 
     async def _transactions(self, project_id: str, part: Sequence[MappedActual]) -> Tally:
         members = tuple(m.transaction.ref.legacy_id for m in part)
-        body: JsonObject = {"transactions": [as_json(m.transaction.body) for m in part]}
-        write = Write(Kind.ACTUAL, project_id, "POST", "/transactions/bulk", body, members)
-        write = write.keyed(self.namespace, TRANSACTION_BULK_KIND)
+        body: JsonObject = {"transactions": [dict(m.transaction.body) for m in part]}
+        write = Write(Kind.ACTUAL, project_id, TRANSACTIONS.create, (), body, members)
+        write = write.keyed(self.namespace, TRANSACTIONS.keyed_as)
         return (await self.executor.write(write)).tally
 
     async def _split_items(self, project_id: str, splits: Sequence[SplitParts]) -> Tally:
         """Split parts as fan-outs of whole actuals (a transaction's items stay in one fan-out, in order)."""
+        fan_out = BY_ID[ITEMS.create].fan_out
+        assert fan_out is not None  # split items have no bulk: they go out as one intent of many requests
         groups: list[list[tuple[str, JsonObject]]] = [[]]
         standing = Tally()
-        known: list[Desired] = []
+        known: list[tuple[str, Desired]] = []
         for actual_id, items in splits:
             transaction = self.books.lookup(Kind.ACTUAL, project_id, actual_id)
             if transaction is None:
@@ -183,21 +184,23 @@ class ActualsStep(ProjectStep):
             missing: list[tuple[str, JsonObject]] = []
             for item in items:
                 if self.books.lookup(Kind.SPLIT, project_id, item.ref.legacy_id) is None:
-                    entry: JsonObject = {"transactionId": transaction, "item": as_json(item.body)}
+                    entry: JsonObject = {fan_out.param: transaction, fan_out.body: dict(item.body)}
                     missing.append((item.ref.legacy_id, entry))
                 else:
                     # A part already on v1 is patched in place when its source changed (transactions_updateItem).
-                    path = f"/transactions/{transaction}/items/{{id}}"
-                    known.append(Desired(Kind.SPLIT, project_id, item.ref.legacy_id, "", as_json(item.body), path))
-            if missing and len(groups[-1]) + len(missing) > FANOUT_LIMIT:
+                    known.append((transaction, Desired(item.ref.legacy_id, dict(item.body))))
+            if missing and len(groups[-1]) + len(missing) > fan_out.limit:
                 groups.append([])
             groups[-1].extend(missing)
-        standing += total([applied.tally for applied in await run_all(self.applier.apply(d) for d in known)])
+        updates = (self.applier.update(Target(ITEMS, project_id, (t,)), desired) for t, desired in known)
+        standing += total(await run_all(updates))
         return standing + total(await run_all(self._fan_out(project_id, group) for group in groups if group))
 
     async def _fan_out(self, project_id: str, group: Sequence[tuple[str, JsonObject]]) -> Tally:
         members = tuple(legacy_id for legacy_id, _ in group)
-        body: JsonObject = {"items": [entry for _, entry in group]}
-        write = Write(Kind.SPLIT, project_id, "POST", FANOUT_PATH, body, members)
-        write = write.keyed(self.namespace, SPLIT_FANOUT_KIND)
+        fan_out = BY_ID[ITEMS.create].fan_out
+        assert fan_out is not None
+        body: JsonObject = {fan_out.list_field: [entry for _, entry in group]}
+        write = Write(Kind.SPLIT, project_id, ITEMS.create, (), body, members)
+        write = write.keyed(self.namespace, ITEMS.keyed_as)
         return (await self.executor.write(write)).tally

@@ -1,64 +1,98 @@
-"""Create, patch or leave alone: how one mapped record becomes at most two writes.
+"""The one record step: a kind's wanted records become creates, patches, or nothing, and a tally of each.
 
-A ``Desired`` record says what the target should hold: the create request, the full state (which a PATCH
-sends when it differs from the create body, e.g. an archived space or a project's copy of a fringe patched to
-the project's own values), and where to PATCH. The stored source hash is the hash of that full state, so:
+Every kind declared with ``records`` goes through ``Applier.write``, group after group (``engine.wanted``):
 
-- no v1 id in the crosswalk: create (Idempotency-Key from the namespace, kind, scope, legacy id and body),
-  then PATCH the state if the create body does not already carry it;
-- a v1 id whose stored hash equals the state's hash: unchanged, nothing is sent;
-- a v1 id with another hash (the source changed, or a crash fell between create and PATCH): PATCH.
+1. map each record of the group (a refusal is quarantined with the mappings' code and field);
+2. known to the crosswalk: unchanged when the stored source hash is the full state's (nothing sent; a record
+   the journal replay has just finished counts as replayed), else PATCHed through the kind's update;
+3. new: cut into chunks of the create operation's bulk limit, at most ``RECORDS_BUILT`` records' bodies built
+   at once; a chunk is one request (a bulk, or one record's create, Idempotency-Key from the namespace, key
+   kind, scope, legacy ids and body), and a record whose full state differs from its create body is PATCHed
+   to it right after (an archived space, a copy with the project's own values);
+4. records the crosswalk knows that the source no longer holds are counted as removed at source and left on
+   the target (deleting target data is for a person to decide).
 
-A record the run's replay of the journal has just finished is counted as replayed, not unchanged: every source
-record gets one fate, so a resumed run's counts add up to the source.
+A record created by patching an object the service made (a new project's default phase) is adopted: the
+PATCH counts as its create. Nothing here keeps a count: each call returns its ``Tally``.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from bridge.clients.v1_requests import BY_ID
 from bridge.engine.books import Books
-from bridge.engine.executor import Executor, Sent
-from bridge.engine.plan import Fate, Tally
-from bridge.engine.steps import crosswalk_kind
-from bridge.engine.writes import JsonObject, Write
+from bridge.engine.executor import Executor
+from bridge.engine.kinds import KindSpec, crosswalk_kind
+from bridge.engine.plan import Fate, QuarantinedRecord, Refusal, Tally, not_carried, total
+from bridge.engine.tasks import run_all
+from bridge.engine.wanted import Desired, JsonObject, Want, Wanted
+from bridge.engine.writes import Write
+from mappings.budget import chunks
+from mappings.errors import MappingError
 from mappings.keys import source_hash
 from mappings.kinds import Kind
+from mappings.notes import Note
+from mappings.refs import Lookup
 
-
-@dataclass(frozen=True, slots=True)
-class Desired:
-    """One record as the target should hold it."""
-
-    kind: Kind
-    scope: str
-    legacy_id: str
-    create_path: str
-    create_body: JsonObject
-    patch_path: str | None = None
-    state: JsonObject | None = None
-    # The record is created by patching an object the service made for us (a project's default phase).
-    adopt_id: str | None = None
-
-    @property
-    def full_state(self) -> JsonObject:
-        return self.state if self.state is not None else self.create_body
-
+# Records whose bodies exist at once while one kind is written (a budget level of a large tree is thousands
+# of lines; memory holds a few bulks' bodies, not the level as JSON): 8 line bulks, or 800 single records.
+RECORDS_BUILT = 800
 
 Replayed = frozenset[tuple[str, str, str]]
 """(crosswalk kind, scope, legacy id) of the records the replay of a stopped run's journal finished."""
 
 
-@dataclass(frozen=True, slots=True)
-class Applied:
-    """One record brought to its desired state: its v1 id (None if quarantined) and what that took."""
+def refused(kind: Kind, errors: Iterable[MappingError]) -> Tally:
+    """The mappings' refusals of ``kind`` (never journalled: no request was built for them)."""
+    records = [
+        QuarantinedRecord(e.ref.kind, e.ref.scope, e.ref.legacy_id, e.code.value, e.field, e.message) for e in errors
+    ]
+    return Tally(quarantine=tuple(Refusal(kind, record) for record in records))
 
-    v1_id: str | None
-    tally: Tally
+
+def carried(notes: Iterable[Note]) -> Tally:
+    """The values a mapping could not carry, as a tally's listing."""
+    return Tally(not_carried=tuple(not_carried(notes)))
+
+
+def removed(books: Books, kind: Kind, scope: str, seen: Iterable[str]) -> Tally:
+    """Records of ``kind`` in ``scope`` an earlier run wrote that the source no longer holds: reported and left
+    on the target (deleting target data is for a person to decide)."""
+    gone = books.legacy_ids(crosswalk_kind(kind), scope) - set(seen)
+    return Tally.of(kind, Fate.REMOVED, len(gone)) if gone else Tally()
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where one kind's records go: the kind, its scope (the workspace or a legacy project) and the path
+    parameters its operations take before the record's own id (a project kind's v1 project)."""
+
+    spec: KindSpec
+    scope: str
+    params: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> Kind:
+        return self.spec.kind
+
+
+def _mapped(kind: Kind, wants: Sequence[Want], lookup: Lookup) -> tuple[list[Desired], Tally]:
+    """Map each record; the refusals and the values not carried as a tally."""
+    found: list[Desired] = []
+    errors: list[MappingError] = []
+    for want in wants:
+        try:
+            found.append(want.mapped(lookup))
+        except MappingError as error:
+            errors.append(error)
+    return found, refused(kind, errors) + carried(note for desired in found for note in desired.notes)
 
 
 class Applier:
-    """Turns ``Desired`` records into writes through the executor; says what became of each."""
+    """Turns wanted records into writes through the executor; says what became of each."""
 
     def __init__(self, executor: Executor, books: Books, namespace: str, salt: str, replayed: Replayed) -> None:
         self.executor = executor
@@ -67,49 +101,89 @@ class Applier:
         self.salt = salt
         self.replayed = replayed
 
+    async def write(self, target: Target, wanted: Wanted, *, whole: bool = True) -> Tally:
+        """Write one kind's records in one scope (see the module docstring); ``whole`` when the source read
+        holds every record of the kind (removals are only counted then)."""
+        done = refused(target.kind, wanted.refused)
+        if wanted.held:
+            done += Tally.of(target.kind, Fate.HELD_BACK, wanted.held)
+        for group in wanted.groups:
+            done += await self._group(target, group)
+        if whole or not target.spec.from_projects:
+            done += removed(self.books, target.kind, target.scope, wanted.seen)
+        return done
+
+    async def _group(self, target: Target, group: Sequence[Want]) -> Tally:
+        stored = target.spec.stored
+        lookup = self.books.lookup
+        known = [want for want in group if lookup(stored, target.scope, want.legacy_id) is not None]
+        fresh = [want for want in group if lookup(stored, target.scope, want.legacy_id) is None]
+        done = Tally()
+        for part in chunks(known, RECORDS_BUILT):
+            mapped, tally = _mapped(target.kind, part, lookup)
+            done += tally + total(await run_all(self.update(target, desired) for desired in mapped))
+        limit = BY_ID[target.spec.create].bulk_limit
+        room = asyncio.Semaphore(max(1, RECORDS_BUILT // limit))
+
+        async def create(part: Sequence[Want]) -> Tally:
+            async with room:
+                mapped, tally = _mapped(target.kind, part, lookup)
+                return tally + await self._create(target, mapped) if mapped else tally
+
+        return done + total(await run_all(create(part) for part in chunks(fresh, limit)))
+
     def standing(self, kind: Kind, scope: str, legacy_id: str) -> Fate:
         """The fate of a record already on the target that this run leaves as it is."""
         replayed = (crosswalk_kind(kind), scope, legacy_id) in self.replayed
         return Fate.REPLAYED if replayed else Fate.UNCHANGED
 
-    def _patch(self, desired: Desired, v1_id: str, counts_as: str) -> Write:
-        if desired.patch_path is None:
-            raise ValueError(f"{desired.kind} has no PATCH route; it cannot be updated in place")
+    async def update(self, target: Target, desired: Desired) -> Tally:
+        """A record the crosswalk knows: left as it is when its source is unchanged (or the kind has no update
+        to send it with), else PATCHed to its full state."""
+        kind = target.spec.stored
+        v1_id = self.books.lookup(kind, target.scope, desired.legacy_id)
+        if v1_id is None:
+            raise ValueError(f"{target.kind} {desired.legacy_id} is not in the crosswalk; it cannot be updated")
+        wanted = source_hash(desired.full_state)
+        if target.spec.update is None or self.books.unchanged(kind, target.scope, desired.legacy_id, wanted):
+            return Tally.of(target.kind, self.standing(target.kind, target.scope, desired.legacy_id))
+        return (await self.executor.write(self._patch(target, desired, v1_id, "update"))).tally
+
+    def _patch(self, target: Target, desired: Desired, v1_id: str, counts_as: str) -> Write:
+        if target.spec.update is None:
+            raise ValueError(f"{target.kind} has no update operation; it cannot be patched")
         return Write(
-            desired.kind,
-            desired.scope,
-            "PATCH",
-            desired.patch_path.format(id=v1_id),
+            target.kind,
+            target.scope,
+            target.spec.update,
+            (*target.params, v1_id),
             desired.full_state,
             (desired.legacy_id,),
             counts_as=counts_as,
             salt=self.salt,
         )
 
-    async def apply(self, desired: Desired) -> Applied:
-        """Bring one record to its desired state."""
-        kind = crosswalk_kind(desired.kind)
-        v1_id = self.books.lookup(kind, desired.scope, desired.legacy_id)
-        if v1_id is not None:
-            # Nothing to patch with (e.g. a library copy with no own values): the record stands as is.
-            wanted = source_hash(desired.full_state)
-            if self.books.unchanged(kind, desired.scope, desired.legacy_id, wanted) or desired.patch_path is None:
-                return Applied(
-                    v1_id, Tally.of(desired.kind, self.standing(desired.kind, desired.scope, desired.legacy_id))
-                )
-            return _applied(desired, await self.executor.write(self._patch(desired, v1_id, "update")))
-        if desired.adopt_id is not None:
-            return _applied(desired, await self.executor.write(self._patch(desired, desired.adopt_id, "create")))
-        create = Write(
-            desired.kind, desired.scope, "POST", desired.create_path, desired.create_body, (desired.legacy_id,)
-        ).keyed(self.namespace, desired.kind.value)
-        created = _applied(desired, await self.executor.write(create))
-        # The create's own hash is the create body's (computed once, when it was journalled).
-        if created.v1_id is None or desired.state is None or create.hashes[0] == source_hash(desired.state):
-            return created
-        followup = await self.executor.write(self._patch(desired, created.v1_id, "followup"))
-        return Applied(created.v1_id, created.tally + followup.tally)
+    async def _create(self, target: Target, records: Sequence[Desired]) -> Tally:
+        """One create request for ``records`` (a bulk, or one record), then each one's follow-up PATCH."""
+        # Made by the service already (a new project's default phase): the PATCH that makes it ours is its create.
+        adopted = [self._patch(target, d, d.adopt_id, "create") for d in records if d.adopt_id is not None]
+        done = total(await run_all(self._sent(write) for write in adopted))
+        records = [d for d in records if d.adopt_id is None]
+        if not records:
+            return done
+        list_field = BY_ID[target.spec.create].list_field
+        body: JsonObject = records[0].body if list_field is None else {list_field: [d.body for d in records]}
+        members = tuple(d.legacy_id for d in records)
+        create = Write(target.kind, target.scope, target.spec.create, target.params, body, members)
+        create = create.keyed(self.namespace, target.spec.keyed_as)
+        sent = await self.executor.write(create)
+        # A create's own hash is its entry's (computed once, when it was journalled).
+        followups = [
+            self._patch(target, d, sent.ids[d.legacy_id], "followup")
+            for d, created in zip(records, create.hashes, strict=True)
+            if d.state is not None and d.legacy_id in sent.ids and created != source_hash(d.state)
+        ]
+        return done + sent.tally + total(await run_all(self._sent(w) for w in followups))
 
-
-def _applied(desired: Desired, sent: Sent) -> Applied:
-    return Applied(sent.ids.get(desired.legacy_id), sent.tally)
+    async def _sent(self, write: Write) -> Tally:
+        return (await self.executor.write(write)).tally

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from bridge.engine.groupcommit import GroupCommit
+from bridge.engine.kinds import crosswalk_kind
 from bridge.engine.plan import QuarantinedRecord
-from bridge.engine.steps import crosswalk_kind
 from bridge.engine.writes import Write
 from mappings.refs import WORKSPACE
 from state.crosswalk import Crosswalk, CrosswalkEntry

@@ -27,17 +27,17 @@ from dataclasses import dataclass
 import structlog
 
 from bridge.clients.v1 import V1Client
-from bridge.clients.v1_requests import BY_ID, UnpublishedBody, checked_write
+from bridge.clients.v1_requests import UnpublishedBody, checked_write
 from bridge.engine.books import Books
 from bridge.engine.killpoints import KillSwitch
+from bridge.engine.kinds import spec
 from bridge.engine.plan import Fate, QuarantinedRecord, Refusal, Tally
 from bridge.engine.tasks import run_all
+from bridge.engine.wanted import PLACEHOLDER
 from bridge.engine.writes import Write, id_of
 from bridge.errors import RecordError, UnexpectedResponse
 
 log = structlog.get_logger("bridge.engine")
-
-PLACEHOLDER = "planned:"
 
 
 def placeholder_id(write: Write, legacy_id: str) -> str:
@@ -53,9 +53,11 @@ def _as_sent(write: Write) -> dict[str, object]:
 
 
 def rejection_code(error: RecordError) -> str:
-    """A stable quarantine code for a record the target refused, from the error class (target_<class>)."""
-    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", type(error).__name__).lower()
-    return f"target_{snake}"
+    """The quarantine code of a record the target refused: the service's own ``code`` (target_<code>); an
+    answer without one is named by its status, and a body refused before sending by its error's code."""
+    if error.code:
+        return f"target_{error.code}"
+    return f"target_http_{error.status}" if error.status is not None else "target_refused"
 
 
 # What a booked write did to its records, by how it counts (a follow-up PATCH finishes a create: no record).
@@ -71,6 +73,18 @@ class Sent:
 
     def __add__(self, other: Sent) -> Sent:
         return Sent({**self.ids, **other.ids}, self.tally + other.tally)
+
+
+def derived_ids(write: Write, answer: object) -> list[tuple[str, str]]:
+    """(crosswalk kind, v1 id) of the second entries a create's single-object answer names (``Derived``)."""
+    found: list[tuple[str, str]] = []
+    for entry in spec(write.kind).derived if write.method == "POST" else ():
+        node: object = answer
+        for part in entry.pointer:
+            node = node.get(part) if isinstance(node, Mapping) else None
+        if isinstance(node, str):
+            found.append((entry.kind, node))
+    return found
 
 
 def _refused(write: Write, members: Sequence[str], code: str, message: str, *, filed: bool) -> Tally:
@@ -99,7 +113,7 @@ class Executor:
         if self.dry_run:
             try:
                 # What the typed client would refuse to send, the plan shows as quarantined.
-                checked_write(BY_ID[write.operation], _as_sent(write), write.list_field if write.fanout else None)
+                checked_write(write.op, _as_sent(write))
             except UnpublishedBody as error:
                 return self._refused_in_plan(write, error)
             return self._count(write, len(landed or {}))
@@ -126,25 +140,27 @@ class Executor:
         except ValueError as exc:
             raise UnexpectedResponse(f"{write.method} {write.path}: {exc}") from exc
         self.kill.reach(kind, "response")
-        await self.books.complete(write, ids, write.derived_ids(answer))
+        await self.books.complete(write, ids, derived_ids(write, answer))
         self.kill.reach(kind, "done")
         return Sent(dict(zip(write.members, ids, strict=True)), self._booked(write))
 
     async def _send(self, write: Write) -> object:
         assert self.v1 is not None
-        return await self.v1.send_write(write.operation, write.method, write.path, write.body, write.key)
+        return await self.v1.send_write(write.operation, write.params, write.body, write.key)
 
     async def _fan_out(self, write: Write, landed: Mapping[int, str]) -> Sent:
         """Send a fan-out's requests (a transaction's items in order, transactions side by side) but for the
         ``landed`` ones, then book the ids of those that went through (and of the landed ones) and quarantine
         those the target refused, in one transaction."""
         assert self.v1 is not None
+        assert write.fan_out is not None
+        param, field_name = write.fan_out.param, write.fan_out.body
         entries = write.entries()
         by_transaction: dict[str, list[int]] = {}
         for index, entry in enumerate(entries):
             assert isinstance(entry, dict)
             if index not in landed:
-                by_transaction.setdefault(str(entry["transactionId"]), []).append(index)
+                by_transaction.setdefault(str(entry[param]), []).append(index)
         ids: dict[int, str] = dict(landed)
         refused: dict[int, RecordError] = {}
 
@@ -152,11 +168,10 @@ class Executor:
             for index in indexes:
                 entry = entries[index]
                 assert isinstance(entry, dict)
-                path = f"/transactions/{transaction}/items"
                 try:
                     # A split item is a leaf: nothing is written from its id, so the bulks waiting go first.
                     answer = await self.v1.send_write(  # type: ignore[union-attr]
-                        write.operation, "POST", path, entry["item"], write.entry_key(index), leaf=True
+                        write.operation, (transaction,), entry[field_name], write.entry_key(index), leaf=True
                     )
                 except RecordError as error:
                     refused[index] = error

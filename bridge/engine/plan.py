@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bridge import assumptions
-from bridge.engine.steps import ORDER, stages
+from bridge.engine.kinds import order, stages
 from mappings.kinds import Kind
 from mappings.notes import Note, NoteKind
 
@@ -198,7 +198,7 @@ class Plan:
 
     def ordered(self) -> list[KindPlan]:
         """The per-kind counts in the order a run writes them."""
-        return [self.kinds[k] for k in ORDER if k in self.kinds]
+        return [self.kinds[k] for k in order() if k in self.kinds]
 
     @property
     def requests(self) -> int:

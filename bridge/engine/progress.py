@@ -31,8 +31,8 @@ from rich.spinner import Spinner
 from rich.text import Text
 from structlog.typing import EventDict, WrappedLogger
 
+from bridge.engine.kinds import spec
 from bridge.engine.plan import Plan
-from bridge.engine.steps import spec
 from bridge.terminal import shown
 from mappings.kinds import Kind
 

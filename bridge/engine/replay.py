@@ -24,12 +24,13 @@ from datetime import UTC, datetime, timedelta
 import structlog
 
 from bridge.clients.v1 import V1Client
+from bridge.clients.v1_requests import BY_ID
 from bridge.engine.apply import Replayed
 from bridge.engine.books import Books, engine_scope
 from bridge.engine.executor import Executor, Sent
+from bridge.engine.kinds import crosswalk_kind
 from bridge.engine.plan import Tally
 from bridge.engine.stale import find_fan_out_items, find_on_target
-from bridge.engine.steps import crosswalk_kind
 from bridge.engine.writes import Write
 from mappings.kinds import Kind
 from state.journal import members_of
@@ -47,13 +48,12 @@ def write_of(row: IntentRow) -> Write:
     return Write(
         Kind(row.kind),
         engine_scope(row.scope),
-        row.method,
-        row.path,
+        row.operation,
+        BY_ID[row.operation].params_of(row.path),
         json.loads(row.body),
         members_of(row),
         key=row.idempotency_key if keyed else None,
         step=row.step_key,
-        operation=row.operation,
     )
 
 

@@ -8,7 +8,7 @@ to v1, the executor counts the writes it would make) and `bridge run`. A live ru
 3. records the run, then replays every in-flight intent with its own key and body (``replay``; a dry run
    counts what the replay will send);
 4. writes the workspace-wide kinds, then every project's kinds, projects side by side, each wave by wave in
-   the order ``engine.steps`` declares (``steps.waves``): a kind's writer runs once the kinds it needs are
+   the order ``engine.kinds`` declares (``kinds.waves``): a kind's writer runs once the kinds it needs are
    written;
 5. finishes the run as completed, completed with quarantine, or stopped (the error propagates to the CLI,
    which prints the command to resume).
@@ -36,13 +36,13 @@ from bridge.engine.books import Books
 from bridge.engine.collector import run_pace
 from bridge.engine.executor import Executor
 from bridge.engine.killpoints import KillSwitch
+from bridge.engine.kinds import Scope, waves
 from bridge.engine.plan import Plan, Tally, total
 from bridge.engine.preflight import Preflight, preflight
 from bridge.engine.progress import Progress
 from bridge.engine.project import ProjectPipeline
 from bridge.engine.replay import replay_in_flight
 from bridge.engine.source import Listed, ProjectLibrary, read_workspace
-from bridge.engine.steps import Scope, waves
 from bridge.engine.tasks import run_all
 from bridge.engine.workspace import WorkspaceStage, Writer
 from bridge.errors import ResumableStop
@@ -216,7 +216,7 @@ async def _write_everything(
         applier=applier,
         executor=applier.executor,
         namespace=applier.namespace,
-        copies=stage.copies,
+        view=stage.view,
     )
     # Projects are independent of each other; the limiter bounds the requests in flight across all of them.
     # Budget trees (the big memory) are admitted by the lines they hold (TreeRoom), several at once.

@@ -15,33 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from bridge.clients.http import Call, json_body
-from bridge.clients.pages import iterate_pages
 from bridge.clients.v1 import V1Client
+from bridge.engine.kinds import created_by, spec
 from bridge.engine.writes import Write
 from bridge.errors import FatalError
-
-# Per create operation (published operationId): the fields that identify its records on the target, as the
-# create body names them.
-NATURAL_FIELDS: dict[str, tuple[str, ...]] = {
-    "spaces_create": ("name", "slug"),
-    "projects_create": ("name", "slug"),
-    "contacts_create": ("name", "email"),
-    "library_createTag": ("name",),
-    "library_createCurrency": ("code",),
-    "library_createFringe": ("name",),
-    "library_createGlobal": ("symbol",),
-    "budget_createPhase": ("name", "type"),
-    "budget_createLinesBulk": ("parentId", "description", "accountId", "type"),
-    "transactions_createBulk": ("timestamp", "amount", "description", "number", "ref", "projectId"),
-}
-# A split item's fields as a fan-out entry sends them and GET /transactions/{id} lists them under `items` (A16).
-ITEM_FIELDS = ("description", "budgetLineId", "amount", "tagIds")
-
-
-def _list_path(write: Write) -> str:
-    """Where a create's records are listed: its own path, or for a bulk the collection it adds to."""
-    return write.path.removesuffix("/bulk") if write.list_field is not None else write.path
 
 
 def _matches(entry: Mapping[str, object], row: Mapping[str, object], fields: Sequence[str]) -> bool:
@@ -50,19 +27,17 @@ def _matches(entry: Mapping[str, object], row: Mapping[str, object], fields: Seq
 
 async def find_on_target(v1: V1Client, write: Write) -> list[str] | None:
     """The v1 ids of ``write``'s records if all are on the target, None if none is; FatalError otherwise."""
-    fields = NATURAL_FIELDS.get(write.operation)
-    if fields is None:
+    declared = created_by(write.operation)
+    if declared is None:
         return None
-    list_path = _list_path(write)
-    params: list[tuple[str, str]] = []
-    if write.operation == "transactions_createBulk":
-        project = write.entries()[0]
-        if isinstance(project, Mapping) and isinstance(project.get("projectId"), str):
-            params.append(("projectId", str(project["projectId"])))
+    fields = declared.natural.fields
     entries = write.entries() if write.list_field else [write.body]
+    first = entries[0] if entries and isinstance(entries[0], Mapping) else {}
+    query = [(name, str(first[name])) for name in declared.natural.filters if isinstance(first.get(name), str)]
     found: list[str | None] = [None] * len(entries)
     claimed: set[str] = set()
-    async for rows in iterate_pages(v1.session, list_path, params):
+    # The kind's list takes the path parameters its create took (a project kind's v1 project).
+    async for rows in v1.rows(declared.natural.listed_by, write.params, query):
         for row in rows:
             if not isinstance(row, Mapping) or not isinstance(row.get("id"), str) or row["id"] in claimed:
                 continue
@@ -92,25 +67,28 @@ async def find_fan_out_items(v1: V1Client, write: Write) -> dict[int, str]:
     entry with no such item (never sent, or refused) claims nothing. Two equal entries (two equal parts of one
     actual) therefore need two items.
     """
+    fan_out = write.fan_out
+    if fan_out is None:
+        raise ValueError(f"{write.kind} intent {write.step_key} is no fan-out")
+    natural = spec(write.kind).natural
     entries = write.entries()
-    by_transaction: dict[str, list[int]] = {}
+    by_parent: dict[str, list[int]] = {}
     for index, entry in enumerate(entries):
         if isinstance(entry, Mapping):
-            by_transaction.setdefault(str(entry.get("transactionId")), []).append(index)
+            by_parent.setdefault(str(entry.get(fan_out.param)), []).append(index)
     found: dict[int, str] = {}
-    for transaction, indexes in by_transaction.items():
-        path = f"/transactions/{transaction}"
-        answer = json_body(await v1.session.send(Call("GET", path)), f"GET {path}")
-        listed = answer.get("items") if isinstance(answer, Mapping) else None
+    for parent, indexes in by_parent.items():
+        answer = await v1.read(natural.listed_by, (parent,))
+        listed = answer.get(natural.rows) if isinstance(answer, Mapping) and natural.rows else None
         items = [item for item in listed or [] if isinstance(item, Mapping) and isinstance(item.get("id"), str)]
         start = 0
         for index in indexes:
             wanted = entries[index]
-            body = wanted.get("item") if isinstance(wanted, Mapping) else None
+            body = wanted.get(fan_out.body) if isinstance(wanted, Mapping) else None
             if not isinstance(body, Mapping):
                 continue
             position = next(
-                (n for n in range(start, len(items)) if _matches(body, items[n], ITEM_FIELDS)),
+                (n for n in range(start, len(items)) if _matches(body, items[n], natural.fields)),
                 None,
             )
             if position is not None:

@@ -1,11 +1,12 @@
 """One v1 write as the engine journals, sends, splits and completes it.
 
-A ``Write`` is the exact request (its published operationId, method, path, JSON body, Idempotency-Key) plus
-what the engine needs to book it: the legacy ids it carries in request order, their source hashes, and how to
-read their v1 ids from the answer. Its ``step_key`` is deterministic, so a resumed run that rebuilds the same
-request finds the same journal row. A bulk that the service rejects can be ``split`` in two; each half's
-Idempotency-Key is derived from the parent's (``mappings.keys.child_key``), so a bisection resumed after a
-crash replays the same halves instead of sending new ones.
+A ``Write`` is the exact request (its published operationId and path parameters, JSON body, Idempotency-Key;
+the client renders the path) plus what the engine needs to book it: the legacy ids it carries in request
+order, their source hashes, and how to read their v1 ids from the answer. Its ``step_key`` is deterministic,
+so a resumed run that rebuilds the same request finds the same journal row. A bulk that the service rejects
+can be ``split`` in two; each half's Idempotency-Key is derived from the parent's
+(``mappings.keys.child_key``), so a bisection resumed after a crash replays the same halves instead of sending
+new ones.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from bridge.clients.v1_requests import BY_ID, operation_of
+from bridge.clients.v1_requests import BY_ID, FanOut, Operation
 from mappings.keys import canonical_json, child_key, digest, part_key, request_key, text_digest
 from mappings.kinds import Kind
 
@@ -21,43 +22,19 @@ JsonObject = dict[str, object]
 
 
 @dataclass(frozen=True, slots=True)
-class Derived:
-    """A second crosswalk entry read from a single-object answer, e.g. a new project's default phase."""
-
-    kind: str
-    pointer: tuple[str, ...]
-
-
-# A6: a new project answers defaultBudget.estimatePhaseId; the legacy project's first estimate phase maps onto
-# it (kept under this crosswalk kind, scope = the legacy project id, legacy id = the legacy project id).
-DEFAULT_PHASE = "default_phase"
-DERIVED: dict[Kind, tuple[Derived, ...]] = {
-    Kind.PROJECT: (Derived(DEFAULT_PHASE, ("defaultBudget", "estimatePhaseId")),)
-}
-# Split items have no bulk endpoint: one POST /transactions/{id}/items each. A fan-out journals up to
-# FANOUT_LIMIT of them as ONE intent (one journal record and one completion instead of one per item) and sends
-# each entry with its own key derived from the intent's, so a replay re-sends every entry under the same key
-# and the target answers the ones it already made. Entries are {"transactionId", "item"}; the intent's
-# operation is the one each entry is (transactions_createItem).
-FANOUT_PATH = "/transactions/-/items"
-FANOUT_LIST = "items"
-FANOUT_LIMIT = 200
-
-
-@dataclass(frozen=True, slots=True)
 class Write:
     """One request of a run and the bookkeeping to complete it.
 
-    Everything the engine needs is derived from what the journal stores (kind, scope, operation, method,
-    path, body, members, key), so an intent read back from the journal is a complete ``Write`` again: a bulk's
-    list field comes from its operation, a PATCH's v1 id from its path, each member's source hash from its
-    entry. ``operation`` is the published operationId; left empty, it is the one ``method path`` is.
+    Everything the engine needs is derived from what the journal stores (kind, scope, operation, path, body,
+    members, key), so an intent read back from the journal is a complete ``Write`` again: its method, bulk list
+    field and fan-out come from its operation, its path parameters from the path the client rendered, a
+    PATCH's v1 id from its last parameter, each member's source hash from its entry.
     """
 
     kind: Kind
     scope: str
-    method: str
-    path: str
+    operation: str
+    params: tuple[str, ...]
     body: JsonObject
     members: tuple[str, ...]
     key: str | None = None
@@ -67,7 +44,6 @@ class Write:
     # run is a new step, not a step the journal already holds as done. ``step`` pins a journalled step key.
     salt: str = ""
     step: str | None = None
-    operation: str = ""
     # Derived on first use and kept: one write is journalled, sent, completed and logged, and each of those
     # reads its body text, hashes or step key; serializing the body anew each time was a tenth of a run's CPU.
     # ``replace`` starts a new write with these empty.
@@ -78,8 +54,6 @@ class Write:
     _step_key: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not self.operation:
-            object.__setattr__(self, "operation", operation_of(self.method, self.path).id)
         if not self.members:
             raise ValueError(f"{self.kind} write to {self.path} carries no legacy record")
         if self.list_field is not None and len(self.entries()) != len(self.members):
@@ -88,16 +62,38 @@ class Write:
             raise ValueError(f"{self.kind} write to {self.path} is not a bulk but carries {len(self.members)} records")
 
     @property
+    def op(self) -> Operation:
+        """The published operation this write is."""
+        return BY_ID[self.operation]
+
+    @property
+    def method(self) -> str:
+        return self.op.method
+
+    @property
+    def path(self) -> str:
+        """The request's path, as the client renders it (what the journal records)."""
+        return self.op.render(self.params)
+
+    @property
+    def fan_out(self) -> FanOut | None:
+        """One journalled intent for many single-record requests, when the operation is one (split items)."""
+        return self.op.fan_out
+
+    @property
+    def fanout(self) -> bool:
+        return self.op.fan_out is not None
+
+    @property
     def list_field(self) -> str | None:
-        """The body's list of bulk entries, for bulk endpoints."""
-        if self.fanout:
-            return FANOUT_LIST
-        return BY_ID[self.operation].list_field
+        """The body's list of entries, for bulk and fan-out operations."""
+        fan_out = self.op.fan_out
+        return fan_out.list_field if fan_out is not None else self.op.list_field
 
     @property
     def known_ids(self) -> tuple[str, ...]:
-        """An update's v1 id: the last segment of its path."""
-        return (self.path.rsplit("/", 1)[-1],) if self.method in ("PATCH", "PUT") else ()
+        """An update's v1 id: its last path parameter."""
+        return self.params[-1:] if self.method in ("PATCH", "PUT") else ()
 
     @property
     def hashes(self) -> tuple[str, ...]:
@@ -119,11 +115,12 @@ class Write:
         if self.list_field is None:
             text = canonical_json(self.body)
             hashes: tuple[str, ...] = (text_digest(text),)
-        elif self.fanout:
+        elif self.fan_out is not None:
             # A split part's own fields, not its transaction's v1 id: what a PATCH of the part sends.
-            items = [canonical_json(entry["item"]) for entry in self.entries()]  # type: ignore[index]
+            field_name = self.fan_out.body
+            items = [canonical_json(entry[field_name]) for entry in self.entries()]  # type: ignore[index]
             texts = [
-                _object_text(entry, {"item": item})  # type: ignore[arg-type]
+                _object_text(entry, {field_name: item})  # type: ignore[arg-type]
                 for entry, item in zip(self.entries(), items, strict=True)
             ]
             hashes = tuple(text_digest(item) for item in items)
@@ -144,10 +141,6 @@ class Write:
         for cache in ("_text", "_hashes", "_entry_digests"):
             object.__setattr__(write, cache, getattr(self, cache))
         return write
-
-    @property
-    def derived(self) -> tuple[Derived, ...]:
-        return DERIVED.get(self.kind, ()) if self.method == "POST" else ()
 
     @property
     def step_key(self) -> str:
@@ -176,11 +169,6 @@ class Write:
             return []
         value = self.body.get(self.list_field)
         return list(value) if isinstance(value, list) else []
-
-    @property
-    def fanout(self) -> bool:
-        """One journalled intent for many single-record requests (see FANOUT_PATH)."""
-        return self.path == FANOUT_PATH
 
     def entry_key(self, index: int) -> str:
         """The Idempotency-Key of a fan-out's ``index``-th request, derived from the intent's own key.
@@ -223,17 +211,6 @@ class Write:
                 raise ValueError(f"{self.kind} bulk answer does not hold {len(self.members)} objects in order")
             return [id_of(item, self.kind) for item in data]
         return [id_of(answer, self.kind)]
-
-    def derived_ids(self, answer: object) -> list[tuple[str, str]]:
-        """(crosswalk kind, v1 id) pairs for the ``derived`` entries found in a single-object answer."""
-        found: list[tuple[str, str]] = []
-        for entry in self.derived:
-            node: object = answer
-            for part in entry.pointer:
-                node = node.get(part) if isinstance(node, Mapping) else None
-            if isinstance(node, str):
-                found.append((entry.kind, node))
-        return found
 
 
 def id_of(item: object, kind: Kind) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from bridge.engine.steps import ORDER
+from bridge.engine.kinds import order
 from bridge.verify.compare import Verdict
 from bridge.verify.convert import PhaseRate, as_counted, convert_amount, format_minor
 from bridge.verify.schema import (
@@ -45,8 +45,8 @@ RecordKey = tuple[str, str, str]
 
 GROUPS_NAMED = 3
 """Refused records the headline names before it says how many more there are."""
-KIND_ORDER: tuple[Kind, ...] = ORDER
-"""The ledger's order of kinds: the order a run writes them (``engine.steps``); others follow by name."""
+KIND_ORDER: tuple[Kind, ...] = order()
+"""The ledger's order of kinds: the order a run writes them (``engine.kinds``); others follow by name."""
 
 
 @dataclass(frozen=True, slots=True)

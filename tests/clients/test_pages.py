@@ -31,9 +31,22 @@ LISTS: list[tuple[str, str, Callable[[V1Client], AsyncIterator[Listed]]]] = [
     ("spaces", "/spaces", lambda c: c.spaces()),
     ("projects", "/projects", lambda c: c.projects()),
     ("contacts", "/contacts", lambda c: c.contacts()),
-    ("library", "/library/units", lambda c: c.library_items("units")),
     ("copies", "/projects/prj_1/library/tags", lambda c: c.project_copies("prj_1", "tags")),
 ]
+
+
+@pytest.mark.anyio
+async def test_rows_of_an_operation_follow_the_cursor_with_its_query(controls: RunControls) -> None:
+    """A list named by its operation is read page by page at the path the client renders, query kept."""
+    async with respx.mock(assert_all_called=True, using="bridge") as router:
+        route = router.get(f"{BASE}/projects/prj_1/budget/lines").mock(side_effect=[page(["a"], "c1"), page(["b"])])
+        async with open_v1(BASE, TOKEN, controls) as client:
+            pages = [rows async for rows in client.rows("budget_listLines", ("prj_1",), [("type", "line")])]
+    assert [[row["id"] for row in rows if isinstance(row, dict)] for rows in pages] == [["a"], ["b"]]
+    assert [dict(call.request.url.params) for call in route.calls] == [
+        {"type": "line", "limit": "100"},
+        {"type": "line", "limit": "100", "cursor": "c1"},
+    ]
 
 
 @pytest.mark.anyio

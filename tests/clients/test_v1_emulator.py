@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 import anyio
 import httpx
@@ -22,6 +23,7 @@ from bridge.emulator.v1_context import V1Context
 from tests.clients.fakes import FakeClock, controls_for
 
 BASE = "http://emulator/v1"
+Json = dict[str, Any]
 
 
 class RecordingTransport(httpx.AsyncBaseTransport):
@@ -75,9 +77,25 @@ async def set_faults(control_client: httpx.AsyncClient, *rules: dict[str, object
     assert response.status_code == 200, response.text
 
 
+async def write(
+    client: V1Client, op: str, params: tuple[str, ...], body: Mapping[str, object], key: str | None
+) -> Json:
+    """A write through the client's one write path, its JSON answer."""
+    answer = await client.send_write(op, params, body, key)
+    assert isinstance(answer, dict)
+    return answer
+
+
 async def new_project(client: V1Client, name: str = "Film") -> str:
-    created = await client.create_project({"name": name}, f"project-{name}-0123456789")
-    return created.value.id
+    created = await write(client, "projects_create", (), {"name": name}, f"project-{name}-0123456789")
+    return str(created["id"])
+
+
+async def bulk_lines(client: V1Client, project: str, lines: Sequence[Mapping[str, object]], key: str) -> list[Json]:
+    answer = await write(client, "budget_createLinesBulk", (project,), {"lines": list(lines)}, key)
+    rows = answer["data"]
+    assert isinstance(rows, list)
+    return rows
 
 
 @pytest.mark.anyio
@@ -89,20 +107,20 @@ async def test_me_names_the_token_workspace(client: V1Client) -> None:
 
 @pytest.mark.anyio
 async def test_same_key_replays_the_first_create(client: V1Client) -> None:
-    """Sending a create twice with one key returns the same project, the second marked as a replay."""
-    first = await client.create_project({"name": "Film"}, "project-film-0123456789")
-    second = await client.create_project({"name": "Film"}, "project-film-0123456789")
-    assert (first.replayed, second.replayed) == (False, True)
-    assert second.value.id == first.value.id
-    assert first.value.default_budget is not None
+    """Sending a create twice with one key returns the same project, and only one exists."""
+    first = await write(client, "projects_create", (), {"name": "Film"}, "project-film-0123456789")
+    second = await write(client, "projects_create", (), {"name": "Film"}, "project-film-0123456789")
+    assert second == first
+    assert isinstance(first["defaultBudget"], dict)
+    assert [p.id async for p in client.projects() if p.name == "Film"] == [first["id"]]
 
 
 @pytest.mark.anyio
 async def test_same_key_other_body_is_a_fatal_conflict(client: V1Client) -> None:
     """Reusing a key for a different request is a bug (exit 4), never retried."""
-    await client.create_project({"name": "Film"}, "project-film-0123456789")
+    await write(client, "projects_create", (), {"name": "Film"}, "project-film-0123456789")
     with pytest.raises(errors.IdempotencyConflict) as caught:
-        await client.create_project({"name": "Other"}, "project-film-0123456789")
+        await write(client, "projects_create", (), {"name": "Other"}, "project-film-0123456789")
     assert exit_code(caught.value) == 4
     assert caught.value.request_id
 
@@ -111,8 +129,8 @@ async def test_same_key_other_body_is_a_fatal_conflict(client: V1Client) -> None
 async def test_lines_list_pages_through_every_line(client: V1Client) -> None:
     """A bulk of 100 plus 30 lines come back once each across pages of the list."""
     project = await new_project(client)
-    await client.create_lines(project, [{"description": f"L{i}"} for i in range(100)], "bulk-a-0123456789abc")
-    await client.create_lines(project, [{"description": f"M{i}"} for i in range(30)], "bulk-b-0123456789abc")
+    await bulk_lines(client, project, [{"description": f"L{i}"} for i in range(100)], "bulk-a-0123456789abc")
+    await bulk_lines(client, project, [{"description": f"M{i}"} for i in range(30)], "bulk-b-0123456789abc")
     ids = [line.id async for line in client.lines(project)]
     assert len(ids) == len(set(ids)) >= 130
 
@@ -144,7 +162,7 @@ async def test_viewer_writing_gets_permission_revoked_with_ability(
     """A token whose role cannot write stops the run and names the ability it lacks."""
     async with open_v1(BASE, Secret(issue_token(role="viewer")), run_controls, transport=recorder) as viewer:
         with pytest.raises(errors.PermissionRevoked) as caught:
-            await viewer.create_project({"name": "Film"}, "project-film-0123456789")
+            await write(viewer, "projects_create", (), {"name": "Film"}, "project-film-0123456789")
     assert caught.value.required_ability
 
 
@@ -176,8 +194,8 @@ async def test_transient_faults_are_retried_to_success(
     project = await new_project(client)
     await set_faults(control_client, {"kind": kind, "rate": 0.4, "route": "/v1/*"}, seed=3)
     for index in range(6):
-        await client.create_line(project, {"description": f"L{index}"}, f"line-{kind}-{index}-0123456789")
-        await client.get_project(project)
+        await bulk_lines(client, project, [{"description": f"L{index}"}], f"line-{kind}-{index}-0123456789")
+        await client.phases(project)
     assert any(status >= 500 for *_, status, _ in recorder.log) or kind == "reset"
     await set_faults(control_client)
     assert len([line async for line in client.lines(project)]) >= 6
@@ -194,10 +212,9 @@ async def test_commit_then_drop_replays_without_duplicates(client: V1Client, con
     rule_off = {"kind": "commit_then_drop", "rate": 0.0, "route": "*/budget/lines/bulk"}
     try:
         lines = [{"description": "A"}, {"description": "B"}]
-        result = await client.create_lines(project, lines, "bulk-drop-0123456789")
+        await bulk_lines(client, project, lines, "bulk-drop-0123456789")
     finally:
         await set_faults(control_client, rule_off)
-    assert result.replayed is True
     after = [line async for line in client.lines(project)]
     assert len(after) == before + 2
 
@@ -246,21 +263,19 @@ async def test_limiter_adapts_to_an_unpublished_rate_limit(
 async def test_library_item_copied_into_project_once(client: V1Client) -> None:
     """A workspace fringe added to a project twice yields one copy: 201 first, then 200 with the same id."""
     project = await new_project(client)
-    fringe = await client.create_library_item(
-        "fringes", {"name": "FICA", "calculationType": "percent", "rate": 7.65}, "fringe-fica-0123456789"
-    )
-    first = await client.add_project_copy(project, "fringes", fringe.value.id)
-    second = await client.add_project_copy(project, "fringes", fringe.value.id)
-    assert (first.status, second.status) == (201, 200)
-    assert second.value.id == first.value.id
-    assert [copy.id async for copy in client.project_copies(project, "fringes")] == [first.value.id]
+    body = {"name": "FICA", "calculationType": "percent", "rate": 7.65}
+    fringe = await write(client, "library_createFringe", (), body, "fringe-fica-0123456789")
+    first = await write(client, "library_addProjectFringe", (project,), {"sourceId": fringe["id"]}, None)
+    second = await write(client, "library_addProjectFringe", (project,), {"sourceId": fringe["id"]}, None)
+    assert second["id"] == first["id"]
+    assert [copy.id async for copy in client.project_copies(project, "fringes")] == [first["id"]]
 
 
 @pytest.mark.anyio
 async def test_transactions_bulk_items_and_list(client: V1Client) -> None:
     """A bulk of transactions returns in request order with Money amounts; a split adds items; the list finds them."""
     project = await new_project(client)
-    line = await client.create_line(project, {"description": "Camera"}, "line-camera-0123456789")
+    [line] = await bulk_lines(client, project, [{"description": "Camera"}], "line-camera-0123456789")
     bodies = [
         {
             "type": "Invoice",
@@ -270,30 +285,30 @@ async def test_transactions_bulk_items_and_list(client: V1Client) -> None:
         }
         for cents in (1250, 999)
     ]
-    created = await client.create_transactions(bodies, "txn-bulk-0123456789abc")
-    assert [t.amount.amount for t in created.value] == [1250, 999]
-    item = await client.create_transaction_item(
-        created.value[0].id,
-        {"amount": {"amount": 1250, "currency": "USD"}, "budgetLineId": line.value.id},
-        "txn-item-0123456789abc",
-    )
-    assert item.value.budget_line_id == line.value.id
+    answer = await write(client, "transactions_createBulk", (), {"transactions": bodies}, "txn-bulk-0123456789abc")
+    created = answer["data"]
+    assert isinstance(created, list)
+    assert [t["amount"]["amount"] for t in created] == [1250, 999]
+    part = {"amount": {"amount": 1250, "currency": "USD"}, "budgetLineId": line["id"]}
+    item = await write(client, "transactions_createItem", (created[0]["id"],), part, "txn-item-0123456789abc")
+    assert item["budgetLineId"] == line["id"]
     listed = {t.id async for t in client.transactions(project)}
-    assert listed == {t.id for t in created.value}
+    assert listed == {t["id"] for t in created}
 
 
 @pytest.mark.anyio
 async def test_budget_document_and_totals_agree_on_phase_amounts(client: V1Client) -> None:
     """After writing phase data the budget document and the totals read parse and show the same amount."""
-    created = await client.create_project({"name": "Totals"}, "project-totals-0123456789")
-    project = created.value.id
-    assert created.value.default_budget is not None
-    phase = created.value.default_budget.estimate_phase_id
-    line = await client.create_line(
-        project, {"description": "Camera", "phaseData": {phase: {"rate": 250, "quantity": 4}}}, "line-totals-0123456789"
-    )
-    await client.put_phase_data(project, line.value.id, phase, {"rate": 300, "quantity": 4})
+    created = await write(client, "projects_create", (), {"name": "Totals"}, "project-totals-0123456789")
+    project = str(created["id"])
+    default = created["defaultBudget"]
+    assert isinstance(default, dict)
+    phase = str(default["estimatePhaseId"])
+    cells = {"description": "Camera", "phaseData": {phase: {"rate": 250, "quantity": 4}}}
+    [line] = await bulk_lines(client, project, [cells], "line-totals-0123456789")
+    patch = {"phaseData": {phase: {"rate": 300, "quantity": 4}}}
+    await write(client, "budget_updateLine", (project, str(line["id"])), patch, None)
     document = await client.budget(project)
     totals = await client.totals(project)
-    assert line.value.id in {item.id for item in document.value.lines}
+    assert line["id"] in {item.id for item in document.value.lines}
     assert totals.value.totals[phase].amount == document.value.totals[phase].amount == 120000

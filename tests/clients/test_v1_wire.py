@@ -1,4 +1,7 @@
-"""The exact wire of every v1 call: method, path, query, headers and body, pinned with respx."""
+"""The exact wire of every v1 call: method, path, query, headers and body, pinned with respx.
+
+Every write the engine makes goes through ``send_write``: one case per published operation it names.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import respx
 from bridge.clients.http import RunControls
 from bridge.clients.v1 import V1Client, open_v1
 from bridge.clients.v1_budget import LineFilter
+from bridge.clients.v1_requests import OPERATIONS
 from bridge.config import Secret
 
 BASE = "https://svc.test/v1"
@@ -41,144 +45,109 @@ async def _collect(iterator: AsyncIterator[object]) -> list[object]:
     return [item async for item in iterator]
 
 
+def _write(op: str, params: tuple[str, ...], body: dict[str, object], path: str, answer: object, **kw: object) -> Wire:
+    """A write as the engine sends it: an operation, its path parameters and a body (keyed when it creates)."""
+    method = "PATCH" if "update" in op else "POST"
+    keyed = method == "POST"
+    return Wire(
+        op,
+        lambda c: c.send_write(op, params, body, KEY if keyed else None),
+        method,
+        path,
+        answer,
+        body=body,
+        keyed=keyed,
+        status=201 if keyed else 200,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+FRINGE = {"name": "FICA", "calculationType": "percent", "rate": 7.65}
+TXN = {"type": "Cash", "amount": MONEY, "timestamp": STAMP}
 WIRES = [
     Wire("me", lambda c: c.me(), "GET", "/me", {"id": "usr_1", "workspaces": []}),
-    Wire(
-        "create_space",
-        lambda c: c.create_space({"name": "Films"}, KEY),
-        "POST",
-        "/spaces",
-        {"id": "spc_1", "name": "Films"},
-        body={"name": "Films"},
-        keyed=True,
-        status=201,
+    _write("spaces_create", (), {"name": "Films"}, "/spaces", {"id": "spc_1", "name": "Films"}),
+    _write("spaces_update", ("spc_1",), {"archived": True}, "/spaces/spc_1", {"id": "spc_1", "archived": True}),
+    _write("projects_create", (), {"name": "Film"}, "/projects", PROJECT),
+    _write("projects_update", ("prj_1",), {"status": "archived"}, "/projects/prj_1", PROJECT),
+    _write("contacts_create", (), {"name": "Ana"}, "/contacts", {"id": "con_1", "name": "Ana"}),
+    _write("contacts_update", ("con_1",), {"email": "a@b.test"}, "/contacts/con_1", {"id": "con_1"}),
+    _write("library_createTag", (), {"name": "VFX"}, "/library/tags", {"id": "tag_1"}),
+    _write("library_updateTag", ("tag_1",), {"color": "red"}, "/library/tags/tag_1", {"id": "tag_1"}),
+    _write("library_createCurrency", (), {"code": "EUR"}, "/library/currencies", {"id": "cur_1"}),
+    _write("library_updateCurrency", ("cur_1",), {"rateToUSD": 1.1}, "/library/currencies/cur_1", {"id": "cur_1"}),
+    _write("library_createFringe", (), FRINGE, "/library/fringes", {"id": "frg_1"}),
+    _write("library_updateFringe", ("frg_1",), {"rate": 6.2}, "/library/fringes/frg_1", {"id": "frg_1"}),
+    _write("library_createGlobal", (), {"symbol": "DAYS"}, "/library/globals", {"id": "gbl_1"}),
+    _write("library_updateGlobal", ("gbl_1",), {"formula": "5"}, "/library/globals/gbl_1", {"id": "gbl_1"}),
+    *(
+        _write(
+            f"library_addProject{name}",
+            ("prj_1",),
+            {"sourceId": "src_1"},
+            f"/projects/prj_1/library/{route}",
+            {"id": "c_9"},
+        )
+        for name, route in (("Currency", "currencies"), ("Fringe", "fringes"), ("Global", "globals"))
     ),
-    Wire(
-        "patch_space",
-        lambda c: c.patch_space("spc_1", {"archived": True}),
-        "PATCH",
-        "/spaces/spc_1",
-        {"id": "spc_1", "name": "F", "archived": True},
-        body={"archived": True},
+    _write(
+        "library_updateProjectCurrency",
+        ("prj_1", "cur_9"),
+        {"rateToUSD": 2},
+        "/projects/prj_1/library/currencies/cur_9",
+        {"id": "cur_9"},
     ),
-    Wire(
-        "create_project",
-        lambda c: c.create_project({"name": "Film"}, KEY),
-        "POST",
-        "/projects",
-        PROJECT,
-        body={"name": "Film"},
-        keyed=True,
-        status=201,
-    ),
-    Wire(
-        "patch_project",
-        lambda c: c.patch_project("prj_1", {"status": "archived"}),
-        "PATCH",
-        "/projects/prj_1",
-        PROJECT,
-        body={"status": "archived"},
-    ),
-    Wire("get_project", lambda c: c.get_project("prj_1"), "GET", "/projects/prj_1", PROJECT),
-    Wire(
-        "create_contact",
-        lambda c: c.create_contact({"name": "Ana"}, KEY),
-        "POST",
-        "/contacts",
-        {"id": "con_1", "name": "Ana"},
-        body={"name": "Ana"},
-        keyed=True,
-        status=201,
-    ),
-    Wire(
-        "create_phase",
-        lambda c: c.create_phase("prj_1", {"name": "Working", "type": "estimate"}, KEY),
-        "POST",
-        "/projects/prj_1/budget/phases",
-        {"id": "phs_2", "name": "Working", "type": "estimate"},
-        body={"name": "Working", "type": "estimate"},
-        keyed=True,
-        status=201,
-    ),
-    Wire(
-        "patch_phase",
-        lambda c: c.patch_phase("prj_1", "phs_2", {"isHidden": True}),
-        "PATCH",
-        "/projects/prj_1/budget/phases/phs_2",
-        {"id": "phs_2", "name": "Working", "type": "estimate", "isHidden": True},
-        body={"isHidden": True},
-    ),
-    Wire(
-        "create_library_item",
-        lambda c: c.create_library_item("fringes", {"name": "FICA", "calculationType": "percent", "rate": 7.65}, KEY),
-        "POST",
-        "/library/fringes",
-        {"id": "frg_1"},
-        body={"name": "FICA", "calculationType": "percent", "rate": 7.65},
-        keyed=True,
-        status=201,
-    ),
-    Wire(
-        "patch_library_item",
-        lambda c: c.patch_library_item("tags", "tag_1", {"color": "red"}),
-        "PATCH",
-        "/library/tags/tag_1",
-        {"id": "tag_1"},
-        body={"color": "red"},
-    ),
-    Wire(
-        "add_project_copy",
-        lambda c: c.add_project_copy("prj_1", "globals", "gbl_1"),
-        "POST",
-        "/projects/prj_1/library/globals",
-        {"id": "gbl_9", "sourceId": "gbl_1"},
-        body={"sourceId": "gbl_1"},
-        status=201,
-    ),
-    Wire(
-        "patch_project_copy",
-        lambda c: c.patch_project_copy("prj_1", "fringes", "frg_9", {"rate": 6.2}),
-        "PATCH",
+    _write(
+        "library_updateProjectFringe",
+        ("prj_1", "frg_9"),
+        {"rate": 6.2},
         "/projects/prj_1/library/fringes/frg_9",
         {"id": "frg_9"},
-        body={"rate": 6.2},
     ),
-    Wire(
-        "create_line",
-        lambda c: c.create_line("prj_1", {"description": "Camera", "parentId": "lin_0"}, KEY),
-        "POST",
-        "/projects/prj_1/budget/lines",
-        LINE,
-        body={"description": "Camera", "parentId": "lin_0"},
-        keyed=True,
-        status=201,
+    _write(
+        "library_updateProjectGlobal",
+        ("prj_1", "gbl_9"),
+        {"formula": "2"},
+        "/projects/prj_1/library/globals/gbl_9",
+        {"id": "gbl_9"},
     ),
-    Wire(
-        "create_lines",
-        lambda c: c.create_lines("prj_1", [{"description": "A"}, {"description": "B"}], KEY),
-        "POST",
+    _write(
+        "budget_createPhase",
+        ("prj_1",),
+        {"name": "Working", "type": "estimate"},
+        "/projects/prj_1/budget/phases",
+        {"id": "phs_2", "name": "Working", "type": "estimate"},
+    ),
+    _write(
+        "budget_updatePhase",
+        ("prj_1", "phs_2"),
+        {"isHidden": True},
+        "/projects/prj_1/budget/phases/phs_2",
+        {"id": "phs_2"},
+    ),
+    _write(
+        "budget_createLinesBulk",
+        ("prj_1",),
+        {"lines": [{"description": "A"}, {"description": "B"}]},
         "/projects/prj_1/budget/lines/bulk",
         {"data": [LINE, {**LINE, "id": "lin_2"}]},
-        body={"lines": [{"description": "A"}, {"description": "B"}]},
-        keyed=True,
-        status=201,
     ),
-    Wire(
-        "write_phase_data",
-        lambda c: c.write_phase_data("prj_1", [{"lineId": "lin_1", "phaseId": "phs_1", "phaseData": {"rate": 5}}], KEY),
-        "POST",
-        "/projects/prj_1/budget/lines/phase-data/bulk",
-        {"data": [{"lineId": "lin_1", "phaseId": "phs_1", "phaseData": {"rate": 5}}]},
-        body={"items": [{"lineId": "lin_1", "phaseId": "phs_1", "phaseData": {"rate": 5}}]},
-        keyed=True,
+    _write("budget_updateLine", ("prj_1", "lin_1"), {"contactId": "con_1"}, "/projects/prj_1/budget/lines/lin_1", LINE),
+    _write("transactions_createBulk", (), {"transactions": [TXN]}, "/transactions/bulk", {"data": [{"id": "txn_1"}]}),
+    _write("transactions_update", ("txn_1",), {"notes": "paid"}, "/transactions/txn_1", {"id": "txn_1"}),
+    _write(
+        "transactions_createItem",
+        ("txn_1",),
+        {"amount": MONEY, "budgetLineId": "lin_1"},
+        "/transactions/txn_1/items",
+        {"id": "tit_1", "amount": MONEY},
     ),
-    Wire(
-        "put_phase_data",
-        lambda c: c.put_phase_data("prj_1", "lin_1", "phs_1", {"quantity": 2}),
-        "PUT",
-        "/projects/prj_1/budget/lines/lin_1/phase-data/phs_1",
-        {"lineId": "lin_1", "phaseId": "phs_1", "phaseData": {"quantity": 2}},
-        body={"quantity": 2},
+    _write(
+        "transactions_updateItem",
+        ("txn_1", "tit_1"),
+        {"description": "Lens"},
+        "/transactions/txn_1/items/tit_1",
+        {"id": "tit_1"},
     ),
     Wire(
         "get_line",
@@ -189,58 +158,12 @@ WIRES = [
         query=(("expand", "phaseData,contact"),),
     ),
     Wire(
-        "patch_line",
-        lambda c: c.patch_line("prj_1", "lin_1", {"contactId": "con_1"}),
-        "PATCH",
-        "/projects/prj_1/budget/lines/lin_1",
-        LINE,
-        body={"contactId": "con_1"},
-    ),
-    Wire(
-        "delete_line",
-        lambda c: c.delete_line("prj_1", "lin_1"),
-        "DELETE",
-        "/projects/prj_1/budget/lines/lin_1",
-        None,
-        status=204,
-    ),
-    Wire(
         "lines",
         lambda c: _collect(c.lines("prj_1", LineFilter(account_id="1100", tags=("tag_1", "tag_2"), types=("line",)))),
         "GET",
         "/projects/prj_1/budget/lines",
         {"data": [LINE], "nextCursor": None},
         query=(("accountId", "1100"), ("tags", "tag_1,tag_2"), ("type", "line"), ("limit", "100")),
-    ),
-    Wire(
-        "create_transaction",
-        lambda c: c.create_transaction({"type": "Invoice", "amount": MONEY, "timestamp": STAMP}, KEY),
-        "POST",
-        "/transactions",
-        {"id": "txn_1", "amount": MONEY},
-        body={"type": "Invoice", "amount": MONEY, "timestamp": STAMP},
-        keyed=True,
-        status=201,
-    ),
-    Wire(
-        "create_transactions",
-        lambda c: c.create_transactions([{"type": "Cash", "amount": MONEY, "timestamp": STAMP}], KEY),
-        "POST",
-        "/transactions/bulk",
-        {"data": [{"id": "txn_1", "amount": MONEY}]},
-        body={"transactions": [{"type": "Cash", "amount": MONEY, "timestamp": STAMP}]},
-        keyed=True,
-        status=201,
-    ),
-    Wire(
-        "create_transaction_item",
-        lambda c: c.create_transaction_item("txn_1", {"amount": MONEY, "budgetLineId": "lin_1"}, KEY),
-        "POST",
-        "/transactions/txn_1/items",
-        {"id": "tit_1", "amount": MONEY},
-        body={"amount": MONEY, "budgetLineId": "lin_1"},
-        keyed=True,
-        status=201,
     ),
     Wire(
         "transactions",
@@ -289,21 +212,6 @@ async def test_v1_call_sends_exactly_the_documented_request(wire: Wire, controls
 
 
 @pytest.mark.anyio
-async def test_write_surfaces_replay_flag_request_id_and_status(controls: RunControls) -> None:
-    """A replayed create says so, with the requestId and status the service sent."""
-    headers = {"Idempotency-Replayed": "true", "X-Request-Id": "req_7"}
-    async with respx.mock(using="bridge") as router:
-        router.post(f"{BASE}/projects").mock(return_value=httpx.Response(201, json=PROJECT, headers=headers))
-        async with open_v1(BASE, TOKEN, controls) as client:
-            result = await client.create_project({"name": "Film"}, KEY)
-    assert result.replayed is True
-    assert result.request_id == "req_7"
-    assert result.status == 201
-    assert result.value.default_budget is not None
-    assert result.value.default_budget.estimate_phase_id == "phs_1"
-
-
-@pytest.mark.anyio
 async def test_budget_read_reuses_etag_and_304_returns_cached_body(controls: RunControls) -> None:
     """The second read of the same selection sends If-None-Match; a 304 hands back the first body."""
     document = {"id": "bud_1", "phases": [], "lines": [LINE], "totals": {}}
@@ -324,7 +232,14 @@ async def test_budget_read_reuses_etag_and_304_returns_cached_body(controls: Run
 async def test_extra_response_fields_are_kept(controls: RunControls) -> None:
     """Fields the bridge does not model survive the parse (the verifier and reports may read them)."""
     async with respx.mock(using="bridge") as router:
-        router.get(f"{BASE}/projects/prj_1").mock(return_value=httpx.Response(200, json={**PROJECT, "emoji": "🎬"}))
+        answer = {"data": [{**PROJECT, "emoji": "🎬"}], "nextCursor": None}
+        router.get(f"{BASE}/projects").mock(return_value=httpx.Response(200, json=answer))
         async with open_v1(BASE, TOKEN, controls) as client:
-            project = await client.get_project("prj_1")
-    assert (project.model_extra or {})["emoji"] == "🎬"
+            projects = [project async for project in client.projects()]
+    assert (projects[0].model_extra or {})["emoji"] == "🎬"
+
+
+def test_every_write_operation_the_bridge_names_is_pinned_here() -> None:
+    """A write added to the client's operation table without its wire case above fails here."""
+    writes = {op.id for op in OPERATIONS if op.method != "GET"}
+    assert writes <= {wire.name for wire in WIRES}

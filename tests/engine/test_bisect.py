@@ -53,7 +53,7 @@ async def test_one_bad_line_is_isolated_and_quarantined(world: World, reference:
     outcome = await world.run()
     quarantined = [q for q in outcome.ledger.quarantine if q.kind == Kind.LINE.value]
     assert [q.legacy_id for q in quarantined] == [poisoned["id"]]
-    assert quarantined[0].code == "target_validation_failed"
+    assert quarantined[0].code == "target_validation"
     census = await world.census()
     missing = reference - census
     assert sum(missing.values()) == 1
@@ -98,7 +98,7 @@ async def test_refused_split_items_are_quarantined_one_by_one_and_the_rest_go_th
     outcome = await world.run()
     refused = [q for q in outcome.ledger.quarantine if q.kind == Kind.SPLIT.value]
     assert len(refused) == rejecting[0].refused > 0
-    assert {q.code for q in refused} == {"target_validation_failed"}
+    assert {q.code for q in refused} == {"target_validation"}
     census = await world.census()
     differing = (reference - census) + (census - reference)
     assert sum(differing.values()) == 2  # one transaction seen with fewer items: once missing, once extra

@@ -20,7 +20,7 @@ import pytest
 from bridge.emulator.app import create_app
 from bridge.emulator.seed import seeded_service
 from bridge.engine.killpoints import POINTS
-from bridge.engine.steps import ORDER
+from bridge.engine.kinds import order
 from tests.engine.forked import KILLED, run_forked, serving
 from tests.engine.harness import World
 from tests.pg import StateTarget
@@ -49,8 +49,8 @@ def test_kill_at_every_kind_then_resume_leaves_no_duplicate_and_no_loss(
     live: World, reference: Counter[tuple[str, ...]], point: str | None
 ) -> None:
     """Killed at `point` of each kind in turn (the first write of that kind), resumed each time: clean result."""
-    points = [point or POINTS[n % len(POINTS)] for n in range(len(ORDER))]
-    statuses = [run_forked(live, f"{kind.value}:{at}:1") for kind, at in zip(ORDER, points, strict=True)]
+    points = [point or POINTS[n % len(POINTS)] for n in range(len(order()))]
+    statuses = [run_forked(live, f"{kind.value}:{at}:1") for kind, at in zip(order(), points, strict=True)]
     assert KILLED in statuses
     assert set(statuses) <= {KILLED, 0}
     assert run_forked(live) == 0

@@ -25,7 +25,7 @@ import structlog
 from bridge.emulator.v1_context import V1Context
 from bridge.emulator.v1_stats import RequestStats
 from bridge.engine.killpoints import POINTS
-from bridge.engine.steps import ORDER
+from bridge.engine.kinds import order
 from mappings.kinds import Kind
 from tests.engine.forked import KILLED, run_forked
 from tests.engine.harness import World
@@ -35,7 +35,7 @@ log = structlog.get_logger("tests.engine")
 # The stages of a run in the order a project passes them: the kinds written in each, and the v1 route whose
 # first request in a run shows the run has reached the stage.
 STAGES: tuple[tuple[str, tuple[Kind, ...], str | None], ...] = (
-    ("workspace kinds", ORDER[: ORDER.index(Kind.LINE)], None),
+    ("workspace kinds", order()[: order().index(Kind.LINE)], None),
     ("lines", (Kind.LINE,), "POST /v1/projects/{project_id}/budget/lines/bulk"),
     ("transactions", (Kind.ACTUAL,), "POST /v1/transactions/bulk"),
     ("split items", (Kind.SPLIT,), "POST /v1/transactions/{transaction_id}/items"),

@@ -11,7 +11,7 @@ from bridge.config import Secret
 from bridge.engine.books import Books
 from bridge.engine.executor import Executor
 from bridge.engine.replay import replay_in_flight
-from bridge.engine.writes import FANOUT_PATH, Write
+from bridge.engine.writes import Write
 from mappings.kinds import Kind
 from mappings.refs import WORKSPACE
 from state.store import open_state
@@ -49,7 +49,7 @@ async def _spaces_named(world: World, name: str) -> list[str]:
 @pytest.mark.anyio
 async def test_in_flight_intent_is_replayed_with_its_key_and_booked_once(world: World) -> None:
     """A pending intent (its answer lost) is sent again with the same key: one space, its id in the crosswalk."""
-    write = Write(Kind.SPACE, WORKSPACE, "POST", "/spaces", {"name": "Lost Answer"}, ("spc_1",), "key-" + "a" * 40)
+    write = Write(Kind.SPACE, WORKSPACE, "spaces_create", (), {"name": "Lost Answer"}, ("spc_1",), "key-" + "a" * 40)
     async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
         first = await v1.post("/spaces", json=write.body, headers={"Idempotency-Key": str(write.key)})
     books, replayed = await _replay_one(world, write, age=timedelta(minutes=5))
@@ -65,7 +65,7 @@ async def test_intent_older_than_key_retention_is_looked_up_instead_of_replayed(
         made = await v1.post(
             "/spaces", json={"name": "Old Write"}, headers={"Idempotency-Key": "an-old-key-" + "b" * 20}
         )
-    write = Write(Kind.SPACE, WORKSPACE, "POST", "/spaces", {"name": "Old Write"}, ("spc_2",), "key-" + "c" * 40)
+    write = Write(Kind.SPACE, WORKSPACE, "spaces_create", (), {"name": "Old Write"}, ("spc_2",), "key-" + "c" * 40)
     books, _ = await _replay_one(world, write, age=timedelta(hours=25))
     assert books.lookup(Kind.SPACE, WORKSPACE, "spc_2") == made.json()["id"]
     assert await _spaces_named(world, "Old Write") == [made.json()["id"]]
@@ -74,7 +74,7 @@ async def test_intent_older_than_key_retention_is_looked_up_instead_of_replayed(
 @pytest.mark.anyio
 async def test_old_intent_not_found_on_the_target_is_sent(world: World) -> None:
     """Past retention and absent on the target: the write never happened, so it is sent now, once."""
-    write = Write(Kind.SPACE, WORKSPACE, "POST", "/spaces", {"name": "Never Arrived"}, ("spc_3",), "key-" + "d" * 40)
+    write = Write(Kind.SPACE, WORKSPACE, "spaces_create", (), {"name": "Never Arrived"}, ("spc_3",), "key-" + "d" * 40)
     books, _ = await _replay_one(world, write, age=timedelta(hours=25))
     found = await _spaces_named(world, "Never Arrived")
     assert len(found) == 1
@@ -101,7 +101,7 @@ async def _transaction_with_items(
         txn = str(transaction.json()["id"])
         body: dict[str, object] = {"items": [{"transactionId": txn, "item": item} for item in entries]}
         members = tuple(f"sub_{n}" for n in range(len(entries)))
-        write = Write(Kind.SPLIT, "prj_legacy", "POST", FANOUT_PATH, body, members, "fanout-" + "e" * 40)
+        write = Write(Kind.SPLIT, "prj_legacy", "transactions_createItem", (), body, members, "fanout-" + "e" * 40)
         for index, item in enumerate(sent):
             answer = await v1.post(
                 f"/transactions/{txn}/items", json=item, headers={"Idempotency-Key": write.entry_key(index)}

@@ -16,7 +16,6 @@ from sqlalchemy import Connection, text
 from bridge.emulator.app import create_app
 from bridge.emulator.seed import seeded_service
 from bridge.emulator.v1_context import V1Context
-from bridge.engine.writes import FANOUT_PATH
 from tests.engine.forked import KILLED, run_forked, serving
 from tests.engine.harness import World
 from tests.pg import StateTarget
@@ -65,8 +64,8 @@ def items_of(census: Counter[tuple[str, ...]]) -> int:
 
 def fan_outs_in_flight(state: StateTarget) -> int:
     with journal(state) as db:
-        query = text("SELECT COUNT(*) FROM intents WHERE path = :path AND status IN ('pending', 'sent')")
-        return int(db.execute(query, {"path": FANOUT_PATH}).scalar_one())
+        query = text("SELECT COUNT(*) FROM intents WHERE operation = :op AND status IN ('pending', 'sent')")
+        return int(db.execute(query, {"op": "transactions_createItem"}).scalar_one())
 
 
 @pytest.mark.wire

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.engine.writes import FANOUT_PATH, JsonObject, Write
+from bridge.engine.writes import JsonObject, Write
 from mappings.keys import canonical_json, child_key, digest, idempotency_key, source_hash
 from mappings.kinds import Kind
 from tests.mappings.json_values import JSON_OBJECTS, JSON_VALUES
@@ -49,7 +49,9 @@ def test_a_value_json_cannot_write_is_refused(value: object) -> None:
 def _fanout(items: list[JsonObject]) -> Write:
     entries: list[object] = [{"transactionId": f"txn_{n % 2}", "item": item} for n, item in enumerate(items)]
     members = tuple(f"act_{n}#0" for n in range(len(items)))
-    return Write(Kind.SPLIT, "prj_1", "POST", FANOUT_PATH, {"items": entries}, members).keyed("mig-1", "split.fanout")
+    return Write(Kind.SPLIT, "prj_1", "transactions_createItem", (), {"items": entries}, members).keyed(
+        "mig-1", "split.fanout"
+    )
 
 
 @given(items=st.lists(JSON_OBJECTS, min_size=1, max_size=4))
@@ -71,12 +73,12 @@ def test_a_bulk_and_a_single_write_keys_are_their_definitions(entries: list[Json
     """A bulk (whatever else its body holds) and a single create: key, text and hashes as defined."""
     body: JsonObject = {**{k: v for k, v in extra.items() if k != "lines"}, "lines": list(entries)}
     members = tuple(f"l{n}" for n in range(len(entries)))
-    bulk = Write(Kind.LINE, "prj_1", "POST", "/projects/prj_1/budget/lines/bulk", body, members)
+    bulk = Write(Kind.LINE, "prj_1", "budget_createLinesBulk", ("prj_1",), body, members)
     bulk = bulk.keyed("mig-1", "line.bulk")
     assert bulk.body_text == reference_text(body)
     assert bulk.key == idempotency_key("mig-1", "line.bulk", "prj_1", members, body)
     assert bulk.hashes == tuple(reference_digest(entry) for entry in entries)
-    single = Write(Kind.CONTACT, "workspace", "POST", "/contacts", extra, ("c1",)).keyed("mig-1", "contact")
+    single = Write(Kind.CONTACT, "workspace", "contacts_create", (), extra, ("c1",)).keyed("mig-1", "contact")
     assert single.key == idempotency_key("mig-1", "contact", "workspace", ("c1",), extra)
     assert single.hashes == (source_hash(extra),)
 
@@ -104,7 +106,9 @@ def test_keys_and_hashes_are_those_earlier_versions_derived() -> None:
         {"transactionId": "txn_2", "item": BAD_TEXT},
     ]
     members = ("a1#0", "a1#1", "a2#0")
-    fanout = Write(Kind.SPLIT, "prj_1", "POST", FANOUT_PATH, {"items": entries}, members).keyed("mig-1", "split.fanout")
+    fanout = Write(Kind.SPLIT, "prj_1", "transactions_createItem", (), {"items": entries}, members).keyed(
+        "mig-1", "split.fanout"
+    )
     assert fanout.key == "wb1-9df7f274bf138e0cbfe3e47fcb43a4838591053e8c1dff5f4cdc3c360e5d6d81"
     assert [fanout.entry_key(n) for n in range(3)] == [
         "wb1-6409cb008f39d169c4bb23b8f7dbbfab931d73bd847d90e10047b65d95cf2fc8",
@@ -122,7 +126,7 @@ def test_keys_and_hashes_are_those_earlier_versions_derived() -> None:
         idempotency_key("mig-1", "line.bulk", "prj_1", ("l2", "l1"), body)
         == "wb1-59c4d87a48906f161af916bf571605e43c02bf3629fd32fa64e1ab84e645f260"
     )
-    bulk = Write(Kind.LINE, "prj_1", "POST", "/projects/prj_1/budget/lines/bulk", body, ("l2", "l1"))
+    bulk = Write(Kind.LINE, "prj_1", "budget_createLinesBulk", ("prj_1",), body, ("l2", "l1"))
     assert bulk.keyed("mig-1", "line.bulk").key == idempotency_key("mig-1", "line.bulk", "prj_1", ("l2", "l1"), body)
     assert bulk.hashes == (odd_hash, "fd7cbf3bdac5fd50c940aa31e22e67a46e6d54561cb8734566f8051b433bdff9")
     assert (

@@ -6,7 +6,9 @@ from typing import cast
 
 import pytest
 
-from bridge.engine.writes import DEFAULT_PHASE, JsonObject, Write
+from bridge.engine.executor import derived_ids
+from bridge.engine.wanted import DEFAULT_PHASE
+from bridge.engine.writes import JsonObject, Write
 from mappings.keys import canonical_json, digest, source_hash
 from mappings.kinds import Kind
 
@@ -14,7 +16,7 @@ from mappings.kinds import Kind
 def _bulk(n: int) -> Write:
     body: dict[str, object] = {"lines": [{"description": f"line {i}", "type": "line"} for i in range(n)]}
     return Write(
-        Kind.LINE, "p1", "POST", "/projects/prj_1/budget/lines/bulk", body, tuple(f"l{i}" for i in range(n)), "k" * 20
+        Kind.LINE, "p1", "budget_createLinesBulk", ("prj_1",), body, tuple(f"l{i}" for i in range(n)), "k" * 20
     )
 
 
@@ -74,28 +76,31 @@ def test_journalled_text_and_hashes_are_the_canonical_json_of_the_body_and_entri
     lines = body["lines"]
     assert isinstance(lines, list)
     members = tuple(f"l{i}" for i in range(len(lines)))
-    write = Write(Kind.LINE, "p1", "POST", "/projects/prj_1/budget/lines/bulk", body, members, "k" * 20)
+    write = Write(Kind.LINE, "p1", "budget_createLinesBulk", ("prj_1",), body, members, "k" * 20)
     assert write.body_text == canonical_json(body)
     assert write.hashes == tuple(source_hash(entry) for entry in lines)
     assert write.hashes is write.hashes  # serialized once, whoever asks
-    patch = Write(Kind.LINE, "p1", "PATCH", "/projects/prj_1/budget/lines/lin_1", ODD_ENTRIES[0], ("l0",), salt="r")
+    patch = Write(Kind.LINE, "p1", "budget_updateLine", ("prj_1", "lin_1"), ODD_ENTRIES[0], ("l0",), salt="r")
+    # The step key digests the request as rendered (the same key a journal written before operations named
+    # their paths holds for it).
     request = ["r", "p1", "PATCH", "/projects/prj_1/budget/lines/lin_1", ODD_ENTRIES[0], ["l0"]]
     assert patch.step_key == f"{Kind.LINE.value}:{digest(request)}"
     assert patch.hashes == (source_hash(ODD_ENTRIES[0]),)
     assert patch.body_text == canonical_json(ODD_ENTRIES[0])
 
 
-def test_patch_knows_its_id_from_its_path_and_project_create_reads_the_default_phase() -> None:
-    """A PATCH books the id it patched; a project create also books its default estimate phase (A06)."""
-    patch = Write(Kind.SPACE, "workspace", "PATCH", "/spaces/spc_9", {"archived": True}, ("s1",))
+def test_patch_knows_its_id_from_its_params_and_project_create_reads_the_default_phase() -> None:
+    """A PATCH books the id it patched (its last path parameter); a project create also books its default
+    estimate phase (A06)."""
+    patch = Write(Kind.SPACE, "workspace", "spaces_update", ("spc_9",), {"archived": True}, ("s1",))
     assert patch.v1_ids({"id": "ignored"}) == ["spc_9"]
-    create = Write(Kind.PROJECT, "workspace", "POST", "/projects", {"name": "P"}, ("p1",), "k" * 20)
+    create = Write(Kind.PROJECT, "workspace", "projects_create", (), {"name": "P"}, ("p1",), "k" * 20)
     answer = {"id": "prj_1", "defaultBudget": {"budgetId": "bud_1", "estimatePhaseId": "phs_1"}}
-    assert create.derived_ids(answer) == [(DEFAULT_PHASE, "phs_1")]
+    assert derived_ids(create, answer) == [(DEFAULT_PHASE, "phs_1")]
 
 
 def test_keyless_step_keys_differ_between_runs() -> None:
     """Patching a record back to an earlier value in a later run is new work, not a step already done."""
-    one = Write(Kind.SPACE, "workspace", "PATCH", "/spaces/spc_9", {"archived": True}, ("s1",), salt="run-1")
-    two = Write(Kind.SPACE, "workspace", "PATCH", "/spaces/spc_9", {"archived": True}, ("s1",), salt="run-2")
+    one = Write(Kind.SPACE, "workspace", "spaces_update", ("spc_9",), {"archived": True}, ("s1",), salt="run-1")
+    two = Write(Kind.SPACE, "workspace", "spaces_update", ("spc_9",), {"archived": True}, ("s1",), salt="run-2")
     assert one.step_key != two.step_key

@@ -1,4 +1,4 @@
-"""The step graph: every kind is written after the kinds whose v1 ids it needs."""
+"""The kind declarations' step graph: every kind is written after the kinds whose v1 ids it needs."""
 
 from __future__ import annotations
 
@@ -7,23 +7,24 @@ from dataclasses import replace
 import httpx
 import pytest
 
-from bridge.engine import steps
-from bridge.engine.steps import ORDER, SPECS, Scope, spec, stages
+from bridge.clients.v1_requests import BY_ID
+from bridge.engine import kinds
+from bridge.engine.kinds import KINDS, Scope, order, spec, stages
 from mappings.kinds import Kind
 from tests.engine.harness import Timeline, World
 
 
 def test_every_kind_comes_after_what_it_needs() -> None:
     """A kind's requests are built from earlier kinds' v1 ids, so those kinds must be written first."""
-    position = {kind: index for index, kind in enumerate(ORDER)}
-    for entry in SPECS:
+    position = {kind: index for index, kind in enumerate(order())}
+    for entry in KINDS:
         for need in entry.needs:
             assert position[need] < position[entry.kind], f"{entry.kind} is scheduled before {need}"
 
 
 def test_order_covers_every_kind_once() -> None:
     """No kind is forgotten or written twice by a run (units are only referenced: a line names its unit)."""
-    assert sorted(ORDER) == sorted(set(Kind) - {Kind.UNIT})
+    assert sorted(order()) == sorted(set(Kind) - {Kind.UNIT})
 
 
 def test_kinds_in_one_wave_are_independent() -> None:
@@ -35,9 +36,9 @@ def test_kinds_in_one_wave_are_independent() -> None:
 
 def test_bulk_limits_are_the_documented_ones() -> None:
     """Lines go 100 per bulk and transactions 500 per bulk (v1 document and A16); other kinds one by one."""
-    assert spec(Kind.LINE).bulk_limit == 100
-    assert spec(Kind.ACTUAL).bulk_limit == 500
-    assert spec(Kind.SPACE).bulk_limit == 1
+    assert BY_ID[spec(Kind.LINE).create].bulk_limit == 100
+    assert BY_ID[spec(Kind.ACTUAL).create].bulk_limit == 500
+    assert BY_ID[spec(Kind.SPACE).create].bulk_limit == 1
     assert spec(Kind.PHASE).scope is Scope.PROJECT
 
 
@@ -59,8 +60,8 @@ async def test_the_run_executes_the_order_steps_declares(
     world: World, monkeypatch: pytest.MonkeyPatch, first: Kind, then: Kind
 ) -> None:
     """Declare that one kind needs another and the run writes every record of the one before any of the other."""
-    declared = tuple(replace(s, needs=(first,)) if s.kind is then else s for s in steps.SPECS)
-    monkeypatch.setattr(steps, "SPECS", declared)
+    declared = tuple(replace(s, needs=(first,)) if s.kind is then else s for s in kinds.KINDS)
+    monkeypatch.setattr(kinds, "KINDS", declared)
     seen: list[str] = []
     world.wrap = lambda transport: _Recorder(transport, seen)
     await world.run()
@@ -74,10 +75,10 @@ async def test_the_run_executes_the_order_steps_declares(
 
 def test_a_workspace_kind_may_not_need_a_project_kind(monkeypatch: pytest.MonkeyPatch) -> None:
     """The workspace's waves run before any project's: a declaration that contradicts it is refused."""
-    declared = tuple(replace(s, needs=(Kind.LINE,)) if s.kind is Kind.CONTACT else s for s in steps.SPECS)
-    monkeypatch.setattr(steps, "SPECS", declared)
+    declared = tuple(replace(s, needs=(Kind.LINE,)) if s.kind is Kind.CONTACT else s for s in kinds.KINDS)
+    monkeypatch.setattr(kinds, "KINDS", declared)
     with pytest.raises(ValueError, match="contact needs project kinds"):
-        steps.waves(Scope.WORKSPACE)
+        kinds.waves(Scope.WORKSPACE)
 
 
 @pytest.mark.anyio

@@ -1,0 +1,311 @@
+"""Every kind of record the bridge carries, declared once (dlt's resources are the model).
+
+A ``KindSpec`` says all there is to know about one kind: where its legacy ids are unique (``scope``), what
+must be read before its records can be listed (``reads``) and how they are listed and mapped (``records``,
+pure functions in ``engine.wanted`` over the mappings), the published v1 operations that create and update
+it (their routes, bulk limits and list fields are the client's operation table's), the kinds whose v1 ids it
+needs first, how the target lists it and the fields that recognise one of its records there without its id
+(``natural``: the stale lookup and verify's duplicate check), and where its money is.
+
+Everything that lists kinds derives the list from ``KINDS``: the run's order and waves (``stages``,
+``waves``), the writers of the workspace stage and of each project's pipeline, the held-back counts of a
+refused project, the stale lookup, verify's targets, the plan's tables and the tests' census. Adding a kind
+is a mapping, a declaration here, its request model and its emulator resource: there is no other table to
+remember.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from bridge.engine import wanted
+from bridge.engine.wanted import Records
+from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
+from mappings.kinds import Kind
+from mappings.lines import BULK_KIND as LINE_BULK_KIND
+
+
+class Scope(StrEnum):
+    """Where a kind's legacy ids are unique: across the workspace or within one project."""
+
+    WORKSPACE = "workspace"
+    PROJECT = "project"
+
+
+class Reads(StrEnum):
+    """What must be read from the source before a kind's records can be listed."""
+
+    # The workspace's lists and every project's library, read once before the run writes anything.
+    LIBRARY = "library"
+    # A project's budget tree, read when its lines' turn comes and held (``TreeRoom``) while they are written.
+    TREE = "tree"
+    # A project's actuals, streamed window by window by a step of their own (``engine.actuals``).
+    ACTUALS = "actuals"
+
+
+@dataclass(frozen=True, slots=True)
+class Natural:
+    """How the target lists a kind and the fields (as the create body names them) that recognise one of its
+    records there without its id.
+
+    ``filters`` are entry fields the list takes as query parameters (a transaction's ``projectId``); ``rows``
+    names the answer's field that holds the records when the listing is one object (a transaction's items).
+    """
+
+    listed_by: str
+    fields: tuple[str, ...]
+    filters: tuple[str, ...] = ()
+    rows: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """A second crosswalk entry read from a create's answer, e.g. a new project's default phase."""
+
+    kind: str
+    pointer: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class KindSpec:
+    """One kind, declared once."""
+
+    kind: Kind
+    label: str
+    scope: Scope
+    create: str
+    update: str | None
+    natural: Natural
+    records: Records | None = None
+    reads: Reads = Reads.LIBRARY
+    needs: tuple[Kind, ...] = ()
+    # The crosswalk kind its records are stored under (a project's copy of a fringe is keyed as a fringe, with
+    # the project as scope: how the mappings look it up); its own kind when None.
+    stored_as: Kind | None = None
+    # Written by another kind's step (split parts right behind their transaction bulk).
+    written_with: Kind | None = None
+    # Drawn from the projects' libraries: with only some projects selected the source seen is partial, so an
+    # item the crosswalk knows may belong to a project not selected; removals count on a whole run only.
+    from_projects: bool = False
+    derived: tuple[Derived, ...] = ()
+    # The kind its Idempotency-Keys are derived under (a bulk's differs from one record's); the kind's name
+    # when empty. Never change one: a resumed run must derive the keys the stopped run sent.
+    key_kind: str = ""
+    # Where a v1 record of the kind holds its amount (a published Money object), for verify's sums.
+    money: tuple[str, ...] = ()
+
+    @property
+    def stored(self) -> str:
+        """The crosswalk kind its records are stored under."""
+        return (self.stored_as or self.kind).value
+
+    @property
+    def keyed_as(self) -> str:
+        return self.key_kind or self.kind.value
+
+
+def _copy(kind: Kind, item: Kind, label: str, collection: str, name: str) -> KindSpec:
+    """A project's copy of a workspace library item (the four published copy routes share their shape)."""
+    return KindSpec(
+        kind,
+        label,
+        Scope.PROJECT,
+        create=f"library_addProject{name}",
+        update=f"library_updateProject{name}",
+        natural=Natural(f"library_listProject{collection}", ("sourceId",)),
+        records=wanted.project_copies(kind),
+        needs=(Kind.PROJECT, item),
+        stored_as=item,
+    )
+
+
+def _item(kind: Kind, label: str, collection: str, name: str, natural: str) -> KindSpec:
+    """A workspace library item, keyed in the crosswalk by its name (A18)."""
+    return KindSpec(
+        kind,
+        label,
+        Scope.WORKSPACE,
+        create=f"library_create{name}",
+        update=f"library_update{name}",
+        natural=Natural(f"library_list{collection}", (natural,)),
+        records=wanted.library_items(kind),
+        from_projects=True,
+    )
+
+
+KINDS: tuple[KindSpec, ...] = (
+    KindSpec(
+        Kind.SPACE,
+        "spaces",
+        Scope.WORKSPACE,
+        create="spaces_create",
+        update="spaces_update",
+        natural=Natural("spaces_list", ("name", "slug")),
+        records=wanted.spaces,
+    ),
+    KindSpec(
+        Kind.CONTACT,
+        "contacts",
+        Scope.WORKSPACE,
+        create="contacts_create",
+        update="contacts_update",
+        natural=Natural("contacts_list", ("name", "email")),
+        records=wanted.contacts,
+    ),
+    _item(Kind.CURRENCY, "currencies", "Currencies", "Currency", "code"),
+    _item(Kind.FRINGE, "fringes", "Fringes", "Fringe", "name"),
+    _item(Kind.GLOBAL, "globals", "Globals", "Global", "symbol"),
+    KindSpec(
+        Kind.TAG,
+        "tags",
+        Scope.WORKSPACE,
+        create="library_createTag",
+        update="library_updateTag",
+        natural=Natural("library_listTags", ("name",)),
+        records=wanted.tags,
+        from_projects=True,
+    ),
+    KindSpec(
+        Kind.PROJECT,
+        "projects",
+        Scope.WORKSPACE,
+        create="projects_create",
+        update="projects_update",
+        natural=Natural("projects_list", ("name", "slug")),
+        records=wanted.projects,
+        needs=(Kind.SPACE, Kind.TAG),
+        from_projects=True,
+        derived=(Derived(wanted.DEFAULT_PHASE, ("defaultBudget", "estimatePhaseId")),),
+    ),
+    _copy(Kind.PROJECT_CURRENCY, Kind.CURRENCY, "project currencies", "Currencies", "Currency"),
+    _copy(Kind.PROJECT_FRINGE, Kind.FRINGE, "project fringes", "Fringes", "Fringe"),
+    _copy(Kind.PROJECT_GLOBAL, Kind.GLOBAL, "project globals", "Globals", "Global"),
+    KindSpec(
+        Kind.PHASE,
+        "phases",
+        Scope.PROJECT,
+        create="budget_createPhase",
+        update="budget_updatePhase",
+        natural=Natural("budget_listPhases", ("name", "type")),
+        records=wanted.phases,
+        needs=(Kind.PROJECT, Kind.PROJECT_CURRENCY),
+    ),
+    KindSpec(
+        Kind.LINE,
+        "budget lines",
+        Scope.PROJECT,
+        create="budget_createLinesBulk",
+        update="budget_updateLine",
+        natural=Natural("budget_listLines", ("parentId", "description", "accountId", "type")),
+        records=wanted.lines,
+        reads=Reads.TREE,
+        needs=(Kind.PHASE, Kind.PROJECT_FRINGE, Kind.PROJECT_GLOBAL, Kind.CONTACT, Kind.TAG),
+        key_kind=LINE_BULK_KIND,
+    ),
+    KindSpec(
+        Kind.ACTUAL,
+        "transactions",
+        Scope.PROJECT,
+        create="transactions_createBulk",
+        update="transactions_update",
+        natural=Natural(
+            "transactions_list",
+            ("timestamp", "amount", "description", "number", "ref", "projectId"),
+            filters=("projectId",),
+        ),
+        reads=Reads.ACTUALS,
+        needs=(Kind.LINE, Kind.CONTACT),
+        key_kind=TRANSACTION_BULK_KIND,
+        money=("amount",),
+    ),
+    KindSpec(
+        Kind.SPLIT,
+        "transaction items",
+        Scope.PROJECT,
+        create="transactions_createItem",
+        update="transactions_updateItem",
+        # A split item's fields as a fan-out entry sends them; GET /transactions/{id} lists them under `items`.
+        natural=Natural("transactions_get", ("description", "budgetLineId", "amount", "tagIds"), rows="items"),
+        reads=Reads.ACTUALS,
+        needs=(Kind.ACTUAL,),
+        written_with=Kind.ACTUAL,
+        key_kind="split.fanout",
+        money=("amount",),
+    ),
+)
+
+_BY_KIND = {spec.kind: spec for spec in KINDS}
+_BY_CREATE = {spec.create: spec for spec in KINDS}
+
+
+def spec(kind: Kind) -> KindSpec:
+    """The declaration of one kind."""
+    return _BY_KIND[kind]
+
+
+def created_by(operation: str) -> KindSpec | None:
+    """The kind a create operation writes (None for an operation that creates no declared kind)."""
+    return _BY_CREATE.get(operation)
+
+
+def crosswalk_kind(kind: Kind) -> str:
+    """The crosswalk kind a step's records are stored under."""
+    return _BY_KIND[kind].stored
+
+
+def stages(declared: tuple[KindSpec, ...] | None = None) -> tuple[tuple[Kind, ...], ...]:
+    """The kinds grouped into waves: every kind's needs are in earlier waves (Kahn's layering).
+
+    Read from ``KINDS`` at each call (a run derives its order when it starts). A cycle is a programming error
+    and raises ValueError naming the kinds left over.
+    """
+    specs = KINDS if declared is None else declared
+    by_kind = {s.kind: s for s in specs}
+    done: set[Kind] = set()
+    found: list[tuple[Kind, ...]] = []
+    remaining = [s.kind for s in specs]
+    while remaining:
+        wave = tuple(k for k in remaining if all(need in done for need in by_kind[k].needs))
+        if not wave:
+            raise ValueError(f"kinds {sorted(remaining)} depend on each other in a cycle; fix engine.kinds.KINDS")
+        found.append(wave)
+        done.update(wave)
+        remaining = [k for k in remaining if k not in done]
+    return tuple(found)
+
+
+def order() -> tuple[Kind, ...]:
+    """Every kind in the order a run writes them."""
+    return tuple(kind for wave in stages() for kind in wave)
+
+
+def waves(scope: Scope) -> tuple[tuple[Kind, ...], ...]:
+    """The waves a run executes for ``scope``'s kinds, each kind by its own writer (``written_with`` aside).
+
+    The workspace's waves all run before any project's, and projects run side by side. ValueError when the
+    declarations make that order wrong: a workspace kind needing a project kind, or a kind written with another
+    whose needs are not all written before that other kind's wave.
+    """
+    by_kind = {s.kind: s for s in KINDS}
+    for s in KINDS:
+        late = [n for n in s.needs if s.scope is Scope.WORKSPACE and by_kind[n].scope is Scope.PROJECT]
+        if late:
+            raise ValueError(f"workspace kind {s.kind} needs project kinds {late}; fix engine.kinds.KINDS")
+    done: set[Kind] = set()
+    found: list[tuple[Kind, ...]] = []
+    for stage in stages():
+        for s in KINDS:
+            writer = s.written_with
+            if writer in stage and not set(s.needs) <= done | {writer}:
+                raise ValueError(f"{s.kind} is written with {writer} but needs kinds written after it; fix KINDS")
+        done.update(stage)
+        wave = tuple(k for k in stage if by_kind[k].scope is scope and by_kind[k].written_with is None)
+        if wave:
+            found.append(wave)
+    return tuple(found)
+
+
+def of_scope(scope: Scope) -> tuple[KindSpec, ...]:
+    """The kinds of ``scope``, in declaration order."""
+    return tuple(s for s in KINDS if s.scope is scope)
