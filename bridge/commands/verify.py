@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bridge.commands import Ending
-from bridge.commands.migrate import connection_options, settings_from
+from bridge.commands.options import connection_options, settings_from
 from bridge.engine.progress import display
 from bridge.errors import BridgeError
 from bridge.terminal import console, plain, shown
