@@ -1,23 +1,26 @@
 """The CLI's start-up: `bridge --help`, `bridge status` and `bridge config show`, each a fresh process.
 
 Each command runs as the operator runs it (the installed console script), ``REPEATS`` times after one run that
-warms the disk cache; figures: the median wall time from spawn to exit and the largest resident set. `status`
-reads a small state file made here (one finished run, a bulk of crosswalk entries, one intent in flight);
-`config show` reads the same settings as a run would, from a clean environment.
+warms the disk cache, spawned from a bare interpreter (``bench.peak`` says why); figures: the median wall time
+from spawn to exit and the largest resident set. `status` reads a small state file made here (one finished
+run, a bulk of crosswalk entries, one intent in flight); `config show` reads the same settings as a run would,
+from an environment without the caller's ``BRIDGE_*`` settings.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from state import CrosswalkEntry, IntentSpec, open_state
 
 REPEATS = 7
+ROOT = Path(__file__).resolve().parent.parent
 BRIDGE = Path(sys.executable).with_name("bridge")
 
 
@@ -34,26 +37,27 @@ def _state(path: Path) -> None:
         store.runs.finish(run.id, "completed", {"kinds": {"lines": {"to_create": 100, "requests": 1}}})
 
 
-def _once(args: tuple[str, ...], env: dict[str, str]) -> tuple[float, float]:
-    """One run: wall seconds and max resident set in MB (the child's own, from wait4)."""
-    silent = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_WRONLY, 0) for fd in (1, 2)]
-    started = time.perf_counter()
-    pid = os.posix_spawn(BRIDGE, [BRIDGE.name, *args], env, file_actions=silent)
-    _, status, usage = os.wait4(pid, 0)
-    wall = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"bridge {' '.join(args)} exited {os.waitstatus_to_exitcode(status)}")
-    return wall, usage.ru_maxrss / 1024  # Linux counts ru_maxrss in KiB
-
-
 def _measure(args: tuple[str, ...], env: dict[str, str]) -> tuple[float, float]:
-    _once(args, env)
-    runs = [_once(args, env) for _ in range(REPEATS)]
-    return round(statistics.median(w for w, _ in runs), 3), round(max(r for _, r in runs), 1)
+    """Median wall seconds and max RSS in MB of `bridge ARGS`, the warming run left out."""
+    spawned = subprocess.run(
+        [sys.executable, "-m", "bench.peak", str(1 + REPEATS), str(BRIDGE), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if spawned.returncode != 0:
+        raise RuntimeError(f"bench.peak bridge {' '.join(args)}: {spawned.stderr}")
+    answer = json.loads(spawned.stdout)
+    runs: list[list[float]] = answer["runs"][1:]
+    rss = max(r for _, r in runs)
+    if rss <= answer["spawner_rss_mb"]:
+        raise RuntimeError(f"bridge {' '.join(args)} is no larger than its spawner: its figure would be the spawner's")
+    return round(statistics.median(w for w, _ in runs), 3), round(rss, 1)
 
 
 def run() -> dict[str, object]:
-    # The caller's own BRIDGE_* settings would change what `config show` and `status` read.
     env = {k: v for k, v in os.environ.items() if not k.startswith("BRIDGE_")}
     figures: dict[str, object] = {"repeats": REPEATS}
     with tempfile.TemporaryDirectory() as directory:
