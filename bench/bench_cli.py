@@ -2,9 +2,10 @@
 
 Each command runs as the operator runs it (the installed console script), ``REPEATS`` times after one run that
 warms the disk cache, spawned from a bare interpreter (``bench.peak`` says why); figures: the median wall time
-from spawn to exit and the largest resident set. `status` reads a small state file made here (one finished
-run, a bulk of crosswalk entries, one intent in flight); `config show` reads the same settings as a run would,
-from an environment without the caller's ``BRIDGE_*`` settings.
+from spawn to exit, the median CPU seconds (what a busy machine does not stretch) and the largest resident set.
+`status` reads a small state file made here (one finished run, a bulk of crosswalk entries, one intent in
+flight); `config show` reads the same settings as a run would, from an environment without the caller's
+``BRIDGE_*`` settings.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ def _state(path: Path) -> None:
         store.runs.finish(run.id, "completed", {"kinds": {"lines": {"to_create": 100, "requests": 1}}})
 
 
-def _measure(args: tuple[str, ...], env: dict[str, str]) -> tuple[float, float]:
-    """Median wall seconds and max RSS in MB of `bridge ARGS`, the warming run left out."""
+def _measure(args: tuple[str, ...], env: dict[str, str]) -> dict[str, float]:
+    """Median wall and CPU seconds and max RSS in MB of `bridge ARGS`, the warming run left out."""
     spawned = subprocess.run(
         [sys.executable, "-m", "bench.peak", str(1 + REPEATS), str(BRIDGE), *args],
         cwd=ROOT,
@@ -51,10 +52,14 @@ def _measure(args: tuple[str, ...], env: dict[str, str]) -> tuple[float, float]:
         raise RuntimeError(f"bench.peak bridge {' '.join(args)}: {spawned.stderr}")
     answer = json.loads(spawned.stdout)
     runs: list[list[float]] = answer["runs"][1:]
-    rss = max(r for _, r in runs)
+    rss = max(r for _, r, _ in runs)
     if rss <= answer["spawner_rss_mb"]:
         raise RuntimeError(f"bridge {' '.join(args)} is no larger than its spawner: its figure would be the spawner's")
-    return round(statistics.median(w for w, _ in runs), 3), round(rss, 1)
+    return {
+        "wall_s": round(statistics.median(w for w, _, _ in runs), 3),
+        "cpu_s": round(statistics.median(c for _, _, c in runs), 3),
+        "max_rss_mb": round(rss, 1),
+    }
 
 
 def run() -> dict[str, object]:
@@ -69,7 +74,5 @@ def run() -> dict[str, object]:
             "config_show": ("config", "show", "--state", str(state)),
         }
         for name, args in commands.items():
-            wall, rss = _measure(args, env)
-            figures[f"{name}_wall_s"] = wall
-            figures[f"{name}_max_rss_mb"] = rss
+            figures.update({f"{name}_{key}": value for key, value in _measure(args, env).items()})
     return figures

@@ -7,7 +7,7 @@ interpreter importing nothing of the project, the figure is the command's own wh
 (the answer gives this process's size for the caller to check).
 
     python -m bench.peak REPEATS COMMAND [ARG...]
-    -> {"runs": [[wall_s, max_rss_mb], ...], "spawner_rss_mb": ...}   (one JSON line on stdout)
+    -> {"runs": [[wall_s, max_rss_mb, cpu_s], ...], "spawner_rss_mb": ...}   (one JSON line on stdout)
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ import time
 MB = 1024  # Linux counts ru_maxrss and VmHWM in KiB
 
 
-def once(argv: list[str]) -> tuple[float, float]:
-    """One run, its output discarded: wall seconds from spawn to exit, and its max resident set in MB."""
+def once(argv: list[str]) -> tuple[float, float, float]:
+    """One run, its output discarded: wall seconds from spawn to exit, its max resident set in MB, and its CPU
+    seconds (user and system: what a busy machine does not stretch, unlike the wall)."""
     silent = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_WRONLY, 0) for fd in (1, 2)]
     started = time.perf_counter()
     pid = os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=silent)
@@ -29,7 +30,7 @@ def once(argv: list[str]) -> tuple[float, float]:
     wall = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {os.waitstatus_to_exitcode(status)}")
-    return wall, usage.ru_maxrss / MB
+    return wall, usage.ru_maxrss / MB, usage.ru_utime + usage.ru_stime
 
 
 def _high_water() -> float:
