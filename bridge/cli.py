@@ -13,6 +13,7 @@ into the exit code of the README's table, for every command alike:
 
 from __future__ import annotations
 
+import functools
 import gc
 import importlib
 import sys
@@ -20,65 +21,106 @@ import tempfile
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
-import structlog
 
 from bridge import assumptions
 from bridge.commands import Ending
 from bridge.errors import BridgeError, FatalError, ResumableStop, RetriableError, UsageError
-from bridge.logging import log_file, redact_text
-from bridge.terminal import plain
-from state.errors import (
-    SchemaTooNewError,
-    StateBindingError,
-    StateError,
-    StateLocationError,
-    StateLockedError,
-    StateStorageError,
-)
 
-log = structlog.get_logger("bridge.cli")
+# Start-up imports only what every command needs: `bridge --help` lists the commands without loading one
+# (click, this module, the errors), and each command module loads what its command uses. What the endings
+# below need (the terminal's text rules with logging and the settings; the state store with SQLAlchemy) is
+# imported when a command ends in an error, where it is mostly loaded already.
 
 ENDINGS: dict[Ending, int] = {Ending.DONE: 0, Ending.QUARANTINED: 1, Ending.DIFFERENCES: 1, Ending.NOT_FOUND: 1}
 
-# First match wins: the state store's branches before its root, which is fatal.
-ERRORS: tuple[tuple[type[BaseException], int, str], ...] = (
-    (UsageError, 2, "error"),
-    (StateLocationError, 2, "error"),
-    (SchemaTooNewError, 2, "error"),
-    (StateBindingError, 2, "error"),
-    (ResumableStop, 3, "stopped"),
-    (RetriableError, 3, "stopped"),
-    (StateStorageError, 3, "stopped"),
-    (StateLockedError, 3, "stopped"),
-    (FatalError, 4, "fatal"),
-    (StateError, 4, "fatal"),
-    (BridgeError, 4, "fatal"),
-)
 
-# Each subcommand lives in its own module, imported only when that command runs: `bridge status` need not load
-# the emulator, and every runbook step starts faster.
-SUBCOMMANDS: dict[str, str] = {
-    "plan": "bridge.commands.migrate:plan_command",
-    "run": "bridge.commands.migrate:run_command",
-    "demo": "bridge.commands.demo:demo_command",
-    "verify": "bridge.commands.verify:verify_command",
-    "status": "bridge.commands.state:status_command",
-    "crosswalk": "bridge.commands.state:crosswalk_group",
-    "config": "bridge.commands.config:config_group",
-    "emulate": "bridge.emulator.serve:emulate_command",
-    "fleet": "bridge.commands.fleet:fleet_group",
+@functools.cache
+def _errors() -> tuple[tuple[type[BaseException], int, str], ...]:
+    """Each error class with its exit code and label; the first match wins: the state store's branches before
+    its root, which is fatal."""
+    from state.errors import (  # noqa: PLC0415 -- state loads SQLAlchemy: on the first error, not at start-up
+        SchemaTooNewError,
+        StateBindingError,
+        StateError,
+        StateLocationError,
+        StateLockedError,
+        StateStorageError,
+    )
+
+    return (
+        (UsageError, 2, "error"),
+        (StateLocationError, 2, "error"),
+        (SchemaTooNewError, 2, "error"),
+        (StateBindingError, 2, "error"),
+        (ResumableStop, 3, "stopped"),
+        (RetriableError, 3, "stopped"),
+        (StateStorageError, 3, "stopped"),
+        (StateLockedError, 3, "stopped"),
+        (FatalError, 4, "fatal"),
+        (StateError, 4, "fatal"),
+        (BridgeError, 4, "fatal"),
+    )
+
+
+class Lazy(NamedTuple):
+    """A subcommand that lives in its own module, imported only when that command runs: `bridge status` need
+    not load the emulator, and every runbook step starts faster."""
+
+    target: str
+    """``module:attribute`` of the click command."""
+    summary: str
+    """The first paragraph of the command's help: the line `bridge --help` lists without importing the module
+    (tests/test_startup.py holds it equal to the command's own)."""
+
+
+SUBCOMMANDS: dict[str, Lazy] = {
+    "plan": Lazy(
+        "bridge.commands.migrate:plan_command",
+        "Dry run: read the source, map it, compare with the state file; write nothing to the target.",
+    ),
+    "run": Lazy(
+        "bridge.commands.migrate:run_command",
+        "Migrate: resume what was in flight, then write everything new or changed, in dependency order.",
+    ),
+    "demo": Lazy(
+        "bridge.commands.demo:demo_command",
+        "Migrate a seeded emulator workspace end to end, with faults, a SIGKILL and a resume.",
+    ),
+    "verify": Lazy(
+        "bridge.commands.verify:verify_command",
+        "Verify a migration: legacy totals against v1 totals per project, phase and account, plus the ledger.",
+    ),
+    "status": Lazy(
+        "bridge.commands.state:status_command",
+        "Show the last runs, per-kind counts, in-flight intents and quarantine by code.",
+    ),
+    "crosswalk": Lazy("bridge.commands.state:crosswalk_group", "Which v1 object each legacy record became."),
+    "config": Lazy(
+        "bridge.commands.config:config_group",
+        "The settings: what the bridge would use, and where each value comes from.",
+    ),
+    "emulate": Lazy(
+        "bridge.emulator.serve:emulate_command",
+        "Serve the emulated service (legacy /api/v1, v1 /v1, control /_emulator) until stopped.",
+    ),
+    "fleet": Lazy(
+        "bridge.commands.fleet:fleet_group",
+        "Move many workspaces: a queue and every state in one PostgreSQL database, workers anywhere.",
+    ),
 }
 
 
 def exit_code(error: BaseException) -> int:
     """The exit code of an error that ended a command (the README's table)."""
-    return next((code for cls, code, _ in ERRORS if isinstance(error, cls)), 4)
+    return next((code for cls, code, _ in _errors() if isinstance(error, cls)), 4)
 
 
 def _say(label: str, error: BaseException) -> None:
+    from bridge.terminal import plain  # noqa: PLC0415 -- see the imports above
+
     click.echo(f"{label}: {plain(str(error))}", err=True)
     for note in getattr(error, "__notes__", ()):
         click.echo(plain(str(note)), err=True)
@@ -86,9 +128,14 @@ def _say(label: str, error: BaseException) -> None:
 
 def _bug(error: BaseException) -> int:
     """An error no branch of the tree explains: its traceback to the log (or a file of its own), a pointer here."""
+    import structlog  # noqa: PLC0415 -- see the imports above
+
+    from bridge.logging import log_file, redact_text  # noqa: PLC0415
+    from bridge.terminal import plain  # noqa: PLC0415
+
     where = log_file()
     if where is not None:
-        log.error("bridge.bug", error=type(error).__name__, exc_info=error)
+        structlog.get_logger("bridge.cli").error("bridge.bug", error=type(error).__name__, exc_info=error)
     else:
         text = redact_text("".join(traceback.format_exception(error)))
         # mkstemp creates the file 0600: a traceback may quote source records.
@@ -121,14 +168,28 @@ class LazyGroup(click.Group):
         return sorted([*super().list_commands(ctx), *SUBCOMMANDS])
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = SUBCOMMANDS.get(cmd_name)
-        if target is None:
+        lazy = SUBCOMMANDS.get(cmd_name)
+        if lazy is None:
             return super().get_command(ctx, cmd_name)
-        module_name, attribute = target.split(":")
+        module_name, attribute = lazy.target.split(":")
         command = getattr(importlib.import_module(module_name), attribute)
         if not isinstance(command, click.Command):
-            raise TypeError(f"{target} is not a click command")
+            raise TypeError(f"{lazy.target} is not a click command")
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's own list of commands (``click.Group.format_commands``), but a lazy command is stood in for by
+        one that holds only its summary: click reads each line through ``get_command``, which would import every
+        command's module (1.5 s and 115 MB before `bridge --help` printed)."""
+        listed = [(name, self._listed(ctx, name)) for name in self.list_commands(ctx)]
+        commands = [(name, command) for name, command in listed if command is not None and not command.hidden]
+        limit = formatter.width - 6 - max(len(name) for name, _ in commands)
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, command.get_short_help_str(limit)) for name, command in commands])
+
+    def _listed(self, ctx: click.Context, name: str) -> click.Command | None:
+        lazy = SUBCOMMANDS.get(name)
+        return super().get_command(ctx, name) if lazy is None else click.Command(name, help=lazy.summary)
 
 
 class BridgeGroup(LazyGroup):
@@ -152,7 +213,7 @@ class BridgeGroup(LazyGroup):
             click.echo("stopped: interrupted", err=True)
             code = 3
         except BridgeError as error:
-            label = next((label for cls, _, label in ERRORS if isinstance(error, cls)), "fatal")
+            label = next((label for cls, _, label in _errors() if isinstance(error, cls)), "fatal")
             _say(label, error)
             code = exit_code(error)
         except Exception as error:  # noqa: BLE001 (the one place a bug is turned into exit 4 with its log)

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bridge.commands import Ending
-from bridge.commands.migrate import setting_options
+from bridge.commands.options import setting_options
 from bridge.config import SECRETS, Settings, Source, explain_settings
 from bridge.terminal import console, shown
 

@@ -15,16 +15,16 @@ from rich.table import Table
 from rich.text import Text
 
 from bridge.commands import Ending
-from bridge.commands.migrate import connection_options, settings_from
+from bridge.commands.options import connection_options, settings_from
 from bridge.engine.progress import display
 from bridge.errors import BridgeError
 from bridge.terminal import console, plain, shown
 from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.convert import format_minor
-from bridge.verify.ledger import is_clean
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.report import write_reports
 from bridge.verify.schema import Reconciliation
+from bridge.verify.summary import open_ledgers, summary
 
 EXIT_CODES = """\b
 Exit codes:
@@ -82,26 +82,6 @@ def verify_command(
     return ending
 
 
-def summary(report: Reconciliation, written: list[Path]) -> dict[str, object]:
-    """The verdict summary `verify --json` prints: the answer, the counts, each project's verdict, the files."""
-    return {
-        "reconciled": report.reconciled,
-        "fail_on": report.fail_on.value,
-        "migration": report.migration,
-        "run": report.run,
-        "currency": report.currency,
-        "verdicts": report.verdicts.model_dump(),
-        "held_back": report.held_back.summary,
-        "ledger_open": _open_ledgers(report),
-        "projects": [{"project_id": p.project_id, "name": p.name, "verdict": p.verdict.value} for p in report.projects],
-        "reports": [str(path) for path in written],
-    }
-
-
-def _open_ledgers(report: Reconciliation) -> list[str]:
-    return [e.kind for e in report.ledger if not is_clean([e])]
-
-
 def summary_table(report: Reconciliation) -> Table:
     """Per project and phase: both totals, the difference and the verdict; the caption gives the answer."""
     table = Table(title="reconciliation", title_justify="left", caption_justify="left")
@@ -131,13 +111,13 @@ def summary_table(report: Reconciliation) -> Table:
             table.add_row("", "", "", "", "", "", f"... and {more} more in reconciliation.md")
     v = report.verdicts
     answer = Text("RECONCILED", "green") if report.reconciled else Text("NOT RECONCILED", "red")
-    open_ledgers = _open_ledgers(report)
+    still_open = open_ledgers(report)
     # The second line is the held-back summary, built from source text (phase names, ids): plain, never markup.
     table.caption = Text.assemble(
         answer,
         f": {v.exact} exact, {v.rounding} rounding, {v.quarantine} quarantine, "
         f"{v.not_carried} not carried, {v.mismatch} mismatch"
-        + (f"; ledger open for {', '.join(open_ledgers)}" if open_ledgers else "; ledger closed")
+        + (f"; ledger open for {', '.join(still_open)}" if still_open else "; ledger closed")
         + f"; amounts in {report.currency}\n",
         plain(report.held_back.summary),
     )

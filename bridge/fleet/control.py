@@ -24,7 +24,6 @@ from sqlalchemy import Engine
 
 from bridge.clients.http import RunControls
 from bridge.clients.v1 import open_v1
-from bridge.commands.state import KindInfo, status_of
 from bridge.engine.preflight import target_identity
 from bridge.errors import BridgeError, UsageError
 from bridge.fleet import registry
@@ -34,6 +33,7 @@ from bridge.fleet.registry import Submitted
 from bridge.fleet.workflow import APP, APP_VERSION, QUEUE, WORKFLOW, Verdict
 from state import open_state
 from state.errors import StateError
+from state.status import KindInfo, status_of
 
 STATES = {
     "ENQUEUED": "queued",

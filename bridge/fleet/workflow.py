@@ -32,7 +32,6 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, w
 
 from bridge.clients.http import RunControls
 from bridge.clients.limiter import AimdLimiter
-from bridge.commands.verify import summary
 from bridge.config import Settings
 from bridge.engine.progress import Progress
 from bridge.engine.run import migrate
@@ -42,6 +41,7 @@ from bridge.logging import register_secret
 from bridge.verify.compare import FailOn
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.report import write_reports
+from bridge.verify.summary import summary
 from state.errors import StateInUseError
 
 QUEUE = "bridge-fleet"
