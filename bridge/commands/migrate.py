@@ -22,6 +22,7 @@ from rich.text import Text
 from bridge.commands import Ending
 from bridge.commands.options import connection_options, settings_from
 from bridge.engine.plan import Plan
+from bridge.engine.points import WriteObserver
 from bridge.engine.progress import display, planned
 from bridge.engine.run import Interrupted, Outcome, migrate
 from bridge.errors import FatalError, ResumableStop, RetriableError, UsageError
@@ -177,8 +178,12 @@ def run_command(plan_file: Path | None, as_json: bool, **options: object) -> End
     settings = settings_from(options)
     expected = _expected(plan_file) if plan_file is not None else None
     progress = display(console(stderr=True), expected)
+    # Whoever runs the command may hand it an observer of the writes as click's context object (the crash
+    # tests do, to stop the process at a chosen point); `bridge run` from a shell has none.
+    found = click.get_current_context().obj
+    observer = found if isinstance(found, WriteObserver) else None
     with progress:
-        outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=progress))
+        outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=progress, observer=observer))
     ending = Ending.QUARANTINED if outcome.ledger.quarantine else Ending.DONE
     if as_json:
         # The report the state file keeps with the run (`bridge status`), with the run's id; JSON escapes every

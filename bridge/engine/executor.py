@@ -12,8 +12,8 @@ retry budget) and fatal errors propagate untouched: the journal already says wha
 Every write returns what it did (``Sent``: the v1 ids of its members and a ``Tally`` of records and requests);
 the executor keeps no count of its own.
 
-The crash hook (``killpoints``) is passed at each state transition so the crash tests can stop the process
-at every one of them.
+An observer (``points.WriteObserver``), when one is given, is told of each state transition: the crash tests
+stop the process at every one of them.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ import structlog
 from bridge.clients.v1 import V1Client
 from bridge.clients.v1_requests import UnpublishedBody, checked_write
 from bridge.engine.books import Books
-from bridge.engine.killpoints import KillSwitch
 from bridge.engine.kinds import spec
 from bridge.engine.plan import Fate, QuarantinedRecord, Refusal, Tally
+from bridge.engine.points import WriteObserver
 from bridge.engine.tasks import run_all
 from bridge.engine.wanted import PLACEHOLDER
 from bridge.engine.writes import Write, id_of
@@ -95,10 +95,14 @@ def _refused(write: Write, members: Sequence[str], code: str, message: str, *, f
 class Executor:
     """Writes one request at a time through the journal; shared by every task of a run."""
 
-    def __init__(self, *, books: Books, v1: V1Client | None, kill: KillSwitch | None = None) -> None:
+    def __init__(self, *, books: Books, v1: V1Client | None, observer: WriteObserver | None = None) -> None:
         self.books = books
         self.v1 = v1
-        self.kill = kill or KillSwitch(None)
+        self.observer = observer
+
+    def _reach(self, kind: str, point: str) -> None:
+        if self.observer is not None:
+            self.observer.reached(kind, point)
 
     @property
     def dry_run(self) -> bool:
@@ -118,7 +122,7 @@ class Executor:
                 return self._refused_in_plan(write, error)
             return self._count(write, len(landed or {}))
         kind = write.kind.value
-        self.kill.reach(kind, "journal")
+        self._reach(kind, "journal")
         status = await self.books.record(write)
         if status == "done":
             return Sent(self.books.known(write), Tally())
@@ -127,21 +131,21 @@ class Executor:
         if status == "failed" and write.splittable:
             # A bisection interrupted by a crash: its halves are journalled under derived keys; resume them.
             return await self._halves(write)
-        self.kill.reach(kind, "sent")
+        self._reach(kind, "sent")
         if write.fanout:
             return await self._fan_out(write, landed or {})
         try:
             answer = await self._send(write)
         except RecordError as error:
             return await self._rejected(write, error)
-        self.kill.reach(kind, "service")
+        self._reach(kind, "service")
         try:
             ids = write.v1_ids(answer)
         except ValueError as exc:
             raise UnexpectedResponse(f"{write.method} {write.path}: {exc}") from exc
-        self.kill.reach(kind, "response")
+        self._reach(kind, "response")
         await self.books.complete(write, ids, derived_ids(write, answer))
-        self.kill.reach(kind, "done")
+        self._reach(kind, "done")
         return Sent(dict(zip(write.members, ids, strict=True)), self._booked(write))
 
     async def _send(self, write: Write) -> object:
@@ -179,14 +183,14 @@ class Executor:
                 ids[index] = id_of(answer, write.kind)
 
         await run_all(items_of(t, indexes) for t, indexes in by_transaction.items())
-        self.kill.reach(write.kind.value, "service")
-        self.kill.reach(write.kind.value, "response")
+        self._reach(write.kind.value, "service")
+        self._reach(write.kind.value, "response")
         records = [
             QuarantinedRecord(write.kind.value, write.scope, write.members[i], rejection_code(e), None, e.message)
             for i, e in sorted(refused.items())
         ]
         await self.books.complete_partly(write, {write.members[i]: v for i, v in ids.items()}, records)
-        self.kill.reach(write.kind.value, "done")
+        self._reach(write.kind.value, "done")
         tally = Tally.of(write.kind, Fate.CREATED, len(ids) - len(landed), requests=len(entries) - len(landed))
         tally += Tally(quarantine=tuple(Refusal(write.kind, record, filed=True) for record in records))
         return Sent({write.members[i]: v for i, v in ids.items()}, tally)

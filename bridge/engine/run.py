@@ -35,9 +35,9 @@ from bridge.engine.apply import Applier
 from bridge.engine.books import Books
 from bridge.engine.collector import run_pace
 from bridge.engine.executor import Executor
-from bridge.engine.killpoints import KillSwitch
 from bridge.engine.kinds import Scope, waves
 from bridge.engine.plan import Plan, Tally, total
+from bridge.engine.points import WriteObserver
 from bridge.engine.preflight import Preflight, preflight
 from bridge.engine.progress import Progress
 from bridge.engine.project import ProjectPipeline
@@ -96,12 +96,13 @@ async def migrate(
     transports: Transports | None = None,
     controls: RunControls | None = None,
     pipelines: bool = True,
+    observer: WriteObserver | None = None,
 ) -> Outcome:
     """Plan (``dry_run``) or run the migration the settings describe.
 
     ``pipelines=False`` runs the workspace stage alone (a fleet's first step; each project is then a step of
-    its own, run with ``settings.projects`` naming it). ``transports`` and ``controls`` are test seams
-    (in-process emulator, a clock that never sleeps).
+    its own, run with ``settings.projects`` naming it). ``transports``, ``controls`` and ``observer`` are test
+    seams (in-process emulator, a clock that never sleeps, a watcher of every write's points).
     """
     legacy_url, legacy_key = settings.require_legacy()
     v1_url, token = settings.require_v1()
@@ -117,7 +118,14 @@ async def migrate(
         ):
             with run_pace():
                 return await _migrate(
-                    settings, store, legacy, v1, dry_run=dry_run, progress=progress, pipelines=pipelines
+                    settings,
+                    store,
+                    legacy,
+                    v1,
+                    dry_run=dry_run,
+                    progress=progress,
+                    pipelines=pipelines,
+                    observer=observer,
                 )
     finally:
         store.close()
@@ -148,6 +156,7 @@ async def _migrate(
     dry_run: bool,
     progress: Progress,
     pipelines: bool,
+    observer: WriteObserver | None,
 ) -> Outcome:
     checked = await preflight(legacy, v1, store, settings.legacy_url)
     migration = settings.migration if settings.migration != "default" else None
@@ -157,7 +166,7 @@ async def _migrate(
     ledger.notes.extend(checked.warnings)
     run_id = None if dry_run else store.runs.start(namespace, checked.source, checked.target, _options(settings)).id
     books = Books(store.database, run_id)
-    executor = Executor(books=books, v1=None if dry_run else v1, kill=KillSwitch.from_env())
+    executor = Executor(books=books, v1=None if dry_run else v1, observer=observer)
     report = Report(ledger, books, progress, live=not dry_run)
     log.info("bridge.run.started", run_id=run_id, migration=namespace, dry_run=dry_run)
     try:

@@ -1,8 +1,9 @@
 """`bridge run` in a forked child that the test can SIGKILL: at a named write point, or at an instant it picks.
 
 The child is forked from the test after the imports, so a run costs its work, not an interpreter start; it
-talks to an emulator served on a loopback port. The engine's test-only hook BRIDGE_TEST_KILL_AT makes it
-SIGKILL itself at a named write point; otherwise the test kills it from outside, wherever it is.
+talks to an emulator served on a loopback port. A ``KillSwitch`` handed to the command as its observer of
+the engine's write points makes it SIGKILL itself at a named one; otherwise the test kills it from outside,
+wherever it is.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from collections.abc import Callable, Iterator
 from fastapi import FastAPI
 
 from bridge.emulator.serve import BackgroundServer
-from bridge.engine.killpoints import ENV_VAR
 from tests.engine.harness import World
+from tests.engine.killswitch import KillSwitch
 
 KILLED = -9
 POLL_S = 0.005
@@ -50,13 +51,12 @@ def run_forked(
 ) -> int:
     """`bridge run` of the world's projects (all when none) in a forked child; its exit status (-9 if killed).
 
-    ``kill_at`` names a write point for the engine's hook. ``kill_after`` has the test SIGKILL the child that
+    ``kill_at`` names a write point (``KillSwitch``). ``kill_after`` has the test SIGKILL the child that
     many seconds after ``armed`` first holds (after the start without ``armed``), wherever it is then: a truly
     random instant, not a named point.
     """
-    env = world.env(**({ENV_VAR: kill_at} if kill_at else {}))
-    if kill_at is None:
-        env.pop(ENV_VAR, None)
+    env = world.env()
+    observer = KillSwitch(kill_at) if kill_at else None
     # A collection in the server thread may be closing a dead SQLite connection (the GIL released, SQLite's
     # global mutex held) at the instant of the fork; the child would inherit the held mutex and hang on its
     # first open. So garbage is collected here, and no collection starts in any thread until the fork is done.
@@ -73,7 +73,8 @@ def run_forked(
             os.environ.update(env)
             from bridge.cli import cli
 
-            cli.main(args=["run", *(f"--project={project}" for project in world.projects)], standalone_mode=False)
+            args = ["run", *(f"--project={project}" for project in world.projects)]
+            cli.main(args=args, standalone_mode=False, obj=observer)
             code = 0
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1

@@ -19,6 +19,7 @@ from bridge.clients.http import RunControls
 from bridge.clients.limiter import AimdLimiter
 from bridge.clients.retry import RetryBudget, Timing
 from bridge.config import Secret, Settings
+from bridge.engine.points import WriteObserver
 from bridge.engine.progress import Progress
 from bridge.engine.run import Outcome, Transports, migrate
 
@@ -89,7 +90,14 @@ class World:
             response.raise_for_status()
             return response.json() if response.content else None
 
-    async def run(self, *, dry_run: bool = False, controls: RunControls | None = None, **overrides: object) -> Outcome:
+    async def run(
+        self,
+        *,
+        dry_run: bool = False,
+        controls: RunControls | None = None,
+        observer: WriteObserver | None = None,
+        **overrides: object,
+    ) -> Outcome:
         transport = self.transport
         if transport is not None and self.wrap is not None:
             transport = self.wrap(transport)
@@ -99,6 +107,7 @@ class World:
             progress=Progress(),
             transports=Transports(transport, transport),
             controls=controls or fast_controls(),
+            observer=observer,
         )
 
     async def census(self) -> Counter[tuple[str, ...]]:

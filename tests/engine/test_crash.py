@@ -1,7 +1,8 @@
 """Kill -9 at every write point of every kind, resume, and find the target exactly as a clean run leaves it.
 
 Each `bridge run` is a real child process (``forked.run_forked``) talking to the emulator on a loopback port;
-the engine's test-only hook BRIDGE_TEST_KILL_AT makes it SIGKILL itself at the named point. A chain of runs
+a kill switch handed to it as its observer of the engine's write points makes it SIGKILL itself at the
+named point. A chain of runs
 kills at kind after kind, each resumed run replaying what the previous one left in flight; a last run
 finishes. The target is then read through the v1 surface and compared, as a multiset, with what a clean run
 leaves: no duplicate, no loss.
@@ -19,8 +20,8 @@ import pytest
 
 from bridge.emulator.app import create_app
 from bridge.emulator.seed import seeded_service
-from bridge.engine.killpoints import POINTS
 from bridge.engine.kinds import order
+from bridge.engine.points import POINTS
 from tests.engine.forked import KILLED, run_forked, serving
 from tests.engine.harness import World
 from tests.pg import StateTarget

@@ -4,7 +4,7 @@ ends exactly as a clean run leaves it.
 Five runs die in each stage of the migration in turn (workspace kinds, lines, transactions, split items), so
 the kills are spread over the whole run: in each stage, some die by wall time, a seeded random instant after
 the run reaches the stage (anywhere, not only at write points), the others at the n-th pass (1-4) of a random
-write point of a random kind of the stage (BRIDGE_TEST_KILL_AT). A last run finishes, and the v1
+write point of a random kind of the stage (a ``KillSwitch``). A last run finishes, and the v1
 census (read through v1, never the crosswalk) equals a clean `medium` run's.
 """
 
@@ -24,8 +24,8 @@ import structlog
 
 from bridge.emulator.v1_context import V1Context
 from bridge.emulator.v1_stats import RequestStats
-from bridge.engine.killpoints import POINTS
 from bridge.engine.kinds import order
+from bridge.engine.points import POINTS
 from mappings.kinds import Kind
 from tests.engine.forked import KILLED, run_forked
 from tests.engine.harness import World

@@ -1,4 +1,4 @@
-"""The test-only crash hook does nothing unless configured, and kills at exactly the configured pass."""
+"""The crash tests' kill switch kills at exactly the configured pass, and a run hands it every write point."""
 
 from __future__ import annotations
 
@@ -7,26 +7,21 @@ import sys
 
 import pytest
 
-from bridge.engine.killpoints import KillSwitch
-from mappings.kinds import Kind
+from bridge.engine.kinds import order
+from bridge.engine.points import POINTS
+from tests.engine.harness import World
+from tests.engine.killswitch import KillSwitch
 
 SCRIPT = """
-from bridge.engine.killpoints import KillSwitch
 from mappings.kinds import Kind
+from tests.engine.killswitch import KillSwitch
 switch = KillSwitch("line:sent:3")
 for n in range(1, 6):
-    switch.reach(Kind.PHASE, "sent")
-    switch.reach(Kind.LINE, "journal")
-    switch.reach(Kind.LINE, "sent")
+    switch.reached(Kind.PHASE, "sent")
+    switch.reached(Kind.LINE, "journal")
+    switch.reached(Kind.LINE, "sent")
     print(n, flush=True)
 """
-
-
-def test_unset_switch_never_kills() -> None:
-    """Without BRIDGE_TEST_KILL_AT a run passes every point untouched."""
-    switch = KillSwitch(None)
-    for _ in range(10):
-        switch.reach(Kind.LINE, "sent")
 
 
 def test_switch_kills_at_the_nth_pass_of_its_kind_and_point() -> None:
@@ -40,3 +35,21 @@ def test_unknown_point_is_refused() -> None:
     """A typo in the hook names the valid points instead of silently never firing."""
     with pytest.raises(ValueError, match="journal, sent, service, response, done"):
         KillSwitch("line:sending:1")
+
+
+class Seen:
+    """An observer that notes every (kind, point) it is told of."""
+
+    def __init__(self) -> None:
+        self.passes: set[tuple[str, str]] = set()
+
+    def reached(self, kind: str, point: str) -> None:
+        self.passes.add((kind, point))
+
+
+@pytest.mark.anyio
+async def test_a_run_tells_its_observer_every_point_of_every_kind(world: World) -> None:
+    """Every kind a run writes passes every write point, in sight of the observer it was handed."""
+    seen = Seen()
+    await world.run(observer=seen)
+    assert seen.passes == {(kind.value, point) for kind in order() for point in POINTS}
