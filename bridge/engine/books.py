@@ -103,10 +103,12 @@ class Books:
         found = {m: self.lookup(crosswalk_kind(write.kind), write.scope, m) for m in write.members}
         return {m: v for m, v in found.items() if v is not None}
 
-    def remember(self, write: Write, ids: Sequence[str]) -> None:
-        """Put ids in the cache only (the dry run's placeholders)."""
+    def remember(self, write: Write, ids: Sequence[str], derived: Sequence[tuple[str, str]] = ()) -> None:
+        """Put ids in the cache only (the dry run's placeholders), with the derived entries of its one member."""
         for member, digest, v1_id in zip(write.members, write.hashes, ids, strict=True):
             self._put(crosswalk_kind(write.kind), write.scope, member, v1_id, digest)
+        for kind, v1_id in derived:
+            self._put(kind, write.scope, write.members[0], v1_id, "")
 
     # Journal transitions.
 
@@ -145,9 +147,7 @@ class Books:
         ]
         entries += [CrosswalkEntry(kind, write.members[0], v1_id, scope) for kind, v1_id in derived]
         await self._completions.submit((write.step_key, entries))
-        self.remember(write, ids)
-        for kind, v1_id in derived:
-            self._put(kind, write.scope, write.members[0], v1_id, "")
+        self.remember(write, ids, derived)
 
     async def aclose(self) -> None:
         """Let the batches and the quarantine entries in flight commit, then stop the writer thread."""

@@ -100,9 +100,9 @@ class Executor:
         self.v1 = v1
         self.observer = observer
 
-    def _reach(self, kind: str, point: str) -> None:
+    def _reach(self, write: Write, point: str) -> None:
         if self.observer is not None:
-            self.observer.reached(kind, point)
+            self.observer.reached(write, point)
 
     @property
     def dry_run(self) -> bool:
@@ -121,8 +121,7 @@ class Executor:
             except UnpublishedBody as error:
                 return self._refused_in_plan(write, error)
             return self._count(write, len(landed or {}))
-        kind = write.kind.value
-        self._reach(kind, "journal")
+        self._reach(write, "journal")
         status = await self.books.record(write)
         if status == "done":
             return Sent(self.books.known(write), Tally())
@@ -131,21 +130,21 @@ class Executor:
         if status == "failed" and write.splittable:
             # A bisection interrupted by a crash: its halves are journalled under derived keys; resume them.
             return await self._halves(write)
-        self._reach(kind, "sent")
+        self._reach(write, "sent")
         if write.fanout:
             return await self._fan_out(write, landed or {})
         try:
             answer = await self._send(write)
         except RecordError as error:
             return await self._rejected(write, error)
-        self._reach(kind, "service")
+        self._reach(write, "service")
         try:
             ids = write.v1_ids(answer)
         except ValueError as exc:
             raise UnexpectedResponse(f"{write.method} {write.path}: {exc}") from exc
-        self._reach(kind, "response")
+        self._reach(write, "response")
         await self.books.complete(write, ids, derived_ids(write, answer))
-        self._reach(kind, "done")
+        self._reach(write, "done")
         return Sent(dict(zip(write.members, ids, strict=True)), self._booked(write))
 
     async def _send(self, write: Write) -> object:
@@ -183,14 +182,14 @@ class Executor:
                 ids[index] = id_of(answer, write.kind)
 
         await run_all(items_of(t, indexes) for t, indexes in by_transaction.items())
-        self._reach(write.kind.value, "service")
-        self._reach(write.kind.value, "response")
+        self._reach(write, "service")
+        self._reach(write, "response")
         records = [
             QuarantinedRecord(write.kind.value, write.scope, write.members[i], rejection_code(e), None, e.message)
             for i, e in sorted(refused.items())
         ]
         await self.books.complete_partly(write, {write.members[i]: v for i, v in ids.items()}, records)
-        self._reach(write.kind.value, "done")
+        self._reach(write, "done")
         tally = Tally.of(write.kind, Fate.CREATED, len(ids) - len(landed), requests=len(entries) - len(landed))
         tally += Tally(quarantine=tuple(Refusal(write.kind, record, filed=True) for record in records))
         return Sent({write.members[i]: v for i, v in ids.items()}, tally)

@@ -61,10 +61,15 @@ class Natural:
 
 @dataclass(frozen=True, slots=True)
 class Derived:
-    """A second crosswalk entry read from a create's answer, e.g. a new project's default phase."""
+    """A second crosswalk entry read from a create's answer, e.g. a new project's default phase.
+
+    When the answer is lost and the key expired, the record is found again in ``listed_by`` (taking the new
+    record's id as its path parameter) as the one row whose fields hold the values ``where`` names."""
 
     kind: str
     pointer: tuple[str, ...]
+    listed_by: str
+    where: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +181,11 @@ KINDS: tuple[KindSpec, ...] = (
         records=wanted.projects,
         needs=(Kind.SPACE, Kind.TAG),
         from_projects=True,
-        derived=(Derived(wanted.DEFAULT_PHASE, ("defaultBudget", "estimatePhaseId")),),
+        derived=(
+            Derived(
+                wanted.DEFAULT_PHASE, ("defaultBudget", "estimatePhaseId"), "budget_listPhases", (("type", "estimate"),)
+            ),
+        ),
     ),
     _copy(Kind.PROJECT_CURRENCY, Kind.CURRENCY, "project currencies", "Currencies", "Currency"),
     _copy(Kind.PROJECT_FRINGE, Kind.FRINGE, "project fringes", "Fringes", "Fringe"),

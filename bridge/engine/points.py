@@ -1,6 +1,6 @@
 """The points one write passes through the journal's state machine, and the observer that may watch them.
 
-The executor tells its observer, when it has one, each time a write of a kind reaches a point. Nothing in the
+The executor tells its observer, when it has one, each time a write reaches a point. Nothing in the
 bridge observes them: the crash tests hand ``migrate`` (or `bridge run`, through click's context object) an
 observer that kills the process at a chosen pass, exactly like a power cut. The points, in the order one
 write passes them:
@@ -15,13 +15,16 @@ write passes them:
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from bridge.engine.writes import Write
 
 POINTS = ("journal", "sent", "service", "response", "done")
 
 
 @runtime_checkable
 class WriteObserver(Protocol):
-    """Told each time a write of ``kind`` reaches ``point`` (one of ``POINTS``)."""
+    """Told each time ``write`` reaches ``point`` (one of ``POINTS``)."""
 
-    def reached(self, kind: str, point: str) -> None: ...
+    def reached(self, write: Write, point: str) -> None: ...

@@ -30,7 +30,7 @@ from bridge.engine.books import Books, engine_scope
 from bridge.engine.executor import Executor, Sent
 from bridge.engine.kinds import crosswalk_kind
 from bridge.engine.plan import Tally
-from bridge.engine.stale import find_fan_out_items, find_on_target
+from bridge.engine.stale import find_derived, find_fan_out_items, find_on_target
 from bridge.engine.writes import Write
 from mappings.kinds import Kind
 from state.journal import members_of
@@ -95,10 +95,11 @@ async def _replay(books: Books, executor: Executor, v1: V1Client, write: Write, 
     if stale:
         found = await find_on_target(v1, write)
         if found is not None:
+            derived = await find_derived(v1, write, found[0]) if len(found) == 1 else []
             if executor.dry_run:
-                books.remember(write, found)
+                books.remember(write, found, derived)
             else:
-                await books.complete(write, found, [])
+                await books.complete(write, found, derived)
             log.info("bridge.replay.found_on_target", kind=write.kind.value, step=write.step_key)
             return Sent(dict(zip(write.members, found, strict=True)), Tally())
     return await executor.write(write)

@@ -58,6 +58,28 @@ async def find_on_target(v1: V1Client, write: Write) -> list[str] | None:
     )
 
 
+async def find_derived(v1: V1Client, write: Write, v1_id: str) -> list[tuple[str, str]]:
+    """(crosswalk kind, v1 id) of what ``write``'s lost answer would have named besides its record (a new
+    project's default phase), found in each ``Derived`` listing of the record; FatalError when the listing holds
+    more than one candidate (a person must say which the service made)."""
+    found: list[tuple[str, str]] = []
+    for derived in spec(write.kind).derived:
+        candidates = [
+            str(row["id"])
+            async for rows in v1.rows(derived.listed_by, (v1_id,))
+            for row in rows
+            if isinstance(row, Mapping) and all(row.get(name) == value for name, value in derived.where)
+        ]
+        if len(candidates) > 1:
+            raise FatalError(
+                f"{write.kind.value} intent {write.step_key} is older than the target's key retention, and its "
+                f"record {v1_id} holds {len(candidates)} candidates for its {derived.kind}; pick the one the "
+                "service made by hand before resuming"
+            )
+        found += [(derived.kind, v1_id) for v1_id in candidates]
+    return found
+
+
 async def find_fan_out_items(v1: V1Client, write: Write) -> dict[int, str]:
     """For a fan-out past key retention: entry index -> the target's id of its item, for each entry whose item
     is already on its transaction.

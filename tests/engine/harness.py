@@ -1,13 +1,16 @@
 """Helpers for the engine's tests: an emulator in process or on a loopback port, runs, and a v1 census.
 
-The census reads the target only through the v1 surface (never the crosswalk) and lists every migrated
-object by its natural fields, so two runs can be compared as multisets: a duplicate shows as a count of
-two, a missing record as a count of zero.
+The census reads the target only through the v1 surface (never the crosswalk) and lists every record of
+every declared kind by its natural fields and what the bridge wrote of it, so two runs can be compared as
+multisets: a duplicate shows as a count of two, a missing record as a count of zero.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import typing
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -18,10 +21,13 @@ import httpx
 from bridge.clients.http import RunControls
 from bridge.clients.limiter import AimdLimiter
 from bridge.clients.retry import RetryBudget, Timing
+from bridge.clients.v1_requests import BY_ID
 from bridge.config import Secret, Settings
+from bridge.engine.kinds import KINDS, KindSpec
 from bridge.engine.points import WriteObserver
 from bridge.engine.progress import Progress
 from bridge.engine.run import Outcome, Transports, migrate
+from mappings.kinds import Kind
 
 # The smallest project of the seed-42 `small` workspace (62 lines, 100 actuals; archived, so its status
 # PATCH is exercised too). Tests that migrate one project use it to stay fast.
@@ -138,35 +144,77 @@ async def _pages(get: Callable[..., Awaitable[httpx.Response]], path: str, **par
             return rows
 
 
+Listed = tuple[KindSpec, str, dict[str, object]]
+ID = re.compile(r"[\w-]+")
+"""One record the target lists: its kind, the v1 id of the project it is in (empty for the workspace), its row."""
+
+
+async def _listed(get: Callable[..., Awaitable[httpx.Response]]) -> list[Listed]:
+    """Every record of every declared kind, as the kind's own v1 listing gives it (``KindSpec.natural``)."""
+    found: list[Listed] = []
+    projects = [str(row["id"]) for row in await _pages(get, "/projects")]
+    transactions: list[str] = []
+    for kind in KINDS:
+        listing = BY_ID[kind.natural.listed_by]
+        if kind.natural.rows is not None:  # listed inside each record of its parent (a transaction's items)
+            for parent in transactions:
+                response = await get(listing.render((parent,)))
+                response.raise_for_status()
+                rows = response.json()[kind.natural.rows]
+                found += [(kind, parent, row) for row in rows]
+            continue
+        scopes = projects if listing.parameters else [""]
+        for project in scopes:
+            rows = await _pages(get, listing.render((project,) if project else ()))
+            found += [(kind, project or str(row.get("projectId") or ""), row) for row in rows]
+            if kind.kind is Kind.ACTUAL:
+                transactions += [str(row["id"]) for row in rows]
+    return found
+
+
+def _fields(kind: KindSpec) -> tuple[str, ...]:
+    """What the bridge writes of a kind: every field its create and update shapes publish (wire names)."""
+    names: set[str] = set()
+    for operation in (kind.create, kind.update):
+        shape = BY_ID[operation].body if operation is not None else None
+        if operation is None or shape is None:
+            continue
+        listed = BY_ID[operation].list_field
+        if listed is not None:  # a bulk: the shape of one entry
+            shape = typing.get_args(shape.model_fields[listed].annotation)[0]
+        names |= {info.alias or name for name, info in shape.model_fields.items()}
+    return tuple(sorted(names))
+
+
 async def census(get: Callable[..., Awaitable[httpx.Response]]) -> Counter[tuple[str, ...]]:
-    """Every object a migration writes, by kind and natural fields, read through the v1 surface."""
+    """Every object a migration writes, read through the v1 surface, as a multiset of keys that hold no v1 id:
+    (kind, the project's name, the natural fields, every written field), each reference to another record
+    replaced by that record's own label. Two runs compare as multisets: a duplicate shows as a count of two, a
+    missing record or a follow-up PATCH left undone as a key of its own."""
+    listed = await _listed(get)
+    rows = {str(row["id"]): (kind, row) for kind, _, row in listed}
+    labels: dict[str, str] = {}
+
+    def label(v1_id: str) -> str:
+        if v1_id not in labels:
+            labels[v1_id] = "…"  # a cycle would be a service bug; the census still ends
+            kind, row = rows[v1_id]
+            labels[v1_id] = f"{kind.kind.value}:" + "|".join(shown(row.get(name)) for name in kind.natural.fields)
+        return labels[v1_id]
+
+    def shown(value: object) -> str:
+        if isinstance(value, str):  # an id, or text naming ids (a rollup's formula)
+            return ID.sub(lambda found: label(found[0]) if found[0] in rows else found[0], value)
+        if isinstance(value, dict):
+            return "{" + ",".join(f"{shown(k)}:{shown(v)}" for k, v in sorted(value.items())) + "}"
+        if isinstance(value, list):
+            return "[" + ",".join(shown(v) for v in value) + "]"
+        return json.dumps(value)
+
     seen: Counter[tuple[str, ...]] = Counter()
-    for space in await _pages(get, "/spaces"):
-        seen["space", str(space["name"]), str(space.get("archived"))] += 1
-    for contact in await _pages(get, "/contacts"):
-        seen["contact", str(contact["name"])] += 1
-    for kind, name_field in (("currencies", "code"), ("fringes", "name"), ("globals", "symbol"), ("tags", "name")):
-        for item in await _pages(get, f"/library/{kind}"):
-            seen[kind, str(item[name_field])] += 1
-    for project in await _pages(get, "/projects"):
-        name, pid = str(project["name"]), str(project["id"])
-        seen["project", name, str(project.get("status"))] += 1
-        for kind in ("currencies", "fringes", "globals"):
-            for item in await _pages(get, f"/projects/{pid}/library/{kind}"):
-                seen[f"project {kind}", name, str(item.get("sourceId") is not None)] += 1
-        for phase in await _pages(get, f"/projects/{pid}/budget/phases"):
-            seen["phase", name, str(phase["name"]), str(phase["type"])] += 1
-        lines = {str(line["id"]): line for line in await _pages(get, f"/projects/{pid}/budget/lines")}
-        for line in lines.values():
-            parent = lines.get(str(line.get("parentId")), {})
-            seen["line", name, str(parent.get("description")), str(line["description"]), str(line["type"])] += 1
-        for txn in await _pages(get, "/transactions", projectId=pid):
-            amount = txn["amount"]
-            items = txn.get("items")
-            assert isinstance(amount, dict)
-            assert isinstance(items, list | None)
-            when, what = str(txn.get("timestamp")), str(txn.get("description"))
-            seen["transaction", name, when, str(amount["amount"]), what, str(len(items or []))] += 1
+    for kind, scope, row in listed:
+        written = ",".join(f"{name}={shown(row.get(name))}" for name in _fields(kind))
+        seen[kind.kind.value, shown(scope) if scope else "", label(str(row["id"])), written] += 1
     return seen
 
 

@@ -13,6 +13,7 @@ import signal
 from collections import Counter
 
 from bridge.engine.points import POINTS
+from bridge.engine.writes import Write
 
 
 class KillSwitch:
@@ -25,10 +26,10 @@ class KillSwitch:
             raise ValueError(f"kill point {spec!r}: point must be one of {', '.join(POINTS)}")
         self._target = (kind, point, int(nth))
 
-    def reached(self, kind: str, point: str) -> None:
-        """Record one pass of ``kind`` through ``point``; die here if this is the configured pass."""
+    def reached(self, write: Write, point: str) -> None:
+        """Record one pass of ``write``'s kind through ``point``; die here if this is the configured pass."""
         want_kind, want_point, nth = self._target
-        if point != want_point or want_kind not in ("*", kind):
+        if point != want_point or want_kind not in ("*", write.kind.value):
             return
         self._hits[(want_kind, point)] += 1
         if self._hits[(want_kind, point)] == nth:

@@ -75,11 +75,7 @@ def _on_target(census: Counter[tuple[str, ...]]) -> dict[str, int]:
     """What v1 holds of the kinds the census names, counted through the v1 surface."""
     counts = Counter[str]()
     for key, n in census.items():
-        if key[0] in ("space", "contact", "project", "line"):
-            counts[key[0]] += n
-        if key[0] == "transaction":
-            counts["actual"] += n
-            counts["split"] += int(key[5]) * n
+        counts[key[0]] += n
     return dict(counts)
 
 

@@ -9,17 +9,21 @@ import pytest
 
 from bridge.engine.kinds import order
 from bridge.engine.points import POINTS
+from bridge.engine.writes import Write
 from tests.engine.harness import World
 from tests.engine.killswitch import KillSwitch
 
 SCRIPT = """
+from bridge.engine.writes import Write
 from mappings.kinds import Kind
 from tests.engine.killswitch import KillSwitch
 switch = KillSwitch("line:sent:3")
+phase = Write(Kind.PHASE, "p", "budget_updatePhase", ("prj", "phs"), {"name": "A"}, ("a",))
+line = Write(Kind.LINE, "p", "budget_updateLine", ("prj", "lin"), {"description": "A"}, ("a",))
 for n in range(1, 6):
-    switch.reached(Kind.PHASE, "sent")
-    switch.reached(Kind.LINE, "journal")
-    switch.reached(Kind.LINE, "sent")
+    switch.reached(phase, "sent")
+    switch.reached(line, "journal")
+    switch.reached(line, "sent")
     print(n, flush=True)
 """
 
@@ -43,8 +47,8 @@ class Seen:
     def __init__(self) -> None:
         self.passes: set[tuple[str, str]] = set()
 
-    def reached(self, kind: str, point: str) -> None:
-        self.passes.add((kind, point))
+    def reached(self, write: Write, point: str) -> None:
+        self.passes.add((write.kind.value, point))
 
 
 @pytest.mark.anyio

@@ -58,8 +58,8 @@ def age_in_flight(state: StateTarget, hours: int) -> int:
 
 
 def items_of(census: Counter[tuple[str, ...]]) -> int:
-    """How many split items the census counts (a transaction's key ends with its number of items)."""
-    return sum(int(key[-1]) * count for key, count in census.items() if key[0] == "transaction")
+    """How many split items the census counts."""
+    return sum(count for key, count in census.items() if key[0] == "split")
 
 
 def fan_outs_in_flight(state: StateTarget) -> int:
