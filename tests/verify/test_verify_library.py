@@ -10,8 +10,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 from bridge.verify.report import HTML_NAME, MD_NAME
 from bridge.verify.schema import Reconciliation
 from state import open_state
@@ -43,7 +41,6 @@ def _mismatches_everywhere(world: World, tmp_path: Path) -> tuple[Reconciliation
     return report, shown
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29: the verifier counts a library difference twice")
 def test_one_changed_project_setting_is_one_mismatch_in_every_output(world: World, tmp_path: Path) -> None:
     """A project global rewritten on v1 to an equal expression: one library difference, and mismatch 1 in the
     JSON summary, the Markdown, the HTML and the terminal (it was counted twice)."""
