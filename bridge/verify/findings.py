@@ -1,5 +1,5 @@
-"""What verification found, as values: each project's comparison returns findings, and ``fold`` alone turns
-them into the ``Reconciliation`` every report and the terminal read.
+"""What verification found, as values: each project's comparison and the library comparison return findings,
+and ``fold`` alone turns them into the ``Reconciliation`` every report and the terminal read.
 
 Nothing is counted on a shared object while projects are compared side by side: a project returns its report,
 every verdict it gave, its notes and its part of the ledger (per kind, what its scope holds); the fold adds
@@ -16,7 +16,7 @@ from bridge.assumptions import used_by
 from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.heldback import KIND_ORDER, HeldCount, money_of, summarize
 from bridge.verify.ledger import KindTally, is_clean, kind_ledger
-from bridge.verify.schema import ProjectReport, QuarantinedRecord, Reconciliation, Totals
+from bridge.verify.schema import LibraryDifference, ProjectReport, QuarantinedRecord, Reconciliation, Totals
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +45,17 @@ class ProjectFindings:
 
 
 @dataclass(frozen=True, slots=True)
+class LibraryFindings:
+    """Workspace library items whose v1 values differ from what the runs wrote: each one a mismatch."""
+
+    differences: tuple[LibraryDifference, ...] = ()
+
+    @property
+    def verdicts(self) -> tuple[Verdict, ...]:
+        return (Verdict.MISMATCH,) * len(self.differences)
+
+
+@dataclass(frozen=True, slots=True)
 class Identity:
     """Which verification this is: the options' failing level, the migration, the run and both workspaces."""
 
@@ -62,12 +73,13 @@ def fold(
     migrated: Sequence[ProjectFindings],
     unmigrated: Sequence[ProjectFindings],
     workspace: Ledgers,
+    library: LibraryFindings,
     quarantine: Sequence[QuarantinedRecord],
     notes: Sequence[str],
 ) -> Reconciliation:
     """Every finding into the one reconciliation: the only place verdicts and the ledger are counted."""
     every = [*migrated, *unmigrated]
-    verdicts = [v for found in every for v in found.verdicts]
+    verdicts = [v for found in every for v in found.verdicts] + list(library.verdicts)
     ledgers = sum((found.ledgers for found in every), workspace)
     entries = [kind_ledger(kind, ledgers.kinds[kind]) for kind in KIND_ORDER if kind in ledgers.kinds]
     reports = [found.report for found in every]
@@ -85,6 +97,7 @@ def fold(
         currency=identity.currency,
         verdicts=Totals(**{v.value: sum(1 for x in verdicts if x is v) for v in Verdict}),
         projects=reports,
+        library=list(library.differences),
         ledger=entries,
         quarantine=list(quarantine),
         requests={},

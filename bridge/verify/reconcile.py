@@ -3,18 +3,19 @@
 Every selected legacy project is read (all of them, or the ``--project`` ones), migrated or not, so the
 ledger counts the whole source. A migrated one (the crosswalk names its v1 project) is compared with v1; one
 that never reached v1 is reported with its legacy figures, held back by quarantine when a refused record
-keeps it off v1 (``heldback.py``), missing otherwise. Only the state file is trusted for identity (which v1
-object a legacy record became); every amount is read from the two surfaces as they compute it now. Nothing
-here writes to either surface.
+keeps it off v1 (``heldback.py``), missing otherwise. The workspace library items the runs wrote are compared
+with what v1 holds now. Only the state file is trusted for identity (which v1 object a legacy record became);
+every amount is read from the two surfaces as they compute it now. Nothing here writes to either surface.
 
-Each project's comparison returns its findings (``findings.py``); ``fold`` alone counts them. A project's
-actuals are compared a window at a time (``actuals.py``).
+Each project's comparison returns its findings (``findings.py``), and so does the library comparison;
+``fold`` alone counts them. A project's actuals are compared a window at a time (``actuals.py``).
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
@@ -26,7 +27,7 @@ import structlog
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import LegacyClient, open_legacy
 from bridge.clients.models import LibraryItem, Phase
-from bridge.clients.v1 import ProjectCopyKind, V1Client, open_v1
+from bridge.clients.v1 import LibraryKind, ProjectCopyKind, V1Client, open_v1
 from bridge.clients.wire import AiohttpTransport
 from bridge.config import Settings
 from bridge.engine.preflight import check_workspaces
@@ -36,7 +37,7 @@ from bridge.errors import ConfigError, NotFound
 from bridge.verify.actuals import STREAMED, Context, compare_actuals
 from bridge.verify.compare import FailOn, Verdict, worst
 from bridge.verify.convert import PhaseRate, convert, format_minor
-from bridge.verify.findings import Identity, Ledgers, ProjectFindings, fold
+from bridge.verify.findings import Identity, Ledgers, LibraryFindings, ProjectFindings, fold
 from bridge.verify.heldback import (
     HeldBy,
     HeldCount,
@@ -48,7 +49,7 @@ from bridge.verify.heldback import (
     unmigrated_report,
 )
 from bridge.verify.ledger import CrosswalkEntry, KindInput, KindTally, TargetObject, tally
-from bridge.verify.library import library_differences
+from bridge.verify.library import library_differences, workspace_differences
 from bridge.verify.project import (
     PhasePlan,
     ProjectComparer,
@@ -66,6 +67,8 @@ from mappings.kinds import Kind
 from mappings.records import Project
 from mappings.refs import RecordRef
 from state import StateStore, open_state
+from state.journal import members_of
+from state.models import IntentRow
 
 log = structlog.get_logger(__name__)
 
@@ -143,10 +146,31 @@ def migration_name(settings: Settings, store: StateStore) -> str:
     return last[0].migration if last else settings.migration
 
 
+WORKSPACE_ITEMS: tuple[tuple[Kind, LibraryKind], ...] = (
+    (Kind.CURRENCY, "currencies"),
+    (Kind.FRINGE, "fringes"),
+    (Kind.GLOBAL, "globals"),
+    (Kind.TAG, "tags"),
+)
+"""The workspace library kinds a run writes, and their v1 routes."""
+
+
 @dataclass(frozen=True, slots=True)
 class Copies:
     phases: list[Phase]
     items: dict[str, list[LibraryItem]]
+
+
+def written_items(intents: Iterable[IntentRow]) -> dict[str, dict[str, object]]:
+    """Per workspace item (by name, its crosswalk key): the fields the runs wrote to it, the later write over
+    the earlier (``intents``: the done intents of one kind, oldest first)."""
+    written: dict[str, dict[str, object]] = {}
+    for intent in intents:
+        members = members_of(intent)
+        body = json.loads(intent.body)
+        if intent.scope == WORKSPACE_SCOPE and len(members) == 1 and isinstance(body, dict):
+            written.setdefault(members[0], {}).update(body)
+    return written
 
 
 def space_of(project: Project) -> str | None:
@@ -194,6 +218,7 @@ class Verifier:
         others = [p for p in wanted if not self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, p.id)]
         unmigrated = await run_all(self._unmigrated(p, currency) for p in others)
         workspace = await self._workspace(wanted)
+        library = await self._library()
         quarantine = [
             QuarantinedRecord(kind=r.kind, scope=r.scope, legacy_id=r.legacy_id, code=r.code, message=r.message)
             for r in self.quarantine_rows
@@ -206,6 +231,7 @@ class Verifier:
             migrated=compared,
             unmigrated=unmigrated,
             workspace=workspace,
+            library=library,
             quarantine=quarantine,
             notes=notes,
         )
@@ -493,6 +519,17 @@ class Verifier:
         ]
         parents = {key: above for project in wanted for key, above in self._chain(project).items()}
         return self._listed(records, WORKSPACE_SCOPE, parents, targets)
+
+    async def _library(self) -> LibraryFindings:
+        """The workspace library items the runs wrote, against what v1 holds of them now."""
+        differences = []
+        for kind, route in WORKSPACE_ITEMS:
+            written = written_items(self.store.journal.by_status("done", kind=kind))
+            if written:
+                items = [item async for item in self.v1.library_items(route)]
+                lookup = partial(self.lookup, kind, WORKSPACE_SCOPE)
+                differences += workspace_differences(kind, written, lookup, items)
+        return LibraryFindings(tuple(differences))
 
 
 def _tag_figure(tag: str, plan: PhasePlan, raw: object, currency: str) -> Figure:

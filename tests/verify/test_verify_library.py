@@ -56,3 +56,20 @@ def test_one_changed_project_setting_is_one_mismatch_in_every_output(world: Worl
     ]
     assert report.verdicts.mismatch == 1
     assert shown == {"json": 1, "markdown": 1, "html": 1, "terminal": 1}
+
+
+def test_a_workspace_fringe_changed_on_v1_is_one_library_difference_naming_it(world: World, tmp_path: Path) -> None:
+    """A workspace fringe's rate changed on v1 after the run (its project copies untouched, so no total moves):
+    exactly one library difference, naming the fringe, the field, what the run wrote and what v1 holds."""
+    with open_state(str(world.state), read_only=True) as store:
+        written = {row.v1_id: row.legacy_id for row in store.crosswalk.entries(kind="fringe", scope="")}
+    fringe = next(f for f in world.list_all("/library/fringes") if f["id"] in written)
+    assert world.call("PATCH", f"/library/fringes/{fringe['id']}", json={"rate": 99.5}).status_code == 200
+    report, shown = _mismatches_everywhere(world, tmp_path)
+    assert [(d.kind, d.legacy_id, d.v1_id, d.field, d.legacy, d.v1) for d in report.library] == [
+        ("fringe", written[fringe["id"]], fringe["id"], "rate", str(fringe["rate"]), "99.5")
+    ]
+    assert not [d for p in report.projects for d in p.library]
+    assert shown == {"json": 1, "markdown": 1, "html": 1, "terminal": 1}
+    markdown = (tmp_path / "json" / MD_NAME).read_text()
+    assert f"| fringe | {written[fringe['id']]} | rate | {fringe['rate']} | 99.5 |" in markdown
