@@ -324,8 +324,11 @@ class _Comparison:
         for kind, found in self.tallies.items():
             if not found.source:
                 # A project none of whose records of this kind the source holds: like a project not selected, its
-                # crosswalk and quarantine entries of the kind are not counted (as for every ledger kind).
-                tallies[kind] = found
+                # crosswalk and quarantine entries of the kind are not counted (as for every ledger kind). Split
+                # parts are known only from their actuals: the kind is in the ledger once a part, or a stray
+                # item, is.
+                if kind is not Kind.SPLIT or found.unexpected or found.duplicated:
+                    tallies[kind] = found
                 continue
             runs = self.context.crosswalk.runs_of(kind, scope)
             migrated = sum(n for run, n in runs.items() if str(run) == self.context.latest_run)
