@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -194,13 +194,24 @@ class Crosswalk:
 
     def lookup_many(self, kind: str, legacy_ids: Iterable[str], scope: str = "") -> dict[str, str]:
         """v1 ids by legacy id for those of ``legacy_ids`` that are mapped (missing ones are left out)."""
-        wanted = list(dict.fromkeys(legacy_ids))
+        return self._pairs(kind, scope, legacy_ids, by_v1=False)
+
+    def legacy_of(self, kind: str, v1_ids: Iterable[str], scope: str = "") -> dict[str, str]:
+        """Legacy ids by v1 id for those of ``v1_ids`` the crosswalk knows in ``scope`` (the others left out)."""
+        return self._pairs(kind, scope, v1_ids, by_v1=True)
+
+    def _pairs(self, kind: str, scope: str, ids: Iterable[str], *, by_v1: bool) -> dict[str, str]:
+        """The other id by each of ``ids`` (v1 ids when ``by_v1``, else legacy ids) that an entry holds."""
+        given, other = (
+            (CrosswalkRow.v1_id, CrosswalkRow.legacy_id) if by_v1 else (CrosswalkRow.legacy_id, CrosswalkRow.v1_id)
+        )
+        wanted = list(dict.fromkeys(ids))
         found: dict[str, str] = {}
         with self._db.read() as session:
             for chunk in chunks(wanted):
                 rows = session.exec(
-                    select(CrosswalkRow.legacy_id, CrosswalkRow.v1_id).where(
-                        CrosswalkRow.kind == kind, CrosswalkRow.scope == scope, col(CrosswalkRow.legacy_id).in_(chunk)
+                    select(given, other).where(
+                        CrosswalkRow.kind == kind, CrosswalkRow.scope == scope, col(given).in_(chunk)
                     )
                 )
                 found.update(dict(rows.all()))
@@ -219,15 +230,27 @@ class Crosswalk:
             ).where(CrosswalkRow.scope == scope)
             return [(kind, legacy_id, v1_id, digest) for kind, legacy_id, v1_id, digest in session.exec(statement)]
 
-    def links(self) -> list[tuple[str, str, str, str, int | None]]:
-        """(kind, scope, legacy id, v1 id, run id) of every entry, as plain columns: what a verification matches
-        both sides with (``entries`` builds a row object per entry and parses two timestamps it never reads)."""
+    def links(self, *, skip: Collection[str] = ()) -> list[tuple[str, str, str, str, int | None]]:
+        """(kind, scope, legacy id, v1 id, run id) of every entry but those of the ``skip`` kinds, as plain
+        columns: what a verification matches both sides with (``entries`` builds a row object per entry and
+        parses two timestamps it never reads). A verification skips the kinds it looks up a window at a time."""
         c = _CROSSWALK.c
+        statement = _CROSSWALK.select().with_only_columns(c.kind, c.scope, c.legacy_id, c.v1_id, c.run_id)
+        if skip:
+            statement = statement.where(c.kind.not_in(list(skip)))
         with self._db.read() as session:
-            rows = session.execute(
-                _CROSSWALK.select().with_only_columns(c.kind, c.scope, c.legacy_id, c.v1_id, c.run_id)
-            )
+            rows = session.execute(statement)
             return [(kind, scope, legacy_id, v1_id, run_id) for kind, scope, legacy_id, v1_id, run_id in rows]
+
+    def runs_of(self, kind: str, scope: str = "") -> dict[int | None, int]:
+        """How many entries of ``kind`` in ``scope`` each run wrote (None: written outside any run)."""
+        with self._db.read() as session:
+            rows = session.exec(
+                select(CrosswalkRow.run_id, func.count())
+                .where(CrosswalkRow.kind == kind, CrosswalkRow.scope == scope)
+                .group_by(col(CrosswalkRow.run_id))
+            )
+            return {run_id: int(count) for run_id, count in rows}
 
     def find_legacy(self, v1_id: str) -> list[CrosswalkRow]:
         """Which legacy record(s) became this v1 object (more than one means a bulk mapped many to one)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from bridge.engine.kinds import order
@@ -216,10 +216,28 @@ def money_of(projects: Iterable[ProjectReport]) -> list[HeldBackMoney]:
     return money
 
 
+@dataclass(frozen=True, slots=True)
+class HeldCount:
+    """What refused records hold back, counted instead of listed (counts of several scopes add up)."""
+
+    below: Counter[tuple[RecordKey, str]] = field(default_factory=Counter)
+    """(refused record, kind) -> how many records of that kind it holds back."""
+    refused: frozenset[RecordKey] = frozenset()
+    """Refused records that a refused record above them holds back (they head no group of their own)."""
+
+    def __add__(self, other: HeldCount) -> HeldCount:
+        return HeldCount(self.below + other.below, self.refused | other.refused)
+
+    @classmethod
+    def of(cls, held: Mapping[RecordKey, HeldBy], quarantine: Collection[RecordKey]) -> HeldCount:
+        below = Counter(((by.kind, by.scope, by.legacy_id), kind) for (kind, _scope, _id), by in held.items())
+        return cls(below, frozenset(key for key in held if key in quarantine))
+
+
 def summarize(
     ledgers: Sequence[KindLedger],
     quarantine: Sequence[QuarantinedRecord],
-    held: Mapping[RecordKey, HeldBy],
+    held: HeldCount,
     money: list[HeldBackMoney],
 ) -> HeldBack:
     """Records per kind, the refused records with what each holds back, the money, and the one-line summary."""
@@ -229,9 +247,8 @@ def summarize(
         records[entry.kind] += sum(entry.quarantined.values()) + sum(entry.held_back.values())
     records.update(q.kind for q in quarantine if q.kind not in in_ledger)
     below: dict[RecordKey, Counter[str]] = defaultdict(Counter)
-    for (kind, _scope, _id), by in held.items():
-        below[(by.kind, by.scope, by.legacy_id)][kind] += 1
-    held_keys = set(held)
+    for (by, kind), count in held.below.items():
+        below[by][kind] += count
     groups = [
         HeldBackGroup(
             label=label(q.kind, q.legacy_id, q.code),
@@ -242,7 +259,7 @@ def summarize(
             records=_ordered(Counter({q.kind: 1}) + below[(q.kind, q.scope, q.legacy_id)]),
         )
         for q in quarantine
-        if (q.kind, q.scope, q.legacy_id) not in held_keys
+        if (q.kind, q.scope, q.legacy_id) not in held.refused
     ]
     groups.sort(key=lambda g: (-sum(g.records.values()), g.label))
     counts = _ordered(+records)

@@ -22,7 +22,7 @@ from bridge.verify.headline import (
     phases_not_compared,
     quarantine_rows,
 )
-from bridge.verify.html_project import held_back_section, ledger_table, money, num, project_section
+from bridge.verify.html_project import held_back_section, ledger_table, library_table, money, num, project_section
 from bridge.verify.schema import Difference, QuarantinedRecord, Reconciliation
 
 _STYLE = """
@@ -63,6 +63,7 @@ def render_html(report: Reconciliation) -> str:
         *_not_compared(report),
         *_differences_section(entries, index),
         *(f'<p class="note">{escape(n)}</p>' for n in report.notes),
+        *_workspace_library(report),
         '<h2 id="projects">Projects, most severe first</h2>',
     ]
     for project in projects:
@@ -70,6 +71,13 @@ def render_html(report: Reconciliation) -> str:
     parts += _quarantine_section(report)
     parts += ['<h2 id="ledger">Ledger</h2>', ledger_table(report.ledger), "</body></html>"]
     return "\n".join(parts) + "\n"
+
+
+def _workspace_library(report: Reconciliation) -> list[str]:
+    if not report.library:
+        return []
+    heading = f"Workspace library items that differ from what the runs wrote ({len(report.library)})"
+    return [f'<section id="library"><h2>{heading}</h2>', library_table(report.library, "written"), "</section>"]
 
 
 def _money_section(rows: list[MoneyRow]) -> list[str]:

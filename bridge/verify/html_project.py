@@ -7,10 +7,11 @@ differing accounts as a tree. Every piece of text from either workspace is escap
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 
 from bridge.verify.convert import format_minor
-from bridge.verify.schema import KindLedger, ProjectReport, Reconciliation, TreeNode
+from bridge.verify.schema import KindLedger, LibraryDifference, ProjectReport, Reconciliation, TreeNode
 from bridge.verify.svg import Bar, difference_chart
 
 
@@ -103,16 +104,7 @@ def project_section(project: ProjectReport, currency: str, index: int) -> list[s
             "</ul>",
         ]
     if project.library:
-        out.append(
-            '<h3>Settings that differ</h3><table class="library"><thead><tr><th>kind</th><th>name</th><th>field</th>'
-            "<th>legacy</th><th>v1</th></tr></thead><tbody>"
-        )
-        out += [
-            f"<tr><td>{escape(d.kind)}</td><td>{escape(d.name)}</td><td>{escape(d.field)}</td>"
-            f"<td>{escape(d.legacy or '—')}</td><td>{escape(d.v1 or '—')}</td></tr>"
-            for d in project.library
-        ]
-        out.append("</tbody></table>")
+        out += ["<h3>Settings that differ</h3>", library_table(project.library, "legacy")]
     if project.tree:
         out += ["<h3>Differing accounts</h3>", f'<ul class="tree">{"".join(_tree(n) for n in project.tree)}</ul>']
     out += [f'<p class="note">{escape(n)}</p>' for n in project.notes]
@@ -182,3 +174,16 @@ def num(value: object) -> str:
 
 def money(minor: int | None, currency: str) -> str:
     return escape(format_minor(minor, currency))
+
+
+def library_table(differences: Sequence[LibraryDifference], written: str) -> str:
+    """Settings that differ as a table: ``written`` heads the column of the value the source or the runs gave."""
+    rows = "".join(
+        f"<tr><td>{escape(d.kind)}</td><td>{escape(d.name)}</td><td>{escape(d.field)}</td>"
+        f"<td>{escape(d.legacy or '—')}</td><td>{escape(d.v1 or '—')}</td></tr>"
+        for d in differences
+    )
+    return (
+        '<table class="library"><thead><tr><th>kind</th><th>name</th><th>field</th>'
+        f"<th>{written}</th><th>v1</th></tr></thead><tbody>{rows}</tbody></table>"
+    )

@@ -54,40 +54,96 @@ class KindInput:
     """Source records a refused record above holds back, by that record's label (never also in ``quarantine``)."""
 
 
+@dataclass(frozen=True, slots=True)
+class KindTally:
+    """What one scope (a project, or the workspace) holds of one kind's ledger; tallies of a kind add up.
+
+    ``checked`` says the target was listed in this scope; the set check counts only when some scope was.
+    """
+
+    source: int = 0
+    migrated: int = 0
+    unchanged: int = 0
+    quarantined: Counter[str] = field(default_factory=Counter)
+    held_back: Counter[str] = field(default_factory=Counter)
+    pending: int = 0
+    ok: int = 0
+    missing: tuple[str, ...] = ()
+    unexpected: tuple[str, ...] = ()
+    duplicated: tuple[Duplicate, ...] = ()
+    checked: bool = False
+
+    def __add__(self, other: KindTally) -> KindTally:
+        return KindTally(
+            self.source + other.source,
+            self.migrated + other.migrated,
+            self.unchanged + other.unchanged,
+            self.quarantined + other.quarantined,
+            self.held_back + other.held_back,
+            self.pending + other.pending,
+            self.ok + other.ok,
+            self.missing + other.missing,
+            self.unexpected + other.unexpected,
+            self.duplicated + other.duplicated,
+            self.checked or other.checked,
+        )
+
+
 def ledger(data: KindInput, latest_run: str | None) -> KindLedger:
     """The ledger of one kind; ``latest_run`` decides migrated (written by it) versus unchanged."""
+    return kind_ledger(data.kind, tally(data, latest_run))
+
+
+def tally(data: KindInput, latest_run: str | None) -> KindTally:
+    """The buckets and the set check of one kind's records as listed (``data``)."""
     migrated = sum(1 for entry in data.crosswalk.values() if entry.run_id == latest_run)
-    unchanged = len(data.crosswalk) - migrated
-    quarantined = Counter(data.quarantine.values())
-    held_back = Counter(data.held_back.values())
     accounted = (data.crosswalk, data.quarantine, data.held_back)
-    pending = sum(1 for key in data.source if not any(key in bucket for bucket in accounted))
-    unaccounted = len(data.source) - (
-        migrated + unchanged + sum(quarantined.values()) + sum(held_back.values()) + pending
-    )
     ok, missing, unexpected, duplicated = _set_check(data)
-    return KindLedger(
-        kind=data.kind,
+    return KindTally(
         source=len(data.source),
         migrated=migrated,
-        unchanged=unchanged,
-        quarantined=dict(sorted(quarantined.items())),
-        held_back=dict(sorted(held_back.items())),
-        pending=pending,
+        unchanged=len(data.crosswalk) - migrated,
+        quarantined=Counter(data.quarantine.values()),
+        held_back=Counter(data.held_back.values()),
+        pending=sum(1 for key in data.source if not any(key in bucket for bucket in accounted)),
+        ok=ok,
+        missing=tuple(missing),
+        unexpected=tuple(unexpected),
+        duplicated=tuple(duplicated),
+        checked=data.target is not None,
+    )
+
+
+def kind_ledger(kind: str, found: KindTally) -> KindLedger:
+    """The closed ledger of one kind from what every scope found of it."""
+    unaccounted = found.source - (
+        found.migrated + found.unchanged + found.quarantined.total() + found.held_back.total() + found.pending
+    )
+    # A scope not listed on the target has nothing to check against: its records count as missing only when
+    # some other scope was listed (the target was then read, and they are not on it).
+    checked = found if found.checked else KindTally()
+    return KindLedger(
+        kind=kind,
+        source=found.source,
+        migrated=found.migrated,
+        unchanged=found.unchanged,
+        quarantined=dict(sorted(found.quarantined.items())),
+        held_back=dict(sorted(found.held_back.items())),
+        pending=found.pending,
         unaccounted=unaccounted,
         closed=unaccounted == 0,
-        ok=ok,
-        missing=missing,
-        unexpected=unexpected,
-        duplicated=duplicated,
-        checked_on_target=data.target is not None,
+        ok=checked.ok,
+        missing=sorted(checked.missing),
+        unexpected=sorted(checked.unexpected),
+        duplicated=sorted(checked.duplicated, key=lambda d: (d.scope, d.legacy_id)),
+        checked_on_target=found.checked,
     )
 
 
 def _set_check(data: KindInput) -> tuple[int, list[str], list[str], list[Duplicate]]:
     expected = sorted(key for key in data.source if key not in data.quarantine and key not in data.held_back)
     if data.target is None:
-        return 0, [], [], []
+        return 0, [source_label(key) for key in expected], [], []
     live = {obj.v1_id: obj for obj in data.target}
     ok = 0
     missing: list[str] = []
@@ -96,7 +152,7 @@ def _set_check(data: KindInput) -> tuple[int, list[str], list[str], list[Duplica
         if entry is not None and entry.v1_id in live:
             ok += 1
         else:
-            missing.append(_label(key))
+            missing.append(source_label(key))
     known = {entry.v1_id: key for key, entry in data.crosswalk.items()}
     by_natural_key: dict[tuple[str, str], SourceKey] = {}
     for v1_id, key in known.items():
@@ -119,7 +175,8 @@ def _set_check(data: KindInput) -> tuple[int, list[str], list[str], list[Duplica
     return ok, missing, sorted(unexpected), duplicated
 
 
-def _label(key: SourceKey) -> str:
+def source_label(key: SourceKey) -> str:
+    """How a missing record is named: its legacy id, after its project's for a project-scoped kind."""
     scope, legacy_id = key
     return legacy_id if not scope or scope == "workspace" else f"{scope}/{legacy_id}"
 

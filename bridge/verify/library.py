@@ -1,9 +1,14 @@
-"""Comparing what the totals are computed from: project globals, fringes and phase exchange rates.
+"""Comparing what the totals are computed from: project globals, fringes and phase exchange rates, and the
+workspace library items the runs wrote.
 
 A total that differs says where; a setting that differs says why. Each legacy global, fringe and phase
 currency is compared with the v1 project copy the crosswalk names (A18: the copy the calculation uses),
 numbers as Decimals so ``7.8`` and ``=7.80`` agree. A setting that differs fails verification even when no
 total shows it yet: the next edit on v1 would compute differently from the source.
+
+The workspace items (currencies, fringes, globals, tags) are what a new project on v1 copies: each is compared
+field by field with what the runs wrote to it (the journal's bodies, in the order they were sent), since a
+workspace item is made from one project's values among several, not from one legacy record.
 """
 
 from __future__ import annotations
@@ -36,6 +41,39 @@ def _same(legacy: object, v1: object) -> bool:
         return (left or "").replace(" ", "") == (right or "").replace(" ", "")
 
 
+def _differences(
+    kind: str,
+    legacy_id: str,
+    name: str,
+    v1_id: str | None,
+    *,
+    fields: Mapping[str, object] | None,
+    pairs: Sequence[tuple[str, object, str]],
+    absent: str,
+) -> list[LibraryDifference]:
+    """Each (field, legacy value, v1 field) of ``pairs`` that differs from v1's ``fields``; one ``absent`` row
+    when v1 holds no such item (``fields`` None)."""
+    if fields is None:
+        return [
+            LibraryDifference(
+                kind=kind, legacy_id=legacy_id, v1_id=v1_id, name=name, field=absent, legacy="present", v1=None
+            )
+        ]
+    return [
+        LibraryDifference(
+            kind=kind,
+            legacy_id=legacy_id,
+            v1_id=v1_id,
+            name=name,
+            field=field,
+            legacy=_text(legacy_value),
+            v1=_text(fields.get(v1_field)),
+        )
+        for field, legacy_value, v1_field in pairs
+        if not (legacy_value is None and fields.get(v1_field) is None) and not _same(legacy_value, fields.get(v1_field))
+    ]
+
+
 def library_differences(
     budget: ProjectBudget,
     lookup: Lookup,
@@ -49,27 +87,7 @@ def library_differences(
     def check(kind: str, legacy_id: str, name: str, pairs: Sequence[tuple[str, object, str]]) -> None:
         v1_id = lookup(kind, legacy_id)
         fields = by_id.get(kind, {}).get(v1_id or "")
-        if fields is None:
-            out.append(
-                LibraryDifference(
-                    kind=kind, legacy_id=legacy_id, v1_id=v1_id, name=name, field="(copy)", legacy="present", v1=None
-                )
-            )
-            return
-        for field, legacy_value, v1_field in pairs:
-            v1_value = fields.get(v1_field)
-            if not (legacy_value is None and v1_value is None) and not _same(legacy_value, v1_value):
-                out.append(
-                    LibraryDifference(
-                        kind=kind,
-                        legacy_id=legacy_id,
-                        v1_id=v1_id,
-                        name=name,
-                        field=field,
-                        legacy=_text(legacy_value),
-                        v1=_text(v1_value),
-                    )
-                )
+        out.extend(_differences(kind, legacy_id, name, v1_id, fields=fields, pairs=pairs, absent="(copy)"))
 
     for item in budget.globals_:
         check(Kind.GLOBAL, item.id, item.symbol or item.id, [("formula", item.formula, "formula")])
@@ -100,4 +118,21 @@ def library_differences(
                     v1=_text(v1_rate),
                 )
             )
+    return out
+
+
+def workspace_differences(
+    kind: str,
+    written: Mapping[str, Mapping[str, object]],
+    lookup: Callable[[str], str | None],
+    items: Sequence[LibraryItem],
+) -> list[LibraryDifference]:
+    """Each workspace item of ``kind`` whose v1 fields differ from what the runs wrote (``written``: name -> the
+    fields, as the last write left them); ``lookup`` gives an item's v1 id by name (the crosswalk's key)."""
+    held = {item.id: item.model_extra or {} for item in items}
+    out: list[LibraryDifference] = []
+    for name, fields in written.items():
+        v1_id = lookup(name)
+        pairs = [(field, value, field) for field, value in fields.items()]
+        out += _differences(kind, name, name, v1_id, fields=held.get(v1_id or ""), pairs=pairs, absent="(item)")
     return out

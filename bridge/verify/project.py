@@ -10,11 +10,11 @@ compared all the way down. Hidden phases are not compared: v1 reads return visib
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from bridge.verify.actuals import ActualsFound
 from bridge.verify.compare import NOTHING, Explanation, Verdict, classify
 from bridge.verify.convert import (
     Converted,
@@ -34,14 +34,13 @@ from bridge.verify.schema import (
     Figure,
     Location,
     PhaseSummary,
-    TagSummary,
     TreeNode,
 )
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, amounts
 from mappings.errors import MappingError
 from mappings.kinds import Kind
 from mappings.money import parse_decimal
-from mappings.records import Phase, RawNumber
+from mappings.records import Actual, Phase, RawNumber
 from mappings.refs import RecordRef
 
 LookupV1 = Callable[[str, str], str | None]
@@ -67,8 +66,6 @@ class ProjectComparison:
 
     phases: list[PhaseSummary] = field(default_factory=list)
     accounts: list[AccountSummary] = field(default_factory=list)
-    tags: list[TagSummary] = field(default_factory=list)
-    actuals: list[ActualsSum] = field(default_factory=list)
     differences: list[Difference] = field(default_factory=list)
     tree: list[TreeNode] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -141,6 +138,7 @@ class ProjectComparer:
         plans: list[PhasePlan],
         lookup: LookupV1,
         quarantined: Mapping[tuple[str, str], str],
+        quarantined_actuals: Sequence[Actual],
         currency: str,
     ) -> None:
         self.project_id = project_id
@@ -150,6 +148,7 @@ class ProjectComparer:
         self.plans = {p.v1_id: p for p in plans}
         self.lookup = lookup
         self.quarantined = quarantined
+        self.quarantined_actuals = quarantined_actuals
         self.currency = currency
         self.result = ProjectComparison()
         self.rounding: dict[str, Decimal] = {p.v1_id: conversion_bound(p.rate) for p in plans}
@@ -225,9 +224,7 @@ class ProjectComparer:
         """What quarantined lines and actuals add to every legacy total (see ``quarantine.py``)."""
         actual_plans = [p for p in self.plans.values() if p.legacy.type == "actual"]
         actuals: list[tuple[str, dict[str, Converted]]] = []
-        for actual in self.legacy.actuals:
-            if (Kind.ACTUAL, actual.id) not in self.quarantined:
-                continue
+        for actual in self.quarantined_actuals:
             # A split is counted where its parts are coded; a plain actual on its own line (A16).
             parts = [(p.line_id, p.amount) for p in actual.subactuals] or [(actual.account_id, actual.amount)]
             for line_id, amount in parts:
@@ -438,33 +435,27 @@ def actual_currency(legacy: LegacyProject, workspace_currency: str) -> str:
     return (first.code if first and first.code else workspace_currency).upper()
 
 
-def actual_sums(
-    legacy: LegacyProject, v1: V1Project, currency: str, quarantined: Mapping[tuple[str, str], str]
-) -> list[ActualsSum]:
+def actual_sums(found: ActualsFound, currency: str) -> list[ActualsSum]:
     """Actuals summed per currency on both sides: the legacy ``totalAmount`` (in the first phase's currency)
     against the v1 transactions of the project; quarantined actuals explain a shortfall (A39)."""
     own = PhaseRate(currency, Decimal(1), currency)
-    total = convert_amount(legacy.total_amount, own)
-    held_back = sum((as_counted(a.amount) for a in legacy.actuals if (Kind.ACTUAL, a.id) in quarantined), Decimal(0))
-    held_minor = convert_amount(held_back, own).minor
+    total = convert_amount(found.total_amount, own)
+    held_minor = convert_amount(found.held_back, own).minor
     explanation = Explanation(total.precision + abs(total.rounding), held_minor)
-    v1_by_currency: dict[str, list[int]] = defaultdict(list)
-    for transaction in v1.transactions:
-        v1_by_currency[transaction.amount.currency].append(transaction.amount.amount)
     sums = []
-    for code in sorted({currency, *v1_by_currency}):
-        rows = v1_by_currency.get(code, [])
+    for code in sorted({currency, *found.v1_sums}):
+        count, minor = found.v1_sums.get(code, (0, 0))
         ours = code == currency
         expected = total.minor if ours else 0
         sums.append(
             ActualsSum(
                 currency=code,
-                legacy_count=len(legacy.actuals) if ours else 0,
-                v1_count=len(rows),
-                legacy_amount=str(legacy.total_amount if ours else Decimal(0)),
+                legacy_count=found.count if ours else 0,
+                v1_count=count,
+                legacy_amount=str(found.total_amount if ours else Decimal(0)),
                 legacy_minor=expected,
-                v1_minor=sum(rows),
-                verdict=classify(expected, sum(rows), explanation if ours else NOTHING),
+                v1_minor=minor,
+                verdict=classify(expected, minor, explanation if ours else NOTHING),
                 held_back_minor=held_minor if ours else 0,
             )
         )

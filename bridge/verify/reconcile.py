@@ -3,50 +3,53 @@
 Every selected legacy project is read (all of them, or the ``--project`` ones), migrated or not, so the
 ledger counts the whole source. A migrated one (the crosswalk names its v1 project) is compared with v1; one
 that never reached v1 is reported with its legacy figures, held back by quarantine when a refused record
-keeps it off v1 (``heldback.py``), missing otherwise. Only the state file is trusted for identity (which v1
-object a legacy record became); every amount is read from the two surfaces as they compute it now. Nothing
-here writes to either surface.
+keeps it off v1 (``heldback.py``), missing otherwise. The workspace library items the runs wrote are compared
+with what v1 holds now. Only the state file is trusted for identity (which v1 object a legacy record became);
+every amount is read from the two surfaces as they compute it now. Nothing here writes to either surface.
+
+Each project's comparison returns its findings (``findings.py``), and so does the library comparison;
+``fold`` alone counts them. A project's actuals are compared a window at a time (``actuals.py``).
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 
 import httpx
 import structlog
 
-from bridge.assumptions import used_by
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import LegacyClient, open_legacy
 from bridge.clients.models import LibraryItem, Phase
-from bridge.clients.v1 import ProjectCopyKind, V1Client, open_v1
+from bridge.clients.v1 import LibraryKind, ProjectCopyKind, V1Client, open_v1
 from bridge.clients.wire import AiohttpTransport
 from bridge.config import Settings
 from bridge.engine.preflight import check_workspaces
 from bridge.engine.run import Transports
 from bridge.engine.tasks import run_all
 from bridge.errors import ConfigError, NotFound
+from bridge.verify.actuals import STREAMED, Context, compare_actuals
 from bridge.verify.compare import FailOn, Verdict, worst
 from bridge.verify.convert import PhaseRate, convert, format_minor
+from bridge.verify.findings import Identity, Ledgers, LibraryFindings, ProjectFindings, fold
 from bridge.verify.heldback import (
-    KIND_ORDER,
     HeldBy,
+    HeldCount,
     RecordKey,
     Unmigrated,
     held_back,
     held_phase,
     label,
-    money_of,
-    summarize,
     unmigrated_report,
 )
-from bridge.verify.ledger import CrosswalkEntry, KindInput, SourceKey, TargetObject, is_clean, ledger
-from bridge.verify.library import library_differences
+from bridge.verify.ledger import CrosswalkEntry, KindInput, KindTally, TargetObject, tally
+from bridge.verify.library import library_differences, workspace_differences
 from bridge.verify.project import (
     PhasePlan,
     ProjectComparer,
@@ -56,24 +59,16 @@ from bridge.verify.project import (
     phase_rate,
     selected,
 )
-from bridge.verify.schema import (
-    Figure,
-    KindLedger,
-    ProjectReport,
-    QuarantinedRecord,
-    Reconciliation,
-    TagSummary,
-    Totals,
-)
+from bridge.verify.schema import Figure, ProjectReport, QuarantinedRecord, Reconciliation, TagSummary
 from bridge.verify.targets import project_targets
-from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
-from bridge.verify.transactions import transaction_differences
-from mappings.actuals import part_ids
+from bridge.verify.totals import LegacyProject, V1Branches, read_legacy, read_v1
 from mappings.errors import ErrorCode, MappingError
 from mappings.kinds import Kind
 from mappings.records import Project
 from mappings.refs import RecordRef
 from state import StateStore, open_state
+from state.journal import members_of
+from state.models import IntentRow
 
 log = structlog.get_logger(__name__)
 
@@ -137,8 +132,7 @@ async def verify(
         ):
             # Credentials of another workspace would compare the wrong two sides: refused before any total is read.
             await check_workspaces(legacy, v1, store, legacy_url)
-            verifier = Verifier(legacy, v1, store, options)
-            report = await verifier.run(migration_name(settings, store))
+            report = await Verifier(legacy, v1, store, options).run(migration_name(settings, store))
     finally:
         store.close()
     return report.model_copy(update={"requests": {name: c.count for name, c in counters.items()}})
@@ -152,42 +146,59 @@ def migration_name(settings: Settings, store: StateStore) -> str:
     return last[0].migration if last else settings.migration
 
 
+WORKSPACE_ITEMS: tuple[tuple[Kind, LibraryKind], ...] = (
+    (Kind.CURRENCY, "currencies"),
+    (Kind.FRINGE, "fringes"),
+    (Kind.GLOBAL, "globals"),
+    (Kind.TAG, "tags"),
+)
+"""The workspace library kinds a run writes, and their v1 routes."""
+
+
 @dataclass(frozen=True, slots=True)
 class Copies:
     phases: list[Phase]
     items: dict[str, list[LibraryItem]]
 
 
-@dataclass(slots=True)
-class _Sources:
-    """Source keys and target objects per ledger kind, gathered while the projects are compared."""
+def written_items(intents: Iterable[IntentRow]) -> dict[str, dict[str, object]]:
+    """Per workspace item (by name, its crosswalk key): the fields the runs wrote to it, the later write over
+    the earlier (``intents``: the done intents of one kind, oldest first)."""
+    written: dict[str, dict[str, object]] = {}
+    for intent in intents:
+        members = members_of(intent)
+        body = json.loads(intent.body)
+        if intent.scope == WORKSPACE_SCOPE and len(members) == 1 and isinstance(body, dict):
+            written.setdefault(members[0], {}).update(body)
+    return written
 
-    source: dict[str, set[SourceKey]] = field(default_factory=lambda: defaultdict(set))
-    target: dict[str, list[TargetObject]] = field(default_factory=lambda: defaultdict(list))
-    parents: dict[RecordKey, RecordKey] = field(default_factory=dict)
-    """Each source record's parent as the source links them (a line's account, an actual's project, a
-    project's space ...): what a refused record holds back is found along these."""
+
+def space_of(project: Project) -> str | None:
+    return project.space.id if project.space is not None else project.space_id
 
 
 class Verifier:
-    """One verification: the state file's identities, both clients, and what was found so far."""
+    """One verification: the state file's identities and both clients. What it finds, each comparison
+    returns; ``fold`` counts it (nothing here is changed once the comparisons start)."""
 
     def __init__(self, legacy: LegacyClient, v1: V1Client, store: StateStore, options: VerifyOptions) -> None:
         self.legacy = legacy
         self.v1 = v1
+        self.store = store
         self.options = options
-        self.crosswalk: dict[tuple[str, str, str], CrosswalkEntry] = {
+        # The streamed kinds' entries (one per actual and split part) are looked up a window at a time instead.
+        self.crosswalk: dict[RecordKey, CrosswalkEntry] = {
             (kind, scope, legacy_id): CrosswalkEntry(v1_id, str(run_id))
-            for kind, scope, legacy_id, v1_id, run_id in store.crosswalk.links()
+            for kind, scope, legacy_id, v1_id, run_id in store.crosswalk.links(skip=STREAMED)
         }
+        self.scoped: dict[tuple[str, str], dict[str, CrosswalkEntry]] = defaultdict(dict)
+        for (kind, scope, legacy_id), entry in self.crosswalk.items():
+            self.scoped[kind, scope][legacy_id] = entry
         self.quarantine_rows = store.quarantine.entries()
         self.quarantine = {(r.kind, r.scope, r.legacy_id): r.code for r in self.quarantine_rows}
         runs = store.runs.last_runs(1)
         self.latest_run = str(runs[0].id) if runs else None
         self.source_workspace, self.target_workspace = store.runs.binding() or ("", "")
-        self.sources = _Sources()
-        self.notes: list[str] = []
-        self.verdicts: list[Verdict] = []
 
     def lookup(self, kind: str, scope: str, legacy_id: str) -> str | None:
         entry = self.crosswalk.get((kind, scope, legacy_id))
@@ -197,71 +208,125 @@ class Verifier:
         projects = await self.legacy.projects()
         wanted = [p for p in projects if not self.options.projects or p.id in self.options.projects]
         unknown = set(self.options.projects) - {p.id for p in projects}
-        if unknown:
-            self.notes.append(f"--project names no legacy project: {', '.join(sorted(unknown))}")
-        self.sources.source[Kind.PROJECT] = {(WORKSPACE_SCOPE, p.id) for p in wanted}
-        for p in wanted:
-            space = p.space.id if p.space is not None else p.space_id
-            if space:
-                self.sources.parents[Kind.PROJECT, WORKSPACE_SCOPE, p.id] = (Kind.SPACE, WORKSPACE_SCOPE, space)
+        notes = [f"--project names no legacy project: {', '.join(sorted(unknown))}"] if unknown else []
         migrated = [p for p in wanted if self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, p.id)]
         # Projects are independent: verified side by side, within the clients' shared in-flight limit.
-        reports = await run_all(self._project_or_gone(p) for p in migrated)
-        currency = reports[0].phases[0].total.currency if reports and reports[0].phases else DEFAULT_CURRENCY
+        compared = await run_all(self._project_or_gone(p) for p in migrated)
+        first = compared[0].report if compared else None
+        currency = first.phases[0].total.currency if first and first.phases else DEFAULT_CURRENCY
         # Every selected project counts in the source, migrated or not: one that never reached v1 is read too.
         others = [p for p in wanted if not self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, p.id)]
         unmigrated = await run_all(self._unmigrated(p, currency) for p in others)
-        if not self.options.projects:
-            await self._workspace_kinds()
-        self.sources.target[Kind.PROJECT] = [
-            TargetObject(p.id, WORKSPACE_SCOPE, p.name) async for p in self.v1.projects() if self._selected(p.id)
-        ]
-        held = held_back(self._source_records(), self.sources.parents, self.crosswalk, self.quarantine)
-        ledgers = self._ledgers(held)
-        verdicts = self.verdicts
-        failing = any(self.options.fail_on.fails(v) for v in verdicts)
+        workspace = await self._workspace(wanted)
+        library = await self._library()
         quarantine = [
             QuarantinedRecord(kind=r.kind, scope=r.scope, legacy_id=r.legacy_id, code=r.code, message=r.message)
             for r in self.quarantine_rows
         ]
-        every = [*reports, *unmigrated]
-        return Reconciliation(
-            reconciled=not failing and is_clean(ledgers) and bool(reports),
-            held_back=summarize(ledgers, quarantine, held, money_of(every)),
-            fail_on=self.options.fail_on,
-            generated_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-            migration=migration,
-            run=self.latest_run,
-            source_workspace=self.source_workspace,
-            target_workspace=self.target_workspace,
-            currency=currency,
-            verdicts=Totals(**{v.value: sum(1 for x in verdicts if x is v) for v in Verdict}),
-            projects=every,
-            ledger=ledgers,
+        identity = Identity(
+            self.options.fail_on, migration, self.latest_run, self.source_workspace, self.target_workspace, currency
+        )
+        return fold(
+            identity,
+            migrated=compared,
+            unmigrated=unmigrated,
+            workspace=workspace,
+            library=library,
             quarantine=quarantine,
-            requests={},
-            assumptions=[f"{a.id} {a.topic}" for a in used_by("verify")],
-            notes=sorted(self.notes) + ([] if reports else ["no migrated project to verify: run `bridge run` first"]),
+            notes=notes,
         )
 
-    def _source_records(self) -> list[RecordKey]:
-        return [(kind, scope, i) for kind, keys in self.sources.source.items() for scope, i in keys]
+    def _chain(self, project: Project) -> dict[RecordKey, RecordKey]:
+        """The project's own parent link as the source has it (its space): what may hold it back."""
+        space = space_of(project)
+        key: RecordKey = (Kind.PROJECT, WORKSPACE_SCOPE, project.id)
+        return {key: (Kind.SPACE, WORKSPACE_SCOPE, space)} if space else {}
 
-    def _holder(self, key: RecordKey) -> str | None:
-        """The label of the refused record keeping ``key`` off v1: its own refusal, or one above it."""
+    def _holder(self, project: Project) -> str | None:
+        """The label of the refused record keeping the project off v1: its own refusal, or its space's."""
+        key: RecordKey = (Kind.PROJECT, WORKSPACE_SCOPE, project.id)
         code = self.quarantine.get(key)
         if code is not None and code != ErrorCode.TREE_ANCESTOR_QUARANTINED:
             return label(key[0], key[2], code)
-        above: HeldBy | None = held_back([key], self.sources.parents, self.crosswalk, self.quarantine).get(key)
+        above: HeldBy | None = held_back([key], self._chain(project), self.crosswalk, self.quarantine).get(key)
         return above.label if above else None
 
-    async def _unmigrated(self, project: Project, currency: str) -> ProjectReport:
+    def _listed(
+        self,
+        records: Mapping[Kind, Sequence[str]],
+        scope: str,
+        parents: Mapping[RecordKey, RecordKey],
+        targets: Mapping[Kind, list[TargetObject]] | None,
+    ) -> Ledgers:
+        """The ledger's part for records read whole in one scope: their buckets, the set check against
+        ``targets`` (None: nothing of the scope listed on v1), and what refused records hold back of them."""
+        keys = [(kind, scope, legacy_id) for kind, ids in records.items() for legacy_id in ids]
+        held = held_back(keys, parents, self.crosswalk, self.quarantine)
+        tallies: dict[str, KindTally] = {}
+        for kind, ids in records.items():
+            source = frozenset((scope, legacy_id) for legacy_id in ids)
+            held_here = {(s, i): by.label for (k, s, i), by in held.items() if k == kind}
+            # Entries of a scope holding none of the kind are left out, as for a project not selected.
+            counted = bool(source) or scope == WORKSPACE_SCOPE
+            entries = self.scoped.get((kind, scope), {}) if counted else {}
+            quarantine = {
+                (s, i): code
+                for (k, s, i), code in self.quarantine.items()
+                if counted and k == kind and s == scope and (s, i) not in held_here
+            }
+            target = tuple(targets.get(kind, ())) if targets is not None else None
+            crosswalk = {(scope, legacy_id): entry for legacy_id, entry in entries.items()}
+            data = KindInput(kind, source, crosswalk, quarantine, target, held_here)
+            tallies[kind] = tally(data, self.latest_run)
+        return Ledgers(tallies, HeldCount.of(held, self.quarantine))
+
+    def _budget_ledgers(
+        self, project: Project, legacy: LegacyProject, targets: Mapping[Kind, list[TargetObject]] | None
+    ) -> Ledgers:
+        """The ledger's part for the project's budget kinds, read whole (phases, lines, fringe and global copies)."""
+        budget = legacy.budget
+        scope = project.id
+        own: RecordKey = (Kind.PROJECT, WORKSPACE_SCOPE, project.id)
+        parents = self._chain(project)
+        lines = {line.id for line in budget.lines}
+        records: dict[Kind, list[str]] = {
+            Kind.PHASE: [p.id for p in budget.phases],
+            Kind.FRINGE: [f.id for f in budget.fringes],
+            Kind.GLOBAL: [g.id for g in budget.globals_],
+            Kind.LINE: [line.id for line in budget.lines],
+        }
+        for kind in (Kind.PHASE, Kind.FRINGE, Kind.GLOBAL):
+            parents.update({(kind, scope, legacy_id): own for legacy_id in records[kind]})
+        parents.update(
+            {
+                (Kind.LINE, scope, line.id): (Kind.LINE, scope, line.parent_id) if line.parent_id in lines else own
+                for line in budget.lines
+            }
+        )
+        return self._listed(records, scope, parents, targets)
+
+    def _context(self, project: Project, currency: str) -> Context:
+        """What the project's actuals are compared in (``actuals.py``)."""
+        chain = self._chain(project)
+        above = [(Kind.PROJECT, WORKSPACE_SCOPE, project.id), *chain.values()]
+        return Context(
+            project_id=project.id,
+            crosswalk=self.store.crosswalk,
+            quarantine=self.quarantine,
+            chain=chain,
+            migrated_above=frozenset(key for key in above if key in self.crosswalk),
+            line_copy=partial(self.lookup, Kind.LINE, project.id),
+            currency=currency,
+            latest_run=self.latest_run,
+        )
+
+    async def _unmigrated(self, project: Project, currency: str) -> ProjectFindings:
         """A selected project with no v1 project: its source counted, its figures held back or missing."""
         legacy = await read_legacy(self.legacy, project.id)
-        self._collect_source(project.id, legacy)
+        actuals_currency = actual_currency(legacy, currency)
+        actuals = await compare_actuals(self.legacy, None, None, self._context(project, actuals_currency))
         notes: list[str] = []
-        held_by = self._holder((Kind.PROJECT, WORKSPACE_SCOPE, project.id))
-        actuals = actual_currency(legacy, currency)
+        held_by = self._holder(project)
         report = unmigrated_report(
             Unmigrated(
                 project_id=project.id,
@@ -272,55 +337,70 @@ class Verifier:
                     if selected(p, self.options.phases)
                 ],
                 totals=legacy.budget.totals,
-                actual_count=len(legacy.actuals),
-                actual_total=legacy.total_amount,
-                actual_rate=PhaseRate(actuals, Decimal(1), actuals),
+                actual_count=actuals.count,
+                actual_total=actuals.total_amount,
+                actual_rate=PhaseRate(actuals_currency, Decimal(1), actuals_currency),
                 held_by=held_by,
             ),
             currency,
         )
-        self.verdicts += [p.total.verdict for p in report.phases] + [a.verdict for a in report.actuals]
         log.info("bridge.verify.project", project=project.id, verdict=report.verdict.value, held_back_by=held_by)
-        return report.model_copy(update={"notes": report.notes + notes})
+        verdicts = [p.total.verdict for p in report.phases] + [a.verdict for a in report.actuals]
+        ledgers = self._budget_ledgers(project, legacy, None) + actuals.ledgers
+        return ProjectFindings(report.model_copy(update={"notes": report.notes + notes}), tuple(verdicts), ledgers)
 
     def _selected(self, v1_project_id: str) -> bool:
         if not self.options.projects:
             return True
         return any(self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, p) == v1_project_id for p in self.options.projects)
 
-    async def _project_or_gone(self, project: Project) -> ProjectReport:
+    async def _project_or_gone(self, project: Project) -> ProjectFindings:
         """The project's comparison, or a mismatch saying its v1 copy is gone (the rest is still verified)."""
         try:
-            return await self._project(project)
+            legacy = await read_legacy(self.legacy, project.id)
         except NotFound as error:
-            self.verdicts.append(Verdict.MISMATCH)
-            return ProjectReport(
-                project_id=project.id,
-                v1_project_id=self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, project.id),
-                name=project.name or project.id,
-                verdict=Verdict.MISMATCH,
-                phases=[],
-                accounts=[],
-                tags=[],
-                actuals=[],
-                differences=[],
-                library=[],
-                tree=[],
-                notes=[f"the v1 project the crosswalk names could not be read: {error}"],
-            )
+            return self._gone(project, error, Ledgers())
+        try:
+            return await self._project(project, legacy)
+        except NotFound as error:
+            # Counted in the source even though its v1 copy is gone: its actuals are read without a v1 side.
+            actuals_currency = actual_currency(legacy, DEFAULT_CURRENCY)
+            actuals = await compare_actuals(self.legacy, None, None, self._context(project, actuals_currency))
+            return self._gone(project, error, self._budget_ledgers(project, legacy, None) + actuals.ledgers)
 
-    async def _project(self, project: Project) -> ProjectReport:
+    def _gone(self, project: Project, error: NotFound, ledgers: Ledgers) -> ProjectFindings:
+        report = ProjectReport(
+            project_id=project.id,
+            v1_project_id=self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, project.id),
+            name=project.name or project.id,
+            verdict=Verdict.MISMATCH,
+            phases=[],
+            accounts=[],
+            tags=[],
+            actuals=[],
+            differences=[],
+            library=[],
+            tree=[],
+            notes=[f"the v1 project the crosswalk names could not be read: {error}"],
+        )
+        return ProjectFindings(report, (Verdict.MISMATCH,), ledgers)
+
+    async def _project(self, project: Project, legacy: LegacyProject) -> ProjectFindings:
         v1_project_id = self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, project.id) or ""
-        legacy = await read_legacy(self.legacy, project.id)
-        self._collect_source(project.id, legacy)  # counted in the source even if its v1 copy is gone
         v1 = await read_v1(self.v1, v1_project_id)
         scope = project.id
         currency = next((v.currency for v in v1.totals.values() if v.currency), DEFAULT_CURRENCY)
+        actuals_currency = actual_currency(legacy, currency)
         quarantined = {(k, i): code for (k, s, i), code in self.quarantine.items() if s == scope}
+        actuals = await compare_actuals(self.legacy, self.v1, v1_project_id, self._context(project, actuals_currency))
+
+        def lookup(kind: str, legacy_id: str) -> str | None:
+            return self.lookup(kind, scope, legacy_id)
+
         plans, refused, notes = phase_plans(
             legacy,
             v1,
-            lambda k, i: self.lookup(k, scope, i),
+            lookup,
             currency,
             wanted=self.options.phases,
             quarantined=quarantined,
@@ -331,28 +411,26 @@ class Verifier:
             legacy=legacy,
             v1=v1,
             plans=plans,
-            lookup=lambda k, i: self.lookup(k, scope, i),
+            lookup=lookup,
             quarantined=quarantined,
+            quarantined_actuals=actuals.quarantined,
             currency=currency,
         )
-        known = frozenset(e.v1_id for (k, s, _i), e in self.crosswalk.items() if k == Kind.LINE and s == scope)
+        known = frozenset(entry.v1_id for entry in self.scoped.get((Kind.LINE, scope), {}).values())
         result = await comparer.compare(V1Branches(self.v1, v1, known))
         # A refused phase never reached v1: its whole total is held back, shown beside the compared phases.
-        result.phases += [
+        refused_phases = [
             held_phase(phase, legacy.budget.totals.get(phase.id, 0), phase_rate(phase, currency, notes), currency, by)
             for phase, code in refused
             for by in (label(Kind.PHASE, phase.id, code),)
         ]
-        result.verdicts += [Verdict.QUARANTINE] * len(refused)
         copies = await self._copies(v1.v1_id)
-        library = library_differences(legacy.budget, lambda k, i: self.lookup(k, scope, i), copies.items, copies.phases)
-        self.verdicts += [Verdict.MISMATCH] * len(library)
-        result.tags = await self._tags(legacy, v1, plans, currency)
-        result.actuals = actual_sums(legacy, v1, actual_currency(legacy, currency), quarantined)
-        self._collect_target(project.id, v1, copies)
-        verdicts = [*result.verdicts, *(a.verdict for a in result.actuals), *(Verdict.MISMATCH for _ in library)]
-        verdicts += [f.verdict for t in result.tags for f in (*t.totals.values(), *t.fringes.values())]
-        self.verdicts += verdicts
+        library = library_differences(legacy.budget, lookup, copies.items, copies.phases)
+        tags, tag_notes = self._tags(legacy, plans, currency)
+        sums = actual_sums(actuals, actuals_currency)
+        verdicts = [*result.verdicts, *(Verdict.QUARANTINE for _ in refused), *(a.verdict for a in sums)]
+        verdicts += [Verdict.MISMATCH for _ in library]
+        verdicts += [f.verdict for t in tags for f in (*t.totals.values(), *t.fringes.values())]
         log.info(
             "bridge.verify.project",
             project=project.id,
@@ -360,23 +438,24 @@ class Verifier:
             differences=len(result.differences),
             settings_differing=len(library),
         )
-        return ProjectReport(
+        report = ProjectReport(
             project_id=project.id,
             v1_project_id=v1_project_id,
             name=project.name or project.id,
             verdict=worst(verdicts),
-            phases=result.phases,
+            phases=[*result.phases, *refused_phases],
             accounts=result.accounts,
-            tags=result.tags,
-            actuals=result.actuals,
+            tags=tags,
+            actuals=sums,
             differences=result.differences,
             library=library,
             tree=result.tree,
-            transactions=transaction_differences(
-                legacy, v1, lambda k, i: self.lookup(k, scope, i), actual_currency(legacy, currency), quarantined
-            ),
+            transactions=list(actuals.transactions),
             notes=notes + result.notes,
         )
+        targets = project_targets(project.id, v1, copies.phases, copies.items)
+        ledgers = self._budget_ledgers(project, legacy, targets) + actuals.ledgers
+        return ProjectFindings(report, tuple(verdicts), ledgers, tuple(tag_notes))
 
     async def _copies(self, v1_project_id: str) -> Copies:
         """The v1 project's phases and its library copies (what its totals are computed from)."""
@@ -388,22 +467,21 @@ class Verifier:
         items = {kind: [item async for item in self.v1.project_copies(v1_project_id, route)] for kind, route in routes}
         return Copies(await self.v1.phases(v1_project_id), items)
 
-    async def _tags(
-        self, legacy: LegacyProject, v1: V1Project, plans: list[PhasePlan], currency: str
-    ) -> list[TagSummary]:
-        """Each legacy tag's totals and fringe totals, as money not carried.
+    def _tags(self, legacy: LegacyProject, plans: list[PhasePlan], currency: str) -> tuple[list[TagSummary], list[str]]:
+        """Each legacy tag's totals and fringe totals, as money not carried, and notes saying so.
 
         v1 publishes no write for a budget line's tags (BudgetLineCreate and BudgetLineUpdate have no tag
         field), so no v1 line carries a migrated tag and no v1 tag total can equal the legacy one: each
         figure is the legacy amount with the verdict not_carried, and v1 is not read for it.
         """
         summaries = []
+        notes = []
         compared = [p for p in plans if p.legacy.type != "rollup"]
         carried_not = 0
         for tag_id, totals in sorted(legacy.tags.items()):
             code = self.quarantine.get((Kind.TAG, legacy.budget.project_id, tag_id))
             if code is not None:
-                self.notes.append(f"tag {tag_id!r} of project {legacy.budget.project_id} is quarantined ({code})")
+                notes.append(f"tag {tag_id!r} of project {legacy.budget.project_id} is quarantined ({code})")
                 continue
             amounts: dict[str, Figure] = {}
             fringes: dict[str, Figure] = {}
@@ -417,74 +495,41 @@ class Verifier:
             v1_tag = self.lookup(Kind.TAG, WORKSPACE_SCOPE, tag_id)
             summaries.append(TagSummary(name=tag_id, v1_tag_id=v1_tag, totals=amounts, fringes=fringes))
         if summaries:
-            self.notes.append(
+            notes.append(
                 f"project {legacy.budget.project_id}: {len(summaries)} line tags not carried (no published write "
                 f"for a budget line's tags on v1); their tag totals come to {format_minor(carried_not, currency)} "
                 f"{currency} across phases"
             )
-        return summaries
+        return summaries, notes
 
-    def _collect_source(self, project_id: str, legacy: LegacyProject) -> None:
-        """Source keys of the project-scoped kinds, and each record's parent as the source links them."""
-        s = self.sources
-        budget = legacy.budget
-        project: RecordKey = (Kind.PROJECT, WORKSPACE_SCOPE, project_id)
-        lines = {line.id for line in budget.lines}
-        for kind, ids in (
-            (Kind.PHASE, [p.id for p in budget.phases]),
-            (Kind.ACTUAL, [a.id for a in legacy.actuals]),
-            (Kind.FRINGE, [f.id for f in budget.fringes]),
-            (Kind.GLOBAL, [g.id for g in budget.globals_]),
-        ):
-            s.source[kind] |= {(project_id, i) for i in ids}
-            s.parents.update({(kind, project_id, i): project for i in ids})
-        s.source[Kind.LINE] |= {(project_id, line.id) for line in budget.lines}
-        s.parents.update(
-            {
-                (Kind.LINE, project_id, line.id): (Kind.LINE, project_id, line.parent_id)
-                if line.parent_id in lines
-                else project
-                for line in budget.lines
-            }
-        )
-        for a in legacy.actuals:
-            for part in part_ids(a):
-                s.source[Kind.SPLIT].add((project_id, part))
-                s.parents[Kind.SPLIT, project_id, part] = (Kind.ACTUAL, project_id, a.id)
-
-    def _collect_target(self, project_id: str, v1: V1Project, copies: Copies) -> None:
-        """Target objects of the project-scoped kinds, for the ledger's set check."""
-        for kind, objects in project_targets(project_id, v1, copies.phases, copies.items).items():
-            self.sources.target[kind] += objects
-
-    async def _workspace_kinds(self) -> None:
-        """Spaces and contacts (workspace-wide) for the ledger, when the whole workspace is verified."""
-        s = self.sources
-        s.source[Kind.SPACE] = {(WORKSPACE_SCOPE, space.id) for space in await self.legacy.spaces()}
-        s.source[Kind.CONTACT] = {(WORKSPACE_SCOPE, c.id) for c in await self.legacy.contacts()}
-        s.target[Kind.SPACE] = [TargetObject(x.id, WORKSPACE_SCOPE, x.name) async for x in self.v1.spaces()]
-        s.target[Kind.CONTACT] = [
-            TargetObject(c.id, WORKSPACE_SCOPE, c.name or c.display_name or "") async for c in self.v1.contacts()
+    async def _workspace(self, wanted: Sequence[Project]) -> Ledgers:
+        """The ledger's part for the workspace kinds: the selected projects, and spaces and contacts when the
+        whole workspace is verified."""
+        records: dict[Kind, list[str]] = {Kind.PROJECT: [p.id for p in wanted]}
+        targets: dict[Kind, list[TargetObject]] = {}
+        if not self.options.projects:
+            records[Kind.SPACE] = [space.id for space in await self.legacy.spaces()]
+            records[Kind.CONTACT] = [c.id for c in await self.legacy.contacts()]
+            targets[Kind.SPACE] = [TargetObject(x.id, WORKSPACE_SCOPE, x.name) async for x in self.v1.spaces()]
+            targets[Kind.CONTACT] = [
+                TargetObject(c.id, WORKSPACE_SCOPE, c.name or c.display_name or "") async for c in self.v1.contacts()
+            ]
+        targets[Kind.PROJECT] = [
+            TargetObject(p.id, WORKSPACE_SCOPE, p.name) async for p in self.v1.projects() if self._selected(p.id)
         ]
+        parents = {key: above for project in wanted for key, above in self._chain(project).items()}
+        return self._listed(records, WORKSPACE_SCOPE, parents, targets)
 
-    def _ledgers(self, held: Mapping[RecordKey, HeldBy]) -> list[KindLedger]:
-        entries = []
-        for kind in KIND_ORDER:
-            if kind not in self.sources.source:
-                continue
-            source = frozenset(self.sources.source[kind])
-            scopes = {scope for scope, _ in source} or {WORKSPACE_SCOPE}
-            crosswalk = {(s, i): e for (k, s, i), e in self.crosswalk.items() if k == kind and s in scopes}
-            held_back = {(s, i): by.label for (k, s, i), by in held.items() if k == kind}
-            quarantine = {
-                (s, i): c
-                for (k, s, i), c in self.quarantine.items()
-                if k == kind and s in scopes and (s, i) not in held_back
-            }
-            target = tuple(self.sources.target[kind]) if kind in self.sources.target else None
-            data = KindInput(kind, source, crosswalk, quarantine, target, held_back)
-            entries.append(ledger(data, self.latest_run))
-        return entries
+    async def _library(self) -> LibraryFindings:
+        """The workspace library items the runs wrote, against what v1 holds of them now."""
+        differences = []
+        for kind, route in WORKSPACE_ITEMS:
+            written = written_items(self.store.journal.by_status("done", kind=kind))
+            if written:
+                items = [item async for item in self.v1.library_items(route)]
+                lookup = partial(self.lookup, kind, WORKSPACE_SCOPE)
+                differences += workspace_differences(kind, written, lookup, items)
+        return LibraryFindings(tuple(differences))
 
 
 def _tag_figure(tag: str, plan: PhasePlan, raw: object, currency: str) -> Figure:

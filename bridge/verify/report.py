@@ -11,6 +11,7 @@ Amounts print in major units of the workspace currency, computed from the intege
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from bridge.verify.convert import format_minor
@@ -24,7 +25,7 @@ from bridge.verify.headline import (
 )
 from bridge.verify.html import render_html
 from bridge.verify.publish import publish
-from bridge.verify.schema import Figure, KindLedger, ProjectReport, Reconciliation
+from bridge.verify.schema import Figure, KindLedger, LibraryDifference, ProjectReport, Reconciliation
 
 JSON_NAME = "reconciliation.json"
 MD_NAME = "reconciliation.md"
@@ -72,6 +73,13 @@ def render_markdown(report: Reconciliation) -> str:
     lines += [f"> {_text(note)}" for note in report.notes]
     lines += [""] if report.notes else []
     lines += _lead_md(report)
+    if report.library:
+        lines += [
+            f"## Workspace library items that differ from what the runs wrote ({len(report.library)})",
+            "",
+            *_library_md(report.library, "written"),
+            "",
+        ]
     for project in by_severity(report.projects):
         lines += _project_md(project, report.currency)
     lines += _held_back_md(report)
@@ -181,20 +189,22 @@ def _project_md(project: ProjectReport, currency: str) -> list[str]:
     if project.transactions:
         out += ["### Transactions that differ", "", *(f"- {_text(t.said())}" for t in project.transactions), ""]
     if project.library:
-        out += [
-            "### Settings that differ (likely causes)",
-            "",
-            "| kind | name | field | legacy | v1 |",
-            "|---|---|---|---|---|",
-        ]
-        out += [
-            f"| {_text(d.kind)} | {_text(d.name)} | {_text(d.field)} | {_text(d.legacy or '—')} | "
-            f"{_text(d.v1 or '—')} |"
-            for d in project.library
-        ]
-        out.append("")
+        out += ["### Settings that differ (likely causes)", "", *_library_md(project.library, "legacy"), ""]
     out += [f"> {_text(note)}" for note in project.notes]
     return out
+
+
+def _library_md(differences: Sequence[LibraryDifference], written: str) -> list[str]:
+    """Settings that differ as a table: ``written`` heads the column of the value the source or the runs gave."""
+    return [
+        f"| kind | name | field | {written} | v1 |",
+        "|---|---|---|---|---|",
+        *(
+            f"| {_text(d.kind)} | {_text(d.name)} | {_text(d.field)} | {_text(d.legacy or '—')} | "
+            f"{_text(d.v1 or '—')} |"
+            for d in differences
+        ),
+    ]
 
 
 def _figure_row(label: str, kind: str, figure: Figure, currency: str) -> str:

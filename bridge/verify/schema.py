@@ -24,7 +24,7 @@ from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.drill import Presence
 
-SCHEMA_VERSION: Final = "1.3.0"
+SCHEMA_VERSION: Final = "1.4.0"
 
 
 class ReportModel(BaseModel):
@@ -182,7 +182,9 @@ class TransactionDifference(ReportModel):
 
 class LibraryDifference(ReportModel):
     """A setting totals are computed from (global formula, fringe rate or cutoff, phase exchange rate) that
-    differs between the legacy project and its v1 copy; ``field`` "(copy)" means v1 has no copy at all."""
+    differs between the legacy project and its v1 copy; ``field`` "(copy)" means v1 has no copy at all. In
+    ``Reconciliation.library``, a workspace library item's field whose v1 value differs from what the runs wrote
+    (``legacy_id`` is the item's name, the crosswalk's key for it; ``legacy`` the value written)."""
 
     kind: str
     legacy_id: str
@@ -320,7 +322,7 @@ class Totals(ReportModel):
 class Reconciliation(ReportModel):
     """The whole report: ``reconciled`` is the answer; the rest says why."""
 
-    schema_version: Literal["1.3.0"] = SCHEMA_VERSION
+    schema_version: Literal["1.4.0"] = SCHEMA_VERSION
     reconciled: bool
     held_back: HeldBack = Field(
         default=HeldBack(summary=NOTHING_HELD_BACK, records={}, money=[], groups=[]),
@@ -335,6 +337,11 @@ class Reconciliation(ReportModel):
     currency: str
     verdicts: Totals
     projects: list[ProjectReport]
+    library: list[LibraryDifference] = Field(
+        default_factory=list,
+        description="workspace library items (currencies, fringes, globals, tags) whose v1 values differ from "
+        "what the runs wrote: each is a mismatch (1.4.0)",
+    )
     ledger: list[KindLedger]
     quarantine: list[QuarantinedRecord]
     requests: dict[str, int] = Field(description="requests verification sent, by surface")

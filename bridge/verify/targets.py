@@ -2,13 +2,15 @@
 
 The ledger's set check (``ledger.py``) pairs them with the crosswalk: an object the crosswalk does not know
 is unexpected, or a duplicate when its natural key equals a crosswalked object's in the same project.
+Transactions and their split items are read a page at a time (``actuals.py``): each becomes a target object
+as its page is read (``transaction_target``, ``item_targets``), and only its id and key are kept.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from bridge.clients.models import LibraryItem, Phase
+from bridge.clients.models import LibraryItem, Phase, Transaction
 from bridge.verify.ledger import TargetObject
 from bridge.verify.totals import V1Project
 from mappings.kinds import Kind
@@ -17,26 +19,30 @@ from mappings.kinds import Kind
 def project_targets(
     project_id: str, v1: V1Project, phases: Sequence[Phase], items: Mapping[str, Sequence[LibraryItem]]
 ) -> dict[Kind, list[TargetObject]]:
-    """Per ledger kind, the v1 objects of the project (its phases, lines, transactions, items, copies)."""
+    """Per ledger kind read whole, the v1 objects of the project (its phases, lines and library copies)."""
     targets = {
         Kind.PHASE: [TargetObject(p.id, project_id, p.name) for p in phases],
         Kind.LINE: [
             TargetObject(line.id, project_id, f"{line.parent_id}|{line.type}|{line.account_id}|{line.description}")
             for line in v1.lines
         ],
-        Kind.ACTUAL: [
-            TargetObject(t.id, project_id, _transaction_key(t.model_extra or {}, t.amount.amount, t.amount.currency))
-            for t in v1.transactions
-        ],
-        Kind.SPLIT: [
-            TargetObject(str(item["id"]), project_id, f"{t.id}|{_item_key(item)}")
-            for t in v1.transactions
-            for item in _items_of(t.model_extra or {})
-        ],
     }
     for kind in (Kind.FRINGE, Kind.GLOBAL):
         targets[kind] = [TargetObject(item.id, project_id, _item_name(item.model_extra or {})) for item in items[kind]]
     return targets
+
+
+def transaction_target(project_id: str, transaction: Transaction) -> TargetObject:
+    """A transaction as a target object of ``Kind.ACTUAL``."""
+    amount = transaction.amount
+    key = _transaction_key(transaction.model_extra or {}, amount.amount, amount.currency)
+    return TargetObject(transaction.id, project_id, key)
+
+
+def item_targets(project_id: str, transaction: Transaction) -> list[TargetObject]:
+    """A transaction's split items as target objects of ``Kind.SPLIT``."""
+    items = _items_of(transaction.model_extra or {})
+    return [TargetObject(str(item["id"]), project_id, f"{transaction.id}|{_item_key(item)}") for item in items]
 
 
 def _item_name(fields: Mapping[str, object]) -> str:

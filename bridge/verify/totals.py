@@ -1,80 +1,51 @@
 """Reading the totals each side computes, through the clients: everything the comparison needs, nothing more.
 
-Per migrated project the legacy side costs three requests (the whole budget with every line's totals per
-phase, the tags with their totals, the actuals with their ``totalAmount``); the v1 side costs one totals
-read for every phase at once, one per top-level account (the topsheet accountants sign off on), the line
-list (for the set check, paged by 100) and the transactions list, plus one budget-document read per
-differing branch when a difference is drilled down (``V1Branches``).
+Per migrated project the legacy side costs two requests (the whole budget with every line's totals per
+phase, the tags with their totals); the v1 side costs one totals read for every phase at once, one per
+top-level account (the topsheet accountants sign off on) and the line list (for the set check, paged by 100),
+plus one budget-document read per differing branch when a difference is drilled down (``V1Branches``). The
+actuals and transactions are read a window and a page at a time by ``actuals.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
-from typing import TypeVar
 
 from bridge.clients.legacy import LegacyClient, TagTotals
-from bridge.clients.legacy_actuals import total_amount
-from bridge.clients.models import BudgetLine, PhaseValues, Transaction
+from bridge.clients.models import BudgetLine, PhaseValues
 from bridge.clients.v1 import V1Client
-from bridge.engine.tasks import task_group
 from bridge.errors import AmbiguousAccount, PayloadTooLarge
 from bridge.verify.drill import Branch, ExtraNode, Node
-from mappings.kinds import Kind
-from mappings.records import Actual, ProjectBudget
-from mappings.shapes import parse_row, without_duplicates
-
-T = TypeVar("T")
+from mappings.records import ProjectBudget
 
 
 @dataclass(frozen=True, slots=True)
 class LegacyProject:
-    """One project as the legacy surface computes it."""
+    """One project's budget and tags as the legacy surface computes them."""
 
     budget: ProjectBudget
     tags: Mapping[str, TagTotals]
-    actuals: tuple[Actual, ...]
-    total_amount: Decimal
 
 
 @dataclass(frozen=True, slots=True)
 class V1Project:
-    """One project as v1 computes it: totals per visible phase, every line, every transaction."""
+    """One project as v1 computes it: totals per visible phase and every line."""
 
     v1_id: str
     totals: Mapping[str, PhaseValues]
     lines: tuple[BudgetLine, ...]
-    transactions: tuple[Transaction, ...]
 
 
 async def read_legacy(legacy: LegacyClient, project_id: str) -> LegacyProject:
     budget = await legacy.budget(project_id)
-    tags = await legacy.tag_totals(project_id)
-    # One read: legacy lists are not paged (A03), and this total is the one the legacy surface reports.
-    body, _rid = await legacy.get_json(f"/projects/{project_id}/actuals", [("expands[]", "subactual")])
-    rows = body.get("actuals") if isinstance(body, dict) else None
-    # Read as the migration reads them: a row its type refuses stays in the count as a refused record.
-    parsed = [parse_row(Actual, row, Kind.ACTUAL, project_id, index=n) for n, row in enumerate(_as_rows(rows))]
-    actuals = tuple(without_duplicates(parsed, Kind.ACTUAL, project_id))
-    return LegacyProject(budget, tags, actuals, total_amount(body))
-
-
-def _as_rows(rows: object) -> list[object]:
-    return rows if isinstance(rows, list) else []
+    return LegacyProject(budget, await legacy.tag_totals(project_id))
 
 
 async def read_v1(v1: V1Client, v1_project_id: str) -> V1Project:
-    """Totals, then the line and transaction lists side by side (each is a cursor chain, paged in order)."""
+    """Totals, then the line list (a cursor chain, paged in order)."""
     totals = (await v1.totals(v1_project_id)).value.totals
-    async with task_group() as group:
-        lines = group.create_task(_every(v1.lines(v1_project_id)))
-        transactions = group.create_task(_every(v1.transactions(v1_project_id)))
-    return V1Project(v1_project_id, totals, tuple(lines.result()), tuple(transactions.result()))
-
-
-async def _every(items: AsyncIterator[T]) -> list[T]:
-    return [item async for item in items]
+    return V1Project(v1_project_id, totals, tuple([line async for line in v1.lines(v1_project_id)]))
 
 
 def amounts(values: Mapping[str, PhaseValues]) -> dict[str, int]:

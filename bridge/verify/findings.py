@@ -1,0 +1,106 @@
+"""What verification found, as values: each project's comparison and the library comparison return findings,
+and ``fold`` alone turns them into the ``Reconciliation`` every report and the terminal read.
+
+Nothing is counted on a shared object while projects are compared side by side: a project returns its report,
+every verdict it gave, its notes and its part of the ledger (per kind, what its scope holds); the fold adds
+them up, the way a run folds each step's ``Tally`` into its one ``Plan``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from bridge.assumptions import used_by
+from bridge.verify.compare import FailOn, Verdict
+from bridge.verify.heldback import KIND_ORDER, HeldCount, money_of, summarize
+from bridge.verify.ledger import KindTally, is_clean, kind_ledger
+from bridge.verify.schema import LibraryDifference, ProjectReport, QuarantinedRecord, Reconciliation, Totals
+
+
+@dataclass(frozen=True, slots=True)
+class Ledgers:
+    """The ledger as one scope or several found it: per kind, and what refused records hold back."""
+
+    kinds: Mapping[str, KindTally] = field(default_factory=dict)
+    held: HeldCount = field(default_factory=HeldCount)
+
+    def __add__(self, other: Ledgers) -> Ledgers:
+        kinds = dict(self.kinds)
+        for kind, found in other.kinds.items():
+            kinds[kind] = kinds[kind] + found if kind in kinds else found
+        return Ledgers(kinds, self.held + other.held)
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectFindings:
+    """One selected project compared (or found unmigrated): its report, every verdict it gave, notes for the
+    whole reconciliation, and its part of the ledger."""
+
+    report: ProjectReport
+    verdicts: tuple[Verdict, ...]
+    ledgers: Ledgers
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryFindings:
+    """Workspace library items whose v1 values differ from what the runs wrote: each one a mismatch."""
+
+    differences: tuple[LibraryDifference, ...] = ()
+
+    @property
+    def verdicts(self) -> tuple[Verdict, ...]:
+        return (Verdict.MISMATCH,) * len(self.differences)
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """Which verification this is: the options' failing level, the migration, the run and both workspaces."""
+
+    fail_on: FailOn
+    migration: str
+    run: str | None
+    source_workspace: str
+    target_workspace: str
+    currency: str
+
+
+def fold(
+    identity: Identity,
+    *,
+    migrated: Sequence[ProjectFindings],
+    unmigrated: Sequence[ProjectFindings],
+    workspace: Ledgers,
+    library: LibraryFindings,
+    quarantine: Sequence[QuarantinedRecord],
+    notes: Sequence[str],
+) -> Reconciliation:
+    """Every finding into the one reconciliation: the only place verdicts and the ledger are counted."""
+    every = [*migrated, *unmigrated]
+    verdicts = [v for found in every for v in found.verdicts] + list(library.verdicts)
+    ledgers = sum((found.ledgers for found in every), workspace)
+    entries = [kind_ledger(kind, ledgers.kinds[kind]) for kind in KIND_ORDER if kind in ledgers.kinds]
+    reports = [found.report for found in every]
+    failing = any(identity.fail_on.fails(v) for v in verdicts)
+    said = [note for found in every for note in found.notes]
+    return Reconciliation(
+        reconciled=not failing and is_clean(entries) and bool(migrated),
+        held_back=summarize(entries, quarantine, ledgers.held, money_of(reports)),
+        fail_on=identity.fail_on,
+        generated_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        migration=identity.migration,
+        run=identity.run,
+        source_workspace=identity.source_workspace,
+        target_workspace=identity.target_workspace,
+        currency=identity.currency,
+        verdicts=Totals(**{v.value: sum(1 for x in verdicts if x is v) for v in Verdict}),
+        projects=reports,
+        library=list(library.differences),
+        ledger=entries,
+        quarantine=list(quarantine),
+        requests={},
+        assumptions=[f"{a.id} {a.topic}" for a in used_by("verify")],
+        notes=sorted([*notes, *said]) + ([] if migrated else ["no migrated project to verify: run `bridge run` first"]),
+    )
