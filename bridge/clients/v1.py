@@ -18,6 +18,7 @@ from bridge.clients.v1_budget import BudgetCalls
 from bridge.config import REQUEST_TIMEOUT_S, Secret
 from bridge.logging import register_secret
 
+LibraryKind = Literal["currencies", "fringes", "fringe-groups", "globals", "tags", "units"]
 ProjectCopyKind = Literal["currencies", "fringes", "fringe-groups", "globals"]
 
 
@@ -36,6 +37,9 @@ class V1Client(BudgetCalls):
 
     def contacts(self) -> AsyncIterator[Contact]:
         return iterate_items(self.session, "/contacts", Contact)
+
+    def library_items(self, kind: LibraryKind) -> AsyncIterator[LibraryItem]:
+        return iterate_items(self.session, f"/library/{kind}", LibraryItem)
 
     def project_copies(self, project_id: str, kind: ProjectCopyKind | Literal["tags"]) -> AsyncIterator[LibraryItem]:
         return iterate_items(self.session, f"/projects/{project_id}/library/{kind}", LibraryItem)

@@ -12,6 +12,10 @@ Every kind declared with ``records`` goes through ``Applier.write``, group after
 4. records the crosswalk knows that the source no longer holds are counted as removed at source and left on
    the target (deleting target data is for a person to decide).
 
+A run that reads only some projects sees a kind drawn from the projects' libraries only in part: it counts no
+removal of it, and leaves the records it knows of a kind merged from several projects (a library item) as
+they are, since the projects it did not read may set their values (``KindSpec.merged``).
+
 A record created by patching an object the service made (a new project's default phase) is adopted: the
 PATCH counts as its create. Nothing here keeps a count: each call returns its ``Tally``.
 """
@@ -19,6 +23,7 @@ PATCH counts as its create. Nothing here keeps a count: each call returns its ``
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -108,17 +113,22 @@ class Applier:
         if wanted.held:
             done += Tally.of(target.kind, Fate.HELD_BACK, wanted.held)
         for group in wanted.groups:
-            done += await self._group(target, group)
+            done += await self._group(target, group, settled=not whole and target.spec.merged)
         if whole or not target.spec.from_projects:
             done += removed(self.books, target.kind, target.scope, wanted.seen)
         return done
 
-    async def _group(self, target: Target, group: Sequence[Want]) -> Tally:
+    async def _group(self, target: Target, group: Sequence[Want], *, settled: bool) -> Tally:
+        """``settled``: the records the crosswalk knows stand as they are, whatever their source now says."""
         stored = target.spec.stored
         lookup = self.books.lookup
         known = [want for want in group if lookup(stored, target.scope, want.legacy_id) is not None]
         fresh = [want for want in group if lookup(stored, target.scope, want.legacy_id) is None]
         done = Tally()
+        if settled:
+            standing = Counter(self.standing(target.kind, target.scope, want.legacy_id) for want in known)
+            done += total(Tally.of(target.kind, fate, n) for fate, n in standing.items())
+            known = []
         for part in chunks(known, RECORDS_BUILT):
             mapped, tally = _mapped(target.kind, part, lookup)
             done += tally + total(await run_all(self.update(target, desired) for desired in mapped))

@@ -93,6 +93,10 @@ class KindSpec:
     # Drawn from the projects' libraries: with only some projects selected the source seen is partial, so an
     # item the crosswalk knows may belong to a project not selected; removals count on a whole run only.
     from_projects: bool = False
+    # One record merges the records of several projects (a library item: the first project that defines it
+    # sets it, A18): a run that sees only some projects cannot decide its values either, so it leaves the
+    # records the crosswalk knows as they are (each project's copy holds that project's own values).
+    merged: bool = False
     derived: tuple[Derived, ...] = ()
     # The kind its Idempotency-Keys are derived under (a bulk's differs from one record's); the kind's name
     # when empty. Never change one: a resumed run must derive the keys the stopped run sent.
@@ -136,6 +140,7 @@ def _item(kind: Kind, label: str, collection: str, name: str, natural: str) -> K
         natural=Natural(f"library_list{collection}", (natural,)),
         records=wanted.library_items(kind),
         from_projects=True,
+        merged=True,
     )
 
 
@@ -170,6 +175,7 @@ KINDS: tuple[KindSpec, ...] = (
         natural=Natural("library_listTags", ("name",)),
         records=wanted.tags,
         from_projects=True,
+        merged=True,
     ),
     KindSpec(
         Kind.PROJECT,

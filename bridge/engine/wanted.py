@@ -101,7 +101,9 @@ class LibraryPlans:
     copies: Mapping[str, tuple[CopyPlan, ...]]
 
     @classmethod
-    def of(cls, source: WorkspaceSource) -> LibraryPlans:
+    def of(cls, source: WorkspaceSource, *, whole: bool = True) -> LibraryPlans:
+        """``whole``: the source holds every project. Otherwise which project's values a workspace item the
+        target already holds came from is not known here, so every copy is patched to its own project's."""
         budgets = [p.budget for p in source.projects]
         tags = plan_tags({p.project.id: p.tags for p in source.projects}, (), [p.project for p in source.projects])
         items: dict[Kind, LibraryPlan[JsonObject]] = {
@@ -111,7 +113,7 @@ class LibraryPlans:
         }
         copies: dict[str, list[CopyPlan]] = {}
         for copy_kind, item_kind in COPY_OF.items():
-            for project, copy in _copies(copy_kind, items[item_kind]):
+            for project, copy in _copies(copy_kind, items[item_kind], whole=whole):
                 copies.setdefault(project, []).append(copy)
         return cls(tags, items, {project: tuple(found) for project, found in copies.items()})
 
@@ -123,14 +125,14 @@ def _plain(plan: LibraryPlan[W]) -> LibraryPlan[JsonObject]:
     return LibraryPlan(items, copies, plan.quarantined, plan.notes)
 
 
-def _copies(kind: Kind, plan: LibraryPlan[JsonObject]) -> list[tuple[str, CopyPlan]]:
+def _copies(kind: Kind, plan: LibraryPlan[JsonObject], *, whole: bool) -> list[tuple[str, CopyPlan]]:
     """Per legacy project, its copies of the workspace items of ``plan``."""
     items = {item.name: item for item in plan.items}
     found: list[tuple[str, CopyPlan]] = []
     for copy in plan.copies:
         winner = items[copy.name]
         # The workspace item was created from this very record: the copy already holds its values.
-        own = winner.existing_id is not None or winner.ref != copy.ref
+        own = not whole or winner.existing_id is not None or winner.ref != copy.ref
         values = {k: v for k, v in copy.patch.items() if k not in COPY_KEY_FIELDS}
         found.append((copy.ref.scope, (kind, ProjectCopy(copy.kind, copy.name, copy.ref, values), own)))
     return found

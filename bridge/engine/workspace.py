@@ -27,7 +27,7 @@ class WorkspaceStage:
     def __init__(self, applier: Applier, source: WorkspaceSource, *, whole: bool) -> None:
         self.applier = applier
         self.whole = whole
-        self.view = View(source, LibraryPlans.of(source))
+        self.view = View(source, LibraryPlans.of(source, whole=whole))
 
     def writers(self) -> dict[Kind, Writer]:
         """The coroutine that writes each workspace-wide kind."""
