@@ -20,8 +20,8 @@ from collections.abc import Awaitable, Callable
 import httpx
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
-from bridge.emulator.serve import BackgroundServer
+from bridge.emulator.control.serving import BackgroundServer
+from bridge.emulator.core.seed import seeded_service
 
 TOKEN = "bench-token-for-the-target-workspace"  # noqa: S105 - the emulator's own test token
 SECONDS = float(os.environ.get("BENCH_EMULATOR_SECONDS", "2"))

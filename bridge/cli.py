@@ -68,7 +68,7 @@ SUBCOMMANDS: dict[str, str] = {
     "status": "bridge.commands.state:status_command",
     "crosswalk": "bridge.commands.state:crosswalk_group",
     "config": "bridge.commands.config:config_group",
-    "emulate": "bridge.emulator.serve:emulate_command",
+    "emulate": "bridge.emulator.control.serving:emulate_command",
     "fleet": "bridge.commands.fleet:fleet_group",
 }
 

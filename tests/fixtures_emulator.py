@@ -10,10 +10,10 @@ import pytest
 from fastapi import FastAPI
 
 from bridge.emulator.app import Credentials, create_app
-from bridge.emulator.seed import seeded_service
-from bridge.emulator.serve import BackgroundServer
-from bridge.emulator.store import Service
-from bridge.emulator.v1_context import V1Context
+from bridge.emulator.control.serving import BackgroundServer
+from bridge.emulator.control.state import V1Context
+from bridge.emulator.core.seed import seeded_service
+from bridge.emulator.core.store import Service
 from tests.legacy_contract_hook import held_to_legacy_contract
 from tests.v1_contract_hook import held_to_contract
 

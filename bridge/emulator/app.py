@@ -1,7 +1,7 @@
 """``create_app``: one emulator (both surfaces and the control API over one service), in process or served.
 
 Tests hand the app to ``httpx.ASGITransport``; ``bridge emulate`` serves the same app under uvicorn. With
-``workspaces=N`` it serves N tenants (``bridge.emulator.tenants``), each a seeded source and a target with
+``workspaces=N`` it serves N tenants (``bridge.emulator.control.tenants``), each a seeded source and a target with
 their own legacy key and token, on ``app.state.fleet``.
 """
 
@@ -11,15 +11,15 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
-from bridge.emulator.capture import CaptureMiddleware
-from bridge.emulator.legacy_api import mount_legacy
-from bridge.emulator.legacy_routing import LegacyState, TokenBucket
-from bridge.emulator.seed import Size, seeded_fleet
-from bridge.emulator.store import Service
-from bridge.emulator.store_core import new_api_key
-from bridge.emulator.tenants import Credentials, fleet, new_token
-from bridge.emulator.v1_api import mount_v1
-from bridge.emulator.v1_context import V1Context
+from bridge.emulator.control.capture import CaptureMiddleware
+from bridge.emulator.control.state import V1Context
+from bridge.emulator.control.tenants import Credentials, fleet, new_token
+from bridge.emulator.core.seed import Size, seeded_fleet
+from bridge.emulator.core.store import Service
+from bridge.emulator.core.workspaces import new_api_key
+from bridge.emulator.legacy.routing import LegacyState, TokenBucket
+from bridge.emulator.legacy.workspace_routes import mount_legacy
+from bridge.emulator.v1.surface import mount_v1
 
 __all__ = ["Credentials", "create_app"]
 
@@ -44,9 +44,9 @@ def create_app(
     ``legacy_key``/``token`` fix the credentials (generated otherwise; read them from
     ``app.state.credentials``). ``legacy_rate_limit`` turns on a per-key token bucket (requests per second,
     bursts of the same size) on the legacy surface (A02). ``capture`` appends every product exchange to that
-    file as JSON lines (``bridge.emulator.capture``), for the contract conformance check. ``control_token``
+    file as JSON lines (``bridge.emulator.control.capture``), for the contract conformance check. ``control_token``
     closes the control API to requests without ``Authorization: Bearer <control_token>``; without it the
-    control API is open, which only a loopback listener may be (``bridge.emulator.serve``).
+    control API is open, which only a loopback listener may be (``bridge.emulator.control.serving``).
 
     ``workspaces`` tenants are served, the i-th source seeded ``seed + i``; ``legacy_key``/``token`` are the
     first tenant's, the others' are generated. ``app.state.fleet`` holds the ``Tenant``s (with their

@@ -17,8 +17,8 @@ from bridge.clients.http import RunControls
 from bridge.clients.retry import RetryPolicy
 from bridge.clients.v1 import V1Client, open_v1
 from bridge.config import Secret
-from bridge.emulator.faults import FaultPlan
-from bridge.emulator.v1_context import V1Context
+from bridge.emulator.control.faults import FaultPlan
+from bridge.emulator.control.state import V1Context
 from tests.clients.fakes import FakeClock, controls_for
 
 BASE = "http://emulator/v1"

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
+from bridge.emulator.core.seed import seeded_service
 from conformance.check import V1, Contract, Exchange, check, read_capture
 
 DESCRIPTION = """

@@ -25,9 +25,9 @@ import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli
-from bridge.emulator import store
 from bridge.emulator.app import create_app
-from bridge.emulator.serve import keep_out_of_collections, work_out_totals
+from bridge.emulator.control.serving import keep_out_of_collections, work_out_totals
+from bridge.emulator.core import store
 
 SECRET = "chosen-secret-0123456789"
 CREDENTIAL_VARIABLES = ("EMULATOR_LEGACY_KEY", "EMULATOR_TOKEN", "EMULATOR_CONTROL_TOKEN")

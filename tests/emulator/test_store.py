@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from bridge.emulator.errors import (
+from bridge.emulator.core.errors import (
     AccessRestricted,
     Conflict,
     FormulaError,
@@ -15,8 +15,8 @@ from bridge.emulator.errors import (
     SpaceNotEmpty,
     Unauthenticated,
 )
-from bridge.emulator.model import Project, Workspace
-from bridge.emulator.store import Service
+from bridge.emulator.core.model import Project, Workspace
+from bridge.emulator.core.store import Service
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 from fastapi import FastAPI
 
 from bridge.emulator.app import create_app
-from bridge.emulator.tenants import Tenant
+from bridge.emulator.control.tenants import Tenant
 
 pytestmark = pytest.mark.anyio
 TENANTS = 3

@@ -7,7 +7,7 @@ import itertools
 import httpx
 import pytest
 
-from bridge.emulator.v1_context import V1Context
+from bridge.emulator.control.state import V1Context
 
 pytestmark = pytest.mark.anyio
 _keys = itertools.count()

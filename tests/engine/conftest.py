@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import Size, seeded_service
-from bridge.emulator.v1_context import V1Context
+from bridge.emulator.control.state import V1Context
+from bridge.emulator.core.seed import Size, seeded_service
 from tests.engine.forked import serving
 from tests.engine.harness import World, v1_writes_by_route
 

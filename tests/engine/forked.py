@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 from fastapi import FastAPI
 
-from bridge.emulator.serve import BackgroundServer
+from bridge.emulator.control.serving import BackgroundServer
 from bridge.engine.killpoints import ENV_VAR
 from tests.engine.harness import World
 

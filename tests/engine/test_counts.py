@@ -23,7 +23,7 @@ from structlog.testing import capture_logs
 
 from bridge.cli import cli
 from bridge.commands.migrate import render_plan
-from bridge.emulator.v1_context import V1Context
+from bridge.emulator.control.state import V1Context
 from bridge.engine.plan import Plan
 from bridge.engine.progress import Progress
 from bridge.engine.run import Outcome, Transports, migrate

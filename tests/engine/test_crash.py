@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
+from bridge.emulator.core.seed import seeded_service
 from bridge.engine.killpoints import POINTS
 from bridge.engine.steps import ORDER
 from tests.engine.forked import KILLED, run_forked, serving

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 import structlog
 
-from bridge.emulator.v1_context import V1Context
-from bridge.emulator.v1_stats import RequestStats
+from bridge.emulator.control.state import V1Context
+from bridge.emulator.control.stats import RequestStats
 from bridge.engine.killpoints import POINTS
 from bridge.engine.steps import ORDER
 from mappings.kinds import Kind

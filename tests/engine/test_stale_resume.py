@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import Connection, text
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
-from bridge.emulator.v1_context import V1Context
+from bridge.emulator.control.state import V1Context
+from bridge.emulator.core.seed import seeded_service
 from bridge.engine.writes import FANOUT_PATH
 from tests.engine.forked import KILLED, run_forked, serving
 from tests.engine.harness import World
