@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from bridge.emulator.control.faults import FaultPlan
-from bridge.emulator.control.state import V1Context, context_of
+from bridge.emulator.control.state import EmulatorState, state_of
 from bridge.emulator.core.errors import NotFound
 from bridge.emulator.core.workspaces import new_api_key
 from bridge.emulator.v1.errors import ValidationError
@@ -37,7 +37,7 @@ from bridge.emulator.v1.webhooks import format_origin, parse_target
 async def require_control_token(request: Request) -> None:
     """401 unless the request carries the app's control token (an app without one is open: loopback only).
     ``async`` only to stay out of FastAPI's thread pool (it does no I/O)."""
-    expected: str | None = request.app.state.control_token
+    expected = state_of(request).control_token
     if expected is None:
         return
     scheme, _, given = (request.headers.get("authorization") or "").partition(" ")
@@ -54,10 +54,10 @@ async def require_control_token(request: Request) -> None:
 router = APIRouter(prefix="/_emulator", dependencies=[Depends(require_control_token)])
 
 
-def _objects(context: V1Context) -> dict[str, dict[str, int]]:
+def _objects(state: EmulatorState) -> dict[str, dict[str, int]]:
     """Live object counts per workspace (by name: ``source``, ``target``) and kind."""
     counts: dict[str, dict[str, int]] = {}
-    for workspace in context.service.workspaces.values():
+    for workspace in state.service.workspaces.values():
         projects = [p for p in workspace.projects.values() if not p.deleted]
         library = workspace.library
         counts[workspace.name] = {
@@ -77,7 +77,7 @@ def _objects(context: V1Context) -> dict[str, dict[str, int]]:
             "globals": sum(not i.deleted for i in library.globals.values()),
             "tags": sum(not i.deleted for i in library.tags.values()),
             "units": sum(not i.deleted for i in library.units.values()),
-            "webhooks": sum(s.workspace == workspace.id for s in context.webhooks.subscriptions.values()),
+            "webhooks": sum(s.workspace == workspace.id for s in state.webhooks.subscriptions.values()),
         }
     return counts
 
@@ -94,16 +94,16 @@ async def _body(request: Request) -> dict[str, object]:
 
 @router.get("/stats")
 async def stats(request: Request) -> JSONResponse:
-    context = context_of(request)
+    state = state_of(request)
     return JSONResponse(
         {
-            **context.stats.as_json(),
-            "replays": context.idempotency.replays,
-            "faultsInjected": dict(context.faults.injected),
-            "objects": _objects(context),
+            **state.stats.as_json(),
+            "replays": state.idempotency.replays,
+            "faultsInjected": dict(state.faults.injected),
+            "objects": _objects(state),
             "tenants": [
                 {"name": tenant.name, "source": tenant.source, "target": tenant.target, "seed": tenant.seed}
-                for tenant in context.tenants
+                for tenant in state.tenants
             ],
         }
     )
@@ -111,7 +111,7 @@ async def stats(request: Request) -> JSONResponse:
 
 @router.get("/faults")
 async def get_faults(request: Request) -> JSONResponse:
-    return JSONResponse(context_of(request).faults.plan.model_dump(by_alias=True))
+    return JSONResponse(state_of(request).faults.plan.model_dump(by_alias=True))
 
 
 @router.post("/faults")
@@ -125,13 +125,13 @@ async def set_faults(request: Request) -> JSONResponse:
     infinite = {field_path(loc): ["must be a finite number"] for loc in _non_finite(plan.model_dump(by_alias=True))}
     if infinite:
         raise _refused("fault plan", infinite)
-    context_of(request).faults.set_plan(plan)
+    state_of(request).faults.set_plan(plan)
     return JSONResponse(plan.model_dump(by_alias=True))
 
 
 @router.post("/reset")
 async def reset(request: Request) -> JSONResponse:
-    context_of(request).reset()
+    state_of(request).reset()
     return JSONResponse({"reset": True})
 
 
@@ -139,7 +139,7 @@ async def reset(request: Request) -> JSONResponse:
 async def create_workspace(request: Request) -> JSONResponse:
     """Another, empty workspace in the same service (behind the same URLs); fill it through either surface."""
     body = await _body(request)
-    service = context_of(request).service
+    service = state_of(request).service
     name = body.get("name")
     if not isinstance(name, str) or not name.isidentifier():
         raise HTTPException(400, "name the workspace with letters, digits and underscores")
@@ -153,7 +153,7 @@ async def create_workspace(request: Request) -> JSONResponse:
 async def issue_legacy_key(request: Request) -> JSONResponse:
     """A new legacy API key for a workspace; with DELETE of the old one, a rotation."""
     body = await _body(request)
-    service = context_of(request).service
+    service = state_of(request).service
     try:
         api_key = service.add_api_key(str(body.get("workspace", "source")), new_api_key())
     except NotFound as exc:
@@ -163,7 +163,7 @@ async def issue_legacy_key(request: Request) -> JSONResponse:
 
 @router.delete("/legacy-keys/{key}", status_code=204)
 async def revoke_legacy_key(request: Request, key: str) -> Response:
-    if not context_of(request).service.revoke_api_key(key):
+    if not state_of(request).service.revoke_api_key(key):
         raise HTTPException(404, "no such legacy key")
     return Response(status_code=204)
 
@@ -171,12 +171,12 @@ async def revoke_legacy_key(request: Request, key: str) -> Response:
 @router.post("/tokens", status_code=201)
 async def issue_token(request: Request) -> JSONResponse:
     body = await _body(request)
-    context = context_of(request)
+    state = state_of(request)
     try:
-        workspace = context.service.workspace(str(body.get("workspace", "target"))).id
+        workspace = state.service.workspace(str(body.get("workspace", "target"))).id
         lifetime = body.get("expiresInS")
         expires_at = None if lifetime is None else time.time() + _lifetime(lifetime)
-        grant = context.tokens.issue(workspace, str(body.get("role", "admin")), expires_at=expires_at)
+        grant = state.tokens.issue(workspace, str(body.get("role", "admin")), expires_at=expires_at)
     except (NotFound, ValueError) as exc:
         raise HTTPException(400, str(exc)) from exc
     return JSONResponse({"token": grant.token, "workspace": workspace, "role": grant.role}, status_code=201)
@@ -184,7 +184,7 @@ async def issue_token(request: Request) -> JSONResponse:
 
 @router.delete("/tokens/{token}", status_code=204)
 async def revoke_token(request: Request, token: str) -> Response:
-    if not context_of(request).tokens.revoke(token):
+    if not state_of(request).tokens.revoke(token):
         raise HTTPException(404, "no such token")
     return Response(status_code=204)
 
@@ -193,7 +193,7 @@ async def revoke_token(request: Request, token: str) -> Response:
 async def set_token_role(request: Request, token: str) -> JSONResponse:
     body = await _body(request)
     try:
-        found = context_of(request).tokens.set_role(token, str(body.get("role")))
+        found = state_of(request).tokens.set_role(token, str(body.get("role")))
     except ValueError as exc:
         raise HTTPException(400, str(exc)) from exc
     if not found:
@@ -246,13 +246,13 @@ class Settings(BaseModel):
 
 @router.get("/settings")
 async def get_settings(request: Request) -> JSONResponse:
-    context = context_of(request)
+    state = state_of(request)
     return JSONResponse(
         {
-            "idempotencyRetentionS": context.idempotency.retention_s,
-            "webhookTimeScale": context.webhooks.time_scale,
-            "webhookTargets": sorted(format_origin(origin) for origin in context.webhooks.targets),
-            "budgetLineLimit": context.budget_line_limit,
+            "idempotencyRetentionS": state.idempotency.retention_s,
+            "webhookTimeScale": state.webhooks.time_scale,
+            "webhookTargets": sorted(format_origin(origin) for origin in state.webhooks.targets),
+            "budgetLineLimit": state.budget_line_limit,
         }
     )
 
@@ -265,21 +265,21 @@ async def set_settings(request: Request) -> JSONResponse:
         settings = Settings.model_validate(await json_body(request))
     except pydantic.ValidationError as exc:
         raise _refused("emulator settings", field_errors(exc)) from None
-    context = context_of(request)
+    state = state_of(request)
     sent = settings.model_fields_set
     if "idempotency_retention_s" in sent:
-        context.idempotency.retention_s = settings.idempotency_retention_s
+        state.idempotency.retention_s = settings.idempotency_retention_s
     if "webhook_time_scale" in sent:
-        context.webhooks.time_scale = settings.webhook_time_scale
+        state.webhooks.time_scale = settings.webhook_time_scale
     if "webhook_targets" in sent:
-        context.webhooks.targets = frozenset(parse_target(text) for text in settings.webhook_targets)
+        state.webhooks.targets = frozenset(parse_target(text) for text in settings.webhook_targets)
     if "budget_line_limit" in sent:
-        context.budget_line_limit = settings.budget_line_limit
+        state.budget_line_limit = settings.budget_line_limit
     return await get_settings(request)
 
 
 @router.post("/webhooks/drain")
 async def drain_webhooks(request: Request) -> JSONResponse:
     """Wait for every queued webhook delivery to finish (tests read the outcomes afterwards)."""
-    await context_of(request).webhooks.drain()
+    await state_of(request).webhooks.drain()
     return JSONResponse({"drained": True})

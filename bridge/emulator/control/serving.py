@@ -33,6 +33,7 @@ from fastapi import FastAPI
 from bridge.emulator.app import create_app
 from bridge.emulator.control.faults import FaultPlan, RateLimitPlan, parse_fault_option
 from bridge.emulator.control.manifest import KEY_SUFFIX, TOKEN_SUFFIX, remove_manifest, write_manifest
+from bridge.emulator.control.state import EmulatorState
 from bridge.emulator.control.tenants import Tenant
 from bridge.emulator.core.seed import Size
 from bridge.emulator.core.store import Service
@@ -284,7 +285,7 @@ def work_out_totals(service: Service) -> None:
             service.totals(workspace, project)
 
 
-def keep_out_of_collections(app: FastAPI) -> None:
+def keep_out_of_collections(state: EmulatorState) -> None:
     """Exempt the seeded workspaces from the cyclic garbage collector, which otherwise walks all of them
     (200,000 objects on `medium`) each time enough new objects have survived: 0.8 s of the 12 s CPU a
     `medium` migration cost the emulator. A reset makes a new seed: the old one is released (unfrozen and
@@ -308,7 +309,7 @@ def keep_out_of_collections(app: FastAPI) -> None:
     gc.freeze()
     _, middle, _ = gc.get_threshold()
     gc.set_threshold(YOUNG_THRESHOLD, middle, GENERATION2_THRESHOLD)
-    app.state.v1.on_reset.append(refreeze)
+    state.on_reset.append(refreeze)
 
 
 @click.command("emulate")
@@ -441,30 +442,31 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
         workspaces=workspaces,
     )
     limit = per_target_limit(rate_limit)
-    app.state.v1.faults.set_plan(FaultPlan(seed=fault_seed, latency_ms=latency_ms, rules=rules, rate_limit=limit))
-    app.state.v1.webhooks.targets = targets
+    state: EmulatorState = app.state.emulator
+    state.faults.set_plan(FaultPlan(seed=fault_seed, latency_ms=latency_ms, rules=rules, rate_limit=limit))
+    state.webhooks.targets = targets
     sock = listening_socket(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
     base_url = f"http://[{bound_host}]:{bound_port}" if ":" in bound_host else f"http://{bound_host}:{bound_port}"
     if manifest is not None:
         try:  # only now: the manifest names the port actually bound (--port 0 included)
-            write_manifest(manifest, app.state.fleet, base_url)
+            write_manifest(manifest, state.tenants, base_url)
         except BaseException:
             sock.close()
             raise
     shown = (legacy_key.source if legacy_key else None, token.source if token else None)
-    text = banner(base_url, app.state.fleet, shown=shown, control=control_line, targets=targets, manifest=manifest)
+    text = banner(base_url, state.tenants, shown=shown, control=control_line, targets=targets, manifest=manifest)
     click.echo(text)
     # Only now that it serves: a refused option or port leaves the process as it was. The totals first, so that
     # they are kept out of collections with the seed; a reset's new seed gets its own.
-    work_out_totals(app.state.v1.service)
-    app.state.v1.on_reset.append(work_out_totals)
-    keep_out_of_collections(app)
+    work_out_totals(state.service)
+    state.on_reset.append(work_out_totals)
+    keep_out_of_collections(state)
     # uvicorn installs SIGINT/SIGTERM handlers in the main thread and returns after a graceful shutdown.
     server = GracefulServer(server_config(app))
     try:
         server.run(sockets=[sock])
     finally:
         if manifest is not None:  # it names a port nobody listens on any more: no one must read it
-            remove_manifest(manifest, app.state.fleet)
+            remove_manifest(manifest, state.tenants)
     click.echo("emulator stopped")

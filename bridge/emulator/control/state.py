@@ -1,9 +1,13 @@
-"""Everything the v1 surface and the control API share for one emulator instance, kept on ``app.state.v1``.
+"""The emulator's one state holder, on ``app.state.emulator``: the core service and what is kept beside it.
 
-The core ``Service`` holds the workspaces; this context adds what only the v1 surface has (tokens, the
-idempotency store, cursor signing, webhook subscriptions, rate packs and incentives) plus the fault plan
-and counters. ``reset`` puts it all back to the seeded state without restarting the server. ``tenants`` are
-the workspace pairs it serves (``bridge.emulator.control.tenants``); what is kept per tenant is keyed by ``tenant_of``.
+The core ``Service`` holds the workspaces. Beside it: what only the v1 surface has (tokens, the idempotency
+store, cursor signing, webhook subscriptions, rate packs and incentives, the budget size limit), what only the
+legacy surface has (its optional per-key rate limit, A02), and the control API's own (fault plan, counters,
+the control token). Each surface reads the holder through its own protocol (``v1.context.V1Context``,
+``legacy.routing.LegacyContext``) and never through the other's, so a reset that swaps the service is seen by
+both at once. ``reset`` puts it all back to the seeded state without restarting the server. ``tenants`` are
+the workspace pairs it serves (``bridge.emulator.control.tenants``); what is kept per tenant is keyed by
+``tenant_of``.
 """
 
 from __future__ import annotations
@@ -17,34 +21,36 @@ from starlette.types import Scope
 from bridge.emulator.control.faults import FaultInjector, FaultPlan
 from bridge.emulator.control.stats import RequestStats
 from bridge.emulator.control.tenants import Tenant, credential_workspace
-from bridge.emulator.core.model import Node, Project, Workspace
+from bridge.emulator.core.model import Workspace
 from bridge.emulator.core.store import Service
 from bridge.emulator.core.workspace_library import PackLibrary
-from bridge.emulator.v1.auth import Grant, TokenRegistry
+from bridge.emulator.legacy.routing import TokenBucket
+from bridge.emulator.v1.auth import TokenRegistry
 from bridge.emulator.v1.cursors import CursorCodec
 from bridge.emulator.v1.idempotency import IdempotencyStore
 from bridge.emulator.v1.webhooks import WebhookHub
 
-TARGET = "target"
-
 
 @dataclass
-class V1Context:
-    """One emulator's v1-side state; ``rebuild`` makes a fresh seeded ``Service`` for ``reset``."""
+class EmulatorState:
+    """One emulator's state; ``rebuild`` makes a fresh seeded ``Service`` for ``reset``."""
 
     service: Service
     rebuild: Callable[[], Service]
+    tenants: tuple[Tenant, ...] = ()
+    # Without it the control API is open, which only a loopback listener may be (``control.serving``).
+    control_token: str | None = None
+    legacy_bucket: TokenBucket | None = None
     tokens: TokenRegistry = field(default_factory=TokenRegistry)
     idempotency: IdempotencyStore = field(default_factory=IdempotencyStore)
     cursors: CursorCodec = field(default_factory=CursorCodec)
     webhooks: WebhookHub = field(default_factory=WebhookHub)
-    stats: RequestStats = field(default_factory=RequestStats)
-    faults: FaultInjector = field(init=False)
     packs: PackLibrary = field(default_factory=PackLibrary)
     budget_line_limit: int = 25_000
+    stats: RequestStats = field(default_factory=RequestStats)
+    faults: FaultInjector = field(init=False)
+    # What serving adds to a reset (totals worked out again, the new seed kept out of collections).
     on_reset: list[Callable[[Service], None]] = field(default_factory=list)
-    tenants: tuple[Tenant, ...] = ()
-    _tree_order: dict[str, tuple[int, list[Node]]] = field(default_factory=dict)
     _tenant_by_workspace: dict[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -69,25 +75,12 @@ class V1Context:
             return ""
         return self._tenant_by_workspace.get(workspace.name, workspace.id)
 
-    def tree_order(self, project: Project) -> list[Node]:
-        """The project's nodes in tree order, cached per project version (paging re-reads it every page)."""
-        cached = self._tree_order.get(project.id)
-        if cached is None or cached[0] != project.version:
-            cached = (project.version, list(self.service.walk(project)))
-            self._tree_order[project.id] = cached
-        return cached[1]
-
-    def workspace(self, grant: Grant) -> Workspace:
-        """The one workspace a token is bound to."""
-        return self.service.workspace(grant.workspace)
-
     def reset(self) -> None:
         """Back to the seeded state: fresh workspaces, no keys, faults, webhooks or counters; tokens stay valid."""
         self.service = self.rebuild()
         self.idempotency.clear()
         self.webhooks.clear()
         self.stats.clear()
-        self._tree_order.clear()
         self.packs = PackLibrary()
         self.faults.set_plan(FaultPlan())
         for grant in self.tokens.grants.values():
@@ -96,7 +89,7 @@ class V1Context:
             hook(self.service)
 
 
-def context_of(request: Request) -> V1Context:
-    """The context of the app serving ``request``."""
-    context: V1Context = request.app.state.v1
-    return context
+def state_of(request: Request) -> EmulatorState:
+    """The state holder of the app serving ``request``."""
+    state: EmulatorState = request.app.state.emulator
+    return state

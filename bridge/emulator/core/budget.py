@@ -196,6 +196,14 @@ class BudgetStore(StoreCore):
             yield node
             stack.extend(reversed(node.children))
 
+    def tree_order(self, project: Project) -> list[Node]:
+        """Every node reachable from the top level in tree order, worked out once per project version (a
+        listing's every page reads it again)."""
+        cached = self._tree_orders.get(project.id)
+        if cached is None or cached[0] != project.version:
+            cached = self._tree_orders[project.id] = (project.version, list(self.walk(project)))
+        return cached[1]
+
     def node_path(self, project: Project, node: Node) -> str:
         """The slash path of codes from the top level down to ``node`` (``/1000/1100``); stops at a cycle."""
         parts: list[str] = []

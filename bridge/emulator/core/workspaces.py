@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from bridge.emulator.core.errors import AccessRestricted, NotFound, Unauthenticated
-from bridge.emulator.core.model import ApiKey, DirtyRecord, Project, Workspace
+from bridge.emulator.core.model import ApiKey, DirtyRecord, Node, Project, Workspace
 from bridge.emulator.core.totals import ProjectTotals
 
 Clock = Callable[[], datetime]
@@ -75,6 +75,7 @@ class StoreCore:
     api_keys: dict[str, ApiKey] = field(default_factory=dict)
     dirty_catalogue: dict[str, DirtyRecord] = field(default_factory=dict)
     _totals_cache: dict[str, ProjectTotals] = field(default_factory=dict, init=False, repr=False)
+    _tree_orders: dict[str, tuple[int, list[Node]]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.ids = IdFactory(self.seed)

@@ -12,7 +12,7 @@ import math
 import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Protocol
 
 from fastapi import Depends
 from fastapi.routing import APIRoute
@@ -105,12 +105,12 @@ class TokenBucket:
         self.levels[key] = (level - 1, now)
 
 
-@dataclass
-class LegacyState:
-    """The legacy surface's state on ``app.state.legacy``: the current service (reset swaps it), the limit."""
+class LegacyContext(Protocol):
+    """What the legacy surface reads from the emulator's one state holder (``app.state.emulator``,
+    ``bridge.emulator.control.state``): the current service (a reset swaps it) and the optional rate limit."""
 
     service: Service
-    bucket: TokenBucket | None = None
+    legacy_bucket: TokenBucket | None
 
 
 def truthy(name: str, value: str | None, default: bool = False) -> bool:
@@ -184,16 +184,16 @@ async def legacy_request(request: Request) -> LegacyRequest:
     """Authenticate the key (401 missing/unknown, 403 restricted), spend from the optional rate limit, then
     refuse a declared query parameter outside its published type (400). ``async`` so that FastAPI calls it on
     the event loop rather than in its thread pool (it does no I/O)."""
-    state: LegacyState = request.app.state.legacy
+    context: LegacyContext = request.app.state.emulator
     key = request.headers.get(KEY_HEADER)
-    workspace = state.service.workspace_for_key(key)
-    if state.bucket is not None and key:
-        state.bucket.take(key)
+    workspace = context.service.workspace_for_key(key)
+    if context.legacy_bucket is not None and key:
+        context.legacy_bucket.take(key)
     params: Mapping[str, Param] = getattr(request.state, "declared", {})
     for name, value in request.query_params.multi_items():
         if base_name(name) in params:
             check(params, base_name(name), value)
-    return LegacyRequest(service=state.service, workspace=workspace, request=request, declared=params)
+    return LegacyRequest(service=context.service, workspace=workspace, request=request, declared=params)
 
 
 Ctx = Annotated[LegacyRequest, Depends(legacy_request)]

@@ -11,7 +11,7 @@ from bridge.emulator.core.errors import NotFound
 from bridge.emulator.core.model import Project
 from bridge.emulator.legacy import actuals_routes, budget_routes, library_routes
 from bridge.emulator.legacy.contract import BASE
-from bridge.emulator.legacy.routing import Ctx, LegacyRoute, LegacyState, no_content, ok, renamed
+from bridge.emulator.legacy.routing import Ctx, LegacyRoute, no_content, ok, renamed
 
 PREFIX = BASE
 router = APIRouter(route_class=LegacyRoute)
@@ -179,8 +179,7 @@ async def unknown_route(ctx: Ctx, rest: str) -> Response:
     raise NotFound("route", f"{ctx.request.method} {PREFIX}/{rest}")
 
 
-def mount_legacy(app: FastAPI, state: LegacyState) -> None:
-    """Mount the legacy surface on ``app`` with ``state`` on ``app.state.legacy``."""
-    app.state.legacy = state
+def mount_legacy(app: FastAPI) -> None:
+    """Mount the legacy surface on ``app``; its routes read the app's state holder as a ``LegacyContext``."""
     for module_router in (router, budget_routes.router, library_routes.router, actuals_routes.router, fallback):
         app.include_router(module_router, prefix=PREFIX)

@@ -13,11 +13,11 @@ from datetime import UTC, datetime
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator.control.state import V1Context, context_of
 from bridge.emulator.core.model import Node, Phase, Project, Workspace
 from bridge.emulator.core.totals import ProjectTotals, Values
 from bridge.emulator.v1 import requests, shapes
 from bridge.emulator.v1.auth import Grant
+from bridge.emulator.v1.context import V1Context, context_of
 from bridge.emulator.v1.errors import (
     AccountCodeAmbiguousError,
     AccountPathAmbiguousError,
@@ -243,7 +243,7 @@ async def get_budget(request: Request, grant: Grant, project_id: str) -> Respons
     query = request.query_params
     phases = select_phases(context, project, query.get("phase"))
     nodes = select_nodes(context, project, query.get("path"), query.get("accountId"))
-    lines = context.tree_order(project) if nodes is None else nodes
+    lines = context.service.tree_order(project) if nodes is None else nodes
     if len(lines) > context.budget_line_limit:
         raise BudgetTooLargeError(
             f"The selection holds {len(lines)} lines, over the {context.budget_line_limit} a document may hold; "
@@ -342,7 +342,7 @@ async def list_lines(request: Request, grant: Grant, project_id: str) -> Respons
     selected = select_nodes(context, project, query.get("path"), query.get("accountId"))
     if query.get("path") is not None and selected:
         selected = selected[:1]
-    nodes = context.tree_order(project) if selected is None else selected
+    nodes = context.service.tree_order(project) if selected is None else selected
 
     def keep(node: Node) -> bool:
         if types and node.type not in types:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator.control.state import V1Context, context_of
 from bridge.emulator.core import validate
 from bridge.emulator.core import workspace_library as library
 from bridge.emulator.core.errors import InvalidInput
@@ -23,6 +22,7 @@ from bridge.emulator.core.model import (
 )
 from bridge.emulator.v1 import requests
 from bridge.emulator.v1.auth import Grant
+from bridge.emulator.v1.context import V1Context, context_of
 from bridge.emulator.v1.errors import NotFoundError, UnprocessableError, ValidationError
 from bridge.emulator.v1.extras.fringe_group_routes import group_view
 from bridge.emulator.v1.routing import (
@@ -37,6 +37,7 @@ from bridge.emulator.v1.routing import (
     page_response,
     parsed_body,
     project_of,
+    workspace_of,
 )
 from bridge.emulator.v1.shapes import cell, timestamp
 
@@ -292,7 +293,7 @@ async def incentive_enablement(request: Request, grant: Grant, pack_id: str) -> 
 
 @workspace_router.get("/{kind}")
 async def list_items(request: Request, grant: Grant, kind: str) -> Response:
-    workspace = context_of(request).workspace(grant)
+    workspace = workspace_of(request, grant)
     items = [i for i in library.collection(workspace, _kind(kind)).values() if not i.deleted]
     if kind == "units":  # the published UnitCollection is every unit at once: {data} and nothing else
         return ok({"data": [item_view(i) for i in items]})
@@ -304,7 +305,7 @@ async def create_item(request: Request, grant: Grant, kind: str) -> Response:
     can(grant, "create", RESOURCE[_kind(kind)])
     body = await parsed_body(request, requests.LIBRARY_CREATE[kind])
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
 
     async def produce() -> Response:
         with domain_errors():
@@ -316,7 +317,7 @@ async def create_item(request: Request, grant: Grant, kind: str) -> Response:
 
 @workspace_router.get("/{kind}/{item_id}")
 async def get_item(request: Request, grant: Grant, kind: str, item_id: str) -> Response:
-    workspace = context_of(request).workspace(grant)
+    workspace = workspace_of(request, grant)
     with domain_errors():
         return ok(item_view(library.live_item(workspace, _kind(kind), item_id)))
 
@@ -325,7 +326,7 @@ async def get_item(request: Request, grant: Grant, kind: str, item_id: str) -> R
 async def update_item(request: Request, grant: Grant, kind: str, item_id: str) -> Response:
     can(grant, "update", RESOURCE[_kind(kind)])
     body = await parsed_body(request, requests.LIBRARY_UPDATE[kind])
-    workspace = context_of(request).workspace(grant)
+    workspace = workspace_of(request, grant)
     with domain_errors():
         item = library.live_item(workspace, kind, item_id)
         library.apply(workspace, item, body, creating=False)
@@ -335,7 +336,7 @@ async def update_item(request: Request, grant: Grant, kind: str, item_id: str) -
 @workspace_router.delete("/{kind}/{item_id}", status_code=204)
 async def delete_item(request: Request, grant: Grant, kind: str, item_id: str) -> Response:
     can(grant, "delete", RESOURCE[_kind(kind)])
-    workspace = context_of(request).workspace(grant)
+    workspace = workspace_of(request, grant)
     with domain_errors():
         library.live_item(workspace, kind, item_id).deleted = True  # project copies stay (V-SPEC)
     return Response(status_code=204)
@@ -360,10 +361,9 @@ def _incentive_view(incentive: library.ProjectIncentive, expand: bool) -> Json:
 
 @project_router.get("/tags")
 async def project_tags(request: Request, grant: Grant, project_id: str) -> Response:
-    context = context_of(request)
     _, project = project_of(request, grant, project_id)
     used = set(project.tags)
-    tags = [t for t in context.workspace(grant).library.tags.values() if t.name in used and not t.deleted]
+    tags = [t for t in workspace_of(request, grant).library.tags.values() if t.name in used and not t.deleted]
     return page_response(request, tags, item_view, filters={})
 
 
@@ -417,7 +417,7 @@ async def add_copy(request: Request, grant: Grant, project_id: str, kind: str) -
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
     with domain_errors():  # the operation lists no 422: an unknown sourceId is a 404 (A52)
-        copy, new = library.add_copy(context.service, context.workspace(grant), project, kind, source)
+        copy, new = library.add_copy(context.service, workspace_of(request, grant), project, kind, source)
     return created(item_view(copy)) if new else ok(item_view(copy))
 
 

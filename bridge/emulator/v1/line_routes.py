@@ -13,11 +13,11 @@ import copy
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator.control.state import V1Context, context_of
 from bridge.emulator.core.model import Node, PhaseData, Project, Workspace
 from bridge.emulator.v1 import requests, shapes
 from bridge.emulator.v1.auth import Grant
 from bridge.emulator.v1.budget_routes import LINE_FIELDS, MARKUP_DATA_FIELDS, PHASE_DATA_FIELDS, budget_changed
+from bridge.emulator.v1.context import V1Context, context_of
 from bridge.emulator.v1.errors import NotFoundError, UnprocessableError, ValidationError
 from bridge.emulator.v1.project_routes import renamed
 from bridge.emulator.v1.routing import (

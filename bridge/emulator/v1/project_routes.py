@@ -8,11 +8,11 @@ from decimal import Decimal
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator.control.state import context_of
 from bridge.emulator.core.model import CONTACT_DETAILS, Contact, Project, Workspace
 from bridge.emulator.core.money import minor_digits
 from bridge.emulator.v1 import requests, shapes
 from bridge.emulator.v1.auth import Grant
+from bridge.emulator.v1.context import context_of
 from bridge.emulator.v1.errors import UnprocessableError
 from bridge.emulator.v1.expand import CONTACT as CONTACT_EXPAND
 from bridge.emulator.v1.expand import PROJECT as PROJECT_EXPAND
@@ -27,6 +27,7 @@ from bridge.emulator.v1.routing import (
     ok,
     page_response,
     parsed_body,
+    workspace_of,
 )
 
 router = V1Router()
@@ -78,7 +79,7 @@ def major_units(value: object, currency: str, field: str) -> Decimal | None:
 @router.get("/projects")
 async def list_projects(request: Request, grant: Grant) -> Response:
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     items = context.service.list_projects(workspace)
     expand = expand_keys(request, PROJECT_EXPAND)
     filters = {"expand": request.query_params.get("expand")}
@@ -97,7 +98,7 @@ async def create_project(request: Request, grant: Grant) -> Response:
     context = context_of(request)
 
     async def produce() -> Response:
-        workspace = context.workspace(grant)
+        workspace = workspace_of(request, grant)
         with domain_errors(body_refs=True):
             project = context.service.create_project(
                 workspace,
@@ -124,7 +125,7 @@ async def create_project(request: Request, grant: Grant) -> Response:
 @router.get("/projects/{project_id}")
 async def get_project(request: Request, grant: Grant, project_id: str) -> Response:
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     with domain_errors():
         project = context.service.get_project(workspace, project_id)
     return ok(project_view(project, workspace, expand_keys(request, PROJECT_EXPAND)))
@@ -135,7 +136,7 @@ async def update_project(request: Request, grant: Grant, project_id: str) -> Res
     can(grant, "update", "Project")
     changes = renamed(await parsed_body(request, requests.ProjectUpdate), PROJECT_UPDATE)
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     with domain_errors():
         context.service.get_project(workspace, project_id)
     with domain_errors(body_refs=True):
@@ -149,7 +150,7 @@ async def update_project(request: Request, grant: Grant, project_id: str) -> Res
 @router.get("/spaces")
 async def list_spaces(request: Request, grant: Grant) -> Response:
     context = context_of(request)
-    items = context.service.list_spaces(context.workspace(grant))
+    items = context.service.list_spaces(workspace_of(request, grant))
     return page_response(request, items, shapes.space, filters={})
 
 
@@ -161,7 +162,7 @@ async def create_space(request: Request, grant: Grant) -> Response:
 
     async def produce() -> Response:
         with domain_errors(body_refs=True):
-            space = context.service.create_space(context.workspace(grant), **fields)
+            space = context.service.create_space(workspace_of(request, grant), **fields)
         return created(shapes.space(space))
 
     return await idempotent(request, grant, produce)
@@ -172,7 +173,7 @@ async def update_space(request: Request, grant: Grant, space_id: str) -> Respons
     can(grant, "update", "Space")
     changes = renamed(await parsed_body(request, requests.SpaceUpdate), SPACE_UPDATE)
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     with domain_errors():
         context.service.get_space(workspace, space_id)
     with domain_errors(body_refs=True):
@@ -185,7 +186,7 @@ async def delete_space(request: Request, grant: Grant, space_id: str) -> Respons
     can(grant, "delete", "Space")
     context = context_of(request)
     with domain_errors():
-        context.service.delete_space(context.workspace(grant), space_id, ungroup_projects=True)
+        context.service.delete_space(workspace_of(request, grant), space_id, ungroup_projects=True)
     return Response(status_code=204)
 
 
@@ -204,7 +205,7 @@ def contact_fields(body: Json, currency: str) -> dict[str, object]:
 @router.get("/contacts")
 async def list_contacts(request: Request, grant: Grant) -> Response:
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     items = context.service.list_contacts(workspace)
     expand = expand_keys(request, CONTACT_EXPAND)
     filters = {"expand": request.query_params.get("expand")}
@@ -225,7 +226,7 @@ def contact_view(contact: Contact, workspace: Workspace, expand: set[str]) -> Js
 async def create_contact(request: Request, grant: Grant) -> Response:
     can(grant, "create", "Contact")
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     fields = contact_fields(await parsed_body(request, requests.ContactCreate), workspace.currency)
 
     async def produce() -> Response:
@@ -239,7 +240,7 @@ async def create_contact(request: Request, grant: Grant) -> Response:
 @router.get("/contacts/{contact_id}")
 async def get_contact(request: Request, grant: Grant, contact_id: str) -> Response:
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     with domain_errors():
         item = context.service.get_contact(workspace, contact_id)
     return ok(contact_view(item, workspace, expand_keys(request, CONTACT_EXPAND)))
@@ -249,7 +250,7 @@ async def get_contact(request: Request, grant: Grant, contact_id: str) -> Respon
 async def update_contact(request: Request, grant: Grant, contact_id: str) -> Response:
     can(grant, "update", "Contact")
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     fields = contact_fields(await parsed_body(request, requests.ContactUpdate), workspace.currency)
     with domain_errors():
         item = context.service.update_contact(workspace, contact_id, fields)
@@ -261,7 +262,7 @@ async def delete_contact(request: Request, grant: Grant, contact_id: str) -> Res
     """Remove a contact; lines and transactions that named it keep their data without the contact."""
     can(grant, "delete", "Contact")
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     with domain_errors():
         context.service.get_contact(workspace, contact_id)
     del workspace.contacts[contact_id]

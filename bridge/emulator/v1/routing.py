@@ -27,10 +27,10 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, NoMatchFound, compile_path, replace_params
 from starlette.types import Receive, Scope, Send
 
-from bridge.emulator.control.state import context_of
 from bridge.emulator.core import errors as domain
 from bridge.emulator.core.model import Project, Workspace
 from bridge.emulator.v1.auth import Grant, require
+from bridge.emulator.v1.context import context_of
 from bridge.emulator.v1.cursors import CursorCodec, parse_limit
 from bridge.emulator.v1.errors import (
     NotFoundError,
@@ -125,12 +125,16 @@ class V1Router:
         return [V1Route(prefix + path, method, op, status) for method, path, op, status in self.operations]
 
 
+def workspace_of(request: Request, grant: Grant) -> Workspace:
+    """The one workspace the request's token is bound to."""
+    return context_of(request).service.workspace(grant.workspace)
+
+
 def project_of(request: Request, grant: Grant, project_id: str) -> tuple[Workspace, Project]:
     """The token's workspace and one of its live projects (by id or slug), else 404 not_found."""
-    context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     with domain_errors():
-        return workspace, context.service.get_project(workspace, project_id)
+        return workspace, context_of(request).service.get_project(workspace, project_id)
 
 
 def can(grant: Grant, action: str, resource_type: str) -> None:

@@ -1,8 +1,8 @@
-"""The v1 surface assembled: its routers under ``/v1``, ``GET /me``, the error envelope, the fault layer.
+"""The v1 surface assembled: its routers under ``/v1``, ``GET /me`` and the error envelope.
 
-``mount_v1(app, context)`` is all ``create_app`` needs to call: it mounts every v1 router and the control
-API, renders every ``V1Error`` as the documented envelope, and puts the fault injector and the request
-counters in front of the whole app (the counters outermost, so injected failures are counted too).
+``mount_v1(app)`` is all ``create_app`` needs to call for this surface: it mounts every v1 router and renders
+every ``V1Error`` as the documented envelope (the control API's refusals use that envelope too). The routes
+read the app's one state holder as a ``V1Context``.
 """
 
 from __future__ import annotations
@@ -13,10 +13,6 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator.control import api as control_api
-from bridge.emulator.control.faults import FaultMiddleware
-from bridge.emulator.control.state import V1Context
-from bridge.emulator.control.stats import StatsMiddleware
 from bridge.emulator.v1 import budget_routes, library_routes, line_routes, project_routes, transaction_routes
 from bridge.emulator.v1.auth import Grant
 from bridge.emulator.v1.errors import NotFoundError, V1Error, new_request_id
@@ -64,9 +60,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return await _render(request, error)
 
 
-def mount_v1(app: FastAPI, context: V1Context) -> None:
-    """Mount the v1 surface and the control API on ``app`` and keep ``context`` on ``app.state.v1``."""
-    app.state.v1 = context
+def mount_v1(app: FastAPI) -> None:
+    """Mount the v1 surface on ``app`` with its error envelope."""
     # Routes are tried one by one in this order (a few microseconds each): the transaction routes, which a
     # migration calls most (one request per split item) and whose /transactions paths no other router shares,
     # come first.
@@ -84,8 +79,5 @@ def mount_v1(app: FastAPI, context: V1Context) -> None:
     )
     for router in routers:
         app.router.routes.extend(router.routes(PREFIX))
-    app.include_router(control_api.router)
     app.add_exception_handler(V1Error, _render)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_middleware(FaultMiddleware, injector=context.faults)
-    app.add_middleware(StatsMiddleware, stats=context.stats, workspace_of=context.workspace_name_of)

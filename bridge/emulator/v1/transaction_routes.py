@@ -15,12 +15,12 @@ from decimal import Decimal
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator.control.state import V1Context, context_of
 from bridge.emulator.core.actuals import parse_date
 from bridge.emulator.core.model import Actual, Project, SubActual, Workspace
 from bridge.emulator.core.money import minor_digits
 from bridge.emulator.v1 import requests, shapes
 from bridge.emulator.v1.auth import Grant
+from bridge.emulator.v1.context import V1Context, context_of
 from bridge.emulator.v1.errors import NotFoundError, SourceNotManualError, UnprocessableError, ValidationError
 from bridge.emulator.v1.expand import TRANSACTION, expand_keys
 from bridge.emulator.v1.project_routes import renamed
@@ -35,6 +35,7 @@ from bridge.emulator.v1.routing import (
     ok,
     page_response,
     parsed_body,
+    workspace_of,
 )
 
 router = V1Router(prefix="/transactions")
@@ -168,7 +169,7 @@ async def add_item(request: Request, grant: Grant, transaction_id: str) -> Respo
     can(grant, "update", "Transaction")
     body = await parsed_body(request, requests.TransactionItemCreate)
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     project, actual = find(context, workspace, transaction_id)
     fields = _item_fields(workspace, actual, body)
 
@@ -196,7 +197,7 @@ def _item_fields(workspace: Workspace, actual: Actual, body: Json) -> dict[str, 
 @router.get("/{transaction_id}/items")
 async def list_items(request: Request, grant: Grant, transaction_id: str) -> Response:
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     project, actual = find(context, workspace, transaction_id)
     return page_response(
         request, actual.subactuals, lambda part: item_view(workspace, project, actual, part), filters={}
@@ -208,7 +209,7 @@ async def create_transaction(request: Request, grant: Grant) -> Response:
     can(grant, "create", "Transaction")
     body = await parsed_body(request, requests.TransactionCreate)
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
 
     async def produce() -> Response:
         project, actual = _create(context, workspace, body, "transaction")
@@ -224,7 +225,7 @@ async def create_transactions(request: Request, grant: Grant) -> Response:
     items = (await parsed_body(request, requests.TransactionBulkCreate))["transactions"]
     assert isinstance(items, list)  # the published shape holds 1 to 500 transactions
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
 
     async def produce() -> Response:
         made: list[tuple[Project, Actual]] = []
@@ -282,7 +283,7 @@ FILTERS = ("projectId", "source", "type", "status", "contactId", "budgetLineId",
 @router.get("")
 async def list_transactions(request: Request, grant: Grant) -> Response:
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     expand = frozenset(expand_keys(request, TRANSACTION))
     rows = _matching(request, workspace, context)
     filters = {name: request.query_params.get(name) for name in FILTERS}
@@ -300,7 +301,7 @@ async def transaction_stats(request: Request, grant: Grant) -> Response:
             fieldErrors={"currency": ["is required: a three-letter currency code"]},
         )
     currency = currency.upper()
-    rows = [a for _, a in _matching(request, context.workspace(grant), context) if a.currency == currency]
+    rows = [a for _, a in _matching(request, workspace_of(request, grant), context) if a.currency == currency]
     total = sum((Decimal(str(a.amount)) for a in rows), Decimal(0))
     return ok({"total": len(rows), "amount": shapes.money(total, currency)})
 
@@ -308,7 +309,7 @@ async def transaction_stats(request: Request, grant: Grant) -> Response:
 @router.get("/{transaction_id}")
 async def get_transaction(request: Request, grant: Grant, transaction_id: str) -> Response:
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     expand = frozenset(expand_keys(request, TRANSACTION))
     return ok(view(workspace, *find(context, workspace, transaction_id), expand))
 
@@ -317,7 +318,7 @@ async def get_transaction(request: Request, grant: Grant, transaction_id: str) -
 async def delete_transaction(request: Request, grant: Grant, transaction_id: str) -> Response:
     can(grant, "delete", "Transaction")
     context = context_of(request)
-    project, actual = find(context, context.workspace(grant), transaction_id)
+    project, actual = find(context, workspace_of(request, grant), transaction_id)
     if actual.source != "manual":
         raise SourceNotManualError(f"Transaction {actual.id!r} came from {actual.source}; only manual ones delete.")
     context.service.delete_actual(project, actual.id)
@@ -330,7 +331,7 @@ async def update_transaction(request: Request, grant: Grant, transaction_id: str
     can(grant, "update", "Transaction")
     body = await parsed_body(request, requests.TransactionPatch)
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     project, actual = find(context, workspace, transaction_id)
     fields = renamed(body, CREATE_FIELDS)
     project_ref = fields.pop("project", None)
@@ -351,7 +352,7 @@ async def update_item(request: Request, grant: Grant, transaction_id: str, item_
     can(grant, "update", "Transaction")
     body = await parsed_body(request, requests.TransactionItemPatch)
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     project, actual = find(context, workspace, transaction_id)
     fields = _item_fields(workspace, actual, body)
     with domain_errors(body_refs=True):
@@ -368,7 +369,7 @@ async def update_item(request: Request, grant: Grant, transaction_id: str, item_
 async def delete_item(request: Request, grant: Grant, transaction_id: str, item_id: str) -> Response:
     can(grant, "update", "Transaction")
     context = context_of(request)
-    workspace = context.workspace(grant)
+    workspace = workspace_of(request, grant)
     project, actual = find(context, workspace, transaction_id)
     with domain_errors():
         updated = context.service.delete_part(workspace, project, actual.id, item_id)

@@ -10,12 +10,12 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator.control.state import context_of
 from bridge.emulator.core import workspace_library as library
 from bridge.emulator.core.model import FringeGroup, Workspace
 from bridge.emulator.core.workspace_library import ProjectFringeGroup
 from bridge.emulator.v1 import requests
 from bridge.emulator.v1.auth import Grant
+from bridge.emulator.v1.context import context_of
 from bridge.emulator.v1.expand import LIBRARY_COPY, expand_keys
 from bridge.emulator.v1.routing import (
     Json,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from bridge.emulator.control.state import context_of
 from bridge.emulator.v1.auth import Grant
+from bridge.emulator.v1.context import context_of
 from bridge.emulator.v1.errors import ValidationError
 from bridge.emulator.v1.routing import V1Router, can, created, json_body, listed, ok, page_response
 from bridge.emulator.v1.webhooks import EVENTS, delivery_view, subscription_view
