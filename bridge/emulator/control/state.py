@@ -23,10 +23,10 @@ from bridge.emulator.control.stats import RequestStats
 from bridge.emulator.control.tenants import Tenant, credential_workspace
 from bridge.emulator.core.model import Workspace
 from bridge.emulator.core.store import Service
-from bridge.emulator.core.workspace_library import PackLibrary
 from bridge.emulator.legacy.routing import TokenBucket
 from bridge.emulator.v1.auth import TokenRegistry
 from bridge.emulator.v1.cursors import CursorCodec
+from bridge.emulator.v1.extras.packs import PackLibrary
 from bridge.emulator.v1.idempotency import IdempotencyStore
 from bridge.emulator.v1.webhooks import WebhookHub
 

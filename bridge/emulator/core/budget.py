@@ -161,6 +161,30 @@ class BudgetStore(StoreCore):
         self.touch(project)
         return currency
 
+    def update_currency(self, project: Project, currency_id: str, changes: Mapping[str, object]) -> ProjectCurrency:
+        """Change a project currency's ``rate_to_usd`` or ``symbol`` (checked in that order); totals follow."""
+        currency = project.currencies.get(currency_id)
+        if currency is None:
+            raise NotFound("currency", currency_id)
+        unknown = sorted(set(changes) - {"rate_to_usd", "symbol"})
+        if unknown:
+            raise InvalidInput(unknown[0], "is not a writable field of a project currency")
+        if "rate_to_usd" in changes:
+            currency.rate_to_usd = validate.required_number("rateToUSD", changes["rate_to_usd"])
+        if "symbol" in changes:
+            currency.symbol = validate.text("symbol", changes["symbol"], max_len=8)
+        self.touch(project)
+        return currency
+
+    def delete_currency(self, project: Project, currency_id: str) -> None:
+        """Remove a project currency no phase uses."""
+        if currency_id not in project.currencies:
+            raise NotFound("currency", currency_id)
+        if any(p.currency_id == currency_id for p in project.phases.values()):
+            raise InvalidInput("currencyId", "a phase uses this currency; change the phase's currency first")
+        del project.currencies[currency_id]
+        self.touch(project)
+
     def _currency_ref(self, project: Project, value: object) -> str | None:
         if value is None:
             return None

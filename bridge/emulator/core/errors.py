@@ -1,14 +1,13 @@
 """Domain errors the emulator's store raises; each surface maps them to its own status and body.
 
 EmulatorError                  any refusal by the service core
-+-- Unauthenticated            no or unknown credential              (legacy 401)
-+-- AccessRestricted           credential valid, workspace closed    (legacy 403)
 +-- NotFound                   no such record (or not visible)       (404)
 +-- Conflict                   duplicate or state conflict           (409)
 +-- InvalidInput               a field's value is refused            (400 legacy / 400-422 v1)
 |   +-- FormulaError           a formula cannot be parsed or evaluated
 +-- SpaceNotEmpty              soft delete of a space holding active projects (400)
-+-- RateLimited                request budget exhausted              (429)
+
+The legacy surface adds its own (its key check, rate limit and batch limit: ``legacy.errors``).
 """
 
 from __future__ import annotations
@@ -22,14 +21,6 @@ class EmulatorError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
-
-
-class Unauthenticated(EmulatorError):  # noqa: N818 - named for the outcome, as the surfaces' codes are
-    code = "unauthorized"
-
-
-class AccessRestricted(EmulatorError):  # noqa: N818 - named for the outcome, as the surfaces' codes are
-    code = "forbidden"
 
 
 class NotFound(EmulatorError):  # noqa: N818 - named for the outcome, as the surfaces' codes are
@@ -59,15 +50,3 @@ class FormulaError(InvalidInput):
 
 class SpaceNotEmpty(EmulatorError):  # noqa: N818 - named for the outcome, as the surfaces' codes are
     code = "space_not_empty"
-
-
-class RateLimited(EmulatorError):  # noqa: N818 - named for the outcome, as the surfaces' codes are
-    code = "rate_limited"
-
-    def __init__(self, retry_after: int) -> None:
-        super().__init__(f"too many requests; retry after {retry_after} s")
-        self.retry_after = retry_after
-
-
-class TooLarge(EmulatorError):  # noqa: N818 - named for the outcome, as the surfaces' codes are
-    code = "payload_too_large"

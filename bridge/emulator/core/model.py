@@ -18,31 +18,13 @@ How the two surfaces' concepts share one record:
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from decimal import Decimal
 from typing import Literal
 
 Cell = Decimal | int | float | str | None
 """A stored number that may be a formula ('=SHOOT_DAYS * 2') or, in dirty seed data, junk ('1,000.00', NaN)."""
-
-
-def wire_moment(moment: datetime) -> str:
-    """A moment as both surfaces write it: ISO 8601, with UTC as ``Z``.
-
-    A UTC moment is formatted once and looked up after: a record's stamps are written in every answer that
-    shows it and change only when it does, and formatting them was about 6% of the emulator's CPU. Only UTC
-    moments are kept, since an aware moment equals (and hashes like) the same instant at another offset.
-    """
-    return _utc_text(moment) if moment.tzinfo is UTC else _text(moment)
-
-
-def _text(moment: datetime) -> str:
-    return moment.isoformat().replace("+00:00", "Z")
-
-
-_utc_text = functools.lru_cache(maxsize=1 << 16)(_text)
 
 
 PhaseType = Literal["estimate", "actual", "committed", "rollup"]

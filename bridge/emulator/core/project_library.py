@@ -13,7 +13,7 @@ from bridge.emulator.core.model import FRINGE_UNITS, Fringe, Global, Project, Pr
 from bridge.emulator.core.workspaces import StoreCore
 
 
-class LibraryStore(StoreCore):
+class ProjectLibraryStore(StoreCore):
     """Fringes, globals and tags of a project."""
 
     # -- fringes --------------------------------------------------------------------------------------------

@@ -1,9 +1,11 @@
 """The emulated service's state and rules: one ``Service`` that both surfaces call, no HTTP in sight.
 
 The service is split by domain: this module holds spaces, projects and contacts and assembles ``Service``;
-``store_budget`` holds phases, currencies and the budget tree; ``store_library`` fringes, globals and tags;
-``store_actuals`` holds actuals (v1 transactions). Updates take a mapping of model-attribute names to new values, so the
-legacy PUT and the v1 PATCH share one rule set; every value is checked here, not in the surfaces.
+``budget`` holds phases, currencies and the budget tree; ``project_library`` a project's fringes, globals and
+tags; ``workspace_library`` the workspace library and the project copies made from it; ``actuals`` holds
+actuals (v1 transactions); ``workspaces`` what they all share. Updates take a mapping of model-attribute names
+to new values, so the legacy PUT and the v1 PATCH share one rule set; every value is checked here, not in the
+surfaces.
 """
 
 from __future__ import annotations
@@ -13,17 +15,16 @@ from collections.abc import Mapping
 
 from bridge.emulator.core import validate
 from bridge.emulator.core.actuals import ActualsStore
-from bridge.emulator.core.budget import BudgetStore
 from bridge.emulator.core.errors import InvalidInput, NotFound, SpaceNotEmpty
 from bridge.emulator.core.model import CONTACT_DETAILS, Contact, Project, ProjectStatus, Space, Workspace
-from bridge.emulator.core.project_library import LibraryStore
 from bridge.emulator.core.totals import ProjectTotals, compute_totals
+from bridge.emulator.core.workspace_library import WorkspaceLibraryStore
 from bridge.emulator.core.workspaces import slugify, unique_alias
 
 PROJECT_STATUSES: tuple[ProjectStatus, ...] = ("active", "archived")
 
 
-class Service(BudgetStore, LibraryStore, ActualsStore):
+class Service(WorkspaceLibraryStore, ActualsStore):
     """Every workspace of the emulated service, with the rules that guard them."""
 
     # -- spaces ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from bridge.emulator.core.errors import AccessRestricted, NotFound, Unauthenticated
+from bridge.emulator.core.errors import NotFound
 from bridge.emulator.core.model import ApiKey, DirtyRecord, Node, Project, Workspace
 from bridge.emulator.core.totals import ProjectTotals
 
@@ -110,15 +110,6 @@ class StoreCore:
         if key not in self.api_keys:
             raise NotFound("api key", "<redacted>")
         self.api_keys[key].restricted = restricted
-
-    def workspace_for_key(self, key: str | None) -> Workspace:
-        """The workspace a legacy key opens; unknown -> Unauthenticated, restricted -> AccessRestricted."""
-        api_key = self.api_keys.get(key) if key else None
-        if api_key is None:
-            raise Unauthenticated("missing or invalid X-API-Key; send the key from Settings > API Keys")
-        if api_key.restricted:
-            raise AccessRestricted("workspace access is restricted for this API key; ask a workspace admin")
-        return self.workspace(api_key.workspace_id)
 
     # -- change tracking ----------------------------------------------------------------------------------
 

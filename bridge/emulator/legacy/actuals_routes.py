@@ -11,9 +11,10 @@ from fastapi import APIRouter
 from starlette.responses import Response
 
 from bridge.emulator.core.actuals import parse_date
-from bridge.emulator.core.errors import InvalidInput, TooLarge
+from bridge.emulator.core.errors import InvalidInput
 from bridge.emulator.core.model import Actual, Project
 from bridge.emulator.core.totals import sum_amounts
+from bridge.emulator.legacy.errors import TooLarge
 from bridge.emulator.legacy.routing import Ctx, LegacyRoute, no_content, ok, renamed
 
 router = APIRouter(route_class=LegacyRoute)

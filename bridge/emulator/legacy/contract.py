@@ -17,17 +17,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from bridge.emulator.core.errors import InvalidInput
 from bridge.emulator.legacy import contract_shapes as shapes
+from bridge.emulator.wire.formats import is_date_time
 
 BASE = "/api/v1"
-# RFC 3339 date-time, as OpenAPI's ``format: date-time`` names it: a date, T, a time, and a zone (Z or offset).
-_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,22 +114,12 @@ def check(params: Mapping[str, Param], name: str, value: str) -> None:
     param = params[name]
     if param.kind == "boolean" and value.lower() not in ("true", "false", "1", "0"):
         raise InvalidInput(name, f"{value!r} is not a boolean; send true or false")
-    if param.kind == "date-time" and not _valid_date_time(value):
+    if param.kind == "date-time" and not is_date_time(value):
         raise InvalidInput(name, f"{value!r} is not an RFC 3339 date-time, such as 2024-01-31T23:59:59Z")
     if param.kind == "date" and not _valid_date(value):
         raise InvalidInput(name, f"{value!r} is not a date, such as 2024-01-31")
     if param.kind == "enum" and value not in param.choices:
         raise InvalidInput(name, f"{value!r} is not one of {', '.join(sorted(param.choices))}")
-
-
-def _valid_date_time(value: str) -> bool:
-    if not _DATE_TIME.match(value):
-        return False
-    try:
-        datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    return True
 
 
 def _valid_date(value: str) -> bool:

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-from bridge.emulator.v1.contract_shapes import Date, DateTime
+from bridge.emulator.wire.formats import Date, DateTime
 
 OPEN = ConfigDict(extra="allow", strict=True)
 Number = float  # strict pydantic takes an int for a float, and refuses text

@@ -19,34 +19,15 @@ from fastapi.routing import APIRoute
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator.core.errors import (
-    AccessRestricted,
-    Conflict,
-    EmulatorError,
-    InvalidInput,
-    NotFound,
-    RateLimited,
-    SpaceNotEmpty,
-    TooLarge,
-    Unauthenticated,
-)
+from bridge.emulator.core.errors import EmulatorError, InvalidInput
 from bridge.emulator.core.model import Project, Workspace
 from bridge.emulator.core.store import Service
 from bridge.emulator.legacy.contract import BASE, Param, base_name, check, declared
+from bridge.emulator.legacy.errors import AccessRestricted, RateLimited, Unauthenticated, status_of
 from bridge.emulator.legacy.shapes import LegacyView
 from bridge.emulator.wire.json_bodies import legacy_body
 
 KEY_HEADER = "X-API-Key"
-STATUS_OF: tuple[tuple[type[EmulatorError], int], ...] = (
-    (Unauthenticated, 401),
-    (AccessRestricted, 403),
-    (NotFound, 404),
-    (Conflict, 409),
-    (RateLimited, 429),
-    (TooLarge, 413),
-    (InvalidInput, 400),
-    (SpaceNotEmpty, 400),
-)
 
 
 class LegacyJSON(Response):
@@ -60,7 +41,7 @@ class LegacyJSON(Response):
 
 def legacy_error(exc: EmulatorError) -> Response:
     """The A01 error body with the status for the error's class."""
-    status = next((code for cls, code in STATUS_OF if isinstance(exc, cls)), 500)
+    status = status_of(exc)
     body: dict[str, object] = {"error": exc.message, "code": exc.code}
     if isinstance(exc, InvalidInput):
         body["details"] = {"field": exc.field}
@@ -180,13 +161,23 @@ class LegacyRequest:
         return parsed
 
 
+def authenticated_workspace(service: Service, key: str | None) -> Workspace:
+    """The workspace a legacy key opens; unknown or missing -> Unauthenticated, restricted -> AccessRestricted."""
+    api_key = service.api_keys.get(key) if key else None
+    if api_key is None:
+        raise Unauthenticated(f"missing or invalid {KEY_HEADER}; send the key from Settings > API Keys")
+    if api_key.restricted:
+        raise AccessRestricted("workspace access is restricted for this API key; ask a workspace admin")
+    return service.workspace(api_key.workspace_id)
+
+
 async def legacy_request(request: Request) -> LegacyRequest:
     """Authenticate the key (401 missing/unknown, 403 restricted), spend from the optional rate limit, then
     refuse a declared query parameter outside its published type (400). ``async`` so that FastAPI calls it on
     the event loop rather than in its thread pool (it does no I/O)."""
     context: LegacyContext = request.app.state.emulator
     key = request.headers.get(KEY_HEADER)
-    workspace = context.service.workspace_for_key(key)
+    workspace = authenticated_workspace(context.service, key)
     if context.legacy_bucket is not None and key:
         context.legacy_bucket.take(key)
     params: Mapping[str, Param] = getattr(request.state, "declared", {})

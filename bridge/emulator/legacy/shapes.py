@@ -28,10 +28,10 @@ from bridge.emulator.core.model import (
     ProjectTag,
     Space,
     Workspace,
-    wire_moment,
 )
 from bridge.emulator.core.store import Service
 from bridge.emulator.core.totals import ProjectTotals, Values, cell_value
+from bridge.emulator.wire.formats import wire_moment
 
 Json = dict[str, object]
 INTEGRAL_LIMIT = 2**63

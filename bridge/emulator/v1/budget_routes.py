@@ -25,7 +25,6 @@ from bridge.emulator.v1.errors import (
     ValidationError,
 )
 from bridge.emulator.v1.expand import expand_keys
-from bridge.emulator.v1.project_routes import renamed
 from bridge.emulator.v1.routing import (
     Json,
     V1Router,
@@ -39,6 +38,7 @@ from bridge.emulator.v1.routing import (
     page_response,
     parsed_body,
     project_of,
+    renamed,
 )
 
 router = V1Router(prefix="/projects/{project_id}/budget")

@@ -11,9 +11,9 @@ from typing import Protocol
 from starlette.requests import Request
 
 from bridge.emulator.core.store import Service
-from bridge.emulator.core.workspace_library import PackLibrary
 from bridge.emulator.v1.auth import TokenRegistry
 from bridge.emulator.v1.cursors import CursorCodec
+from bridge.emulator.v1.extras.packs import PackLibrary
 from bridge.emulator.v1.idempotency import IdempotencyStore
 from bridge.emulator.v1.webhooks import WebhookHub
 

@@ -12,7 +12,8 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import Field, with_config
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-from bridge.emulator.v1.contract_shapes import CLOSED, DateTime, Id
+from bridge.emulator.v1.contract_shapes import CLOSED, Id
+from bridge.emulator.wire.formats import DateTime
 
 Number = float | int
 TagColor = Literal[

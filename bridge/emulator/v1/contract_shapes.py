@@ -9,36 +9,20 @@ keys. ``v1_contract`` binds them to operations; the library's shapes are in ``v1
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import AfterValidator, ConfigDict, Field, with_config
+from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
+
+from bridge.emulator.wire.formats import Date, DateTime, checked
 
 # -- formats ------------------------------------------------------------------------------------------------
 
-_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # An address with a local part and a dotted host name: what ``format: email`` takes.
 _EMAIL = re.compile(
     r"^[^@\s]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$"
 )
-
-
-def _matching(pattern: re.Pattern[str], name: str) -> AfterValidator:
-    def valid(value: str) -> str:
-        if not pattern.match(value):
-            raise ValueError(f"{value!r} is not a valid {name}")
-        if name == "date-time":
-            datetime.fromisoformat(value.replace("z", "Z").replace("t", "T"))
-        return value
-
-    return AfterValidator(valid)
-
-
-DateTime = Annotated[str, _matching(_DATE_TIME, "date-time")]
-Date = Annotated[str, _matching(_DATE, "date")]
-Email = Annotated[str, _matching(_EMAIL, "email")]
+Email = Annotated[str, checked("email", lambda value: _EMAIL.match(value) is not None)]
 Id = str
 Cell = float | int | str | None  # a phase-data value: a number, a formula, or nothing
 CLOSED = ConfigDict(extra="forbid", strict=True)

@@ -1,13 +1,19 @@
-"""v1 library routes: workspace items, project copies, rate packs, incentive packs and project incentives (A18)."""
+"""v1 library routes: workspace items (``/library/{kind}``), a project's copies of them and its tags (A18).
+
+A body is checked against its published shape, renamed to the core's field names by the collection's table
+and handed to the core's workspace library rules (``core.workspace_library``). Rate packs, incentive packs,
+project incentives and project fringe groups, which the bridge never calls, are in ``v1.extras``.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator.core import validate
 from bridge.emulator.core import workspace_library as library
-from bridge.emulator.core.errors import InvalidInput
 from bridge.emulator.core.model import (
     Fringe,
     FringeGroup,
@@ -18,13 +24,14 @@ from bridge.emulator.core.model import (
     LibraryTag,
     Project,
     ProjectCurrency,
-    Unit,
+    Workspace,
 )
+from bridge.emulator.core.workspace_library import CopyKind, LibraryItem, LibraryKind, ProjectCopy
 from bridge.emulator.v1 import requests
 from bridge.emulator.v1.auth import Grant
-from bridge.emulator.v1.context import V1Context, context_of
-from bridge.emulator.v1.errors import NotFoundError, UnprocessableError, ValidationError
-from bridge.emulator.v1.extras.fringe_group_routes import group_view
+from bridge.emulator.v1.context import context_of
+from bridge.emulator.v1.errors import NotFoundError, UnprocessableError
+from bridge.emulator.v1.extras.packs import ProjectFringeGroup
 from bridge.emulator.v1.routing import (
     Json,
     V1Router,
@@ -32,29 +39,89 @@ from bridge.emulator.v1.routing import (
     created,
     domain_errors,
     idempotent,
-    json_body,
     ok,
     page_response,
     parsed_body,
     project_of,
+    renamed,
     workspace_of,
 )
 from bridge.emulator.v1.shapes import cell, timestamp
 
 workspace_router = V1Router(prefix="/library")
-packs_router = V1Router(prefix="/library")
 project_router = V1Router(prefix="/projects/{project_id}/library")
-RESOURCE = {
-    "currencies": "Currency",
-    "fringes": "Fringe",
-    "fringe-groups": "FringeGroup",
-    "globals": "Global",
-    "tags": "Tag",
-    "units": "Unit",
+
+
+@dataclass(frozen=True, slots=True)
+class Collection:
+    """A workspace library collection as the v1 surface publishes it: the core's kind, the resource type a
+    token's role is checked for, and its body fields under the core's names."""
+
+    kind: LibraryKind
+    resource: str
+    fields: Mapping[str, str]
+
+
+# By path segment, in the order an unknown one's refusal lists them.
+COLLECTIONS: Mapping[str, Collection] = {
+    "currencies": Collection(
+        "currencies", "Currency", {"code": "code", "name": "name", "symbol": "symbol", "rateToUSD": "rate_to_usd"}
+    ),
+    "fringes": Collection(
+        "fringes",
+        "Fringe",
+        {
+            "name": "name",
+            "calculationType": "calculation_type",
+            "rate": "rate",
+            "cutoff": "cutoff",
+            "description": "description",
+            "fringeGroupIds": "fringe_group_ids",
+        },
+    ),
+    "fringe-groups": Collection("fringe_groups", "FringeGroup", {"name": "name", "color": "color"}),
+    "globals": Collection(
+        "globals", "Global", {"symbol": "symbol", "formula": "formula", "description": "description", "unit": "unit"}
+    ),
+    "tags": Collection("tags", "Tag", {"name": "name", "color": "color", "description": "description"}),
+    "units": Collection(
+        "units",
+        "Unit",
+        {
+            "label": "label",
+            "pluralLabel": "plural_label",
+            "category": "category",
+            "hoursPerUnit": "hours_per_unit",
+            "color": "color",
+            "description": "description",
+        },
+    ),
+}
+COPY_KINDS: Mapping[str, CopyKind] = {"currencies": "currencies", "fringes": "fringes", "globals": "globals"}
+# What a PATCH of a project copy may change, under the core's names. Any other published field of a fringe or
+# a global is a 422; a currency copy keeps only these two and leaves the others aside (A53).
+COPY_PATCH: Mapping[str, Mapping[str, str]] = {
+    "currencies": {"rateToUSD": "rate_to_usd", "symbol": "symbol"},
+    "fringes": {
+        "name": "code",
+        "calculationType": "units",
+        "rate": "rate",
+        "cutoff": "cutoff",
+        "description": "description",
+    },
+    "globals": {"formula": "formula", "description": "description", "unit": "unit"},
 }
 
 
-def item_view(item: object) -> Json:
+def group_view(group: FringeGroup | ProjectFringeGroup) -> Json:
+    """A fringe group; its colour is a TagColor, never null, so a group without one leaves it out."""
+    body: Json = {"id": group.id, "name": group.name}
+    if group.color is not None:
+        body["color"] = group.color
+    return body
+
+
+def item_view(item: LibraryItem | ProjectCopy) -> Json:
     """A workspace item or a project copy as the v1 surface shows it."""
     if isinstance(item, LibraryCurrency | ProjectCurrency):
         rate = item.rate_to_usd
@@ -76,216 +143,31 @@ def item_view(item: object) -> Json:
         body |= {"createdAt": timestamp(item.created_at), "updatedAt": timestamp(item.updated_at)}
     elif isinstance(item, FringeGroup):
         body = group_view(item)
-    elif isinstance(item, Unit):
+    else:
         body = {"id": item.id, "label": item.label, "pluralLabel": item.plural_label, "category": item.category}
         body |= {"hoursPerUnit": cell(item.hours_per_unit), "color": item.color, "description": item.description}
         body["isCustom"] = item.is_custom
-    else:
-        raise TypeError(f"no v1 view for {type(item).__name__}")
     if isinstance(item, ProjectCurrency | Fringe | Global):
         body["sourceId"] = item.source_id
         body["sourceType"] = "workspace" if item.source_id else None
     return body
 
 
-def _kind(kind: str) -> str:
-    if kind not in library.KINDS:
-        raise NotFoundError(f"There is no library collection {kind!r}; use one of {', '.join(library.KINDS)}.")
-    return kind
+def collection_of(segment: str) -> Collection:
+    """The collection a path names, else 404."""
+    found = COLLECTIONS.get(segment)
+    if found is None:
+        raise NotFoundError(f"There is no library collection {segment!r}; use one of {', '.join(COLLECTIONS)}.")
+    return found
 
 
-# -- rate packs and incentive packs (declared before the generic /library/{kind} routes) -------------------------
-
-
-def _pack_view(pack: library.RatePack) -> Json:
-    return {"id": pack.id, "name": pack.name, "description": pack.description, "isEnabled": pack.enabled}
-
-
-def _rate_item_view(item: library.RatePackItem) -> Json:
-    money = {"amount": item.rate_minor, "currency": item.currency}
-    return {"id": item.id, "title": item.title, "rate": money, "unit": item.unit, "quantity": item.quantity}
-
-
-@packs_router.get("/rate-packs")
-async def list_rate_packs(request: Request, grant: Grant) -> Response:
-    context = context_of(request)
-    packs = list(context.packs.packs_of(grant.workspace).values())
-    return page_response(request, packs, _pack_view, filters={})
-
-
-@packs_router.post("/rate-packs", status_code=201)
-async def create_rate_pack(request: Request, grant: Grant) -> Response:
-    can(grant, "create", "RatePack")
-    body = await json_body(request)
-    context = context_of(request)
-
-    async def produce() -> Response:
-        with domain_errors():
-            name = validate.required_text("name", body.get("name"))
-            description = validate.text("description", body.get("description"), max_len=500)
-        pack = library.RatePack(context.service.ids.new("rpk"), name, description)
-        context.packs.packs_of(grant.workspace)[pack.id] = pack
-        return created(_pack_view(pack))
-
-    return await idempotent(request, grant, produce)
-
-
-@packs_router.get("/rate-packs/{pack_id}")
-async def get_rate_pack(request: Request, grant: Grant, pack_id: str) -> Response:
-    with domain_errors():
-        return ok(_pack_view(context_of(request).packs.rate_pack(grant.workspace, pack_id)))
-
-
-@packs_router.patch("/rate-packs/{pack_id}")
-async def update_rate_pack(request: Request, grant: Grant, pack_id: str) -> Response:
-    can(grant, "update", "RatePack")
-    body = await json_body(request)
-    context = context_of(request)
-    with domain_errors():
-        pack = context.packs.rate_pack(grant.workspace, pack_id)
-        if "name" in body:
-            pack.name = validate.required_text("name", body["name"])
-        if "description" in body:
-            pack.description = validate.text("description", body["description"], max_len=500)
-    context.webhooks.emit(grant.workspace, "budget.changed", "ratePack", pack.id)
-    return ok(_pack_view(pack))
-
-
-@packs_router.delete("/rate-packs/{pack_id}", status_code=204)
-async def delete_rate_pack(request: Request, grant: Grant, pack_id: str) -> Response:
-    can(grant, "delete", "RatePack")
-    context = context_of(request)
-    with domain_errors():
-        context.packs.rate_pack(grant.workspace, pack_id)
-    del context.packs.packs_of(grant.workspace)[pack_id]
-    return Response(status_code=204)
-
-
-@packs_router.post("/rate-packs/{pack_id}/enablement")
-@packs_router.delete("/rate-packs/{pack_id}/enablement")
-async def rate_pack_enablement(request: Request, grant: Grant, pack_id: str) -> Response:
-    can(grant, "update", "RatePack")
-    context = context_of(request)
-    with domain_errors():
-        pack = context.packs.rate_pack(grant.workspace, pack_id)
-    pack.enabled = request.method == "POST"
-    event = "pack.installed" if pack.enabled else "pack.uninstalled"
-    context.webhooks.emit(grant.workspace, event, "ratePack", pack.id)
-    return ok(_pack_view(pack))
-
-
-@packs_router.get("/rate-packs/{pack_id}/items")
-async def list_rate_items(request: Request, grant: Grant, pack_id: str) -> Response:
-    with domain_errors():
-        pack = context_of(request).packs.rate_pack(grant.workspace, pack_id)
-    return page_response(request, list(pack.items.values()), _rate_item_view, filters={})
-
-
-@packs_router.post("/rate-packs/{pack_id}/items", status_code=201)
-async def create_rate_item(request: Request, grant: Grant, pack_id: str) -> Response:
-    can(grant, "create", "RatePackItem")
-    body = await json_body(request)
-    context = context_of(request)
-    with domain_errors():
-        pack = context.packs.rate_pack(grant.workspace, pack_id)
-
-    async def produce() -> Response:
-        rate, title = body.get("rate"), body.get("title")
-        if not isinstance(title, str) or not isinstance(rate, dict) or not isinstance(rate.get("amount"), int):
-            raise ValidationError("A rate item needs title and rate {amount: integer minor units, currency}.")
-        with domain_errors():
-            unit = validate.text("unit", body.get("unit"), max_len=64)
-        item = library.RatePackItem(
-            context.service.ids.new("rpi"), title, rate["amount"], str(rate.get("currency")), unit
-        )
-        pack.items[item.id] = item
-        context.webhooks.emit(grant.workspace, "budget.changed", "ratePack", pack.id)
-        return created(_rate_item_view(item))
-
-    return await idempotent(request, grant, produce)
-
-
-def _rate_item(
-    context: V1Context, grant: Grant, pack_id: str, item_id: str
-) -> tuple[library.RatePack, library.RatePackItem]:
-    with domain_errors():
-        pack = context.packs.rate_pack(grant.workspace, pack_id)
-    item = pack.items.get(item_id)
+def live_item(workspace: Workspace, segment: str, item_id: str) -> LibraryItem:
+    """A workspace item that is not deleted, else 404 naming it by its collection (``fringe-groups``: a
+    Fringe-group)."""
+    item = library.live_item(workspace, collection_of(segment).kind, item_id)
     if item is None:
-        raise NotFoundError(f"Rate pack item {item_id!r} was not found in pack {pack_id!r}.")
-    return pack, item
-
-
-@packs_router.patch("/rate-packs/{pack_id}/items/{item_id}")
-async def update_rate_item(request: Request, grant: Grant, pack_id: str, item_id: str) -> Response:
-    can(grant, "update", "RatePackItem")
-    body = await json_body(request)
-    context = context_of(request)
-    pack, item = _rate_item(context, grant, pack_id, item_id)
-    if "title" in body:
-        if not isinstance(body["title"], str) or not body["title"]:
-            raise ValidationError("title must be a non-empty string.")
-        item.title = body["title"]
-    if "rate" in body:
-        rate = body["rate"]
-        if not isinstance(rate, dict) or not isinstance(rate.get("amount"), int):
-            raise ValidationError("rate must be Money {amount: integer minor units, currency}.")
-        item.rate_minor, item.currency = rate["amount"], str(rate.get("currency"))
-    context.webhooks.emit(grant.workspace, "budget.changed", "ratePack", pack.id)
-    return ok(_rate_item_view(item))
-
-
-@packs_router.delete("/rate-packs/{pack_id}/items/{item_id}", status_code=204)
-async def delete_rate_item(request: Request, grant: Grant, pack_id: str, item_id: str) -> Response:
-    can(grant, "delete", "RatePackItem")
-    context = context_of(request)
-    pack, _ = _rate_item(context, grant, pack_id, item_id)
-    del pack.items[item_id]
-    context.webhooks.emit(grant.workspace, "budget.changed", "ratePack", pack.id)
-    return Response(status_code=204)
-
-
-def _program_view(program: library.IncentiveProgram) -> Json:
-    return {"id": program.id, "packId": program.pack_id, "name": program.name, "ratePercent": program.rate_percent}
-
-
-@packs_router.get("/incentive-packs")
-async def list_incentive_packs(request: Request, grant: Grant) -> Response:
-    enabled = context_of(request).packs.enabled_incentive_packs.get(grant.workspace, set())
-    packs = list(library.CATALOGUE)
-    return page_response(
-        request, packs, lambda p: {"id": p.id, "name": p.name, "isEnabled": p.id in enabled}, filters={}
-    )
-
-
-@packs_router.get("/incentive-packs/{pack_id}")
-async def get_incentive_pack(request: Request, grant: Grant, pack_id: str) -> Response:
-    enabled = context_of(request).packs.enabled_incentive_packs.get(grant.workspace, set())
-    with domain_errors():
-        pack = library.PackLibrary.incentive_pack(pack_id)
-    return ok({"id": pack.id, "name": pack.name, "isEnabled": pack.id in enabled})
-
-
-@packs_router.get("/incentive-packs/{pack_id}/programs")
-async def list_programs(request: Request, grant: Grant, pack_id: str) -> Response:
-    with domain_errors():
-        pack = library.PackLibrary.incentive_pack(pack_id)
-    return page_response(request, list(pack.programs), _program_view, filters={})
-
-
-@packs_router.post("/incentive-packs/{pack_id}/enablement")
-@packs_router.delete("/incentive-packs/{pack_id}/enablement")
-async def incentive_enablement(request: Request, grant: Grant, pack_id: str) -> Response:
-    can(grant, "update", "IncentivePack")
-    context = context_of(request)
-    with domain_errors():
-        pack = library.PackLibrary.incentive_pack(pack_id)
-    enabled = context.packs.enabled_incentive_packs.setdefault(grant.workspace, set())
-    if request.method == "POST":
-        enabled.add(pack.id)
-    else:
-        enabled.discard(pack.id)
-    return ok({"id": pack.id, "name": pack.name, "isEnabled": pack.id in enabled})
+        raise NotFoundError(f"{segment.rstrip('s').capitalize()} {item_id!r} was not found.")
+    return item
 
 
 # -- workspace items ------------------------------------------------------------------------------------------
@@ -294,7 +176,7 @@ async def incentive_enablement(request: Request, grant: Grant, pack_id: str) -> 
 @workspace_router.get("/{kind}")
 async def list_items(request: Request, grant: Grant, kind: str) -> Response:
     workspace = workspace_of(request, grant)
-    items = [i for i in library.collection(workspace, _kind(kind)).values() if not i.deleted]
+    items = [i for i in library.collection(workspace, collection_of(kind).kind).values() if not i.deleted]
     if kind == "units":  # the published UnitCollection is every unit at once: {data} and nothing else
         return ok({"data": [item_view(i) for i in items]})
     return page_response(request, items, item_view, filters={})
@@ -302,14 +184,15 @@ async def list_items(request: Request, grant: Grant, kind: str) -> Response:
 
 @workspace_router.post("/{kind}", status_code=201)
 async def create_item(request: Request, grant: Grant, kind: str) -> Response:
-    can(grant, "create", RESOURCE[_kind(kind)])
-    body = await parsed_body(request, requests.LIBRARY_CREATE[kind])
+    found = collection_of(kind)
+    can(grant, "create", found.resource)
+    fields = renamed(await parsed_body(request, requests.LIBRARY_CREATE[kind]), found.fields)
     context = context_of(request)
     workspace = workspace_of(request, grant)
 
     async def produce() -> Response:
         with domain_errors():
-            item = library.create_item(context.service, workspace, kind, body)
+            item = context.service.create_library_item(workspace, found.kind, fields)
         return created(item_view(item))
 
     return await idempotent(request, grant, produce)
@@ -317,115 +200,81 @@ async def create_item(request: Request, grant: Grant, kind: str) -> Response:
 
 @workspace_router.get("/{kind}/{item_id}")
 async def get_item(request: Request, grant: Grant, kind: str, item_id: str) -> Response:
-    workspace = workspace_of(request, grant)
-    with domain_errors():
-        return ok(item_view(library.live_item(workspace, _kind(kind), item_id)))
+    return ok(item_view(live_item(workspace_of(request, grant), kind, item_id)))
 
 
 @workspace_router.patch("/{kind}/{item_id}")
 async def update_item(request: Request, grant: Grant, kind: str, item_id: str) -> Response:
-    can(grant, "update", RESOURCE[_kind(kind)])
-    body = await parsed_body(request, requests.LIBRARY_UPDATE[kind])
+    found = collection_of(kind)
+    can(grant, "update", found.resource)
+    changes = renamed(await parsed_body(request, requests.LIBRARY_UPDATE[kind]), found.fields)
     workspace = workspace_of(request, grant)
+    item = live_item(workspace, kind, item_id)
     with domain_errors():
-        item = library.live_item(workspace, kind, item_id)
-        library.apply(workspace, item, body, creating=False)
+        context_of(request).service.update_library_item(workspace, item, changes)
     return ok(item_view(item))
 
 
 @workspace_router.delete("/{kind}/{item_id}", status_code=204)
 async def delete_item(request: Request, grant: Grant, kind: str, item_id: str) -> Response:
-    can(grant, "delete", RESOURCE[_kind(kind)])
-    workspace = workspace_of(request, grant)
-    with domain_errors():
-        library.live_item(workspace, kind, item_id).deleted = True  # project copies stay (V-SPEC)
+    can(grant, "delete", collection_of(kind).resource)
+    item = live_item(workspace_of(request, grant), kind, item_id)
+    context_of(request).service.delete_library_item(item)
     return Response(status_code=204)
 
 
 # -- project copies -------------------------------------------------------------------------------------------
 
 
-def _copy_kind(kind: str) -> str:
-    if kind not in library.COPY_KINDS:
-        raise NotFoundError(f"Projects hold copies of {', '.join(library.COPY_KINDS)} and incentives, not {kind!r}.")
-    return kind
+def copy_kind(segment: str) -> CopyKind:
+    """The kind of copy a path names, else 404."""
+    found = COPY_KINDS.get(segment)
+    if found is None:
+        raise NotFoundError(f"Projects hold copies of {', '.join(COPY_KINDS)} and incentives, not {segment!r}.")
+    return found
 
 
-def _incentive_view(incentive: library.ProjectIncentive, expand: bool) -> Json:
-    body: Json = {"id": incentive.id, "programId": incentive.program_id, "name": incentive.name}
-    body["ratePercent"] = incentive.rate_percent
-    if expand:
-        body["source"] = _program_view(library.PackLibrary.program(incentive.program_id))
-    return body
+def copy_resource(segment: str) -> str:
+    """The resource type a token's role is checked for on a project copy the path names, else 404."""
+    copy_kind(segment)
+    return COLLECTIONS[segment].resource
+
+
+def _copy(project: Project, segment: str, item_id: str) -> ProjectCopy:
+    found = library.project_copies(project, copy_kind(segment)).get(item_id)
+    if found is None:
+        raise NotFoundError(f"{COLLECTIONS[segment].resource} {item_id!r} was not found in this project.")
+    return found
 
 
 @project_router.get("/tags")
 async def project_tags(request: Request, grant: Grant, project_id: str) -> Response:
-    _, project = project_of(request, grant, project_id)
+    workspace, project = project_of(request, grant, project_id)
     used = set(project.tags)
-    tags = [t for t in workspace_of(request, grant).library.tags.values() if t.name in used and not t.deleted]
+    tags = [t for t in workspace.library.tags.values() if t.name in used and not t.deleted]
     return page_response(request, tags, item_view, filters={})
-
-
-@project_router.get("/incentives")
-async def list_incentives(request: Request, grant: Grant, project_id: str) -> Response:
-    context = context_of(request)
-    _, project = project_of(request, grant, project_id)
-    expand = request.query_params.get("expand") == "source"
-    held = list(context.packs.incentives.get(project.id, {}).values())
-    return page_response(request, held, lambda i: _incentive_view(i, expand), filters={"expand": str(expand)})
-
-
-@project_router.post("/incentives", status_code=201)
-async def add_incentive(request: Request, grant: Grant, project_id: str) -> Response:
-    can(grant, "create", "ProjectIncentive")
-    body = await json_body(request)
-    context = context_of(request)
-    _, project = project_of(request, grant, project_id)
-    with domain_errors(body_refs=True):
-        incentive, new = context.packs.add_incentive(
-            grant.workspace, project, body.get("programId"), context.service.ids.new("pin")
-        )
-    if new:
-        context.webhooks.emit(grant.workspace, "incentive.added", "incentive", incentive.id, project.id)
-    return ok(_incentive_view(incentive, False)) if not new else created(_incentive_view(incentive, False))
-
-
-@project_router.delete("/incentives/{incentive_id}", status_code=204)
-async def remove_incentive(request: Request, grant: Grant, project_id: str, incentive_id: str) -> Response:
-    can(grant, "delete", "ProjectIncentive")
-    context = context_of(request)
-    _, project = project_of(request, grant, project_id)
-    if context.packs.incentives.get(project.id, {}).pop(incentive_id, None) is None:
-        raise NotFoundError(f"Incentive {incentive_id!r} was not found in this project.")
-    return Response(status_code=204)
 
 
 @project_router.get("/{kind}")
 async def list_copies(request: Request, grant: Grant, project_id: str, kind: str) -> Response:
     _, project = project_of(request, grant, project_id)
     return page_response(
-        request, list(library.project_copies(project, _copy_kind(kind)).values()), item_view, filters={}
+        request, list(library.project_copies(project, copy_kind(kind)).values()), item_view, filters={}
     )
 
 
 @project_router.post("/{kind}", status_code=201)
 async def add_copy(request: Request, grant: Grant, project_id: str, kind: str) -> Response:
     """POST {sourceId}: 201 with a new copy, 200 with the existing one (its project edits kept)."""
-    can(grant, "create", RESOURCE[_copy_kind(kind)])
-    source = str((await parsed_body(request, requests.CopyAdd))["sourceId"])
-    context = context_of(request)
-    _, project = project_of(request, grant, project_id)
-    with domain_errors():  # the operation lists no 422: an unknown sourceId is a 404 (A52)
-        copy, new = library.add_copy(context.service, workspace_of(request, grant), project, kind, source)
+    can(grant, "create", copy_resource(kind))
+    source_id = str((await parsed_body(request, requests.CopyAdd))["sourceId"])
+    workspace, project = project_of(request, grant, project_id)
+    # The operation lists no 422: an unknown sourceId is a 404 (A52).
+    source = live_item(workspace, kind, source_id)
+    assert isinstance(source, LibraryCurrency | LibraryFringe | LibraryGlobal)  # the item of a copy kind
+    with domain_errors():
+        copy, new = context_of(request).service.add_project_copy(project, source)
     return created(item_view(copy)) if new else ok(item_view(copy))
-
-
-def _copy(project: Project, kind: str, item_id: str) -> object:
-    found = library.project_copies(project, _copy_kind(kind)).get(item_id)
-    if found is None:
-        raise NotFoundError(f"{RESOURCE[kind]} {item_id!r} was not found in this project.")
-    return found
 
 
 @project_router.get("/{kind}/{item_id}")
@@ -434,60 +283,40 @@ async def get_copy(request: Request, grant: Grant, project_id: str, kind: str, i
     return ok(item_view(_copy(project, kind, item_id)))
 
 
-COPY_PATCH = {
-    "fringes": {
-        "name": "code",
-        "calculationType": "units",
-        "rate": "rate",
-        "cutoff": "cutoff",
-        "description": "description",
-    },
-    "globals": {"formula": "formula", "description": "description", "unit": "unit"},
-}
-
-
 @project_router.patch("/{kind}/{item_id}")
 async def update_copy(request: Request, grant: Grant, project_id: str, kind: str, item_id: str) -> Response:
     """Edit a project copy; the workspace item is unchanged (the copy is independent)."""
-    can(grant, "update", RESOURCE[_copy_kind(kind)])
+    can(grant, "update", copy_resource(kind))
     body = await parsed_body(request, requests.LIBRARY_UPDATE[kind])
-    context = context_of(request)
+    service = context_of(request).service
     _, project = project_of(request, grant, project_id)
     copy = _copy(project, kind, item_id)
+    allowed = COPY_PATCH[kind]
+    unknown = sorted(set(body) - set(allowed))
+    if unknown and kind != "currencies":  # a published field a copy cannot change here: well formed, not applicable
+        raise UnprocessableError(f"{unknown[0]} is not an editable field of a project {kind.rstrip('s')}.")
+    changes = renamed(body, allowed)
     with domain_errors():
-        if isinstance(copy, ProjectCurrency):
-            if "rateToUSD" in body:
-                copy.rate_to_usd = validate.required_number("rateToUSD", body["rateToUSD"])
-            if "symbol" in body:
-                copy.symbol = validate.text("symbol", body["symbol"], max_len=8)
-            context.service.touch(project)
+        if kind == "currencies":
+            service.update_currency(project, item_id, changes)
+        elif kind == "fringes":
+            service.update_fringe(project, item_id, changes)
         else:
-            allowed = COPY_PATCH[kind]
-            unknown = sorted(set(body) - set(allowed))
-            if unknown:  # a published field a project copy cannot change here: well formed, not applicable
-                raise UnprocessableError(f"{unknown[0]} is not an editable field of a project {kind.rstrip('s')}.")
-            changes = {allowed[k]: v for k, v in body.items()}
-            if kind == "fringes":
-                context.service.update_fringe(project, item_id, changes)
-            else:
-                context.service.update_global(project, item_id, changes)
+            service.update_global(project, item_id, changes)
     return ok(item_view(copy))
 
 
 @project_router.delete("/{kind}/{item_id}", status_code=204)
 async def remove_copy(request: Request, grant: Grant, project_id: str, kind: str, item_id: str) -> Response:
-    can(grant, "delete", RESOURCE[_copy_kind(kind)])
-    context = context_of(request)
+    can(grant, "delete", copy_resource(kind))
+    service = context_of(request).service
     _, project = project_of(request, grant, project_id)
     _copy(project, kind, item_id)
     with domain_errors():
         if kind == "fringes":
-            context.service.delete_fringe(project, item_id)
+            service.delete_fringe(project, item_id)
         elif kind == "globals":
-            context.service.delete_global(project, item_id)
+            service.delete_global(project, item_id)
         else:
-            if any(p.currency_id == item_id for p in project.phases.values()):
-                raise InvalidInput("currencyId", "a phase uses this currency; change the phase's currency first")
-            del project.currencies[item_id]
-            context.service.touch(project)
+            service.delete_currency(project, item_id)
     return Response(status_code=204)

@@ -19,7 +19,6 @@ from bridge.emulator.v1.auth import Grant
 from bridge.emulator.v1.budget_routes import LINE_FIELDS, MARKUP_DATA_FIELDS, PHASE_DATA_FIELDS, budget_changed
 from bridge.emulator.v1.context import V1Context, context_of
 from bridge.emulator.v1.errors import NotFoundError, UnprocessableError, ValidationError
-from bridge.emulator.v1.project_routes import renamed
 from bridge.emulator.v1.routing import (
     Json,
     V1Router,
@@ -30,6 +29,7 @@ from bridge.emulator.v1.routing import (
     ok,
     parsed_body,
     project_of,
+    renamed,
 )
 
 router = V1Router(prefix="/projects/{project_id}/budget/lines")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from decimal import Decimal
 
 from starlette.requests import Request
@@ -27,6 +26,7 @@ from bridge.emulator.v1.routing import (
     ok,
     page_response,
     parsed_body,
+    renamed,
     workspace_of,
 )
 
@@ -55,12 +55,6 @@ CONTACT_FIELDS = {
     **{name: name for name in CONTACT_DETAILS},
     "track1099": "track1099",
 }
-
-
-def renamed(body: Json, allowed: Mapping[str, str]) -> dict[str, object]:
-    """A body already checked against its published shape, under the model's names; the published fields the
-    emulator does not model are accepted and not kept (A53)."""
-    return {allowed[key]: value for key, value in body.items() if key in allowed}
 
 
 def major_units(value: object, currency: str, field: str) -> Decimal | None:

@@ -10,8 +10,7 @@ accepts but the emulator does not model is accepted and not kept (A53).
 
 from __future__ import annotations
 
-import re
-from datetime import date, datetime
+from datetime import date
 from typing import Annotated, Literal
 
 import pydantic
@@ -20,6 +19,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
 from bridge.emulator.v1.errors import ValidationError
+from bridge.emulator.wire.formats import DATE, is_date_time
 
 Json = dict[str, object]
 
@@ -40,10 +40,6 @@ def _phase_value(value: object) -> int | float | str | None:
     return _number(value)
 
 
-DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
-
-
 def _date(value: str) -> str:
     """An RFC 3339 full-date (``format: date``)."""
     try:
@@ -57,12 +53,8 @@ def _date(value: str) -> str:
 
 def _date_time(value: str) -> str:
     """An RFC 3339 date-time; a bare date is accepted too, as the description says it means midnight UTC (A51)."""
-    try:
-        if DATE_TIME.match(value):
-            datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
-            return value
-    except ValueError:
-        pass
+    if is_date_time(value):
+        return value
     if DATE.match(value):
         return _date(value)
     raise ValueError(f"{value!r} is not an RFC 3339 date-time like 2024-05-31T12:00:00Z")

@@ -254,6 +254,12 @@ def page_response(
     return V1JSONResponse(body)
 
 
+def renamed(body: Json, allowed: Mapping[str, str]) -> dict[str, object]:
+    """A body already checked against its published shape, under the model's names; the published fields the
+    emulator does not model are accepted and not kept (A53)."""
+    return {allowed[key]: value for key, value in body.items() if key in allowed}
+
+
 def flag(request: Request, name: str) -> bool:
     """A boolean query parameter (``true``/``false``), else 400 validation."""
     raw = request.query_params.get(name)

@@ -19,11 +19,11 @@ from bridge.emulator.core.model import (
     Project,
     Space,
     Workspace,
-    wire_moment,
 )
 from bridge.emulator.core.money import to_minor_units
 from bridge.emulator.core.store import Service
 from bridge.emulator.v1.errors import UnprocessableError, ValidationError
+from bridge.emulator.wire.formats import wire_moment
 
 Json = dict[str, object]
 

@@ -16,7 +16,7 @@ from starlette.responses import Response
 from bridge.emulator.v1 import budget_routes, library_routes, line_routes, project_routes, transaction_routes
 from bridge.emulator.v1.auth import Grant
 from bridge.emulator.v1.errors import NotFoundError, V1Error, new_request_id
-from bridge.emulator.v1.extras import fringe_group_routes, webhook_routes
+from bridge.emulator.v1.extras import fringe_group_routes, pack_routes, webhook_routes
 from bridge.emulator.v1.routing import V1Router, ok
 
 PREFIX = "/v1"
@@ -71,9 +71,10 @@ def mount_v1(app: FastAPI) -> None:
         project_routes.router,
         budget_routes.router,
         line_routes.router,
-        library_routes.packs_router,  # before the generic /library/{kind} routes
+        pack_routes.router,  # before the generic /library/{kind} routes
         library_routes.workspace_router,
-        fringe_group_routes.router,  # before the generic project /library/{kind} routes
+        fringe_group_routes.router,  # these two before the generic project /library/{kind} routes
+        pack_routes.incentives_router,
         library_routes.project_router,
         webhook_routes.router,
     )

@@ -23,7 +23,6 @@ from bridge.emulator.v1.auth import Grant
 from bridge.emulator.v1.context import V1Context, context_of
 from bridge.emulator.v1.errors import NotFoundError, SourceNotManualError, UnprocessableError, ValidationError
 from bridge.emulator.v1.expand import TRANSACTION, expand_keys
-from bridge.emulator.v1.project_routes import renamed
 from bridge.emulator.v1.routing import (
     Json,
     V1Router,
@@ -35,6 +34,7 @@ from bridge.emulator.v1.routing import (
     ok,
     page_response,
     parsed_body,
+    renamed,
     workspace_of,
 )
 

@@ -1,7 +1,7 @@
 """v1 project fringe groups: a project's copies of workspace fringe groups (the five published routes).
 
 The core model keeps no fringe groups per project, so the copies live with the v1-only library state
-(``PackLibrary``). Adding a group again returns the existing copy with its project edits; ``reset=true``
+(``v1.extras.packs``). Adding a group again returns the existing copy with its project edits; ``reset=true``
 restores the workspace values. ``expand=source`` inlines the workspace group, or a tombstone once deleted (A61).
 """
 
@@ -10,13 +10,13 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator.core import workspace_library as library
 from bridge.emulator.core.model import FringeGroup, Workspace
-from bridge.emulator.core.workspace_library import ProjectFringeGroup
 from bridge.emulator.v1 import requests
 from bridge.emulator.v1.auth import Grant
 from bridge.emulator.v1.context import context_of
 from bridge.emulator.v1.expand import LIBRARY_COPY, expand_keys
+from bridge.emulator.v1.extras.packs import ProjectFringeGroup
+from bridge.emulator.v1.library_routes import group_view, live_item
 from bridge.emulator.v1.routing import (
     Json,
     V1Router,
@@ -31,14 +31,6 @@ from bridge.emulator.v1.routing import (
 from bridge.emulator.v1.routing import project_of as project_in
 
 router = V1Router(prefix="/projects/{project_id}/library/fringe-groups")
-
-
-def group_view(group: FringeGroup | ProjectFringeGroup) -> Json:
-    """A fringe group; its colour is a TagColor, never null, so a group without one leaves it out."""
-    body: Json = {"id": group.id, "name": group.name}
-    if group.color is not None:
-        body["color"] = group.color
-    return body
 
 
 def copy_view(workspace: Workspace, copy: ProjectFringeGroup, expand: set[str]) -> Json:
@@ -68,9 +60,9 @@ async def add_group(request: Request, grant: Grant, project_id: str) -> Response
     source_id = str((await parsed_body(request, requests.CopyAdd))["sourceId"])
     context = context_of(request)
     workspace, project = project_in(request, grant, project_id)
-    with domain_errors():  # an unknown sourceId is a 404, as for the other project copies (A52)
-        source = library.live_item(workspace, "fringe-groups", source_id)
-        assert isinstance(source, FringeGroup)
+    source = live_item(workspace, "fringe-groups", source_id)  # unknown: a 404, as for the other copies (A52)
+    assert isinstance(source, FringeGroup)
+    with domain_errors():
         copy, new = context.packs.add_fringe_group(
             project, source, context.service.ids.new("pfg"), reset=flag(request, "reset")
         )
