@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from bridge.emulator.core.model import Node, Phase, Project, Workspace
 from bridge.emulator.core.totals import ProjectTotals, Values
-from bridge.emulator.v1 import requests, shapes
+from bridge.emulator.v1 import budget_requests, shapes
 from bridge.emulator.v1.auth import Grant
 from bridge.emulator.v1.context import V1Context, context_of
 from bridge.emulator.v1.errors import (
@@ -98,7 +98,7 @@ async def list_phases(request: Request, grant: Grant, project_id: str) -> Respon
 @router.post("/phases", status_code=201)
 async def create_phase(request: Request, grant: Grant, project_id: str) -> Response:
     can(grant, "create", "BudgetPhase")
-    fields = renamed(await parsed_body(request, requests.PhaseCreate), PHASE_FIELDS)
+    fields = renamed(await parsed_body(request, budget_requests.PhaseCreate), PHASE_FIELDS)
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
 
@@ -122,7 +122,7 @@ async def get_phase(request: Request, grant: Grant, project_id: str, phase_id: s
 @router.patch("/phases/{phase_id}")
 async def update_phase(request: Request, grant: Grant, project_id: str, phase_id: str) -> Response:
     can(grant, "update", "BudgetPhase")
-    changes = renamed(await parsed_body(request, requests.PhaseUpdate), PHASE_UPDATE)
+    changes = renamed(await parsed_body(request, budget_requests.PhaseUpdate), PHASE_UPDATE)
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
     with domain_errors():

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from bridge.emulator.core.model import Node, PhaseData, Project, Workspace
-from bridge.emulator.v1 import requests, shapes
+from bridge.emulator.v1 import budget_requests, shapes
 from bridge.emulator.v1.auth import Grant
 from bridge.emulator.v1.budget_routes import LINE_FIELDS, MARKUP_DATA_FIELDS, PHASE_DATA_FIELDS, budget_changed
 from bridge.emulator.v1.context import V1Context, context_of
@@ -74,7 +74,7 @@ def _view(context: V1Context, workspace: Workspace, project: Project, node: Node
 @router.post("", status_code=201)
 async def create_line(request: Request, grant: Grant, project_id: str) -> Response:
     can(grant, "create", "BudgetLine")
-    body = await parsed_body(request, requests.LineCreate)
+    body = await parsed_body(request, budget_requests.LineCreate)
     context = context_of(request)
     workspace, project = project_of(request, grant, project_id)
 
@@ -89,7 +89,7 @@ async def create_line(request: Request, grant: Grant, project_id: str) -> Respon
 @router.post("/bulk", status_code=201)
 async def create_lines(request: Request, grant: Grant, project_id: str) -> Response:
     can(grant, "create", "BudgetLine")
-    lines = (await parsed_body(request, requests.LineBulkCreate))["lines"]
+    lines = (await parsed_body(request, budget_requests.LineBulkCreate))["lines"]
     assert isinstance(lines, list)  # the published shape holds 1 to 100 lines
     context = context_of(request)
     workspace, project = project_of(request, grant, project_id)
@@ -127,7 +127,7 @@ def _write_phase_data(context: V1Context, project: Project, line_id: str, phase_
 @router.post("/phase-data/bulk")
 async def bulk_phase_data(request: Request, grant: Grant, project_id: str) -> Response:
     can(grant, "update", "BudgetLine")
-    items = (await parsed_body(request, requests.PhaseDataBulk))["items"]
+    items = (await parsed_body(request, budget_requests.PhaseDataBulk))["items"]
     assert isinstance(items, list)  # the published shape holds 1 to 500 entries
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
@@ -158,7 +158,7 @@ async def bulk_phase_data(request: Request, grant: Grant, project_id: str) -> Re
 @router.patch("/{line_id}")
 async def update_line(request: Request, grant: Grant, project_id: str, line_id: str) -> Response:
     can(grant, "update", "BudgetLine")
-    body = await parsed_body(request, requests.LineUpdate)
+    body = await parsed_body(request, budget_requests.LineUpdate)
     context = context_of(request)
     workspace, project = project_of(request, grant, project_id)
     with domain_errors():
@@ -190,7 +190,7 @@ async def delete_line(request: Request, grant: Grant, project_id: str, line_id: 
 @router.put("/{line_id}/phase-data/{phase_id}")
 async def put_phase_data(request: Request, grant: Grant, project_id: str, line_id: str, phase_id: str) -> Response:
     can(grant, "update", "BudgetLine")
-    body = await parsed_body(request, requests.PhaseDataWrite)
+    body = await parsed_body(request, budget_requests.PhaseDataWrite)
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
     result = _write_phase_data(context, project, line_id, phase_id, body)
