@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -44,9 +44,18 @@ def parse_date(field: str, value: object) -> datetime:
 class ActualsStore(StoreCore):
     """Create, read, change and batch-load a project's actuals."""
 
-    def list_actuals(self, project: Project) -> list[Actual]:
-        """Every actual of the project in creation order."""
-        return list(project.actuals.values())
+    def list_actuals(
+        self, project: Project, *, start: datetime | None = None, end: datetime | None = None
+    ) -> list[Actual]:
+        """The project's actuals in creation order; with ``start`` or ``end``, only those dated in that window
+        (both ends inclusive), found without reading the others (``core.ledger``)."""
+        if start is None and end is None:
+            return list(project.actuals.values())
+        return project.actuals.dated_between(start, end)
+
+    def actuals_newest_first(self, project: Project) -> Sequence[Actual]:
+        """The project's actuals newest first (equal moments by id), read a page at a time by position."""
+        return project.actuals.newest_first()
 
     def get_actual(self, project: Project, actual_id: str) -> Actual:
         """An actual by id."""

@@ -23,6 +23,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Literal
 
+from bridge.emulator.core.ledger import Ledger
+
 Cell = Decimal | int | float | str | None
 """A stored number that may be a formula ('=SHOOT_DAYS * 2') or, in dirty seed data, junk ('1,000.00', NaN)."""
 
@@ -226,7 +228,7 @@ class Project:
     tags: dict[str, ProjectTag] = field(default_factory=dict)
     nodes: dict[str, Node] = field(default_factory=dict)
     roots: list[str] = field(default_factory=list)
-    actuals: dict[str, Actual] = field(default_factory=dict)
+    actuals: Ledger = field(default_factory=Ledger)
 
 
 @dataclass(slots=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import fields, is_dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Literal
@@ -388,6 +388,17 @@ def _json_default(value: object) -> object:
     raise TypeError(f"cannot dump {type(value).__name__}")
 
 
+def _plain(value: object) -> object:
+    """Records as dicts of their fields, mappings (a project's ledger of actuals too) as dicts, all the way down."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
 def canonical_dump(workspace: Workspace) -> bytes:
     """The workspace as canonical JSON bytes (sorted keys, Decimals as text): equal workspaces, equal bytes."""
-    return json.dumps(asdict(workspace), default=_json_default, sort_keys=True, separators=(",", ":")).encode()
+    return json.dumps(_plain(workspace), default=_json_default, sort_keys=True, separators=(",", ":")).encode()

@@ -86,16 +86,13 @@ def _window(ctx: Ctx) -> tuple[datetime | None, datetime | None]:
 
 
 def _filter(ctx: Ctx, account: str | None) -> Callable[[Actual], bool]:
-    """The request's filters, read once: a window read keeps its rows out of every actual of the project."""
-    start, end = _window(ctx)
+    """The request's coding filters, read once (the window is the store's: it reads only the actuals in it)."""
     assigned = ctx.flag("hasAssignedAccount") if ctx.param("hasAssignedAccount") is not None else None
     # The emulator stores no attachments or linked bank transactions.
     none_match = ctx.flag("hasAttachments") or ctx.flag("hasLinkedTransaction")
 
     def keep(actual: Actual) -> bool:
         if none_match:
-            return False
-        if (start and actual.date < start) or (end and actual.date > end):
             return False
         if account is None and assigned is None:  # a window read: every actual in it, whatever its coding
             return True
@@ -112,8 +109,9 @@ async def list_actuals(ctx: Ctx, project_id: str) -> Response:
     project = ctx.project(project_id)
     account_ref = ctx.param("accountId")
     account = line_id(ctx, project, account_ref, "accountId") if account_ref else None
+    start, end = _window(ctx)
     keep = _filter(ctx, account)
-    actuals = [a for a in ctx.service.list_actuals(project) if keep(a)]
+    actuals = [a for a in ctx.service.list_actuals(project, start=start, end=end) if keep(a)]
     view = ctx.view()
     return ok({"actuals": [view.actual(project, a) for a in actuals], "totalAmount": float(sum_amounts(actuals))})
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import itertools
 import json
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, overload
 
 from bridge.emulator.v1.errors import CursorInvalidError, ValidationError
 
@@ -81,8 +82,49 @@ class CursorCodec:
         return offset
 
     def page(self, items: Sequence[T], *, cursor: str | None, limit: int, binding: str) -> Page[T]:
-        """Slice ``items`` (already filtered and sorted) at the cursor's offset."""
+        """Slice ``items`` (already filtered and sorted) at the cursor's offset. Only the page and the one item
+        after it are read (is there a next page?), so a list that is read as it is indexed (``Pulled``, a
+        ledger's order) serves a page without going through the rest."""
         start = 0 if cursor is None else self.decode(cursor, binding)
-        chunk = items[start : start + limit]
+        window = items[start : start + limit + 1]
+        chunk = window[:limit]
         following = start + len(chunk)
-        return Page(chunk, self.encode(following, binding) if following < len(items) else None)
+        return Page(chunk, self.encode(following, binding) if len(window) > limit else None)
+
+
+class Pulled(Sequence[T]):
+    """A sequence read from an iterator only as far as it is indexed: a page near the front of a filtered or
+    merged list costs the rows up to it, not the whole list (its length reads it all)."""
+
+    def __init__(self, rows: Iterator[T]) -> None:
+        self._rows = rows
+        self._read: list[T] = []
+
+    def _read_to(self, stop: int | None) -> None:
+        wanted = None if stop is None else stop - len(self._read)
+        if wanted is None or wanted > 0:
+            self._read.extend(itertools.islice(self._rows, wanted))
+
+    def __len__(self) -> int:
+        self._read_to(None)
+        return len(self._read)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        if isinstance(index, slice):
+            bounded = index.step in (None, 1) and (index.start or 0) >= 0 and (index.stop or -1) >= 0
+            self._read_to(index.stop if bounded else None)
+        else:
+            self._read_to(index + 1 if index >= 0 else None)
+        return self._read[index]
+
+    def __iter__(self) -> Iterator[T]:
+        yield from self._read
+        for row in self._rows:
+            self._read.append(row)
+            yield row

@@ -9,18 +9,23 @@ narrows none); only manual transactions can be deleted (A58). ``/stats`` totals 
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
+from typing import overload
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from bridge.emulator.core.actuals import parse_date
+from bridge.emulator.core.ledger import order_key
 from bridge.emulator.core.model import Actual, Project, SubActual, Workspace
 from bridge.emulator.core.money import minor_digits
 from bridge.emulator.v1 import requests, shapes
 from bridge.emulator.v1.auth import Grant
 from bridge.emulator.v1.context import V1Context, context_of
+from bridge.emulator.v1.cursors import Pulled
 from bridge.emulator.v1.errors import NotFoundError, SourceNotManualError, UnprocessableError, ValidationError
 from bridge.emulator.v1.expand import TRANSACTION, expand_keys
 from bridge.emulator.v1.routing import (
@@ -243,8 +248,35 @@ async def create_transactions(request: Request, grant: Grant) -> Response:
     return await idempotent(request, grant, produce)
 
 
-def _matching(request: Request, workspace: Workspace, context: V1Context) -> list[tuple[Project, Actual]]:
-    """The transactions the published list filters select (comma lists match any of their values), newest first."""
+class _InProject(Sequence[tuple[Project, Actual]]):
+    """One project's actuals newest first as the list's (project, transaction) rows, read by position."""
+
+    def __init__(self, project: Project, actuals: Sequence[Actual]) -> None:
+        self._project = project
+        self._actuals = actuals
+
+    def __len__(self) -> int:
+        return len(self._actuals)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[Project, Actual]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[tuple[Project, Actual]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[Project, Actual] | Sequence[tuple[Project, Actual]]:
+        if isinstance(index, slice):
+            return [(self._project, actual) for actual in self._actuals[index]]
+        return self._project, self._actuals[index]
+
+
+def _matching(request: Request, workspace: Workspace, context: V1Context) -> Sequence[tuple[Project, Actual]]:
+    """The transactions the published list filters select (comma lists match any of their values), newest first
+    (equal moments by id, then in project order).
+
+    Each project's ledger keeps its actuals in that order (``core.ledger``): one project's unfiltered list (what
+    the bridge reads) is sliced a page at a time, and a filtered or many-project list is merged and filtered
+    only as far as the page asked for."""
     query = request.query_params
     wanted = query.get("projectId")
     projects = context.service.list_projects(workspace)
@@ -254,19 +286,26 @@ def _matching(request: Request, workspace: Workspace, context: V1Context) -> lis
     single = {"contactId": query.get("contactId"), "budgetLineId": query.get("budgetLineId")}
     start, end = (parse_moment(query.get(name), name) for name in ("dateFrom", "dateTo"))
     text = (query.get("q") or "").lower()
-    rows = [
-        (p, a)
-        for p in projects
-        for a in p.actuals.values()
-        if all(not values or getattr(a, name) in values for name, values in lists.items())
-        and single["contactId"] in (None, a.contact_id)
-        and single["budgetLineId"] in (None, a.line_id, *(part.line_id for part in a.subactuals))
-        and (start is None or a.date >= start)
-        and (end is None or a.date <= end)
-        and text in (a.description or "").lower()
-    ]
-    rows.sort(key=lambda row: (-row[1].date.timestamp(), row[1].id))
-    return rows
+    unfiltered = not text and start is None and end is None and not any(lists.values())
+    if len(projects) == 1 and unfiltered and all(value is None for value in single.values()):
+        return _InProject(projects[0], context.service.actuals_newest_first(projects[0]))
+
+    def selected(a: Actual) -> bool:
+        return (
+            all(not values or getattr(a, name) in values for name, values in lists.items())
+            and single["contactId"] in (None, a.contact_id)
+            and single["budgetLineId"] in (None, a.line_id, *(part.line_id for part in a.subactuals))
+            and (start is None or a.date >= start)
+            and (end is None or a.date <= end)
+            and text in (a.description or "").lower()
+        )
+
+    # heapq.merge keeps equal keys in the order of its inputs: the projects' order, as a stable sort did.
+    merged = heapq.merge(
+        *(((p, a) for a in context.service.actuals_newest_first(p)) for p in projects),
+        key=lambda row: order_key(row[1]),
+    )
+    return Pulled(row for row in merged if selected(row[1]))
 
 
 def parse_moment(value: str | None, name: str) -> datetime | None:
