@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import bisect
 import itertools
+from abc import abstractmethod
 from collections.abc import Iterator, KeysView, MutableMapping, Sequence, ValuesView
 from datetime import datetime
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, TypeVar, overload
 
 if TYPE_CHECKING:  # the model holds ledgers: at run time this module needs no more of an actual than its fields
     from bridge.emulator.core.model import Actual
 
+T = TypeVar("T")
 # (-timestamp, id): ascending is newest first, equal moments by id, as the v1 list orders them.
 OrderKey = tuple[float, str]
 # A window's bounds are compared as timestamps (floats) first and exactly after: this much slack keeps every
@@ -101,7 +103,33 @@ class SortedKeys:
             yield from chunk
 
 
-class NewestFirst(Sequence["Actual"]):
+class Sliced(Sequence[T]):
+    """A read-only sequence read a slice at a time. A subclass gives ``__len__`` and ``_slice(start, stop)``
+    (``0 <= start``, ``stop`` None for the end); indexing asks it for no more than the index needs, so a page
+    near the front never makes it read (or count) the rest."""
+
+    @abstractmethod
+    def _slice(self, start: int, stop: int | None) -> list[T]: ...
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            start, stop = index.start or 0, index.stop
+            if index.step in (None, 1) and start >= 0 and (stop is None or stop >= 0):
+                return self._slice(start, stop)
+            return self._slice(0, None)[index]
+        found = self._slice(index, index + 1) if index >= 0 else self._slice(0, None)[index:][:1]
+        if not found:
+            raise IndexError(index)
+        return found[0]
+
+
+class NewestFirst(Sliced["Actual"]):
     """A ledger's actuals newest first, read by position without walking the ones before."""
 
     def __init__(self, ledger: Ledger) -> None:
@@ -110,22 +138,9 @@ class NewestFirst(Sequence["Actual"]):
     def __len__(self) -> int:
         return len(self._ledger)
 
-    @overload
-    def __getitem__(self, index: int) -> Actual: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Actual]: ...
-
-    def __getitem__(self, index: int | slice) -> Actual | list[Actual]:
-        if isinstance(index, int):
-            picked = self[index : index + 1] if index >= 0 else self[len(self) + index :][:1]
-            if not picked:
-                raise IndexError(index)
-            return picked[0]
-        start, stop, step = index.indices(len(self))
-        if step != 1:
-            return list(self)[index]
-        return [self._ledger[key[1]] for key in self._ledger.order.slice(start, stop)]
+    def _slice(self, start: int, stop: int | None) -> list[Actual]:
+        keys = self._ledger.order.slice(start, len(self._ledger) if stop is None else stop)
+        return [self._ledger[key[1]] for key in keys]
 
     def __iter__(self) -> Iterator[Actual]:
         return (self._ledger[key[1]] for key in self._ledger.order.from_key((-float("inf"), "")))

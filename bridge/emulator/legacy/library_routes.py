@@ -6,18 +6,21 @@ terms (a project currency, a rollup formula); tags are listed filtered and sorte
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import TypeVar
 
 from fastapi import APIRouter
 
 from bridge.emulator.core import validate
 from bridge.emulator.core.errors import InvalidInput
-from bridge.emulator.core.model import Fringe, Global, Phase, Project, ProjectTag
-from bridge.emulator.legacy.crud import ProjectResource, project_routes
+from bridge.emulator.core.model import Phase, Project, ProjectTag
+from bridge.emulator.core.store import Service
+from bridge.emulator.legacy.crud import PROJECT, Resource, in_project, resource_routes
 from bridge.emulator.legacy.routing import Ctx, LegacyRoute, renamed
 from bridge.emulator.legacy.shapes import Json, LegacyView, rollup_formula
 
 router = APIRouter(route_class=LegacyRoute)
+R = TypeVar("R")
 
 PHASE_FIELDS = {"name": "name", "color": "color", "isHidden": "is_hidden", "alias": "alias"}
 FRINGE_FIELDS = {"code": "code", "description": "description", "units": "units", "rate": "rate", "cutoff": "cutoff"}
@@ -78,10 +81,11 @@ def update_phase(ctx: Ctx, project: Project, ref: str, body: Mapping[str, object
     return ctx.service.update_phase(project, ref, changes)
 
 
-PHASES: ProjectResource[Phase] = ProjectResource(
-    path="/budget/phases",
+PHASES: Resource[Project, Phase] = Resource(
+    path=PROJECT + "/budget/phases",
     key="phases",
     item="phase_id",
+    owner=in_project,
     listing=lambda ctx, project: ctx.service.list_phases(project),
     read=lambda ctx, project, ref: ctx.service.get_phase(project, ref),
     create=create_phase,
@@ -93,27 +97,53 @@ PHASES: ProjectResource[Phase] = ProjectResource(
 
 # -- fringes and globals --------------------------------------------------------------------------------
 
-FRINGES: ProjectResource[Fringe] = ProjectResource(
-    path="/budget/fringes",
-    key="fringes",
-    item="fringe_id",
-    listing=lambda ctx, project: project.fringes.values(),
-    read=lambda ctx, project, ref: ctx.service.get_fringe(project, ref),
-    create=lambda ctx, project, body: ctx.service.create_fringe(project, renamed(body, FRINGE_FIELDS)),
-    update=lambda ctx, project, ref, body: ctx.service.update_fringe(project, ref, renamed(body, FRINGE_FIELDS)),
-    delete=lambda ctx, project, ref: ctx.service.delete_fringe(project, ref),
-    shape=lambda view, ctx, project, fringe: view.fringe(fringe),
+
+def kept_by_code(
+    path: str,
+    item: str,
+    *,
+    records: Callable[[Project], Iterable[R]],
+    store: tuple[
+        Callable[[Service, Project, str], R],
+        Callable[[Service, Project, Mapping[str, object]], R],
+        Callable[[Service, Project, str, Mapping[str, object]], R],
+        Callable[[Service, Project, str], None],
+    ],
+    fields: Mapping[str, str],
+    shape: Callable[[LegacyView, R], Json],
+) -> Resource[Project, R]:
+    """A budget library kind the store keeps by id or code, written with ``fields`` renamed to the model's:
+    ``store`` is its get, create, update and delete."""
+    get, create, update, delete = store
+    return Resource(
+        path=PROJECT + path,
+        key=path.rpartition("/")[2],
+        item=item,
+        owner=in_project,
+        listing=lambda ctx, project: records(project),
+        read=lambda ctx, project, ref: get(ctx.service, project, ref),
+        create=lambda ctx, project, body: create(ctx.service, project, renamed(body, fields)),
+        update=lambda ctx, project, ref, body: update(ctx.service, project, ref, renamed(body, fields)),
+        delete=lambda ctx, project, ref: delete(ctx.service, project, ref),
+        shape=lambda view, ctx, project, record: shape(view, record),
+    )
+
+
+FRINGES = kept_by_code(
+    "/budget/fringes",
+    "fringe_id",
+    records=lambda project: project.fringes.values(),
+    store=(Service.get_fringe, Service.create_fringe, Service.update_fringe, Service.delete_fringe),
+    fields=FRINGE_FIELDS,
+    shape=LegacyView.fringe,
 )
-GLOBALS: ProjectResource[Global] = ProjectResource(
-    path="/budget/globals",
-    key="globals",
-    item="global_id",
-    listing=lambda ctx, project: project.globals.values(),
-    read=lambda ctx, project, ref: ctx.service.get_global(project, ref),
-    create=lambda ctx, project, body: ctx.service.create_global(project, renamed(body, GLOBAL_FIELDS)),
-    update=lambda ctx, project, ref, body: ctx.service.update_global(project, ref, renamed(body, GLOBAL_FIELDS)),
-    delete=lambda ctx, project, ref: ctx.service.delete_global(project, ref),
-    shape=lambda view, ctx, project, item: view.global_(item),
+GLOBALS = kept_by_code(
+    "/budget/globals",
+    "global_id",
+    records=lambda project: project.globals.values(),
+    store=(Service.get_global, Service.create_global, Service.update_global, Service.delete_global),
+    fields=GLOBAL_FIELDS,
+    shape=LegacyView.global_,
 )
 
 # -- tags -----------------------------------------------------------------------------------------------
@@ -139,10 +169,11 @@ def tag_view(view: LegacyView, ctx: Ctx, project: Project, tag: ProjectTag) -> J
     return view.tag(project, tag, ctx.service.totals(ctx.workspace, project))
 
 
-TAGS: ProjectResource[ProjectTag] = ProjectResource(
-    path="/tags",
+TAGS: Resource[Project, ProjectTag] = Resource(
+    path=PROJECT + "/tags",
     key="tags",
     item="tag_id",
+    owner=in_project,
     listing=list_tags,
     read=lambda ctx, project, name: ctx.service.get_tag(project, name),
     create=lambda ctx, project, body: ctx.service.create_tag(
@@ -154,7 +185,7 @@ TAGS: ProjectResource[ProjectTag] = ProjectResource(
 )
 
 # In this order: routes are tried one by one, and no path of one kind matches another's.
-project_routes(router, PHASES)
-project_routes(router, FRINGES)
-project_routes(router, GLOBALS)
-project_routes(router, TAGS)
+resource_routes(router, PHASES)
+resource_routes(router, FRINGES)
+resource_routes(router, GLOBALS)
+resource_routes(router, TAGS)

@@ -1,17 +1,21 @@
-"""The legacy surface (``/api/v1``, ``X-API-Key``): spaces, projects and contacts here; the budget family
-in ``legacy_budget``, actuals in ``legacy_actuals``. Routes only parse, call the store and shape.
+"""The legacy surface (``/api/v1``, ``X-API-Key``): spaces, projects and contacts here (each declared once,
+``legacy.crud``); the budget in ``budget_routes``, the project library in ``library_routes``, actuals in
+``actuals_routes``. Routes only parse, call the store and shape; ``mount_legacy`` mounts them all.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from fastapi import APIRouter, FastAPI
 from starlette.responses import Response
 
 from bridge.emulator.core.errors import NotFound
-from bridge.emulator.core.model import Project
+from bridge.emulator.core.model import Contact, Project, Space, Workspace
 from bridge.emulator.legacy import actuals_routes, budget_routes, library_routes
 from bridge.emulator.legacy.contract import BASE
-from bridge.emulator.legacy.routing import Ctx, LegacyRoute, no_content, ok, renamed
+from bridge.emulator.legacy.crud import Resource, in_workspace, resource_routes
+from bridge.emulator.legacy.routing import Ctx, LegacyRoute, renamed
 
 PREFIX = BASE
 router = APIRouter(route_class=LegacyRoute)
@@ -25,6 +29,7 @@ CONTACT_FIELDS = {
     "jobTitle": "job_title",
     "rate": "rate",
 }
+SPACE_FIELDS = {"name": "name", "image": "image", "archived": "archived", "alias": "alias"}
 PROJECT_FIELDS = {
     "name": "name",
     "alias": "alias",
@@ -38,40 +43,22 @@ PROJECT_FIELDS = {
 
 # -- spaces ---------------------------------------------------------------------------------------------
 
-
-@router.get("/spaces")
-async def list_spaces(ctx: Ctx) -> Response:
-    spaces = ctx.service.list_spaces(ctx.workspace, archived=ctx.flag("archived"), search=ctx.param("search"))
-    view = ctx.view()
-    return ok({"spaces": [view.space(s) for s in spaces]})
-
-
-@router.post("/spaces")
-async def create_space(ctx: Ctx) -> Response:
-    body = await ctx.body()
-    space = ctx.service.create_space(
-        ctx.workspace, name=body.get("name"), image=body.get("image"), archived=body.get("archived", False)
-    )
-    return ok(ctx.view(body).space(space), 201)
-
-
-@router.get("/spaces/{space_id}")
-async def get_space(ctx: Ctx, space_id: str) -> Response:
-    return ok(ctx.view().space(ctx.service.get_space(ctx.workspace, space_id)))
-
-
-@router.put("/spaces/{space_id}")
-async def update_space(ctx: Ctx, space_id: str) -> Response:
-    body = await ctx.body()
-    changes = renamed(body, {"name": "name", "image": "image", "archived": "archived", "alias": "alias"})
-    return ok(ctx.view(body).space(ctx.service.update_space(ctx.workspace, space_id, changes)))
-
-
-@router.delete("/spaces/{space_id}")
-async def delete_space(ctx: Ctx, space_id: str) -> Response:
-    ctx.service.delete_space(ctx.workspace, space_id)
-    return no_content()
-
+SPACES: Resource[Workspace, Space] = Resource(
+    path="/spaces",
+    key="spaces",
+    item="space_id",
+    owner=in_workspace,
+    listing=lambda ctx, workspace: ctx.service.list_spaces(
+        workspace, archived=ctx.flag("archived"), search=ctx.param("search")
+    ),
+    read=lambda ctx, workspace, ref: ctx.service.get_space(workspace, ref),
+    create=lambda ctx, workspace, body: ctx.service.create_space(
+        workspace, name=body.get("name"), image=body.get("image"), archived=body.get("archived", False)
+    ),
+    update=lambda ctx, workspace, ref, body: ctx.service.update_space(workspace, ref, renamed(body, SPACE_FIELDS)),
+    delete=lambda ctx, workspace, ref: ctx.service.delete_space(workspace, ref),
+    shape=lambda view, ctx, workspace, space: view.space(space),
+)
 
 # -- projects -------------------------------------------------------------------------------------------
 
@@ -92,18 +79,10 @@ def _matches(ctx: Ctx, project: Project) -> bool:
     return all(checks)
 
 
-@router.get("/projects")
-async def list_projects(ctx: Ctx) -> Response:
-    view = ctx.view()
-    return ok({"projects": [view.project(p) for p in ctx.service.list_projects(ctx.workspace) if _matches(ctx, p)]})
-
-
-@router.post("/projects")
-async def create_project(ctx: Ctx) -> Response:
-    body = await ctx.body()
+def create_project(ctx: Ctx, workspace: Workspace, body: Mapping[str, object]) -> Project:
     fields = renamed(body, PROJECT_FIELDS)
-    project = ctx.service.create_project(
-        ctx.workspace,
+    return ctx.service.create_project(
+        workspace,
         name=fields.get("name", "Untitled Project"),
         alias=fields.get("alias"),
         status=fields.get("status", "active"),
@@ -112,60 +91,50 @@ async def create_project(ctx: Ctx) -> Response:
         emoji=fields.get("emoji"),
         image=fields.get("image"),
     )
-    return ok(ctx.view(body).project(project), 201)
 
 
-@router.get("/projects/{project_id}")
-async def get_project(ctx: Ctx, project_id: str) -> Response:
-    return ok(ctx.view().project(ctx.project(project_id)))
-
-
-@router.put("/projects/{project_id}")
-async def update_project(ctx: Ctx, project_id: str) -> Response:
-    body = await ctx.body()
-    project = ctx.service.update_project(ctx.workspace, project_id, renamed(body, PROJECT_FIELDS))
-    return ok(ctx.view(body).project(project))
-
-
-@router.delete("/projects/{project_id}")
-async def delete_project(ctx: Ctx, project_id: str) -> Response:
-    ctx.service.delete_project(ctx.workspace, project_id)
-    return no_content()
-
+PROJECTS: Resource[Workspace, Project] = Resource(
+    path="/projects",
+    key="projects",
+    item="project_id",
+    owner=in_workspace,
+    listing=lambda ctx, workspace: [p for p in ctx.service.list_projects(workspace) if _matches(ctx, p)],
+    read=lambda ctx, workspace, ref: ctx.service.get_project(workspace, ref),
+    create=create_project,
+    update=lambda ctx, workspace, ref, body: ctx.service.update_project(workspace, ref, renamed(body, PROJECT_FIELDS)),
+    delete=lambda ctx, workspace, ref: ctx.service.delete_project(workspace, ref),
+    shape=lambda view, ctx, workspace, project: view.project(project),
+)
 
 # -- contacts -------------------------------------------------------------------------------------------
 
 
-@router.get("/contacts")
-async def list_contacts(ctx: Ctx) -> Response:
-    # The published filters the emulator can answer: email and title, case-insensitive partial matches.
+def list_contacts(ctx: Ctx, workspace: Workspace) -> list[Contact]:
+    """The published filters the emulator can answer: email and title, case-insensitive partial matches."""
     email, title = (ctx.param("email") or "").casefold(), (ctx.param("title") or "").casefold()
-    contacts = [
+    return [
         c
-        for c in ctx.service.list_contacts(ctx.workspace)
+        for c in ctx.service.list_contacts(workspace)
         if email in (c.email or "").casefold() and title in (c.contact_title or "").casefold()
     ]
-    view = ctx.view()
-    return ok({"contacts": [view.contact(c) for c in contacts]})
 
 
-@router.post("/contacts")
-async def create_contact(ctx: Ctx) -> Response:
-    body = await ctx.body()
-    contact = ctx.service.create_contact(ctx.workspace, renamed(body, CONTACT_FIELDS))
-    return ok(ctx.view(body).contact(contact), 201)
+# No delete: the legacy document publishes none for contacts.
+CONTACTS: Resource[Workspace, Contact] = Resource(
+    path="/contacts",
+    key="contacts",
+    item="contact_id",
+    owner=in_workspace,
+    listing=list_contacts,
+    read=lambda ctx, workspace, ref: ctx.service.get_contact(workspace, ref),
+    create=lambda ctx, workspace, body: ctx.service.create_contact(workspace, renamed(body, CONTACT_FIELDS)),
+    update=lambda ctx, workspace, ref, body: ctx.service.update_contact(workspace, ref, renamed(body, CONTACT_FIELDS)),
+    shape=lambda view, ctx, workspace, contact: view.contact(contact),
+)
 
-
-@router.get("/contacts/{contact_id}")
-async def get_contact(ctx: Ctx, contact_id: str) -> Response:
-    return ok(ctx.view().contact(ctx.service.get_contact(ctx.workspace, contact_id)))
-
-
-@router.put("/contacts/{contact_id}")
-async def update_contact(ctx: Ctx, contact_id: str) -> Response:
-    body = await ctx.body()
-    contact = ctx.service.update_contact(ctx.workspace, contact_id, renamed(body, CONTACT_FIELDS))
-    return ok(ctx.view(body).contact(contact))
+resource_routes(router, SPACES)
+resource_routes(router, PROJECTS)
+resource_routes(router, CONTACTS)
 
 
 # -- assembly -------------------------------------------------------------------------------------------

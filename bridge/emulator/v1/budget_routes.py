@@ -8,12 +8,14 @@ is as before. Every successful write fires ``budget.changed``.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from bridge.emulator.core.model import Node, Phase, Project, Workspace
+from bridge.emulator.core.store import Service
 from bridge.emulator.core.totals import ProjectTotals, Values
 from bridge.emulator.v1 import budget_requests, shapes
 from bridge.emulator.v1.auth import Grant
@@ -133,15 +135,25 @@ async def update_phase(request: Request, grant: Grant, project_id: str, phase_id
     return ok(shapes.phase(phase))
 
 
-@router.delete("/phases/{phase_id}", status_code=204)
-async def delete_phase(request: Request, grant: Grant, project_id: str, phase_id: str) -> Response:
-    can(grant, "delete", "BudgetPhase")
+def budget_deleted(
+    request: Request, grant: Grant, project_id: str, resource_type: str, remove: Callable[[Service, Project], None]
+) -> Response:
+    """A budget delete: the role's check, the project, the store's removal (its refusals as v1 errors), then
+    ``budget.changed``; 204."""
+    can(grant, "delete", resource_type)
     context = context_of(request)
     _, project = project_of(request, grant, project_id)
     with domain_errors():
-        context.service.delete_phase(project, phase_id)
+        remove(context.service, project)
     budget_changed(context, grant, project)
     return Response(status_code=204)
+
+
+@router.delete("/phases/{phase_id}", status_code=204)
+async def delete_phase(request: Request, grant: Grant, project_id: str, phase_id: str) -> Response:
+    return budget_deleted(
+        request, grant, project_id, "BudgetPhase", lambda service, p: service.delete_phase(p, phase_id)
+    )
 
 
 # -- reads: budget document and totals ------------------------------------------------------------------------
@@ -236,13 +248,23 @@ def _computed_at() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-@router.get("")
-async def get_budget(request: Request, grant: Grant, project_id: str) -> Response:
+def selected(
+    request: Request, grant: Grant, project_id: str
+) -> tuple[Workspace, Project, list[Phase], list[Node] | None]:
+    """What a budget read selects: the token's workspace, the project, the phases its ``phase`` names and the
+    lines its ``path`` or ``accountId`` name (None: every line)."""
     context = context_of(request)
     workspace, project = project_of(request, grant, project_id)
     query = request.query_params
     phases = select_phases(context, project, query.get("phase"))
-    nodes = select_nodes(context, project, query.get("path"), query.get("accountId"))
+    return workspace, project, phases, select_nodes(context, project, query.get("path"), query.get("accountId"))
+
+
+@router.get("")
+async def get_budget(request: Request, grant: Grant, project_id: str) -> Response:
+    context = context_of(request)
+    workspace, project, phases, nodes = selected(request, grant, project_id)
+    query = request.query_params
     lines = context.service.tree_order(project) if nodes is None else nodes
     if len(lines) > context.budget_line_limit:
         raise BudgetTooLargeError(
@@ -288,10 +310,8 @@ DOC_LINE_TYPES = frozenset({"account", "line", "credit", "fringe"})
 @router.get("/totals")
 async def get_totals(request: Request, grant: Grant, project_id: str) -> Response:
     context = context_of(request)
-    workspace, project = project_of(request, grant, project_id)
+    workspace, project, phases, nodes = selected(request, grant, project_id)
     query = request.query_params
-    phases = select_phases(context, project, query.get("phase"))
-    nodes = select_nodes(context, project, query.get("path"), query.get("accountId"))
     totals = context.service.totals(workspace, project)
     body: Json = {
         "computedAt": _computed_at(),

@@ -15,8 +15,9 @@ import json
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar, overload
+from typing import Generic, TypeVar
 
+from bridge.emulator.core.ledger import Sliced
 from bridge.emulator.v1.errors import CursorInvalidError, ValidationError
 
 T = TypeVar("T")
@@ -92,7 +93,7 @@ class CursorCodec:
         return Page(chunk, self.encode(following, binding) if len(window) > limit else None)
 
 
-class Pulled(Sequence[T]):
+class Pulled(Sliced[T]):
     """A sequence read from an iterator only as far as it is indexed: a page near the front of a filtered or
     merged list costs the rows up to it, not the whole list (its length reads it all)."""
 
@@ -100,28 +101,14 @@ class Pulled(Sequence[T]):
         self._rows = rows
         self._read: list[T] = []
 
-    def _read_to(self, stop: int | None) -> None:
+    def _slice(self, start: int, stop: int | None) -> list[T]:
         wanted = None if stop is None else stop - len(self._read)
         if wanted is None or wanted > 0:
             self._read.extend(itertools.islice(self._rows, wanted))
+        return self._read[start:stop]
 
     def __len__(self) -> int:
-        self._read_to(None)
-        return len(self._read)
-
-    @overload
-    def __getitem__(self, index: int) -> T: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[T]: ...
-
-    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
-        if isinstance(index, slice):
-            bounded = index.step in (None, 1) and (index.start or 0) >= 0 and (index.stop or -1) >= 0
-            self._read_to(index.stop if bounded else None)
-        else:
-            self._read_to(index + 1 if index >= 0 else None)
-        return self._read[index]
+        return len(self._slice(0, None))
 
     def __iter__(self) -> Iterator[T]:
         yield from self._read

@@ -16,7 +16,13 @@ from starlette.responses import Response
 from bridge.emulator.core.model import Node, PhaseData, Project, Workspace
 from bridge.emulator.v1 import budget_requests, shapes
 from bridge.emulator.v1.auth import Grant
-from bridge.emulator.v1.budget_routes import LINE_FIELDS, MARKUP_DATA_FIELDS, PHASE_DATA_FIELDS, budget_changed
+from bridge.emulator.v1.budget_routes import (
+    LINE_FIELDS,
+    MARKUP_DATA_FIELDS,
+    PHASE_DATA_FIELDS,
+    budget_changed,
+    budget_deleted,
+)
 from bridge.emulator.v1.context import V1Context, context_of
 from bridge.emulator.v1.errors import NotFoundError, UnprocessableError, ValidationError
 from bridge.emulator.v1.routing import (
@@ -178,13 +184,7 @@ async def update_line(request: Request, grant: Grant, project_id: str, line_id: 
 
 @router.delete("/{line_id}", status_code=204)
 async def delete_line(request: Request, grant: Grant, project_id: str, line_id: str) -> Response:
-    can(grant, "delete", "BudgetLine")
-    context = context_of(request)
-    _, project = project_of(request, grant, project_id)
-    with domain_errors():
-        context.service.delete_node(project, line_id)
-    budget_changed(context, grant, project)
-    return Response(status_code=204)
+    return budget_deleted(request, grant, project_id, "BudgetLine", lambda store, p: store.delete_node(p, line_id))
 
 
 @router.put("/{line_id}/phase-data/{phase_id}")

@@ -13,13 +13,12 @@ import heapq
 from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
-from typing import overload
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from bridge.emulator.core.actuals import parse_date
-from bridge.emulator.core.ledger import order_key
+from bridge.emulator.core.ledger import Sliced, order_key
 from bridge.emulator.core.model import Actual, Project, SubActual, Workspace
 from bridge.emulator.core.money import minor_digits
 from bridge.emulator.v1 import requests, shapes
@@ -248,7 +247,7 @@ async def create_transactions(request: Request, grant: Grant) -> Response:
     return await idempotent(request, grant, produce)
 
 
-class _InProject(Sequence[tuple[Project, Actual]]):
+class _InProject(Sliced[tuple[Project, Actual]]):
     """One project's actuals newest first as the list's (project, transaction) rows, read by position."""
 
     def __init__(self, project: Project, actuals: Sequence[Actual]) -> None:
@@ -258,16 +257,8 @@ class _InProject(Sequence[tuple[Project, Actual]]):
     def __len__(self) -> int:
         return len(self._actuals)
 
-    @overload
-    def __getitem__(self, index: int) -> tuple[Project, Actual]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[tuple[Project, Actual]]: ...
-
-    def __getitem__(self, index: int | slice) -> tuple[Project, Actual] | Sequence[tuple[Project, Actual]]:
-        if isinstance(index, slice):
-            return [(self._project, actual) for actual in self._actuals[index]]
-        return self._project, self._actuals[index]
+    def _slice(self, start: int, stop: int | None) -> list[tuple[Project, Actual]]:
+        return [(self._project, actual) for actual in self._actuals[start:stop]]
 
 
 def _matching(request: Request, workspace: Workspace, context: V1Context) -> Sequence[tuple[Project, Actual]]:
