@@ -93,7 +93,7 @@ def v1_app() -> FastAPI:
 
 @pytest.fixture
 def emulator_state(v1_app: FastAPI) -> EmulatorState:
-    """The v1 side (tokens, keys, faults, webhooks, counters) of ``v1_app``."""
+    """The state holder of ``v1_app``: its service, tokens, keys, faults, webhooks and counters."""
     context: EmulatorState = v1_app.state.emulator
     return context
 

@@ -1,5 +1,5 @@
 """Budget rules: phases, project currencies, the budget tree and its phase data (fringes, globals and tags
-are in ``store_library``).
+are in ``project_library``).
 
 Surfaces resolve user-mode references (account codes, phase names, fringe codes) to ids before calling in;
 everything here takes and returns ids. Every write bumps the project's version (``touch``) so cached totals

@@ -11,7 +11,8 @@ How the two surfaces' concepts share one record:
   the workspace item, or is ``None`` for a legacy-only item);
 - legacy per-project tags (id = name) and v1 workspace tags (``tag_...``) meet on the tag *name*: a node or an
   actual stores tag names, the legacy view shows them, the v1 view resolves them to workspace tag ids;
-- legacy actuals are v1 transactions (``Actual``), split parts are v1 transaction items (``SubActual``);
+- legacy actuals are v1 transactions (``Actual``), split parts are v1 transaction items (``SubActual``); a
+  project keeps them in a ``Ledger`` (``core.ledger``), by id and in date order;
 - a rollup phase stores a v1 ``rollup_formula`` over ``@phaseId`` references; the legacy view derives
   ``operation`` sum|difference and ``phaseIds`` from it.
 """

@@ -8,7 +8,7 @@ date, a value outside an enum) is refused with 400 and the legacy error body (A0
 ``expands`` values are not held to the published enums: the legacy seed lists values outside them (for
 example ``attachments`` on actuals), and the seed wins where it speaks.
 
-``violations`` holds one answer to its operation's published response shape (``legacy_contract_shapes``).
+``violations`` holds one answer to its operation's published response shape (``legacy.contract_shapes``).
 The routes do not use it: it is the oracle the tests hold the emulator's legacy answers to.
 """
 
@@ -132,7 +132,7 @@ def _valid_date(value: str) -> bool:
 
 # -- responses ------------------------------------------------------------------------------------------------
 
-# (method, route path) -> the published success status -> its shape (``legacy_contract_shapes``); every error
+# (method, route path) -> the published success status -> its shape (``legacy.contract_shapes``); every error
 # status answers with the Error shape. Only the reads the bridge and the runbooks make are encoded.
 ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("GET", "/projects"): {200: shapes.Projects},

@@ -4,7 +4,7 @@ Each shape is a ``TypedDict`` validated by pydantic in strict mode: a required f
 optional one a ``NotRequired`` key, and ``None`` is accepted only where the description marks the field
 ``nullable``. Unlike v1, the legacy description closes none of its objects, so every shape here is open: an
 unlisted key is allowed, but a listed one must have its published type. A published ``number`` takes an
-integer or a float, never text. ``legacy_contract`` binds these shapes to operations.
+integer or a float, never text. ``legacy.contract`` binds these shapes to operations.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Which published v1 response shape each operation the emulator serves answers with, and a check against them.
 
-The shapes themselves are in ``v1_contract_shapes`` (written from reading the v1 description, never copied
+The shapes themselves are in ``v1.contract_shapes`` (written from reading the v1 description, never copied
 from it). ``check(method, path, status, body)`` names every way one response breaks its operation's
 published shape; an operation this module does not encode (incentives, rate and incentive packs) is not
 checked.

@@ -1,6 +1,6 @@
 """The published v1 library response shapes (workspace items and project copies), in our own words.
 
-Same rules as ``v1_contract_shapes``: strict, closed TypedDicts; a required field is a required key and
+Same rules as ``v1.contract_shapes``: strict, closed TypedDicts; a required field is a required key and
 ``null`` is allowed only where the description lists it. A project copy is its workspace shape plus where it
 came from (``sourceType``, ``sourceId``) and, with ``expand=source``, the source or a tombstone.
 """

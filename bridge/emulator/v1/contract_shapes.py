@@ -3,7 +3,7 @@
 Each shape is a ``TypedDict`` validated by pydantic in strict mode, so a required field is a required key, an
 optional one a ``NotRequired`` key, a null is accepted only where the description publishes ``null`` among the
 types, and a shape the description closes (``additionalProperties: false``, nearly all of them) refuses unknown
-keys. ``v1_contract`` binds them to operations; the library's shapes are in ``v1_contract_library``.
+keys. ``v1.contract`` binds them to operations; the library's shapes are in ``v1.contract_library``.
 """
 
 from __future__ import annotations

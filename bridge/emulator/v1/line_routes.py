@@ -1,9 +1,9 @@
 """v1 budget-line writes: create, bulk create, patch, delete, phase data (single and bulk) (A13, A14, A19).
 
-Bodies are checked against their published shapes first (v1_requests): a line has no tags on this surface and
-markup phase data no ``excludeFringes``. Bulk writes are all-or-nothing: entries are applied in request order
-and, if one fails, what the earlier ones did is undone before the error is returned. The phase-data writes do
-not list 422, so a line or phase they name that is not in the project is a 404 (A52).
+Bodies are checked against their published shapes first (``v1.budget_requests``): a line has no tags on this
+surface and markup phase data no ``excludeFringes``. Bulk writes are all-or-nothing: entries are applied in
+request order and, if one fails, what the earlier ones did is undone before the error is returned. The
+phase-data writes do not list 422, so a line or phase they name that is not in the project is a 404 (A52).
 """
 
 from __future__ import annotations

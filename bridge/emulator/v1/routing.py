@@ -1,6 +1,6 @@
 """What every v1 route does the same way: authenticate, parse the body, map store refusals, replay keys, page.
 
-Routes decode the body here and check it against its published shape with ``v1_requests.parse`` (not as a
+Routes decode the body here and check it against its published shape with ``v1.requests.parse`` (not as a
 FastAPI body parameter), so every malformed input becomes the v1 error envelope with code ``validation`` and
 ``fieldErrors`` rather than a framework-shaped 422.
 
