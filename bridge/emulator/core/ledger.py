@@ -25,6 +25,11 @@ if TYPE_CHECKING:  # the model holds ledgers: at run time this module needs no m
 T = TypeVar("T")
 # (-timestamp, id): ascending is newest first, equal moments by id, as the v1 list orders them.
 OrderKey = tuple[float, str]
+# Where a stored actual stands in a ledger's order: its order key, then when its mapping key was first stored
+# (as a dict keeps them: what a stable sort left equal keys in), then that mapping key (an actual stored under
+# a key that is not its id, as hostile data may be, is still found).
+Position = tuple[float, str, int, str]
+FIRST: Position = (-float("inf"), "", -1, "")
 # A window's bounds are compared as timestamps (floats) first and exactly after: this much slack keeps every
 # actual a float's rounding could misplace among the candidates.
 SLACK_S = 1.0
@@ -35,21 +40,21 @@ def order_key(actual: Actual) -> OrderKey:
 
 
 class SortedKeys:
-    """Order keys ascending, in chunks of at most ``2 * LOAD``: an insert or a removal moves one chunk's worth
+    """Positions ascending, in chunks of at most ``2 * LOAD``: an insert or a removal moves one chunk's worth
     of references, and the i-th key is found by bisecting the chunks' running lengths."""
 
     LOAD = 512
 
     def __init__(self) -> None:
-        self._chunks: list[list[OrderKey]] = []
-        self._maxes: list[OrderKey] = []
+        self._chunks: list[list[Position]] = []
+        self._maxes: list[Position] = []
         self._starts: list[int] | None = [0]  # position of each chunk's first key; None until needed again
         self._len = 0
 
     def __len__(self) -> int:
         return self._len
 
-    def add(self, key: OrderKey) -> None:
+    def add(self, key: Position) -> None:
         self._len += 1
         self._starts = None
         if not self._chunks:
@@ -64,7 +69,7 @@ class SortedKeys:
             self._chunks[at : at + 1] = [chunk[: self.LOAD], chunk[self.LOAD :]]
             self._maxes[at : at + 1] = [chunk[self.LOAD - 1], chunk[-1]]
 
-    def remove(self, key: OrderKey) -> None:
+    def remove(self, key: Position) -> None:
         at = bisect.bisect_left(self._maxes, key)
         chunk = self._chunks[at]
         del chunk[bisect.bisect_left(chunk, key)]
@@ -81,11 +86,11 @@ class SortedKeys:
         self._starts = [0]
         self._len = 0
 
-    def slice(self, start: int, stop: int) -> list[OrderKey]:
+    def slice(self, start: int, stop: int) -> list[Position]:
         """The keys at positions ``start`` to ``stop`` (0 <= start, exclusive stop)."""
         if self._starts is None:
             self._starts = [0, *itertools.accumulate(len(chunk) for chunk in self._chunks)]
-        taken: list[OrderKey] = []
+        taken: list[Position] = []
         at = max(0, bisect.bisect_right(self._starts, start) - 1)
         offset = start - self._starts[at]
         while len(taken) < stop - start and at < len(self._chunks):
@@ -93,8 +98,8 @@ class SortedKeys:
             at, offset = at + 1, 0
         return taken
 
-    def from_key(self, low: OrderKey) -> Iterator[OrderKey]:
-        """The keys from ``low`` on, ascending."""
+    def from_key(self, low: Position) -> Iterator[Position]:
+        """The positions from ``low`` on, ascending."""
         at = bisect.bisect_left(self._maxes, low)
         if at == len(self._chunks):
             return
@@ -140,21 +145,20 @@ class NewestFirst(Sliced["Actual"]):
 
     def _slice(self, start: int, stop: int | None) -> list[Actual]:
         keys = self._ledger.order.slice(start, len(self._ledger) if stop is None else stop)
-        return [self._ledger[key[1]] for key in keys]
+        return [self._ledger[key[3]] for key in keys]
 
     def __iter__(self) -> Iterator[Actual]:
-        return (self._ledger[key[1]] for key in self._ledger.order.from_key((-float("inf"), "")))
+        return (self._ledger[key[3]] for key in self._ledger.order.from_key(FIRST))
 
 
 class Ledger(MutableMapping[str, "Actual"]):
     """Actuals by id, in the order they were first stored (as a dict keeps them), and by date."""
 
-    __slots__ = ("_keys", "_next_seq", "_rows", "_seq", "order")
+    __slots__ = ("_next_seq", "_positions", "_rows", "order")
 
     def __init__(self) -> None:
         self._rows: dict[str, Actual] = {}
-        self._keys: dict[str, OrderKey] = {}
-        self._seq: dict[str, int] = {}
+        self._positions: dict[str, Position] = {}
         self._next_seq = 0
         self.order = SortedKeys()
 
@@ -181,27 +185,26 @@ class Ledger(MutableMapping[str, "Actual"]):
         return self._rows.values()
 
     def __setitem__(self, actual_id: str, actual: Actual) -> None:
-        key = order_key(actual)
-        held = self._keys.get(actual_id)
+        held = self._positions.get(actual_id)
         if held is None:
-            self._seq[actual_id] = self._next_seq
-            self._next_seq += 1
-        if held != key:
+            seq, self._next_seq = self._next_seq, self._next_seq + 1
+        else:
+            seq = held[2]
+        position = (*order_key(actual), seq, actual_id)
+        if held != position:
             if held is not None:
                 self.order.remove(held)
-            self.order.add(key)
-            self._keys[actual_id] = key
+            self.order.add(position)
+            self._positions[actual_id] = position
         self._rows[actual_id] = actual
 
     def __delitem__(self, actual_id: str) -> None:
         del self._rows[actual_id]
-        self.order.remove(self._keys.pop(actual_id))
-        del self._seq[actual_id]
+        self.order.remove(self._positions.pop(actual_id))
 
     def clear(self) -> None:
         self._rows.clear()
-        self._keys.clear()
-        self._seq.clear()
+        self._positions.clear()
         self.order.clear()
 
     def newest_first(self) -> NewestFirst:
@@ -213,12 +216,12 @@ class Ledger(MutableMapping[str, "Actual"]):
         stored: what a legacy window read answers, found without reading the others."""
         low = -float("inf") if end is None else -end.timestamp() - SLACK_S
         high = float("inf") if start is None else -start.timestamp() + SLACK_S
-        found = []
-        for key in self.order.from_key((low, "")):
+        found: list[tuple[int, Actual]] = []
+        for key in self.order.from_key((low, "", -1, "")):
             if key[0] > high:
                 break
-            actual = self[key[1]]
+            actual = self[key[3]]
             if (start is None or actual.date >= start) and (end is None or actual.date <= end):
-                found.append(actual)
-        found.sort(key=lambda actual: self._seq[actual.id])
-        return found
+                found.append((key[2], actual))
+        found.sort(key=lambda entry: entry[0])
+        return [actual for _, actual in found]
