@@ -24,9 +24,9 @@ from bridge.emulator.control.faults import FaultMiddleware
 from bridge.emulator.control.state import EmulatorState
 from bridge.emulator.control.stats import StatsMiddleware
 from bridge.emulator.control.tenants import Credentials, fleet, new_token
+from bridge.emulator.core.ids import new_api_key
 from bridge.emulator.core.seed import Size, seeded_fleet
 from bridge.emulator.core.store import Service
-from bridge.emulator.core.workspaces import new_api_key
 from bridge.emulator.legacy.routing import TokenBucket
 from bridge.emulator.legacy.workspace_routes import mount_legacy
 from bridge.emulator.v1.surface import mount_v1

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.emulator.core.workspaces import utc_now
+from bridge.emulator.core.ids import utc_now
 from bridge.emulator.wire.formats import wire_moment
 
 

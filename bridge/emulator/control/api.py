@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse, Response
 from bridge.emulator.control.faults import FaultPlan
 from bridge.emulator.control.state import EmulatorState, state_of
 from bridge.emulator.core.errors import NotFound
-from bridge.emulator.core.workspaces import new_api_key
+from bridge.emulator.core.ids import new_api_key
 from bridge.emulator.v1.errors import ValidationError
 from bridge.emulator.v1.requests import field_errors, field_path
 from bridge.emulator.v1.routing import json_body

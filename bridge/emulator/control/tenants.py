@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from starlette.types import Scope
 
+from bridge.emulator.core.ids import new_api_key
 from bridge.emulator.core.store import Service
-from bridge.emulator.core.workspaces import new_api_key
 from bridge.emulator.v1.auth import TokenRegistry
 
 SOURCE = "source"

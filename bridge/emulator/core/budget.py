@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from bridge.emulator.core import formula, validate
 from bridge.emulator.core.errors import Conflict, InvalidInput, NotFound
+from bridge.emulator.core.ids import slugify, unique_alias
 from bridge.emulator.core.model import (
     NODE_TYPES,
     PHASE_TYPES,
@@ -22,7 +23,7 @@ from bridge.emulator.core.model import (
     Project,
     ProjectCurrency,
 )
-from bridge.emulator.core.workspaces import StoreCore, slugify, unique_alias
+from bridge.emulator.core.workspaces import StoreCore
 
 MARKUP_TYPES: tuple[MarkupType, ...] = ("percent", "flat")
 PHASE_DATA_NUMBERS = ("quantity", "rate", "multiplier")

@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import Literal
 
 from bridge.emulator.core.formula import evaluate_globals
+from bridge.emulator.core.ids import utc_now
 from bridge.emulator.core.model import (
     Actual,
     FringeUnits,
@@ -33,7 +34,6 @@ from bridge.emulator.core.model import (
 )
 from bridge.emulator.core.store import Service
 from bridge.emulator.core.totals import cell_value
-from bridge.emulator.core.workspaces import utc_now
 
 Size = Literal["small", "medium", "large"]
 SIZES: dict[Size, tuple[int, int]] = {"small": (300, 1_000), "medium": (5_000, 20_000), "large": (50_000, 200_000)}

@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from bridge.emulator.core import validate
 from bridge.emulator.core.actuals import ActualsStore
 from bridge.emulator.core.errors import InvalidInput, NotFound, SpaceNotEmpty
+from bridge.emulator.core.ids import slugify, unique_alias
 from bridge.emulator.core.model import CONTACT_DETAILS, Contact, Project, ProjectStatus, Space, Workspace
 from bridge.emulator.core.totals import ProjectTotals, compute_totals
 from bridge.emulator.core.workspace_library import WorkspaceLibraryStore
-from bridge.emulator.core.workspaces import slugify, unique_alias
 
 PROJECT_STATUSES: tuple[ProjectStatus, ...] = ("active", "archived")
 

@@ -1,4 +1,4 @@
-"""Legacy budget routes: the budget tree and its lines, accounts, phases, fringes, globals and tags.
+"""Legacy budget routes: the budget tree, its lines and the account list.
 
 User-mode references (account codes or paths, phase aliases or names, fringe codes, global symbols) are
 resolved to ids here, before the store is called (A28); ids are accepted in either mode.
