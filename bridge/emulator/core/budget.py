@@ -354,6 +354,12 @@ class BudgetStore(StoreCore):
         self.touch(project)
         return data
 
+    def restore_phase_data(self, project: Project, saved: Mapping[str, dict[str, PhaseData]]) -> None:
+        """Put back each line's phase data as ``saved`` holds it (what a failed all-or-nothing write changed)."""
+        for node_id, data in saved.items():
+            project.nodes[node_id].phase_data = data
+        self.touch(project)
+
     def _merge_phase_data(self, project: Project, node: Node, phase_id: str, fields: object) -> PhaseData:
         if phase_id not in project.phases:
             raise InvalidInput("phaseData", f"phase {phase_id!r} does not exist in this project")

@@ -242,6 +242,20 @@ class Service(WorkspaceLibraryStore, ActualsStore):
         contact.last_modified = self.clock()
         return contact
 
+    def delete_contact(self, workspace: Workspace, ref: str) -> None:
+        """Remove a contact; lines and actuals that named it keep their data without the contact."""
+        contact = self.get_contact(workspace, ref)
+        del workspace.contacts[contact.id]
+        for project in workspace.projects.values():
+            nodes = [n for n in project.nodes.values() if n.contact_id == contact.id]
+            actuals = [a for a in project.actuals.values() if a.contact_id == contact.id]
+            for node in nodes:
+                node.contact_id = None
+            for actual in actuals:
+                actual.contact_id = None
+            if nodes or actuals:
+                self.touch(project)
+
     def _apply_contact(self, contact: Contact, fields: Mapping[str, object]) -> None:
         for key, value in fields.items():
             if key in ("name", "contact_title", "email", "company", "type", "job_title", *CONTACT_DETAILS):

@@ -151,9 +151,7 @@ async def bulk_phase_data(request: Request, grant: Grant, project_id: str) -> Re
                 saved.setdefault(line_id, copy.deepcopy(node.phase_data))
                 results.append(_write_phase_data(context, project, line_id, phase_id, item["phaseData"]))
         except Exception:
-            for line_id, data in saved.items():
-                project.nodes[line_id].phase_data = data
-            context.service.touch(project)
+            context.service.restore_phase_data(project, saved)
             raise
         budget_changed(context, grant, project)
         return ok({"data": results})

@@ -258,15 +258,5 @@ async def delete_contact(request: Request, grant: Grant, contact_id: str) -> Res
     context = context_of(request)
     workspace = workspace_of(request, grant)
     with domain_errors():
-        context.service.get_contact(workspace, contact_id)
-    del workspace.contacts[contact_id]
-    for project in workspace.projects.values():
-        nodes = [n for n in project.nodes.values() if n.contact_id == contact_id]
-        actuals = [a for a in project.actuals.values() if a.contact_id == contact_id]
-        for node in nodes:
-            node.contact_id = None
-        for actual in actuals:
-            actual.contact_id = None
-        if nodes or actuals:
-            context.service.touch(project)
+        context.service.delete_contact(workspace, contact_id)
     return Response(status_code=204)
