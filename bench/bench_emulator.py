@@ -1,4 +1,5 @@
-"""Emulator throughput on the v1 surface: requests per second in process and over loopback.
+"""Emulator throughput on the v1 surface: requests per second in process and over loopback; the cost of a
+transaction page against the size of its project.
 
 Two operations, each timed in process (``httpx.ASGITransport``) and over a real socket (uvicorn on an
 ephemeral loopback port, one keep-alive connection): a line-list page (``limit=100`` over a 2,000-line
@@ -7,6 +8,10 @@ sent one at a time, so the figures are per-request latency inverted, the number 
 Over loopback every request also pays the host's socket round trip (on the 2-core sandbox this was measured
 at about 45-50 ms even for a 404 on a route-less path), so compare loopback figures only on one host.
 Set BENCH_EMULATOR_SECONDS to change how long each figure is measured (default 2 s).
+
+Paging: ``GET /v1/transactions?projectId=...&limit=100`` in process, a page deep into a project of 1,000 and of
+100,000 transactions (the best of several pages); a page costs its rows, not the project's, so the ratio of the
+two stays near 1 (it was about 60 when every page scanned and sorted the project).
 """
 
 from __future__ import annotations
@@ -16,16 +21,20 @@ import itertools
 import os
 import time
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 
 import httpx
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
-from bridge.emulator.serve import BackgroundServer
+from bridge.emulator.control.serving import BackgroundServer
+from bridge.emulator.core.seed import seeded_service
+from bridge.emulator.core.store import Service
 
 TOKEN = "bench-token-for-the-target-workspace"  # noqa: S105 - the emulator's own test token
 SECONDS = float(os.environ.get("BENCH_EMULATOR_SECONDS", "2"))
 BUDGET_LINES = 2_000
+PAGING_SIZES = (1_000, 100_000)
+PAGES_TIMED = 5
 _keys = itertools.count()
 
 
@@ -90,9 +99,41 @@ async def _loopback(base_url: str) -> dict[str, float]:
         return await _measure(client)
 
 
+def _paged_service(size: int) -> tuple[Service, str]:
+    """A service whose target holds one project of ``size`` transactions (stored directly, at spread dates)."""
+    service = seeded_service(42, "small")
+    workspace = service.workspace("target")
+    project = service.create_project(workspace, name="Paging")
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    for n in range(size):
+        when = (start + timedelta(minutes=n * 7919 % size)).isoformat()
+        service.create_actual(workspace, project, {"description": f"t{n}", "amount": n, "date": when})
+    return service, project.id
+
+
+async def _page_ms(size: int) -> float:
+    """Milliseconds for one transaction page deep into a project of ``size`` (the best of PAGES_TIMED pages)."""
+    service, project = _paged_service(size)
+    transport = httpx.ASGITransport(app=create_app(service, token=TOKEN))
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with httpx.AsyncClient(transport=transport, base_url="http://emulator/v1", headers=headers) as client:
+        query: dict[str, str] = {"projectId": project, "limit": "100"}
+        cursor = (await client.get("/transactions", params=query)).json()["nextCursor"]
+        best = float("inf")
+        for _ in range(PAGES_TIMED):
+            started = time.perf_counter()
+            body = (await client.get("/transactions", params={**query, "cursor": cursor})).json()
+            best = min(best, time.perf_counter() - started)
+            cursor = body["nextCursor"]
+    return round(best * 1000, 2)
+
+
 def run() -> dict[str, object]:
     """The emulator's v1 throughput figures, measured now."""
     in_process = asyncio.run(_in_process())
+    small, large = PAGING_SIZES
+    # ms per page at each size; their ratio is what paging costs as a project grows
+    paging = {f"transaction_page_ms_{size}": asyncio.run(_page_ms(size)) for size in PAGING_SIZES}
     with BackgroundServer(create_app(seeded_service(42, "small"), token=TOKEN)) as base_url:
         loopback = asyncio.run(_loopback(base_url))
     return {
@@ -102,4 +143,8 @@ def run() -> dict[str, object]:
         "in_process_bulk_create_100_rps": in_process["bulk_create_100_rps"],
         "loopback_line_page_rps": loopback["line_page_rps"],
         "loopback_bulk_create_100_rps": loopback["bulk_create_100_rps"],
+        **paging,
+        "transaction_page_ratio": round(
+            paging[f"transaction_page_ms_{large}"] / paging[f"transaction_page_ms_{small}"], 2
+        ),
     }

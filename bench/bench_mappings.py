@@ -20,7 +20,7 @@ import tracemalloc
 from typing import cast
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import Size, seeded_service
+from bridge.emulator.core.seed import Size, seeded_service
 from mappings.records import Project
 from tests.mappings.legacy_workspace import LegacyWorkspace, map_workspace, read_workspace
 from tests.strategies import generated_budget

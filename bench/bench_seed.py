@@ -9,7 +9,7 @@ import sys
 PROBE = """
 import json, time
 from pathlib import Path
-from bridge.emulator.seed import seeded_service
+from bridge.emulator.core.seed import seeded_service
 size = SIZE
 wall, cpu = time.perf_counter(), time.process_time()
 service = seeded_service(42, size)

@@ -32,7 +32,7 @@ from bridge.clients.http import RunControls
 from bridge.clients.legacy import open_legacy
 from bridge.config import Secret, Settings
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import Size, seeded_service
+from bridge.emulator.core.seed import Size, seeded_service
 from bridge.engine.progress import Progress
 from bridge.engine.run import Transports, migrate
 from bridge.errors import ResumableStop

@@ -23,7 +23,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "legacy error body",
         "Legacy errors carry a JSON body {error, code?, details?}; clients read only the status and `code`.",
         "legacy seed: 'Error body shape and codes: not shown'; real service L-SPEC shape.",
-        ("emulator.legacy_api", "clients.legacy"),
+        ("emulator.legacy", "clients.legacy"),
     ),
     Assumption(
         "A02",
@@ -31,7 +31,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "The legacy surface answers 429 with a Retry-After header in delta-seconds; no numeric limit is "
         "published, so the emulator's token bucket is configurable and off by default.",
         "legacy seed names 429 but no limits; L-SPEC has no 429 body.",
-        ("emulator.faults", "clients.http"),
+        ("emulator.control.faults", "clients.http"),
     ),
     Assumption(
         "A03",
@@ -39,7 +39,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "Legacy lists (spaces, projects, contacts, phases, fringes, globals, tags, accounts, budget) return "
         "everything in one response; only actuals are windowed, by the inclusive startDate/endDate filters.",
         "legacy seed: 'other paging rules ... not shown'.",
-        ("emulator.legacy_api", "clients.legacy"),
+        ("emulator.legacy", "clients.legacy"),
     ),
     Assumption(
         "A04",
@@ -47,7 +47,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "v1 ids are opaque strings with a kind prefix (prj_, spc_, phs_, lin_, frg_, gbl_, cur_, tag_, unt_, "
         "con_, txn_, whk_); the bridge never parses them.",
         "v1 seed: 'Identifiers are opaque strings'; V-SPEC examples use these prefixes.",
-        ("emulator.store", "clients.v1"),
+        ("emulator.core.store", "clients.v1"),
     ),
     Assumption(
         "A05",
@@ -56,7 +56,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "parentId, archived, createdAt, updatedAt}; `archived` only through PATCH /spaces/{id}; GET /spaces "
         "is a cursor-paged list; there is no GET /spaces/{id}.",
         "v1 seed: spaces paths 'not shown'; V-SPEC Space/SpaceCreate/SpaceUpdate.",
-        ("emulator.v1_api", "clients.v1", "mappings.spaces"),
+        ("emulator.v1", "clients.v1", "mappings.spaces"),
     ),
     Assumption(
         "A06",
@@ -66,7 +66,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "phase named 'Estimate'; status (active|archived) only through PATCH. Legacy labels travel as "
         "project tags (tagIds).",
         "v1 seed: bodies 'not shown'; V-SPEC ProjectCreate/ProjectCreated.",
-        ("emulator.v1_api", "clients.v1", "mappings.spaces", "engine.run"),
+        ("emulator.v1", "clients.v1", "mappings.spaces", "engine.run"),
     ),
     Assumption(
         "A07",
@@ -74,7 +74,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "POST /contacts {name, displayName?, company?, title?, email?, type: contractor|employee|company|"
         "vendor, rate?: Money} -> 201 Contact; legacy types Contractor|Employee|Company map to lower case.",
         "v1 seed: contact fields 'not shown'; V-SPEC Contact.",
-        ("emulator.v1_api", "mappings.contacts"),
+        ("emulator.v1", "mappings.contacts"),
     ),
     Assumption(
         "A08",
@@ -83,7 +83,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "isHidden?, baseCurrencyId?, rollupFormula?} (Idempotency-Key) -> 201 BudgetPhase; GET lists "
         "visible and hidden phases; rollupFormula is arithmetic over @phaseId references.",
         "v1 seed: 'create body: phase fields'; V-SPEC BudgetPhase.",
-        ("emulator.v1_api", "mappings.phases"),
+        ("emulator.v1", "mappings.phases"),
     ),
     Assumption(
         "A09",
@@ -93,7 +93,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "rateToUSD = exchangeRate, referenced by the phase's baseCurrencyId. v1 totals are in the workspace "
         "currency: phase total x rate, rounded half-even to the workspace currency's minor unit.",
         "v1 seed: totals in minor units; V-SPEC: totals 'in the workspace currency'; rounding NOT FOUND.",
-        ("emulator.calc", "mappings.phases", "mappings.money", "verify.totals"),
+        ("emulator.core.totals", "mappings.phases", "mappings.money", "verify.totals"),
     ),
     Assumption(
         "A10",
@@ -101,7 +101,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "v1 phase-data rate, quantity and multiplier are decimal numbers in major units (or '='-formula "
         "strings), exactly as legacy sends them; only totals and Money fields are integer minor units.",
         "V-SPEC: 'units of v1 phase-data rate (major vs minor): NOT FOUND'; its examples look major.",
-        ("emulator.calc", "mappings.budget"),
+        ("emulator.core.totals", "mappings.budget"),
     ),
     Assumption(
         "A11",
@@ -111,7 +111,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "are rounded half-even to the phase currency's minor unit (so a zero-decimal currency never shows a "
         "fraction); accounts and phases sum the rounded line amounts.",
         "service-shapes 'How totals are computed'; overtime formula NOT FOUND (not emulated).",
-        ("emulator.calc",),
+        ("emulator.core.totals",),
     ),
     Assumption(
         "A12",
@@ -119,7 +119,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "Fringe units: percent = rate% of min(line base, cutoff); flat = rate x line quantity; total = rate "
         "once per line. A null cutoff means no cap. Cutoffs apply per line.",
         "service-shapes: 'Semantics of total units and cutoff scope NOT FOUND'.",
-        ("emulator.calc", "mappings.library"),
+        ("emulator.core.totals", "mappings.library"),
     ),
     Assumption(
         "A13",
@@ -130,7 +130,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "excludeFringes?: bool} and its account selection is markupAccountFilter, a comma-separated list of "
         "account codes (null = every sibling account).",
         "service-shapes: 'how a markup's percent/flat value is written in [V] is NOT FOUND'.",
-        ("emulator.calc", "emulator.v1_api", "mappings.budget"),
+        ("emulator.core.totals", "emulator.v1", "mappings.budget"),
     ),
     Assumption(
         "A14",
@@ -138,7 +138,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "v1 budget lines accept `tagIds` on create, bulk create and PATCH, and return them on read. The bridge "
         "checks every assignment by reading the line back and reports each one the target did not keep.",
         "V-SPEC: lines expose tagIds but create/update bodies do not show it.",
-        ("emulator.v1_api", "engine.run", "mappings.library"),
+        ("emulator.v1", "engine.run", "mappings.library"),
     ),
     Assumption(
         "A15",
@@ -160,7 +160,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "are reported, not carried). The actual phase of a project totals its actualized transactions by budget "
         "line.",
         "v1 seed: transaction bodies 'not shown'; V-SPEC TransactionManualCreate and items.",
-        ("emulator.v1_api", "emulator.calc", "mappings.actuals", "engine.run"),
+        ("emulator.v1", "emulator.core.totals", "mappings.actuals", "engine.run"),
     ),
     Assumption(
         "A17",
@@ -180,7 +180,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "category?}; each with Idempotency-Key -> 201. A project copy is POST /projects/{p}/library/<kind> "
         "{sourceId} -> 201 (or 200 when already added, keeping project edits) and is edited by PATCH.",
         "V-SPEC library flow; project adds need no key.",
-        ("emulator.v1_api", "clients.v1", "mappings.library", "engine.run"),
+        ("emulator.v1", "clients.v1", "mappings.library", "engine.run"),
     ),
     Assumption(
         "A19",
@@ -191,7 +191,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "multiplier, unit, fringeIds, ...}}}; a missing parentId places the line at the root. Phase-data bulk "
         "is {items: [{lineId, phaseId, phaseData}]} -> 200 {data: [...]}. fringeIds name project fringe copies.",
         "v1 seed shapes; V-SPEC BudgetLineCreate; 'fringeIds project-copy or workspace ids' NOT FOUND.",
-        ("emulator.v1_api", "clients.v1", "mappings.budget"),
+        ("emulator.v1", "clients.v1", "mappings.budget"),
     ),
     Assumption(
         "A20",
@@ -199,7 +199,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "The target keeps idempotency keys for 24 hours (Stripe's published floor). A journalled intent older "
         "than that is looked up on the target before it is replayed.",
         "V-SPEC: 'Retention window of idempotency keys: NOT FOUND'.",
-        ("emulator.idempotency", "engine.run"),
+        ("emulator.v1.idempotency", "engine.run"),
     ),
     Assumption(
         "A21",
@@ -207,7 +207,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "429 carries code rate_limited, a Retry-After header (delta-seconds; HTTP-date also honoured) and body "
         "retryAfter; no numeric limit is published, so the bridge adapts its concurrency (AIMD).",
         "V-SPEC 429; numeric limits NOT FOUND.",
-        ("emulator.faults", "clients.http"),
+        ("emulator.control.faults", "clients.http"),
     ),
     Assumption(
         "A22",
@@ -215,7 +215,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "Cursors are opaque, bound to the filters and sort of the request that produced them; a cursor reused "
         "with other filters gets 400 cursor_invalid.",
         "v1 seed pagination rules.",
-        ("emulator.v1_api", "clients.pages"),
+        ("emulator.v1", "clients.pages"),
     ),
     Assumption(
         "A23",
@@ -224,7 +224,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "scale is configurable for tests. A 2xx is success; after five failures the outcome is failed; an "
         "unsafe URL is blocked; an inactive subscription's deliveries are dropped.",
         "v1 seed 'up to five attempts, exponential backoff starting at 30 seconds'.",
-        ("emulator.webhooks",),
+        ("emulator.v1.webhooks",),
     ),
     Assumption(
         "A24",
@@ -233,7 +233,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "without a leading '='); cycles are an error. Phase-data cells starting with '=' are formulas over "
         "globals.",
         "HELP globals article; neither API exposes evaluated values.",
-        ("emulator.formula", "mappings.library"),
+        ("emulator.core.formula", "mappings.library"),
     ),
     Assumption(
         "A25",
@@ -241,7 +241,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "Purchase orders are not migrated; a committed-type phase's values come from its phase data like an "
         "estimate phase's.",
         "mission scope: purchase orders not listed; committed totals from POs on the real service.",
-        ("emulator.calc", "mappings.phases"),
+        ("emulator.core.totals", "mappings.phases"),
     ),
     Assumption(
         "A26",
@@ -249,7 +249,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "A subtotal with subtotalSumAllAbove sums every sibling above it; without it, the siblings since the "
         "previous subtotal. Either way it adds nothing to its parent (A13).",
         "service-shapes: 'subtotal default scope NOT FOUND'.",
-        ("emulator.calc", "verify.quarantine"),
+        ("emulator.core.totals", "verify.quarantine"),
     ),
     Assumption(
         "A27",
@@ -258,7 +258,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "as empty in every total: missing quantity/multiplier = 1, rate = 0, actual amount = 0. The legacy "
         "surface still returns the raw value, so the bridge can quarantine the record.",
         "neither document says how the service totals bad stored values.",
-        ("emulator.calc", "mappings.money", "verify.quarantine"),
+        ("emulator.core.totals", "mappings.money", "verify.quarantine"),
     ),
     Assumption(
         "A28",
@@ -268,7 +268,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "system id (they have no human-readable one). An actual's accountId is the coded line's account code "
         "in user mode and the line's id in system mode. Totals and phaseData keys follow the phase rule.",
         "legacy seed rule 1 names user-mode ids only for line/account/phase/project/space.",
-        ("emulator.legacy_api", "clients.legacy"),
+        ("emulator.legacy", "clients.legacy"),
     ),
     Assumption(
         "A29",
@@ -279,7 +279,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "accountId, description, path, parentId, lines, totals}; accounts whose parent is missing or sits in a "
         "cycle are listed too, so a client can rebuild the tree and quarantine what does not fit.",
         "legacy seed: subAccounts is a map; L-SPEC Account shape; how orphans appear is not shown.",
-        ("emulator.legacy_api", "clients.legacy"),
+        ("emulator.legacy", "clients.legacy"),
     ),
     Assumption(
         "A30",
@@ -288,7 +288,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "the body's requestId); a replayed write carries `Idempotency-Replayed: true`. Legacy responses may carry "
         "the same header; the bridge quotes whichever it has.",
         "v1 seed: requestId only in the error body; V-SPEC: Idempotency-Replayed const 'true'.",
-        ("emulator.v1_errors", "clients.http"),
+        ("emulator.v1.errors", "clients.http"),
     ),
     Assumption(
         "A31",
@@ -318,7 +318,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "internal_error (500), temporarily_unavailable (502, 503 and 504 at the gateway, A57) and "
         "budget_compute_timeout (504 on budget and totals reads). An unknown `phase` selector is 400 validation.",
         "v1 seed: 413/422/504 'codes and retry guidance: not shown'; V-SPEC ErrorCode enum.",
-        ("emulator.v1_errors", "emulator.faults", "clients.http"),
+        ("emulator.v1.errors", "emulator.control.faults", "clients.http"),
     ),
     Assumption(
         "A34",
@@ -328,7 +328,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "Contact, BudgetPhase, BudgetLine, Transaction, Webhook, library kinds). A token is any token68 string of "
         "16+ characters the service issued; unknown or malformed -> invalid_token.",
         "v1 seed: 'other role values: not shown'; token format not shown.",
-        ("emulator.auth", "clients.http"),
+        ("emulator.v1.auth", "clients.http"),
     ),
     Assumption(
         "A35",
@@ -338,7 +338,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "--webhook-target`, or the control API's settings; empty by default). A delivery goes out only to an "
         "allow-listed origin; any other ends `blocked` without a request. Test deliveries use event `ping`.",
         "v1 seed: 'unsafe URLs are rejected'; which are unsafe: not shown.",
-        ("emulator.webhooks",),
+        ("emulator.v1.webhooks",),
     ),
     Assumption(
         "A36",
@@ -348,7 +348,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "one key are serialised, the later one replaying the earlier's result. The fingerprint is method, path "
         "and the JSON body's content.",
         "Stripe semantics (reliability-anchors); V-SPEC silent on failed requests.",
-        ("emulator.idempotency", "engine.run"),
+        ("emulator.v1.idempotency", "engine.run"),
     ),
     Assumption(
         "A37",
@@ -358,7 +358,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "enabling/disabling one fires pack.installed/pack.uninstalled. A transaction needs projectId; a missing "
         "description takes the type; the first item moves the coding from the transaction to its items.",
         "v1 seed: library bodies and rate-pack project install 'not shown'; V-SPEC transaction items.",
-        ("emulator.library", "emulator.v1_transactions"),
+        ("emulator.v1.extras.packs", "emulator.v1.transaction_routes"),
     ),
     Assumption(
         "A38",
@@ -367,7 +367,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "account's tagged children are not added again); `actualTotal` is the actual-type phases' amounts of the "
         "tagged lines.",
         "tag total scope not shown.",
-        ("emulator.legacy_api", "emulator.calc", "clients.legacy"),
+        ("emulator.legacy", "emulator.core.totals", "clients.legacy"),
     ),
     Assumption(
         "A39",
@@ -389,7 +389,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "edit, comment, view), all but owner, admin and edit are warned about in preflight as possibly read-only.",
         "V-SPEC: 'financial fields editable only on manual' without the route; copy PATCH fields and role "
         "values not shown; the WorkspaceRole enum is published, what each role may write is not.",
-        ("engine.run", "emulator.v1_api"),
+        ("engine.run", "emulator.v1"),
     ),
     Assumption(
         "A41",
@@ -400,7 +400,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
         "account with its parentId, the ones the root does not reach too. So a tree read account by account "
         "equals one whole read (A29).",
         "legacy seed: accountId and excludeSubAccounts are named query parameters, their effect is not shown.",
-        ("clients.legacy", "emulator.legacy_api", "engine.project"),
+        ("clients.legacy", "emulator.legacy", "engine.project"),
     ),
 )
 # Ordered by id: the seed-document guesses, then those made reading the published descriptions.

@@ -18,7 +18,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "at the next day's first instant). Both bounds are inclusive instants; a bare date is refused (400).",
         "legacy seed: 'startDate, endDate (ISO 8601, inclusive)'; L-SPEC: format date-time, 'on or after' / "
         "'on or before', example 2024-01-31T23:59:59Z; the precision the service compares at is not shown.",
-        ("clients.legacy", "emulator.legacy_api"),
+        ("clients.legacy", "emulator.legacy"),
     ),
     Assumption(
         "A43",
@@ -28,7 +28,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "excludeSubAccounts=true&expands[]=phases, the one declared way to ask for hidden phases. The emulator "
         "lists every phase, hidden ones too, on /budget/phases.",
         "L-SPEC: includeHiddenPhases is declared on GET /budget and GET /budget/line/{lineId} only.",
-        ("clients.legacy", "emulator.legacy_api"),
+        ("clients.legacy", "emulator.legacy"),
     ),
     Assumption(
         "A44",
@@ -40,7 +40,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "so the mappings see each cell as written.",
         "L-SPEC LinePhaseData: quantity/rate/multiplier are numbers and the *Formula fields are strings, without "
         "saying what the number holds for a formula cell; write shapes take 'value or formula string'.",
-        ("clients.legacy", "emulator.legacy_api"),
+        ("clients.legacy", "emulator.legacy"),
     ),
     Assumption(
         "A45",
@@ -51,7 +51,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "`amount` is an empty cell, sent as no rate, as a null `amount` would be.",
         "L-SPEC declares type/amount/excludeFringes only on CreateMarkupPhaseData and UpdateMarkupPhaseData; the "
         "read shape LinePhaseData lists none of them.",
-        ("clients.legacy", "emulator.legacy_api", "mappings.budget"),
+        ("clients.legacy", "emulator.legacy", "mappings.budget"),
     ),
     Assumption(
         "A46",
@@ -77,7 +77,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "never gives; the emulator serves it as a string and its response contract accepts any value there, "
         "while the bridge reads it as optional text, so a value of another type fails that record loudly.",
         "L-SPEC AccountSummary and ContactAccount: `description` is in `required` but not in `properties`.",
-        ("emulator.legacy_contract_shapes", "clients.legacy"),
+        ("emulator.legacy.contract_shapes", "clients.legacy"),
     ),
     Assumption(
         "A50",
@@ -86,7 +86,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "indexes in brackets (`lines[3].phaseData.<phaseId>.rate`), a header by its name (`Idempotency-Key`), and "
         "the body as a whole (not an object, or a partial update with no field) as `body`.",
         "V-SPEC Error.fieldErrors: 'Validation messages keyed by input field'; the key format is not given.",
-        ("emulator.v1_requests",),
+        ("emulator.v1.requests",),
     ),
     Assumption(
         "A51",
@@ -95,7 +95,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "date (read as midnight UTC); anything else is 400 `validation`. A `format: date` field takes YYYY-MM-DD only.",
         "V-SPEC TransactionManualCreate.timestamp is `format: date-time`, yet its description says a date without "
         "a time is recorded at midnight UTC.",
-        ("emulator.v1_requests",),
+        ("emulator.v1.requests",),
     ),
     Assumption(
         "A52",
@@ -104,7 +104,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "statuses have no 422 (PUT phase data, phase-data bulk, adding a project library copy) and 422 where 422 is "
         "listed (A33). A bulk over its published maxItems is 400 `validation`, not 413.",
         "V-SPEC lists statuses per operation but not which refusal each condition gets; bulk shapes carry maxItems.",
-        ("emulator.v1_lines", "emulator.v1_library", "emulator.v1_transactions"),
+        ("emulator.v1.line_routes", "emulator.v1.library_routes", "emulator.v1.transaction_routes"),
     ),
     Assumption(
         "A53",
@@ -116,7 +116,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "status.",
         "V-SPEC write shapes are wider than what the emulator's core stores; it must not refuse what the service "
         "accepts, and it cannot keep what it does not model.",
-        ("emulator.v1_requests", "emulator.v1_transactions", "emulator.v1_library"),
+        ("emulator.v1.requests", "emulator.v1.transaction_routes", "emulator.v1.library_routes"),
     ),
     Assumption(
         "A54",
@@ -125,7 +125,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "color `gray`.",
         "V-SPEC: a Tag's color may be null for the default colour, but a ProjectTag's color is a required string; "
         "which colour is the default is not shown.",
-        ("emulator.v1_shapes",),
+        ("emulator.v1.shapes",),
     ),
     Assumption(
         "A55",
@@ -136,7 +136,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "fringeGroupIds empty; a queued webhook delivery counts its first attempt (attempts is at least 1).",
         "V-SPEC marks these fields required (attempts minimum 1, the test-delivery example is pending with 1 "
         "attempt) but the documents do not say what a record without them reads as.",
-        ("emulator.v1_shapes", "emulator.v1_transactions", "emulator.webhooks"),
+        ("emulator.v1.shapes", "emulator.v1.transaction_routes", "emulator.v1.webhooks"),
     ),
     Assumption(
         "A56",
@@ -147,7 +147,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "count in their parents' values).",
         "V-SPEC: BudgetDocumentLinePhaseData is closed with 13 required fields and ComputedLineType names the "
         "document's line types; how a markup's settings read back is not shown.",
-        ("emulator.v1_shapes", "emulator.v1_budget"),
+        ("emulator.v1.shapes", "emulator.v1.budget_routes"),
     ),
     Assumption(
         "A57",
@@ -158,7 +158,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "view) and its email has a host-name domain.",
         "V-SPEC's ErrorCode enum has no reference_invalid, method_not_allowed, bad_gateway or gateway_timeout and "
         "lists no 405, 500 or 502 response; which code a gateway failure carries is not shown.",
-        ("emulator.v1_errors", "emulator.v1_api"),
+        ("emulator.v1.errors", "emulator.v1"),
     ),
     Assumption(
         "A58",
@@ -167,7 +167,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "`source_not_postable`; nothing is deleted.",
         "V-SPEC: transactions_delete says other sources return 409 but names no code; source_not_postable is the "
         "published ErrorCode about a transaction's source.",
-        ("emulator.v1_transactions", "emulator.v1_errors"),
+        ("emulator.v1.transaction_routes", "emulator.v1.errors"),
     ),
     Assumption(
         "A59",
@@ -176,7 +176,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "(no conversion); the same filters as the list apply. A missing or malformed currency is 400 `validation`.",
         "V-SPEC: transactions_stats returns the total 'in one currency' with a required currency parameter but "
         "does not say whether other currencies are converted or left out; the emulator keeps no exchange rates.",
-        ("emulator.v1_transactions",),
+        ("emulator.v1.transaction_routes",),
     ),
     Assumption(
         "A60",
@@ -186,7 +186,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "null merchant, logoUrl and category.",
         "V-SPEC documents these expansions (assumptions null when there is no pinned brief); the emulator models "
         "no documents, purchase orders, briefs or bank-feed metadata.",
-        ("emulator.v1_transactions", "emulator.v1_projects", "emulator.v1_expand"),
+        ("emulator.v1.transaction_routes", "emulator.v1.project_routes", "emulator.v1.expand"),
     ),
     Assumption(
         "A61",
@@ -197,7 +197,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "group without a colour leaves `color` out (TagColor is not nullable).",
         "V-SPEC: library_addProjectFringeGroup (adding again keeps project edits, reset restores), "
         "ProjectFringeGroup and SourceTombstone; how a copy relates to the project's fringes is not shown.",
-        ("emulator.v1_project_groups", "emulator.library"),
+        ("emulator.v1.extras.fringe_group_routes", "emulator.v1.extras.packs"),
     ),
     Assumption(
         "A62",

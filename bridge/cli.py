@@ -103,7 +103,7 @@ SUBCOMMANDS: dict[str, Lazy] = {
         "The settings: what the bridge would use, and where each value comes from.",
     ),
     "emulate": Lazy(
-        "bridge.emulator.serve:emulate_command",
+        "bridge.emulator.control.serving:emulate_command",
         "Serve the emulated service (legacy /api/v1, v1 /v1, control /_emulator) until stopped.",
     ),
     "fleet": Lazy(

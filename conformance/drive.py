@@ -28,9 +28,9 @@ from pathlib import Path
 import httpx
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import Size, seeded_service
-from bridge.emulator.serve import BackgroundServer
-from bridge.emulator.store import Service
+from bridge.emulator.control.serving import BackgroundServer
+from bridge.emulator.core.seed import Size, seeded_service
+from bridge.emulator.core.store import Service
 
 COMMANDS = (("plan", "--out", "plan.json"), ("run",), ("verify",))
 STEP_TIMEOUT_S = 1200

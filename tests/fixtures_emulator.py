@@ -10,10 +10,10 @@ import pytest
 from fastapi import FastAPI
 
 from bridge.emulator.app import Credentials, create_app
-from bridge.emulator.seed import seeded_service
-from bridge.emulator.serve import BackgroundServer
-from bridge.emulator.store import Service
-from bridge.emulator.v1_context import V1Context
+from bridge.emulator.control.serving import BackgroundServer
+from bridge.emulator.control.state import EmulatorState
+from bridge.emulator.core.seed import seeded_service
+from bridge.emulator.core.store import Service
 from tests.legacy_contract_hook import held_to_legacy_contract
 from tests.v1_contract_hook import held_to_contract
 
@@ -92,18 +92,18 @@ def v1_app() -> FastAPI:
 
 
 @pytest.fixture
-def v1_context(v1_app: FastAPI) -> V1Context:
-    """The v1 side (tokens, keys, faults, webhooks, counters) of ``v1_app``."""
-    context: V1Context = v1_app.state.v1
+def emulator_state(v1_app: FastAPI) -> EmulatorState:
+    """The state holder of ``v1_app``: its service, tokens, keys, faults, webhooks and counters."""
+    context: EmulatorState = v1_app.state.emulator
     return context
 
 
 @pytest.fixture
-def issue_token(v1_context: V1Context) -> Callable[..., str]:
+def issue_token(emulator_state: EmulatorState) -> Callable[..., str]:
     """Issue a bearer token: ``issue_token(workspace="target", role="admin")``."""
 
     def issue(workspace: str = "target", role: str = "admin") -> str:
-        return v1_context.tokens.issue(v1_context.service.workspace(workspace).id, role).token
+        return emulator_state.tokens.issue(emulator_state.service.workspace(workspace).id, role).token
 
     return issue
 

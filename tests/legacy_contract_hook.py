@@ -1,4 +1,4 @@
-"""Holds the emulator's legacy answers to the published response shapes (``bridge.emulator.legacy_contract``).
+"""Holds the emulator's legacy answers to the published response shapes (``bridge.emulator.legacy.contract``).
 
 ``violations(response)`` lists how one answer breaks its operation's shape; ``held_to_legacy_contract`` is an
 httpx response hook the legacy emulator fixtures install, so a test whose request gets a non-conforming
@@ -12,7 +12,7 @@ import json
 import httpx
 from fastapi import FastAPI
 
-from bridge.emulator import legacy_contract
+from bridge.emulator.legacy import contract as legacy_contract
 from tests.v1_contract_hook import ContractViolationError
 
 

@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from bridge.cli import cli
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
-from bridge.emulator.serve import BackgroundServer
+from bridge.emulator.control.serving import BackgroundServer
+from bridge.emulator.core.seed import seeded_service
 from bridge.errors import ConfigError
 from bridge.files import write_private
 from bridge.logging import configure_logging

@@ -28,8 +28,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from structlog.typing import EventDict, WrappedLogger
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
-from bridge.emulator.serve import BackgroundServer
+from bridge.emulator.control.serving import BackgroundServer
+from bridge.emulator.core.seed import seeded_service
 from bridge.engine.plan import Fate, Plan, Tally
 from bridge.engine.progress import Activity, LineProgress, listening, planned
 from bridge.terminal import SHOWN

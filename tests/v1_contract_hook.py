@@ -1,4 +1,4 @@
-"""Holds the emulator's v1 answers to the published response shapes (``bridge.emulator.v1_contract``).
+"""Holds the emulator's v1 answers to the published response shapes (``bridge.emulator.v1.contract``).
 
 ``violations(response)`` lists how one answer breaks its operation's shape; ``held_to_contract`` is an httpx
 response hook the v1 emulator fixtures install, so any test whose request gets a non-conforming answer fails
@@ -11,7 +11,7 @@ import json
 
 import httpx
 
-from bridge.emulator import v1_contract
+from bridge.emulator.v1 import contract as v1_contract
 
 V1_BASE = "/v1"
 

@@ -32,7 +32,7 @@ import click
 import httpx
 
 from bridge.emulator.app import create_app
-from bridge.emulator.serve import BackgroundServer
+from bridge.emulator.control.serving import BackgroundServer
 
 KILL_AFTER_DONE_INTENTS = 12
 STEP_TIMEOUT_S = 120

@@ -1,8 +1,15 @@
 """``create_app``: one emulator (both surfaces and the control API over one service), in process or served.
 
+The emulator is split the way moto splits a fake backend: ``core`` (the store: typed records and their rules,
+totals, seeds; no HTTP), one package per product surface (``legacy``: ``/api/v1`` with ``X-API-Key``; ``v1``:
+``/v1`` with bearer tokens, routes the bridge never calls under ``v1/extras``), each parsing a request, calling
+the core and shaping its answer, ``wire`` (what both surfaces write alike), and ``control`` (``/_emulator``,
+faults, counters, capture, tenants, serving). This module assembles them over one state holder,
+``app.state.emulator`` (``control.state.EmulatorState``).
+
 Tests hand the app to ``httpx.ASGITransport``; ``bridge emulate`` serves the same app under uvicorn. With
-``workspaces=N`` it serves N tenants (``bridge.emulator.tenants``), each a seeded source and a target with
-their own legacy key and token, on ``app.state.fleet``.
+``workspaces=N`` it serves N tenants (``bridge.emulator.control.tenants``), each a seeded source and a target
+with their own legacy key and token, on ``app.state.emulator.tenants``.
 """
 
 from __future__ import annotations
@@ -11,15 +18,18 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
-from bridge.emulator.capture import CaptureMiddleware
-from bridge.emulator.legacy_api import mount_legacy
-from bridge.emulator.legacy_routing import LegacyState, TokenBucket
-from bridge.emulator.seed import Size, seeded_fleet
-from bridge.emulator.store import Service
-from bridge.emulator.store_core import new_api_key
-from bridge.emulator.tenants import Credentials, fleet, new_token
-from bridge.emulator.v1_api import mount_v1
-from bridge.emulator.v1_context import V1Context
+from bridge.emulator.control import api as control_api
+from bridge.emulator.control.capture import CaptureMiddleware
+from bridge.emulator.control.faults import FaultMiddleware
+from bridge.emulator.control.state import EmulatorState
+from bridge.emulator.control.stats import StatsMiddleware
+from bridge.emulator.control.tenants import Credentials, fleet, new_token
+from bridge.emulator.core.ids import new_api_key
+from bridge.emulator.core.seed import Size, seeded_fleet
+from bridge.emulator.core.store import Service
+from bridge.emulator.legacy.routing import TokenBucket
+from bridge.emulator.legacy.workspace_routes import mount_legacy
+from bridge.emulator.v1.surface import mount_v1
 
 __all__ = ["Credentials", "create_app"]
 
@@ -44,12 +54,12 @@ def create_app(
     ``legacy_key``/``token`` fix the credentials (generated otherwise; read them from
     ``app.state.credentials``). ``legacy_rate_limit`` turns on a per-key token bucket (requests per second,
     bursts of the same size) on the legacy surface (A02). ``capture`` appends every product exchange to that
-    file as JSON lines (``bridge.emulator.capture``), for the contract conformance check. ``control_token``
+    file as JSON lines (``bridge.emulator.control.capture``), for the contract conformance check. ``control_token``
     closes the control API to requests without ``Authorization: Bearer <control_token>``; without it the
-    control API is open, which only a loopback listener may be (``bridge.emulator.serve``).
+    control API is open, which only a loopback listener may be (``bridge.emulator.control.serving``).
 
     ``workspaces`` tenants are served, the i-th source seeded ``seed + i``; ``legacy_key``/``token`` are the
-    first tenant's, the others' are generated. ``app.state.fleet`` holds the ``Tenant``s (with their
+    first tenant's, the others' are generated. ``app.state.emulator.tenants`` holds the ``Tenant``s (with their
     credentials); ``app.state.credentials`` is the first one's. A given ``service`` must hold every tenant's
     workspaces.
     """
@@ -76,21 +86,23 @@ def create_app(
         openapi_url=None,
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
-    app.state.fleet = tenants
-    app.state.credentials = tenants[0].credentials
-    app.state.control_token = control_token
     bucket = TokenBucket(rate=legacy_rate_limit, capacity=legacy_rate_limit) if legacy_rate_limit else None
-    legacy_state = LegacyState(service=service, bucket=bucket)
-
-    # v1 surface, control API, faults and webhooks (the v1 engineer's part): one context over the same service.
-    context = V1Context(service=service, rebuild=rebuild, tenants=tenants)
-    context.on_reset.append(lambda fresh: setattr(legacy_state, "service", fresh))
+    state = EmulatorState(
+        service=service, rebuild=rebuild, tenants=tenants, control_token=control_token, legacy_bucket=bucket
+    )
     for tenant in tenants:
-        context.tokens.issue(service.workspace(tenant.target).id, "admin", token=tenant.credentials.token)
+        state.tokens.issue(service.workspace(tenant.target).id, "admin", token=tenant.credentials.token)
+    app.state.emulator = state
+    app.state.credentials = tenants[0].credentials
     # Mounted before the legacy surface: routes are tried one by one in mounting order, a migration sends many
-    # more v1 requests than legacy ones, and no path of one surface can match a route of the other.
-    mount_v1(app, context)
-    mount_legacy(app, legacy_state)
+    # more v1 requests than legacy ones, and no path of one surface can match a route of the other (nor of the
+    # control API's).
+    mount_v1(app)
+    app.include_router(control_api.router)
+    mount_legacy(app)
+    app.add_middleware(FaultMiddleware, injector=state.faults)
+    # Outside the faults, so injected failures are counted too.
+    app.add_middleware(StatsMiddleware, stats=state.stats, workspace_of=state.workspace_name_of)
     if capture is not None:  # outermost, so what faults answer is recorded as the client saw it
         app.add_middleware(CaptureMiddleware, path=capture)
     return app

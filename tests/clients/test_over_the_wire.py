@@ -16,7 +16,7 @@ from bridge.clients.retry import RetryPolicy
 from bridge.clients.v1 import open_v1
 from bridge.config import Secret
 from bridge.emulator.app import create_app
-from bridge.emulator.serve import BackgroundServer
+from bridge.emulator.control.serving import BackgroundServer
 from tests.clients.fakes import FakeClock, controls_for
 
 pytestmark = pytest.mark.wire

@@ -18,8 +18,8 @@ from bridge.clients.http import RunControls
 from bridge.clients.retry import RetryPolicy
 from bridge.clients.v1 import V1Client, open_v1
 from bridge.config import Secret
-from bridge.emulator.faults import FaultPlan
-from bridge.emulator.v1_context import V1Context
+from bridge.emulator.control.faults import FaultPlan
+from bridge.emulator.control.state import EmulatorState
 from tests.clients.fakes import FakeClock, controls_for
 
 BASE = "http://emulator/v1"
@@ -230,15 +230,15 @@ async def test_persistent_outage_ends_in_a_resumable_stop(client: V1Client, cont
 
 @pytest.mark.anyio
 async def test_limiter_adapts_to_an_unpublished_rate_limit(
-    v1_context: V1Context,
+    emulator_state: EmulatorState,
     recorder: RecordingTransport,
     issue_token: Callable[..., str],
     fake_clock: FakeClock,
 ) -> None:
     """Against a token bucket it was never told about, a run finishes every call, shrinks its window, and
     never sends before a Retry-After; emulator and client share one fake clock, so nothing really waits."""
-    v1_context.faults.clock = fake_clock.monotonic
-    v1_context.faults.set_plan(FaultPlan.model_validate({"rateLimit": {"capacity": 4, "refillPerS": 2}}))
+    emulator_state.faults.clock = fake_clock.monotonic
+    emulator_state.faults.set_plan(FaultPlan.model_validate({"rateLimit": {"capacity": 4, "refillPerS": 2}}))
     controls = controls_for(fake_clock, concurrency=8, policy=RetryPolicy(max_attempts=20, rng=random.Random(3)))
     controls.budget.floor = 1000
     async with (

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
+from bridge.emulator.core.seed import seeded_service
 from conformance.check import V1, Contract, Exchange, check, read_capture
 
 DESCRIPTION = """
@@ -164,7 +164,7 @@ def test_the_emulator_capture_feeds_the_check_and_holds_no_secret(tmp_path: Path
     capture = tmp_path / "capture.jsonl"
     app = create_app(seeded_service(42, "small"), legacy_key="lk_secret_key_0123456789", capture=capture)
     token = "tok_secret_token_0123456789"
-    app.state.v1.tokens.issue(app.state.v1.service.workspace("target").id, "admin", token=token)
+    app.state.emulator.tokens.issue(app.state.emulator.service.workspace("target").id, "admin", token=token)
 
     async def calls() -> None:
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://emulator") as client:

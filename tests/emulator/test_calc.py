@@ -7,9 +7,9 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.emulator import formula
-from bridge.emulator.model import Node, Project, Workspace
-from bridge.emulator.store import Service
+from bridge.emulator.core import formula
+from bridge.emulator.core.model import Node, Project, Workspace
+from bridge.emulator.core.store import Service
 from tests.strategies import core_amounts, line_counts
 
 

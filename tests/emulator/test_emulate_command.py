@@ -25,9 +25,9 @@ import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli
-from bridge.emulator import store
 from bridge.emulator.app import create_app
-from bridge.emulator.serve import keep_out_of_collections, work_out_totals
+from bridge.emulator.control.serving import keep_out_of_collections, work_out_totals
+from bridge.emulator.core import store
 
 SECRET = "chosen-secret-0123456789"
 CREDENTIAL_VARIABLES = ("EMULATOR_LEGACY_KEY", "EMULATOR_TOKEN", "EMULATOR_CONTROL_TOKEN")
@@ -229,17 +229,17 @@ def test_the_seed_is_kept_out_of_collections_and_a_reset_releases_it() -> None:
     """Served, the seeded workspaces are exempt from the cyclic collector (they live as long as the server); a
     reset's new seed takes their place, and the old one is freed, not kept frozen for the server's life."""
     app = create_app(size="small")
-    old = weakref.ref(app.state.v1.service)
+    old = weakref.ref(app.state.emulator.service)
     thresholds = gc.get_threshold()
     try:
-        keep_out_of_collections(app)
+        keep_out_of_collections(app.state.emulator)
         assert gc.get_threshold()[2] > thresholds[2]  # full collections: fewer, each walking no seed
         assert gc.get_threshold()[0] > thresholds[0]  # young ones: fewer, each answer's objects walked less often
-        assert not _collectable(app.state.v1.service)
-        app.state.v1.reset()
+        assert not _collectable(app.state.emulator.service)
+        app.state.emulator.reset()
         assert old() is None
-        assert not _collectable(app.state.v1.service)
-        assert not _collectable(next(iter(app.state.v1.service.workspaces.values())))
+        assert not _collectable(app.state.emulator.service)
+        assert not _collectable(next(iter(app.state.emulator.service.workspaces.values())))
     finally:
         gc.unfreeze()
         gc.set_threshold(*thresholds)
@@ -251,7 +251,7 @@ def test_seeded_totals_are_worked_out_before_serving_and_again_after_a_change(
     """Before serving, every seeded project's totals are worked out, so a budget read during a migration works
     none out; a project changed since has its totals worked out again at its next read."""
     app = create_app(size="small")
-    service = app.state.v1.service
+    service = app.state.emulator.service
     work_out_totals(service)
     worked_out: list[str] = []
     monkeypatch.setattr(store, "compute_totals", lambda project, currency: worked_out.append(project.id))

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from bridge.emulator.faults import parse_fault_option
+from bridge.emulator.control.faults import parse_fault_option
 from tests.emulator.documented_codes import produced
 from tests.fixtures_emulator import LEGACY_KEY
 from tests.legacy_contract_hook import HeldTransport

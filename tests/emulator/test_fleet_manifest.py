@@ -20,8 +20,8 @@ import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli
-from bridge.emulator.manifest import manifest_text
-from bridge.emulator.tenants import fleet
+from bridge.emulator.control.manifest import manifest_text
+from bridge.emulator.control.tenants import fleet
 
 BRIDGE = str(Path(sys.executable).parent / "bridge")
 CREDENTIAL_VARIABLES = ("EMULATOR_LEGACY_KEY", "EMULATOR_TOKEN", "EMULATOR_CONTROL_TOKEN")

@@ -7,8 +7,8 @@ from decimal import Decimal
 import pytest
 from hypothesis import given
 
-from bridge.emulator import formula
-from bridge.emulator.errors import FormulaError
+from bridge.emulator.core import formula
+from bridge.emulator.core.errors import FormulaError
 from tests.strategies import finite_decimals
 
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.emulator.json_wire import legacy_body, v1_body
+from bridge.emulator.wire.json_bodies import legacy_body, v1_body
 
 Encoder = Callable[[object], bytes]
 

@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
-from bridge.emulator.store import Service
+from bridge.emulator.core.seed import seeded_service
+from bridge.emulator.core.store import Service
 
 pytestmark = pytest.mark.anyio
 

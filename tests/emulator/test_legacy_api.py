@@ -8,7 +8,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from bridge.emulator.store import Service
+from bridge.emulator.core.store import Service
 from tests.fixtures_emulator import LEGACY_KEY
 
 pytestmark = pytest.mark.anyio

@@ -1,6 +1,6 @@
 """The emulator's legacy answers keep the published response shapes, and the check that says so can fail.
 
-The ``legacy_client`` fixture holds every answer of an encoded operation to ``bridge.emulator.legacy_contract``
+The ``legacy_client`` fixture holds every answer of an encoded operation to ``bridge.emulator.legacy.contract``
 (``tests/legacy_contract_hook.py``), so the tour below fails at the first answer that misses a required field,
 carries a null the description does not allow, or a value outside its published type.
 """
@@ -13,11 +13,11 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from bridge.emulator import legacy_contract
-from bridge.emulator.legacy_shapes import Json, LegacyView
-from bridge.emulator.model import Phase, Project
-from bridge.emulator.seed import seeded_service
-from bridge.emulator.store import Service
+from bridge.emulator.core.model import Phase, Project
+from bridge.emulator.core.seed import seeded_service
+from bridge.emulator.core.store import Service
+from bridge.emulator.legacy import contract as legacy_contract
+from bridge.emulator.legacy.shapes import Json, LegacyView
 from tests.fixtures_emulator import LEGACY_KEY
 from tests.legacy_contract_hook import HeldTransport, violations
 from tests.v1_contract_hook import ContractViolationError

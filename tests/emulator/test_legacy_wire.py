@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
-from bridge.emulator.serve import BackgroundServer
+from bridge.emulator.control.serving import BackgroundServer
+from bridge.emulator.core.seed import seeded_service
 from tests.fixtures_emulator import LiveEmulator
 
 pytestmark = pytest.mark.wire

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.emulator.model import wire_moment
-from bridge.emulator.store_core import utc_now
+from bridge.emulator.core.ids import utc_now
+from bridge.emulator.wire.formats import wire_moment
 
 
 def test_the_clock_reads_utc_to_the_millisecond() -> None:

@@ -8,11 +8,11 @@ from decimal import Decimal
 
 import pytest
 
-from bridge.emulator import formula
-from bridge.emulator.model import Project
-from bridge.emulator.money import minor_digits
-from bridge.emulator.seed import SIZES, Size, canonical_dump, seeded_service
-from bridge.emulator.store import Service
+from bridge.emulator.core import formula
+from bridge.emulator.core.model import Project
+from bridge.emulator.core.money import minor_digits
+from bridge.emulator.core.seed import SIZES, Size, canonical_dump, seeded_service
+from bridge.emulator.core.store import Service
 
 
 def _digest(service: Service) -> str:

@@ -6,17 +6,11 @@ from decimal import Decimal
 
 import pytest
 
-from bridge.emulator.errors import (
-    AccessRestricted,
-    Conflict,
-    FormulaError,
-    InvalidInput,
-    NotFound,
-    SpaceNotEmpty,
-    Unauthenticated,
-)
-from bridge.emulator.model import Project, Workspace
-from bridge.emulator.store import Service
+from bridge.emulator.core.errors import Conflict, FormulaError, InvalidInput, NotFound, SpaceNotEmpty
+from bridge.emulator.core.model import Project, Workspace
+from bridge.emulator.core.store import Service
+from bridge.emulator.legacy.errors import AccessRestricted, Unauthenticated
+from bridge.emulator.legacy.routing import authenticated_workspace
 
 
 @pytest.fixture
@@ -171,14 +165,14 @@ def test_a_batch_counts_inserts_errors_and_replacements(
 def test_keys_open_one_workspace_unless_restricted(service: Service, workspace: Workspace) -> None:
     """A known key opens its workspace; unknown or missing keys are Unauthenticated; restricted is refused."""
     service.add_api_key("w", "secret-key")
-    assert service.workspace_for_key("secret-key") is workspace
+    assert authenticated_workspace(service, "secret-key") is workspace
     with pytest.raises(Unauthenticated):
-        service.workspace_for_key("other")
+        authenticated_workspace(service, "other")
     with pytest.raises(Unauthenticated):
-        service.workspace_for_key(None)
+        authenticated_workspace(service, None)
     service.restrict_api_key("secret-key")
     with pytest.raises(AccessRestricted) as caught:
-        service.workspace_for_key("secret-key")
+        authenticated_workspace(service, "secret-key")
     assert "secret-key" not in str(caught.value)
 
 

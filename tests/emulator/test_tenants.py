@@ -12,7 +12,7 @@ import pytest
 from fastapi import FastAPI
 
 from bridge.emulator.app import create_app
-from bridge.emulator.tenants import Tenant
+from bridge.emulator.control.tenants import Tenant
 
 pytestmark = pytest.mark.anyio
 TENANTS = 3
@@ -49,7 +49,7 @@ def idempotent(headers: dict[str, str], name: str) -> dict[str, str]:
 
 
 def tenants(app: FastAPI) -> tuple[Tenant, ...]:
-    fleet: tuple[Tenant, ...] = app.state.fleet
+    fleet: tuple[Tenant, ...] = app.state.emulator.tenants
     return fleet
 
 
@@ -79,7 +79,7 @@ async def test_a_legacy_key_reads_only_its_own_source(fleet_app: FastAPI) -> Non
             response = await c.get("/api/v1/contacts", headers=key(tenant))
             assert response.status_code == 200
             seen[tenant.name] = {contact["name"] for contact in response.json()["contacts"]}
-    service = fleet_app.state.v1.service
+    service = fleet_app.state.emulator.service
     for tenant in fleet:
         assert seen[tenant.name] == {contact.name for contact in service.workspace(tenant.source).contacts.values()}
     assert seen["ws-01"] != seen["ws-02"] != seen["ws-03"] != seen["ws-01"]

@@ -1,6 +1,6 @@
 """The emulator's v1 answers keep the published response shapes, and the check that says so can fail.
 
-The v1 fixtures hold every answer to ``bridge.emulator.v1_contract`` (``tests/v1_contract_hook.py``), so the
+The v1 fixtures hold every answer to ``bridge.emulator.v1.contract`` (``tests/v1_contract_hook.py``), so the
 tour below fails at the first answer that misses a required field, carries a null the description does not
 allow or adds a field to a closed shape.
 """
@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from bridge.emulator import v1_shapes
-from bridge.emulator.model import Contact
+from bridge.emulator.core.model import Contact
+from bridge.emulator.v1 import shapes as v1_shapes
 from tests.v1_contract_hook import ContractViolationError, violations
 
 pytestmark = pytest.mark.anyio

@@ -7,7 +7,7 @@ import itertools
 import httpx
 import pytest
 
-from bridge.emulator.v1_context import V1Context
+from bridge.emulator.control.state import EmulatorState
 
 pytestmark = pytest.mark.anyio
 _keys = itertools.count()
@@ -62,14 +62,14 @@ async def test_an_item_amount_in_another_currency_is_refused(v1_client: httpx.As
 
 
 async def test_a_manual_transaction_deletes_and_a_feed_one_is_refused(
-    v1_client: httpx.AsyncClient, v1_context: V1Context
+    v1_client: httpx.AsyncClient, emulator_state: EmulatorState
 ) -> None:
     pid, txn = await transaction(v1_client)
     assert (await v1_client.delete(f"/transactions/{txn}")).status_code == 204
     assert (await v1_client.get(f"/transactions/{txn}")).status_code == 404
     _, fed = await transaction(v1_client)
-    workspace = v1_context.service.workspace("target")
-    project = next(p for p in v1_context.service.list_projects(workspace) if fed in p.actuals)
+    workspace = emulator_state.service.workspace("target")
+    project = next(p for p in emulator_state.service.list_projects(workspace) if fed in p.actuals)
     project.actuals[fed].source = "plaid"
     refused = await v1_client.delete(f"/transactions/{fed}")
     assert (refused.status_code, refused.json()["code"]) == (409, "source_not_postable")

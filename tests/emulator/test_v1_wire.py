@@ -8,7 +8,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from bridge.emulator.serve import BackgroundServer
+from bridge.emulator.control.serving import BackgroundServer
 from tests.emulator.documented_codes import produced
 
 pytestmark = [pytest.mark.anyio, pytest.mark.wire]

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import Size, seeded_service
-from bridge.emulator.v1_context import V1Context
+from bridge.emulator.control.state import EmulatorState
+from bridge.emulator.core.seed import Size, seeded_service
 from tests.engine.forked import serving
 from tests.engine.harness import World, v1_writes_by_route
 
@@ -95,7 +95,7 @@ def medium_reference(tmp_path_factory: pytest.TempPathFactory) -> Counter[tuple[
 
 
 @pytest.fixture
-def medium(tmp_path: Path) -> Iterator[tuple[World, V1Context]]:
+def medium(tmp_path: Path) -> Iterator[tuple[World, EmulatorState]]:
     """A fresh seeded `medium` emulator on a loopback port for forked runs (in-process runs and the census use
     the same app without the sockets), and its v1 context for the request counters."""
     app = create_app(seeded_service(42, "medium"))
@@ -103,4 +103,4 @@ def medium(tmp_path: Path) -> Iterator[tuple[World, V1Context]]:
         token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
         state = tmp_path / "state.sqlite"
         world = World(base_url, app.state.credentials.legacy_key, token, state, httpx.ASGITransport(app), ())
-        yield world, app.state.v1
+        yield world, app.state.emulator

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 
 from fastapi import FastAPI
 
-from bridge.emulator.serve import BackgroundServer
+from bridge.emulator.control.serving import BackgroundServer
 from tests.engine.harness import World
 from tests.engine.killswitch import KillSwitch
 

@@ -17,8 +17,8 @@ from bridge.clients.legacy import open_legacy
 from bridge.clients.v1 import open_v1
 from bridge.config import Secret
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
-from bridge.emulator.serve import BackgroundServer
+from bridge.emulator.control.serving import BackgroundServer
+from bridge.emulator.core.seed import seeded_service
 from bridge.engine.preflight import check_workspaces
 from state import StateBindingError, open_state
 from tests.engine.harness import SMALL_PROJECT, World, fast_controls

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from bridge.cli import cli
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
-from bridge.emulator.serve import BackgroundServer
+from bridge.emulator.control.serving import BackgroundServer
+from bridge.emulator.core.seed import seeded_service
 from bridge.engine.plan import PLAN_SCHEMA_VERSION
 from mappings.kinds import Kind
 from state import open_state

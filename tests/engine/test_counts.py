@@ -23,7 +23,7 @@ from structlog.testing import capture_logs
 
 from bridge.cli import cli
 from bridge.commands.migrate import render_plan
-from bridge.emulator.v1_context import V1Context
+from bridge.emulator.control.state import EmulatorState
 from bridge.engine.plan import Plan
 from bridge.engine.progress import Progress
 from bridge.engine.run import Outcome, Transports, migrate
@@ -104,7 +104,7 @@ async def _resume(world: World, progress: Progress) -> Outcome:
 
 @pytest.mark.slow
 @pytest.mark.wire
-def test_a_resumed_medium_run_counts_every_source_record_once_everywhere(medium: tuple[World, V1Context]) -> None:
+def test_a_resumed_medium_run_counts_every_source_record_once_everywhere(medium: tuple[World, EmulatorState]) -> None:
     """Progress, summary, JSON, log, status and the plan before the resume all equal the source, per kind."""
     world, _context = medium
     source = _records(asyncio.run(world.run(dry_run=True)).ledger)

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
+from bridge.emulator.core.seed import seeded_service
 from bridge.engine.kinds import order
 from bridge.engine.points import POINTS
 from tests.engine.forked import KILLED, run_forked, serving

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 import structlog
 
-from bridge.emulator.v1_context import V1Context
-from bridge.emulator.v1_stats import RequestStats
+from bridge.emulator.control.state import EmulatorState
+from bridge.emulator.control.stats import RequestStats
 from bridge.engine.kinds import order
 from bridge.engine.points import POINTS
 from mappings.kinds import Kind
@@ -76,7 +76,7 @@ def stages_in_flight(state: Path | str) -> set[str]:
 @pytest.mark.slow
 @pytest.mark.wire
 def test_twenty_seeded_random_kills_across_medium_leave_no_duplicate_and_no_loss(
-    medium: tuple[World, V1Context], medium_reference: Counter[tuple[str, ...]]
+    medium: tuple[World, EmulatorState], medium_reference: Counter[tuple[str, ...]]
 ) -> None:
     """20 runs of the whole `medium` workspace killed at seeded random instants, each resuming the last, then one
     that finishes: runs died in every stage, and the target holds exactly what a clean run leaves."""

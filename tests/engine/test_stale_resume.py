@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import Connection, text
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
-from bridge.emulator.v1_context import V1Context
+from bridge.emulator.control.state import EmulatorState
+from bridge.emulator.core.seed import seeded_service
 from tests.engine.forked import KILLED, run_forked, serving
 from tests.engine.harness import World
 from tests.pg import StateTarget
@@ -25,12 +25,12 @@ STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
 @pytest.fixture
-def live(run_state: StateTarget) -> Iterator[tuple[World, V1Context]]:
+def live(run_state: StateTarget) -> Iterator[tuple[World, EmulatorState]]:
     """A fresh `small` emulator on a loopback port (the small project's runs), and its v1 context; each backend."""
     app = create_app(seeded_service(42, "small"))
     with serving(app) as base_url:
         token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
-        yield World(base_url, app.state.credentials.legacy_key, token, run_state.for_world()), app.state.v1
+        yield World(base_url, app.state.credentials.legacy_key, token, run_state.for_world()), app.state.emulator
 
 
 @contextmanager
@@ -75,7 +75,7 @@ def fan_outs_in_flight(state: StateTarget) -> int:
     ids=["every-item-landed", "some-items-landed"],
 )
 def test_resume_past_key_retention_adds_no_split_item_twice(
-    live: tuple[World, V1Context],
+    live: tuple[World, EmulatorState],
     run_state: StateTarget,
     reference: Counter[tuple[str, ...]],
     kill_at: str | None,

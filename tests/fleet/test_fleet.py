@@ -25,7 +25,7 @@ import httpx
 import pytest
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
+from bridge.emulator.core.seed import seeded_service
 from bridge.fleet.manifest import WorkspaceSpec, load_manifest
 from bridge.fleet.rehearsal import Rehearsal, rehearsal
 from bridge.localpg import LocalPostgres

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
+from bridge.emulator.core.seed import seeded_service
 from bridge.engine.plan import QuarantinedRecord
 from bridge.engine.progress import Progress
 from bridge.engine.run import Outcome, Transports, migrate

@@ -15,8 +15,8 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Final, Literal
 
-from bridge.emulator.model import Actual, Contact, Fringe, Node, PhaseData, Project, Space, SubActual, Workspace
-from bridge.emulator.store import Service
+from bridge.emulator.core.model import Actual, Contact, Fringe, Node, PhaseData, Project, Space, SubActual, Workspace
+from bridge.emulator.core.store import Service
 from mappings.errors import ErrorCode
 from mappings.shapes import shown_id
 

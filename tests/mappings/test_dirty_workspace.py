@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
+from bridge.emulator.core.seed import seeded_service
 from mappings.actuals import map_actual
 from mappings.errors import ErrorCode, MappingError
 from tests.mappings.legacy_workspace import map_workspace, placeholder, read_workspace

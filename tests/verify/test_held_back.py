@@ -18,8 +18,8 @@ from fastapi import FastAPI
 
 from bridge.cli import cli
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import seeded_service
-from bridge.emulator.store import Service
+from bridge.emulator.core.seed import seeded_service
+from bridge.emulator.core.store import Service
 from bridge.engine.progress import Progress
 from bridge.engine.run import Transports, migrate
 from bridge.verify.compare import Verdict

@@ -25,8 +25,8 @@ from fastapi import FastAPI
 from bridge.cli import cli
 from bridge.config import Secret, Settings
 from bridge.emulator.app import create_app
-from bridge.emulator.seed import Size, seeded_service
-from bridge.emulator.store import Service
+from bridge.emulator.core.seed import Size, seeded_service
+from bridge.emulator.core.store import Service
 from bridge.engine.progress import Progress
 from bridge.engine.run import Transports, migrate
 from bridge.verify.report import JSON_NAME

@@ -1,0 +1,183 @@
+"""The legacy surface's published contract: the query parameters each operation declares, and its answers.
+
+A route sees only the parameters its operation declares (plus ``idMode``, which the legacy seed accepts on
+every request); any other name is ignored, as a service that does not know it would. A declared parameter
+whose value is outside its published type (a boolean that is not true/false, a ``date-time`` that is a bare
+date, a value outside an enum) is refused with 400 and the legacy error body (A01), naming the parameter.
+
+``expands`` values are not held to the published enums: the legacy seed lists values outside them (for
+example ``attachments`` on actuals), and the seed wins where it speaks.
+
+``violations`` holds one answer to its operation's published response shape (``legacy.contract_shapes``).
+The routes do not use it: it is the oracle the tests hold the emulator's legacy answers to.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from bridge.emulator.core.errors import InvalidInput
+from bridge.emulator.legacy import contract_shapes as shapes
+from bridge.emulator.wire.formats import is_date_time
+
+BASE = "/api/v1"
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One declared query parameter: ``text`` (anything), ``boolean``, ``date``, ``date-time`` or an enum."""
+
+    kind: str = "text"
+    choices: frozenset[str] = frozenset()
+
+
+TEXT = Param()
+BOOLEAN = Param("boolean")
+DATE = Param("date")
+DATE_TIME = Param("date-time")
+
+
+def one_of(*values: str) -> Param:
+    return Param("enum", frozenset(values))
+
+
+ID_MODE = {"idMode": one_of("user", "system")}
+TAG_FILTER = {"tags": TEXT, "tagFilterMode": one_of("contains", "excludes")}
+PROJECT = "/projects/{project_id}"
+
+# (method, route path) -> the query parameters the published operation declares (idMode added to all).
+DECLARED: Mapping[tuple[str, str], Mapping[str, Param]] = {
+    ("GET", "/spaces"): {"archived": BOOLEAN, "search": TEXT, "expands": TEXT},
+    ("GET", "/spaces/{space_id}"): {"expands": TEXT},
+    ("GET", "/projects"): {
+        "id": TEXT,
+        "spaceId": TEXT,
+        "status": one_of("active", "archived"),
+        "name": TEXT,
+        "spaceName": TEXT,
+        "labels": TEXT,
+    },
+    ("GET", "/contacts"): {
+        "projectId": TEXT,
+        "accountId": TEXT,
+        "hasLinkedUser": BOOLEAN,
+        "hasAttachments": BOOLEAN,
+        "hasTaxDocuments": BOOLEAN,
+        "email": TEXT,
+        "title": TEXT,
+        "expands": TEXT,
+    },
+    ("GET", PROJECT + "/budget"): {
+        "accountId": TEXT,
+        "phaseId": TEXT,
+        "includeHiddenPhases": BOOLEAN,
+        "excludeSubAccounts": BOOLEAN,
+        **TAG_FILTER,
+        "expands": TEXT,
+        "actualDateRange[from]": DATE,
+        "actualDateRange[to]": DATE,
+    },
+    ("GET", PROJECT + "/budget/line/{line_id:path}"): {"includeHiddenPhases": BOOLEAN, **TAG_FILTER, "expands": TEXT},
+    ("GET", PROJECT + "/actuals"): {
+        "accountId": TEXT,
+        "startDate": DATE_TIME,
+        "endDate": DATE_TIME,
+        "hasAttachments": BOOLEAN,
+        "hasAssignedAccount": BOOLEAN,
+        "hasLinkedTransaction": BOOLEAN,
+        "sourceIds": TEXT,
+        "expands": TEXT,
+    },
+    ("GET", PROJECT + "/actuals/{actual_id}"): {"expands": TEXT},
+    ("GET", PROJECT + "/tags"): {"name": TEXT, "sortBy": one_of("name"), "sortOrder": one_of("asc", "desc")},
+}
+
+
+def declared(method: str, route: str) -> Mapping[str, Param]:
+    """What ``method route`` declares; an operation the table does not list declares only ``idMode``."""
+    return {**DECLARED.get((method, route), {}), **ID_MODE}
+
+
+def base_name(name: str) -> str:
+    """The parameter an array spelling names: ``expands[]`` is ``expands``."""
+    return name.removesuffix("[]")
+
+
+def check(params: Mapping[str, Param], name: str, value: str) -> None:
+    """Raise InvalidInput when a declared parameter's value is outside its published type."""
+    param = params[name]
+    if param.kind == "boolean" and value.lower() not in ("true", "false", "1", "0"):
+        raise InvalidInput(name, f"{value!r} is not a boolean; send true or false")
+    if param.kind == "date-time" and not is_date_time(value):
+        raise InvalidInput(name, f"{value!r} is not an RFC 3339 date-time, such as 2024-01-31T23:59:59Z")
+    if param.kind == "date" and not _valid_date(value):
+        raise InvalidInput(name, f"{value!r} is not a date, such as 2024-01-31")
+    if param.kind == "enum" and value not in param.choices:
+        raise InvalidInput(name, f"{value!r} is not one of {', '.join(sorted(param.choices))}")
+
+
+def _valid_date(value: str) -> bool:
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return len(value) == len("2024-01-31")
+
+
+# -- responses ------------------------------------------------------------------------------------------------
+
+# (method, route path) -> the published success status -> its shape (``legacy.contract_shapes``); every error
+# status answers with the Error shape. Only the reads the bridge and the runbooks make are encoded.
+ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
+    ("GET", "/projects"): {200: shapes.Projects},
+    ("GET", PROJECT): {200: shapes.Project},
+    ("GET", "/spaces"): {200: shapes.Spaces},
+    ("GET", "/spaces/{space_id}"): {200: shapes.Space},
+    ("GET", "/contacts"): {200: shapes.Contacts},
+    ("GET", PROJECT + "/budget"): {200: shapes.Budget},
+    ("GET", PROJECT + "/budget/accounts"): {200: shapes.Accounts},
+    ("GET", PROJECT + "/budget/phases"): {200: shapes.Phases},
+    ("GET", PROJECT + "/budget/fringes"): {200: shapes.Fringes},
+    ("GET", PROJECT + "/budget/globals"): {200: shapes.Globals},
+    ("GET", PROJECT + "/tags"): {200: shapes.Tags},
+    ("GET", PROJECT + "/actuals"): {200: shapes.Actuals},
+}
+
+
+def _pattern(route: str) -> re.Pattern[str]:
+    return re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(route)) + "$")
+
+
+# Literal segments win over parameters (``/budget/phases`` before a parameter there): fewer parameters first.
+_MATCHERS = sorted(((key, _pattern(key[1])) for key in ANSWERS), key=lambda entry: entry[0][1].count("{"))
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def answered(method: str, path: str) -> tuple[str, str] | None:
+    """The encoded operation serving ``method path`` (path under /api/v1), or None."""
+    return next((key for key, pattern in _MATCHERS if key[0] == method.upper() and pattern.match(path)), None)
+
+
+def violations(method: str, path: str, status: int, body: object) -> list[str]:
+    """Every way this answer breaks its operation's published shape: empty when it conforms or when the
+    operation is not encoded here. ``path`` is under /api/v1; ``body`` is the parsed JSON."""
+    key = answered(method, path)
+    if key is None:
+        return []
+    where = f"{key[0]} {key[1]} -> {status}"
+    shape = shapes.Error if status >= 400 else ANSWERS[key].get(status)
+    if shape is None:
+        return [f"{where}: status {status} is not a published answer of this operation"]
+    if shape not in _ADAPTERS:
+        _ADAPTERS[shape] = TypeAdapter(shape)
+    try:
+        _ADAPTERS[shape].validate_python(body)
+    except ValidationError as exc:
+        return [f"{where}: {'/'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()]
+    return []
