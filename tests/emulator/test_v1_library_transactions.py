@@ -140,3 +140,13 @@ async def test_transaction_items_keep_their_tags(v1_client: httpx.AsyncClient) -
     assert (await v1_client.patch(f"/transactions/{txn['id']}", json={"notes": "checked"})).status_code == 200
     read = (await v1_client.get(f"/transactions/{txn['id']}")).json()
     assert [i["tagIds"] for i in read["items"]] == [[tag["id"]], []]
+
+
+async def test_a_project_copy_of_a_global_holds_every_value_of_its_source(v1_client: httpx.AsyncClient) -> None:
+    """Adding a workspace global to a project copies its formula, description and unit (the copy starts as the
+    workspace item, "restore workspace values" brings them back)."""
+    project = await post(v1_client, "/projects", {"name": "Copies"})
+    body = {"symbol": "SHOOT_DAYS", "formula": "40", "description": "Principal", "unit": "Day"}
+    source = await post(v1_client, "/library/globals", body)
+    copy = await post(v1_client, f"/projects/{project['id']}/library/globals", {"sourceId": source["id"]})
+    assert {name: copy[name] for name in body} == body

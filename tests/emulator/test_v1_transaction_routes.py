@@ -109,3 +109,11 @@ async def test_a_manual_transaction_takes_any_published_status(v1_client: httpx.
     assert changed.json()["status"] == "needs_review"
     bad = await v1_client.patch(f"/transactions/{txn}", json={"status": "lost"})
     assert bad.status_code == 400
+
+
+async def test_the_workspace_wide_list_names_each_transactions_own_project(v1_client: httpx.AsyncClient) -> None:
+    """Listed without a projectId, transactions of several projects each say the project they are in (the
+    merged list once named the last project for every row)."""
+    made = [await transaction(v1_client) for _ in range(3)]
+    listed = (await v1_client.get("/transactions")).json()["data"]
+    assert {(row["projectId"], row["id"]) for row in listed} == set(made)

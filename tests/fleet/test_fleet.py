@@ -25,7 +25,6 @@ import httpx
 import pytest
 
 from bridge.emulator.app import create_app
-from bridge.emulator.core.seed import seeded_service
 from bridge.fleet.manifest import WorkspaceSpec, load_manifest
 from bridge.fleet.rehearsal import Rehearsal, rehearsal
 from bridge.localpg import LocalPostgres
@@ -64,13 +63,14 @@ async def census_of(v1_url: str, token: str) -> Counter[tuple[str, ...]]:
         return await census(v1.get)
 
 
-async def reference_census(seed: int, state: Path) -> Counter[tuple[str, ...]]:
-    """What one clean `bridge run` of the same seeded workspace leaves on a fresh target, read through v1."""
-    app = create_app(seeded_service(seed, "small"))
-    world = World("http://emulator", app.state.credentials.legacy_key, "", state, httpx.ASGITransport(app=app))
-    answer = await world.control("POST", "/tokens", {"workspace": "target", "role": "admin"})
-    assert isinstance(answer, dict)
-    world.token = str(answer["token"])
+async def reference_census(index: int, seed: int, state: Path) -> Counter[tuple[str, ...]]:
+    """What one clean `bridge run` of the same workspace leaves on a fresh target, read through v1: the
+    ``index``-th tenant of an emulator seeded as the fleet's (its ids, so the order of its projects, are the
+    fleet's: the first project by legacy id sets each library item, A18)."""
+    app = create_app(seed=seed - index, size="small", workspaces=WORKSPACES)
+    tenant = app.state.emulator.tenants[index]
+    credentials = tenant.credentials
+    world = World("http://emulator", credentials.legacy_key, credentials.token, state, httpx.ASGITransport(app=app))
     world.projects = ()
     outcome = await world.run()
     assert not outcome.ledger.quarantine
@@ -138,10 +138,11 @@ def test_six_workspaces_two_workers_one_killed(pg: LocalPostgres, tmp_path: Path
 
         # Zero duplicates, zero missing: each target, read through v1, holds what one clean run leaves.
         specs = {spec.name: spec for spec in load_manifest(fleet.manifest)}
-        for tenant in stats["tenants"]:
+        for index, tenant in enumerate(stats["tenants"]):
             spec = specs[tenant["name"]]
             got = asyncio.run(census_of(spec.v1_url, token_of(spec)))
-            expected = asyncio.run(reference_census(int(tenant["seed"]), tmp_path / f"ref-{tenant['name']}.db"))
+            reference_state = tmp_path / f"ref-{tenant['name']}.db"
+            expected = asyncio.run(reference_census(index, int(tenant["seed"]), reference_state))
             assert got == expected, tenant["name"]
 
         # Submitting the same manifest again starts nothing, and nothing is written.

@@ -236,6 +236,7 @@ class WorkspaceLibraryStore(BudgetStore, ProjectLibraryStore):
                 "symbol": source.symbol,
                 "formula": source.formula,
                 "description": source.description,
+                "unit": source.unit,
                 "source_id": source.id,
             }
             copy = self.create_global(project, fields)

@@ -10,7 +10,7 @@ narrows none); only manual transactions can be deleted (A58). ``/stats`` totals 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from decimal import Decimal
 
@@ -291,11 +291,12 @@ def _matching(request: Request, workspace: Workspace, context: V1Context) -> Seq
             and text in (a.description or "").lower()
         )
 
+    def rows_of(project: Project) -> Iterator[tuple[Project, Actual]]:
+        # A function, not a nested generator expression: that one read the loop's last project for every row.
+        return ((project, actual) for actual in context.service.actuals_newest_first(project))
+
     # heapq.merge keeps equal keys in the order of its inputs: the projects' order, as a stable sort did.
-    merged = heapq.merge(
-        *(((p, a) for a in context.service.actuals_newest_first(p)) for p in projects),
-        key=lambda row: order_key(row[1]),
-    )
+    merged = heapq.merge(*(rows_of(p) for p in projects), key=lambda row: order_key(row[1]))
     return Pulled(row for row in merged if selected(row[1]))
 
 
