@@ -12,7 +12,7 @@ from bridge.clients.compose import Encoded
 from bridge.clients.http import REQUEST_ID_HEADER, Call, HttpSession, Json, json_body, parse_model
 from bridge.clients.pages import iterate_pages
 from bridge.clients.v1_requests import BY_ID, Operation, checked, encoded, wire
-from bridge.errors import FatalError, UnexpectedResponse
+from bridge.errors import FatalError, ServiceUnavailable, UnexpectedResponse
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -70,16 +70,25 @@ class V1Calls:
     def rows(
         self, operation: str, params: Sequence[str] = (), query: Sequence[tuple[str, str]] = ()
     ) -> AsyncIterator[list[object]]:
-        """The pages of a list ``operation`` (its ``data`` rows), cursor by cursor."""
-        return iterate_pages(self.session, BY_ID[operation].render(params), list(query))
+        """The pages of a list ``operation`` (its ``data`` rows), cursor by cursor; a list the description
+        answers whole is read in one request with no paging parameter."""
+        found = BY_ID[operation]
+        if found.pages:
+            return iterate_pages(self.session, found.render(params), list(query))
+        return self._whole(found.render(params), query)
 
-
-def data_items(model: type[ModelT], data: object, what: str, request_id: str | None) -> list[ModelT]:
-    """The ``data`` array of a collection answer, each item parsed as ``model``."""
-    rows = data.get("data") if isinstance(data, dict) else None
-    if not isinstance(rows, list):
-        raise UnexpectedResponse(f"{what} answered without a data array", request_id=request_id)
-    return [parse_model(model, row, what, request_id) for row in rows]
+    async def _whole(self, path: str, query: Sequence[tuple[str, str]]) -> AsyncIterator[list[object]]:
+        """The one answer of a list that takes no limit or cursor; an answer naming a nextCursor would leave rows
+        out with no published way to ask for them, so the read stops instead."""
+        call = Call("GET", path, params=query)
+        response = await self.session.send(call)
+        page = json_body(response, call.what)
+        request_id = response.headers.get(REQUEST_ID_HEADER)
+        if not isinstance(page, dict) or not isinstance(page.get("data"), list):
+            raise UnexpectedResponse(f"v1 {call.what} answered without a data array", request_id=request_id)
+        if page.get("nextCursor") is not None:
+            raise ServiceUnavailable(f"v1 {call.what} answered more rows than one answer", request_id=request_id)
+        yield page["data"]
 
 
 def _wire(operation: Operation, body: Mapping[str, object]) -> Json | Encoded:

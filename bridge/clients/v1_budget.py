@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from bridge.clients.http import REQUEST_ID_HEADER, Call, json_body, parse_model
 from bridge.clients.models import BudgetDocument, BudgetLine, BudgetTotals, Cached, Phase
 from bridge.clients.pages import iterate_items
-from bridge.clients.v1_base import V1Calls, data_items
+from bridge.clients.v1_base import V1Calls
 from bridge.errors import ServiceUnavailable
 
 MAX_BULK_LINES = 100
@@ -48,18 +48,13 @@ class BudgetCalls(V1Calls):
     """Budget phases, lines and reads of one project's budget."""
 
     async def phases(self, project_id: str) -> list[Phase]:
-        """Every phase of the project, hidden ones included (A08), in the one answer the list gives (A47).
-
-        budget_listPhases takes no limit and no cursor, so neither is sent; an answer naming a nextCursor would
-        have left phases out with no published way to ask for them, so the read stops instead.
-        """
-        call = Call("GET", f"/projects/{project_id}/budget/phases")
-        response = await self.session.send(call)
-        request_id = response.headers.get(REQUEST_ID_HEADER)
-        page = json_body(response, call.what)
-        if isinstance(page, dict) and page.get("nextCursor") is not None:
-            raise ServiceUnavailable(f"v1 {call.what} answered more phases than one answer", request_id=request_id)
-        return data_items(Phase, page, call.what, request_id)
+        """Every phase of the project, hidden ones included (A08), in the one answer the list gives (A47)."""
+        what = f"GET /projects/{project_id}/budget/phases"
+        return [
+            parse_model(Phase, row, what, None)
+            async for rows in self.rows("budget_listPhases", (project_id,))
+            for row in rows
+        ]
 
     async def get_line(self, project_id: str, line_id: str, expand: Sequence[str] = ()) -> BudgetLine:
         params = [("expand", ",".join(expand))] if expand else []

@@ -333,6 +333,8 @@ class Operation:
     body: type[Closed] | None
     list_field: str | None = None
     fan_out: FanOut | None = None
+    # A list read page by page (limit and cursor); False for a list answered whole (budget_listPhases, A47).
+    pages: bool = True
     # The template's segments, None for a parameter: split once, since every request is matched against them.
     segments: tuple[str | None, ...] = field(init=False, repr=False, compare=False)
     # Whether pydantic writes every body of this shape as json.dumps writes it (see ``encoded``).
@@ -416,8 +418,9 @@ def _op(
     *,
     bulk: str | None = None,
     fan_out: FanOut | None = None,
+    pages: bool = True,
 ) -> Operation:
-    return Operation(op_id, method, template, body, bulk, fan_out)
+    return Operation(op_id, method, template, body, bulk, fan_out, pages)
 
 
 _PROJECT = "/projects/{projectId}"
@@ -458,7 +461,7 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("library_listProjectGlobals", "GET", f"{_PROJECT}/library/globals"),
     _op("library_addProjectGlobal", "POST", f"{_PROJECT}/library/globals", ProjectCopyAdd),
     _op("library_updateProjectGlobal", "PATCH", f"{_PROJECT}/library/globals/{{globalId}}", GlobalWrite),
-    _op("budget_listPhases", "GET", f"{_PROJECT}/budget/phases"),
+    _op("budget_listPhases", "GET", f"{_PROJECT}/budget/phases", pages=False),
     _op("budget_createPhase", "POST", f"{_PROJECT}/budget/phases", PhaseCreate),
     _op("budget_updatePhase", "PATCH", f"{_PROJECT}/budget/phases/{{phaseId}}", PhaseUpdate),
     _op("budget_listLines", "GET", _LINES),
