@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from bridge.assumptions import used_by
+from bridge.engine.source import ProjectLibrary
 from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.heldback import KIND_ORDER, HeldCount, money_of, summarize
 from bridge.verify.ledger import KindTally, is_clean, kind_ledger
@@ -42,6 +43,9 @@ class ProjectFindings:
     verdicts: tuple[Verdict, ...]
     ledgers: Ledgers
     notes: tuple[str, ...] = ()
+    # The project's library as read (phases, fringes, globals, tags): the workspace's library kinds are
+    # counted from every selected project's. None when the legacy project could not be read.
+    library: ProjectLibrary | None = None
 
 
 @dataclass(frozen=True, slots=True)

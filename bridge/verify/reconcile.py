@@ -14,29 +14,34 @@ Each project's comparison returns its findings (``findings.py``), and so does th
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import partial
 from pathlib import Path
 
 import httpx
 import structlog
+from pydantic import BaseModel
 
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import LegacyClient, open_legacy
 from bridge.clients.models import LibraryItem, Phase
-from bridge.clients.v1 import LibraryKind, ProjectCopyKind, V1Client, open_v1
+from bridge.clients.v1 import V1Client, open_v1
 from bridge.clients.wire import AiohttpTransport
 from bridge.config import Settings
+from bridge.engine.kinds import KindSpec, Scope, of_scope
 from bridge.engine.preflight import check_workspaces
 from bridge.engine.run import Transports
+from bridge.engine.source import ProjectLibrary, WorkspaceSource
 from bridge.engine.tasks import run_all
+from bridge.engine.wanted import LibraryPlans, View
 from bridge.errors import ConfigError, NotFound
 from bridge.verify.actuals import STREAMED, Context, compare_actuals
 from bridge.verify.compare import FailOn, Verdict, worst
 from bridge.verify.convert import PhaseRate, convert, format_minor
+from bridge.verify.declared import sources, state_scope, targets
 from bridge.verify.findings import Identity, Ledgers, LibraryFindings, ProjectFindings, fold
 from bridge.verify.heldback import (
     HeldBy,
@@ -48,7 +53,7 @@ from bridge.verify.heldback import (
     label,
     unmigrated_report,
 )
-from bridge.verify.ledger import CrosswalkEntry, KindInput, KindTally, TargetObject, tally
+from bridge.verify.ledger import CrosswalkEntry, KindInput, KindTally, SourceKey, TargetObject, tally
 from bridge.verify.library import library_differences, workspace_differences
 from bridge.verify.project import (
     PhasePlan,
@@ -60,11 +65,10 @@ from bridge.verify.project import (
     selected,
 )
 from bridge.verify.schema import Figure, ProjectReport, QuarantinedRecord, Reconciliation, TagSummary
-from bridge.verify.targets import project_targets
-from bridge.verify.totals import LegacyProject, V1Branches, read_legacy, read_v1
+from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
 from mappings.errors import ErrorCode, MappingError
 from mappings.kinds import Kind
-from mappings.records import Project
+from mappings.records import Project, ProjectBudget
 from mappings.refs import RecordRef
 from state import StateStore, open_state
 from state.journal import members_of
@@ -146,19 +150,14 @@ def migration_name(settings: Settings, store: StateStore) -> str:
     return last[0].migration if last else settings.migration
 
 
-WORKSPACE_ITEMS: tuple[tuple[Kind, LibraryKind], ...] = (
-    (Kind.CURRENCY, "currencies"),
-    (Kind.FRINGE, "fringes"),
-    (Kind.GLOBAL, "globals"),
-    (Kind.TAG, "tags"),
-)
-"""The workspace library kinds a run writes, and their v1 routes."""
-
-
 @dataclass(frozen=True, slots=True)
 class Copies:
+    """A v1 project's phases and library copies (what its totals are computed from), and every row read of
+    them, by the listing's operation (the ledger's target objects)."""
+
     phases: list[Phase]
     items: dict[str, list[LibraryItem]]
+    rows: dict[str, list[object]]
 
 
 def written_items(intents: Iterable[IntentRow]) -> dict[str, dict[str, object]]:
@@ -204,6 +203,10 @@ class Verifier:
         entry = self.crosswalk.get((kind, scope, legacy_id))
         return entry.v1_id if entry else None
 
+    def find(self, kind: str, scope: str, legacy_id: str) -> str | None:
+        """``lookup`` for the engine's ``records`` functions, which name the workspace as the mappings do."""
+        return self.lookup(kind, state_scope(scope), legacy_id)
+
     async def run(self, migration: str) -> Reconciliation:
         projects = await self.legacy.projects()
         wanted = [p for p in projects if not self.options.projects or p.id in self.options.projects]
@@ -217,8 +220,11 @@ class Verifier:
         # Every selected project counts in the source, migrated or not: one that never reached v1 is read too.
         others = [p for p in wanted if not self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, p.id)]
         unmigrated = await run_all(self._unmigrated(p, currency) for p in others)
-        workspace = await self._workspace(wanted)
-        library = await self._library()
+        read = {f.library.project.id: f.library for f in (*compared, *unmigrated) if f.library is not None}
+        libraries = tuple(read.get(p.id) or ProjectLibrary(p, (), ProjectBudget(project_id=p.id), ()) for p in wanted)
+        rows = await self._workspace_rows()
+        workspace = await self._workspace(libraries, rows)
+        library = self._library(rows)
         quarantine = [
             QuarantinedRecord(kind=r.kind, scope=r.scope, legacy_id=r.legacy_id, code=r.code, message=r.message)
             for r in self.quarantine_rows
@@ -253,57 +259,71 @@ class Verifier:
 
     def _listed(
         self,
-        records: Mapping[Kind, Sequence[str]],
+        records: Mapping[KindSpec, frozenset[SourceKey]],
         scope: str,
         parents: Mapping[RecordKey, RecordKey],
-        targets: Mapping[Kind, list[TargetObject]] | None,
+        targets: Mapping[Kind, tuple[TargetObject, ...]] | None,
     ) -> Ledgers:
-        """The ledger's part for records read whole in one scope: their buckets, the set check against
-        ``targets`` (None: nothing of the scope listed on v1), and what refused records hold back of them."""
-        keys = [(kind, scope, legacy_id) for kind, ids in records.items() for legacy_id in ids]
+        """The ledger's part for kinds read whole in one scope: their buckets, the set check against
+        ``targets`` (None: nothing of the scope listed on v1), and what refused records hold back of them.
+
+        A kind's records are keyed as the crosswalk keys them (its stored kind, ``KindSpec.stored``); a
+        record it refused outright may sit in another scope (a workspace fringe refused in its project)."""
+        keys = [(kind.stored, s, legacy_id) for kind, source in records.items() for s, legacy_id in source]
         held = held_back(keys, parents, self.crosswalk, self.quarantine)
         tallies: dict[str, KindTally] = {}
-        for kind, ids in records.items():
-            source = frozenset((scope, legacy_id) for legacy_id in ids)
-            held_here = {(s, i): by.label for (k, s, i), by in held.items() if k == kind}
+        for kind, source in records.items():
+            named = {kind.kind.value, kind.stored}
+            held_here = {(s, i): by.label for (k, s, i), by in held.items() if k == kind.stored and (s, i) in source}
             # Entries of a scope holding none of the kind are left out, as for a project not selected.
             counted = bool(source) or scope == WORKSPACE_SCOPE
-            entries = self.scoped.get((kind, scope), {}) if counted else {}
+            entries = self.scoped.get((kind.stored, scope), {}) if counted else {}
             quarantine = {
                 (s, i): code
                 for (k, s, i), code in self.quarantine.items()
-                if counted and k == kind and s == scope and (s, i) not in held_here
+                if k in named and (s, i) in source and (s, i) not in held_here
             }
-            target = tuple(targets.get(kind, ())) if targets is not None else None
+            target = targets.get(kind.kind, ()) if targets is not None else None
             crosswalk = {(scope, legacy_id): entry for legacy_id, entry in entries.items()}
-            data = KindInput(kind, source, crosswalk, quarantine, target, held_here)
-            tallies[kind] = tally(data, self.latest_run)
-        return Ledgers(tallies, HeldCount.of(held, self.quarantine))
+            data = KindInput(kind.kind.value, source, crosswalk, quarantine, target, held_here)
+            tallies[kind.kind.value] = tally(data, self.latest_run)
+        # What is held back, counted under the declared kind of each record held (not its crosswalk kind).
+        listed_held = [
+            (kind.kind.value, key, by)
+            for kind, source in records.items()
+            for key, by in held.items()
+            if key[0] == kind.stored and key[1:] in source
+        ]
+        below = Counter(((by.kind, by.scope, by.legacy_id), name) for name, _, by in listed_held)
+        refused = frozenset(key for _, key, _ in listed_held if key in self.quarantine)
+        return Ledgers(tallies, HeldCount(below, refused))
 
-    def _budget_ledgers(
-        self, project: Project, legacy: LegacyProject, targets: Mapping[Kind, list[TargetObject]] | None
-    ) -> Ledgers:
-        """The ledger's part for the project's budget kinds, read whole (phases, lines, fringe and global copies)."""
-        budget = legacy.budget
-        scope = project.id
-        own: RecordKey = (Kind.PROJECT, WORKSPACE_SCOPE, project.id)
-        parents = self._chain(project)
-        lines = {line.id for line in budget.lines}
-        records: dict[Kind, list[str]] = {
-            Kind.PHASE: [p.id for p in budget.phases],
-            Kind.FRINGE: [f.id for f in budget.fringes],
-            Kind.GLOBAL: [g.id for g in budget.globals_],
-            Kind.LINE: [line.id for line in budget.lines],
-        }
-        for kind in (Kind.PHASE, Kind.FRINGE, Kind.GLOBAL):
-            parents.update({(kind, scope, legacy_id): own for legacy_id in records[kind]})
+    def _budget_ledgers(self, library: ProjectLibrary, legacy: LegacyProject, copies: Copies | None) -> Ledgers:
+        """The ledger's part for the project's kinds read whole (every project kind declared with records:
+        library copies, phases, lines), against the rows ``copies`` listed (None: not on v1)."""
+        scope = library.project.id
+        source = WorkspaceSource((), (), (library,))
+        view = View(source, LibraryPlans.of(source), library, self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, scope) or "")
+        view = replace(view, tree=legacy.budget.lines)
+        kinds = [kind for kind in of_scope(Scope.PROJECT) if kind.records is not None]
+        records = {kind: sources(kind, view, self.find, scope) for kind in kinds}
+        own: RecordKey = (Kind.PROJECT, WORKSPACE_SCOPE, scope)
+        parents = self._chain(library.project)
+        for kind, found in records.items():
+            parents.update({(kind.stored, s, legacy_id): own for s, legacy_id in found})
+        # A line hangs under its parent line (the tree), the top of the tree under the project.
+        lines = {line.id for line in legacy.budget.lines}
         parents.update(
             {
-                (Kind.LINE, scope, line.id): (Kind.LINE, scope, line.parent_id) if line.parent_id in lines else own
-                for line in budget.lines
+                (Kind.LINE, scope, line.id): (Kind.LINE, scope, line.parent_id)
+                for line in legacy.budget.lines
+                if line.parent_id in lines
             }
         )
-        return self._listed(records, scope, parents, targets)
+        listed = None
+        if copies is not None:
+            listed = {kind.kind: targets(kind, copies.rows.get(kind.natural.listed_by, ()), scope) for kind in kinds}
+        return self._listed(records, scope, parents, listed)
 
     def _context(self, project: Project, currency: str) -> Context:
         """What the project's actuals are compared in (``actuals.py``)."""
@@ -346,8 +366,10 @@ class Verifier:
         )
         log.info("bridge.verify.project", project=project.id, verdict=report.verdict.value, held_back_by=held_by)
         verdicts = [p.total.verdict for p in report.phases] + [a.verdict for a in report.actuals]
-        ledgers = self._budget_ledgers(project, legacy, None) + actuals.ledgers
-        return ProjectFindings(report.model_copy(update={"notes": report.notes + notes}), tuple(verdicts), ledgers)
+        library = library_of(project, legacy)
+        ledgers = self._budget_ledgers(library, legacy, None) + actuals.ledgers
+        report = report.model_copy(update={"notes": report.notes + notes})
+        return ProjectFindings(report, tuple(verdicts), ledgers, library=library)
 
     def _selected(self, v1_project_id: str) -> bool:
         if not self.options.projects:
@@ -366,9 +388,12 @@ class Verifier:
             # Counted in the source even though its v1 copy is gone: its actuals are read without a v1 side.
             actuals_currency = actual_currency(legacy, DEFAULT_CURRENCY)
             actuals = await compare_actuals(self.legacy, None, None, self._context(project, actuals_currency))
-            return self._gone(project, error, self._budget_ledgers(project, legacy, None) + actuals.ledgers)
+            library = library_of(project, legacy)
+            return self._gone(project, error, self._budget_ledgers(library, legacy, None) + actuals.ledgers, library)
 
-    def _gone(self, project: Project, error: NotFound, ledgers: Ledgers) -> ProjectFindings:
+    def _gone(
+        self, project: Project, error: NotFound, ledgers: Ledgers, library: ProjectLibrary | None = None
+    ) -> ProjectFindings:
         report = ProjectReport(
             project_id=project.id,
             v1_project_id=self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, project.id),
@@ -383,7 +408,7 @@ class Verifier:
             tree=[],
             notes=[f"the v1 project the crosswalk names could not be read: {error}"],
         )
-        return ProjectFindings(report, (Verdict.MISMATCH,), ledgers)
+        return ProjectFindings(report, (Verdict.MISMATCH,), ledgers, library=library)
 
     async def _project(self, project: Project, legacy: LegacyProject) -> ProjectFindings:
         v1_project_id = self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, project.id) or ""
@@ -424,7 +449,7 @@ class Verifier:
             for phase, code in refused
             for by in (label(Kind.PHASE, phase.id, code),)
         ]
-        copies = await self._copies(v1.v1_id)
+        copies = await self._copies(v1)
         library = library_differences(legacy.budget, lookup, copies.items, copies.phases)
         tags, tag_notes = self._tags(legacy, plans, currency)
         sums = actual_sums(actuals, actuals_currency)
@@ -453,19 +478,25 @@ class Verifier:
             transactions=list(actuals.transactions),
             notes=notes + result.notes,
         )
-        targets = project_targets(project.id, v1, copies.phases, copies.items)
-        ledgers = self._budget_ledgers(project, legacy, targets) + actuals.ledgers
-        return ProjectFindings(report, tuple(verdicts), ledgers, tuple(tag_notes))
+        library_read = library_of(project, legacy)
+        ledgers = self._budget_ledgers(library_read, legacy, copies) + actuals.ledgers
+        return ProjectFindings(report, tuple(verdicts), ledgers, tuple(tag_notes), library_read)
 
-    async def _copies(self, v1_project_id: str) -> Copies:
-        """The v1 project's phases and its library copies (what its totals are computed from)."""
-        routes: tuple[tuple[str, ProjectCopyKind], ...] = (
-            (Kind.FRINGE, "fringes"),
-            (Kind.GLOBAL, "globals"),
-            (Kind.CURRENCY, "currencies"),
-        )
-        items = {kind: [item async for item in self.v1.project_copies(v1_project_id, route)] for kind, route in routes}
-        return Copies(await self.v1.phases(v1_project_id), items)
+    async def _copies(self, v1: V1Project) -> Copies:
+        """The v1 project's phases and library copies, and the rows of every project kind's listing (its lines
+        are already read, with the totals)."""
+        rows: dict[str, list[object]] = {"budget_listLines": [_row(line) for line in v1.lines]}
+        for kind in of_scope(Scope.PROJECT):
+            listing = kind.natural.listed_by
+            if kind.records is not None and listing not in rows:
+                rows[listing] = [row async for page in self.v1.rows(listing, (v1.v1_id,)) for row in page]
+        phases = [Phase.model_validate(row) for row in rows["budget_listPhases"]]
+        items = {
+            str(kind.stored_as): [LibraryItem.model_validate(row) for row in rows[kind.natural.listed_by]]
+            for kind in of_scope(Scope.PROJECT)
+            if kind.stored_as is not None
+        }
+        return Copies(phases, items, rows)
 
     def _tags(self, legacy: LegacyProject, plans: list[PhasePlan], currency: str) -> tuple[list[TagSummary], list[str]]:
         """Each legacy tag's totals and fringe totals, as money not carried, and notes saying so.
@@ -502,34 +533,67 @@ class Verifier:
             )
         return summaries, notes
 
-    async def _workspace(self, wanted: Sequence[Project]) -> Ledgers:
-        """The ledger's part for the workspace kinds: the selected projects, and spaces and contacts when the
-        whole workspace is verified."""
-        records: dict[Kind, list[str]] = {Kind.PROJECT: [p.id for p in wanted]}
-        targets: dict[Kind, list[TargetObject]] = {}
-        if not self.options.projects:
-            records[Kind.SPACE] = [space.id for space in await self.legacy.spaces()]
-            records[Kind.CONTACT] = [c.id for c in await self.legacy.contacts()]
-            targets[Kind.SPACE] = [TargetObject(x.id, WORKSPACE_SCOPE, x.name) async for x in self.v1.spaces()]
-            targets[Kind.CONTACT] = [
-                TargetObject(c.id, WORKSPACE_SCOPE, c.name or c.display_name or "") async for c in self.v1.contacts()
-            ]
-        targets[Kind.PROJECT] = [
-            TargetObject(p.id, WORKSPACE_SCOPE, p.name) async for p in self.v1.projects() if self._selected(p.id)
-        ]
-        parents = {key: above for project in wanted for key, above in self._chain(project).items()}
-        return self._listed(records, WORKSPACE_SCOPE, parents, targets)
+    def _workspace_kinds(self) -> tuple[KindSpec, ...]:
+        """The workspace kinds the verification counts: all of them for the whole workspace; for chosen projects
+        only the projects (the source read then holds the others only in part)."""
+        whole = not self.options.projects
+        return tuple(
+            kind
+            for kind in of_scope(Scope.WORKSPACE)
+            if kind.records is not None and (whole or (kind.from_projects and not kind.merged))
+        )
 
-    async def _library(self) -> LibraryFindings:
-        """The workspace library items the runs wrote, against what v1 holds of them now."""
+    async def _workspace_rows(self) -> dict[str, list[object]]:
+        """The rows of the v1 listing of every workspace kind counted or compared (the library items are
+        compared with what the runs wrote whatever projects are chosen)."""
+        rows: dict[str, list[object]] = {}
+        for kind in {*self._workspace_kinds(), *_merged()}:
+            listing = kind.natural.listed_by
+            rows[listing] = [row async for page in self.v1.rows(listing) for row in page]
+        return rows
+
+    async def _workspace(self, libraries: Sequence[ProjectLibrary], rows: Mapping[str, list[object]]) -> Ledgers:
+        """The ledger's part for the workspace kinds (``_workspace_kinds``), read from the selected projects'
+        libraries and, for the whole workspace, the spaces and contacts."""
+        kinds = self._workspace_kinds()
+        whole = not self.options.projects
+        spaces = tuple(await self.legacy.spaces()) if whole else ()
+        contacts = tuple(await self.legacy.contacts()) if whole else ()
+        source = WorkspaceSource(spaces, contacts, tuple(libraries))
+        view = View(source, LibraryPlans.of(source, whole=whole))
+        records = {kind: sources(kind, view, self.find, WORKSPACE_SCOPE) for kind in kinds}
+        listed = {kind.kind: targets(kind, rows[kind.natural.listed_by], WORKSPACE_SCOPE) for kind in kinds}
+        listed[Kind.PROJECT] = tuple(t for t in listed.get(Kind.PROJECT, ()) if self._selected(t.v1_id))
+        parents = {key: above for library in libraries for key, above in self._chain(library.project).items()}
+        return self._listed(records, WORKSPACE_SCOPE, parents, listed)
+
+    def _library(self, rows: Mapping[str, list[object]]) -> LibraryFindings:
+        """The workspace library items the runs wrote (the kinds merged from the projects' libraries), against
+        what v1 holds of them now."""
         differences = []
-        for kind, route in WORKSPACE_ITEMS:
-            written = written_items(self.store.journal.by_status("done", kind=kind))
+        for kind in _merged():
+            written = written_items(self.store.journal.by_status("done", kind=kind.kind.value))
             if written:
-                items = [item async for item in self.v1.library_items(route)]
-                lookup = partial(self.lookup, kind, WORKSPACE_SCOPE)
-                differences += workspace_differences(kind, written, lookup, items)
+                items = [LibraryItem.model_validate(row) for row in rows[kind.natural.listed_by]]
+                lookup = partial(self.lookup, kind.stored, WORKSPACE_SCOPE)
+                differences += workspace_differences(kind.kind, written, lookup, items)
         return LibraryFindings(tuple(differences))
+
+
+def _merged() -> tuple[KindSpec, ...]:
+    """The workspace library kinds: merged from the projects' libraries, written by the runs as they were."""
+    return tuple(kind for kind in of_scope(Scope.WORKSPACE) if kind.merged)
+
+
+def library_of(project: Project, legacy: LegacyProject) -> ProjectLibrary:
+    """The project's library as the verification read it: a budget without its lines, and its tags."""
+    budget = legacy.budget.model_copy(update={"lines": ()})
+    return ProjectLibrary(project, budget.phases, budget, legacy.tag_records)
+
+
+def _row(model: BaseModel) -> dict[str, object]:
+    """A parsed v1 record as the row its listing answered (published names, unmodelled fields kept)."""
+    return model.model_dump(by_alias=True, mode="json")
 
 
 def _tag_figure(tag: str, plan: PhasePlan, raw: object, currency: str) -> Figure:

@@ -24,7 +24,7 @@ from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.drill import Presence
 
-SCHEMA_VERSION: Final = "1.4.0"
+SCHEMA_VERSION: Final = "1.5.0"
 
 
 class ReportModel(BaseModel):
@@ -322,7 +322,7 @@ class Totals(ReportModel):
 class Reconciliation(ReportModel):
     """The whole report: ``reconciled`` is the answer; the rest says why."""
 
-    schema_version: Literal["1.4.0"] = SCHEMA_VERSION
+    schema_version: Literal["1.5.0"] = SCHEMA_VERSION
     reconciled: bool
     held_back: HeldBack = Field(
         default=HeldBack(summary=NOTHING_HELD_BACK, records={}, money=[], groups=[]),

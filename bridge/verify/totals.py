@@ -17,15 +17,16 @@ from bridge.clients.models import BudgetLine, PhaseValues
 from bridge.clients.v1 import V1Client
 from bridge.errors import AmbiguousAccount, PayloadTooLarge
 from bridge.verify.drill import Branch, ExtraNode, Node
-from mappings.records import ProjectBudget
+from mappings.records import ProjectBudget, Tag
 
 
 @dataclass(frozen=True, slots=True)
 class LegacyProject:
-    """One project's budget and tags as the legacy surface computes them."""
+    """One project's budget and tags as the legacy surface computes them, and its tag records."""
 
     budget: ProjectBudget
     tags: Mapping[str, TagTotals]
+    tag_records: tuple[Tag, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +40,7 @@ class V1Project:
 
 async def read_legacy(legacy: LegacyClient, project_id: str) -> LegacyProject:
     budget = await legacy.budget(project_id)
-    return LegacyProject(budget, await legacy.tag_totals(project_id))
+    return LegacyProject(budget, await legacy.tag_totals(project_id), tuple(await legacy.tags(project_id)))
 
 
 async def read_v1(v1: V1Client, v1_project_id: str) -> V1Project:

@@ -1,5 +1,5 @@
 """Every declared kind (``engine.kinds.KINDS``) is planned, written, counted, held back under a refused parent,
-and found on the target after its Idempotency-Key expired: one case per kind, so a kind added to the
+found on the target after its Idempotency-Key expired, and verified: one case per kind, so a kind added to the
 declarations is walked through each of these without a line more here."""
 
 from __future__ import annotations
@@ -15,9 +15,12 @@ import pytest
 
 from bridge.engine.kinds import KINDS, KindSpec, Scope, of_scope
 from bridge.engine.plan import Plan
+from bridge.engine.run import Transports
 from bridge.engine.writes import Write
+from bridge.verify.reconcile import VerifyOptions, verify
+from bridge.verify.schema import KindLedger
 from tests.engine.conftest import fresh_world
-from tests.engine.harness import World
+from tests.engine.harness import World, fast_controls
 
 STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
 
@@ -138,3 +141,35 @@ def test_a_kind_is_found_on_the_target_after_its_key_expired(
         return await world.census()
 
     assert asyncio.run(crash_then_resume()) == reference
+
+
+@dataclass(frozen=True, slots=True)
+class Verified:
+    """A run of the whole small workspace, then `bridge verify` of it."""
+
+    run: Plan
+    ledger: dict[str, KindLedger]
+
+
+@pytest.fixture(scope="module")
+def verified(tmp_path_factory: pytest.TempPathFactory) -> Verified:
+    world = fresh_world(tmp_path_factory.mktemp("verified") / "state.sqlite")
+    world.projects = ()
+
+    async def both() -> Verified:
+        run = (await world.run()).ledger
+        transports = Transports(world.transport, world.transport)
+        report = await verify(world.settings(), VerifyOptions(), transports, fast_controls())
+        return Verified(run, {entry.kind: entry for entry in report.ledger})
+
+    return asyncio.run(both())
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=_ids(KINDS))
+def test_a_kind_is_verified(kind: KindSpec, verified: Verified) -> None:
+    """`bridge verify` counts every record of the kind the run wrote in its closed ledger, finds each on the
+    target, and nothing of the kind there that the crosswalk does not know."""
+    entry = verified.ledger[kind.kind.value]
+    assert entry.source == verified.run.of(kind.kind).records > 0
+    assert (entry.migrated, entry.ok, entry.closed, entry.checked_on_target) == (entry.source, entry.source, True, True)
+    assert (entry.missing, entry.unexpected, entry.duplicated) == ([], [], [])

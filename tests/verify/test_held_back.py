@@ -112,17 +112,30 @@ def run_and_verify(kind: str, tmp: Path) -> Outcome:
 
 
 def source_counts(service: Service) -> dict[str, int]:
-    """Every kind the ledger counts, counted in the emulator's own store (the oracle)."""
+    """Every kind the ledger counts, counted in the emulator's own store (the oracle): the workspace library
+    items are the projects' records of one name taken once (A18), each project's copies its own records."""
     workspace = service.workspace("source")
     projects = [p for p in workspace.projects.values() if not p.deleted]  # a deleted record leaves its dict
     actuals = [a for p in projects for a in p.actuals.values()]
+    codes = [
+        {p.currencies[phase.currency_id].code for phase in p.phases.values() if phase.currency_id is not None}
+        for p in projects
+    ]
+    tags = {t.name.casefold() for p in projects for t in p.tags.values()} | {
+        label.casefold() for p in projects for label in p.labels
+    }
     return {
         "space": sum(1 for s in workspace.spaces.values() if not s.deleted),
         "contact": len(workspace.contacts),
+        "currency": len(set().union(*codes)),
+        "fringe": len({f.code for p in projects for f in p.fringes.values()}),
+        "global": len({g.symbol for p in projects for g in p.globals.values()}),
+        "tag": len(tags),
         "project": len(projects),
+        "project_currency": sum(len(found) for found in codes),
+        "project_fringe": sum(len(p.fringes) for p in projects),
+        "project_global": sum(len(p.globals) for p in projects),
         "phase": sum(len(p.phases) for p in projects),
-        "fringe": sum(len(p.fringes) for p in projects),
-        "global": sum(len(p.globals) for p in projects),
         "line": sum(len(p.nodes) for p in projects),
         "actual": len(actuals),
         "split": sum(len(a.subactuals) for a in actuals),
