@@ -21,6 +21,7 @@ from bridge.errors import BridgeError
 from bridge.terminal import console, plain, shown
 from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.convert import format_minor
+from bridge.verify.publish import PublishObserver
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.report import write_reports
 from bridge.verify.schema import Reconciliation
@@ -67,7 +68,10 @@ def verify_command(
         stopped.add_note("verification could not finish: no report was written; run the same command again")
         raise
     directory = report_dir or settings.report_dir / f"run-{report.run or 'none'}"
-    written = write_reports(report, directory)
+    # Whoever runs the command may hand it an observer of the report writer as click's context object (the
+    # crash tests do, to stop the process at a chosen point of the publication); a shell gives none.
+    found = click.get_current_context().obj
+    written = write_reports(report, directory, found if isinstance(found, PublishObserver) else None)
     ending = Ending.DONE if report.reconciled else Ending.DIFFERENCES
     if as_json:
         # JSON escapes every control character; the secrets are masked like everywhere else.

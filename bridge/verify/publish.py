@@ -27,10 +27,9 @@ are hard-linked into a set of their own and replaced one by one by links showing
 mix is visible then either. One ``bridge verify`` at a time per report directory (the default directory is
 per run, so this holds unless two are started by hand on the same ``--report-dir``).
 
-``BRIDGE_TEST_KILL_REPORTS=<point>:<n>`` (tests only, like the engine's ``BRIDGE_TEST_KILL_AT``) makes the
-process SIGKILL itself the n-th time it reaches ``point``: ``written`` (after each file of the new set),
-``switch`` (the set complete, ``current`` not yet renamed) or ``switched`` (renamed, the links and the pruning
-not yet done).
+An observer, when one is given (the crash tests' kill switch, like the engine's write points), is told each
+time the writer reaches a point: ``written`` (after each file of the new set), ``switch`` (the set complete,
+``current`` not yet renamed) or ``switched`` (renamed, the links and the pruning not yet done).
 """
 
 from __future__ import annotations
@@ -39,18 +38,17 @@ import contextlib
 import os
 import secrets
 import shutil
-import signal
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from bridge.errors import ResumableStop
 from bridge.files import create_private
 
 SETS = ".reconciliation"
 CURRENT = "current"
-KILL_ENV = "BRIDGE_TEST_KILL_REPORTS"
-KILL_POINTS = ("written", "switch", "switched")
+POINTS = ("written", "switch", "switched")
 DIR_MODE = 0o700
 
 
@@ -60,32 +58,23 @@ class ReportsNotWritten(ResumableStop):
     remedy = "make room (or fix the permissions) under the report directory, then run the same command again"
 
 
-class _KillPoint:
-    """The test-only crash hook (see the module docstring); inactive unless the environment sets it."""
+@runtime_checkable
+class PublishObserver(Protocol):
+    """Told each time the writer reaches ``point`` (one of ``POINTS``)."""
 
-    def __init__(self, spec: str | None) -> None:
-        self.point: str | None = None
-        self.nth = 0
-        if spec:
-            point, _, nth = spec.partition(":")
-            if point not in KILL_POINTS:
-                raise ValueError(f"{KILL_ENV}={spec!r}: point must be one of {', '.join(KILL_POINTS)}")
-            self.point, self.nth = point, int(nth or "1")
-
-    def reach(self, point: str) -> None:
-        if point != self.point:
-            return
-        self.nth -= 1
-        if self.nth == 0:
-            os.kill(os.getpid(), signal.SIGKILL)
+    def reached(self, point: str) -> None: ...
 
 
-def publish(directory: Path, files: Mapping[str, str]) -> list[Path]:
+def publish(directory: Path, files: Mapping[str, str], observer: PublishObserver | None = None) -> list[Path]:
     """Write ``files`` (name -> text) as one set under ``directory`` and show it atomically; their paths.
 
     Raises ``ReportsNotWritten`` (the previous set still whole) when the filesystem refuses a write.
     """
-    kill = _KillPoint(os.environ.get(KILL_ENV))
+
+    def reach(point: str) -> None:
+        if observer is not None:
+            observer.reached(point)
+
     sets = directory / SETS
     try:
         directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
@@ -96,9 +85,9 @@ def publish(directory: Path, files: Mapping[str, str]) -> list[Path]:
         try:
             for name, text in files.items():
                 create_private(fresh / name, text.encode("utf-8"))
-                kill.reach("written")
+                reach("written")
             _fsync_dir(fresh)
-            kill.reach("switch")
+            reach("switch")
             previous = _point_current(sets, fresh.name)
         except BaseException:
             shutil.rmtree(fresh, ignore_errors=True)
@@ -108,7 +97,7 @@ def publish(directory: Path, files: Mapping[str, str]) -> list[Path]:
             f"the reports could not be written under {directory} ({_reason(error)}); the reports already there, "
             "if any, are unchanged"
         ) from error
-    kill.reach("switched")
+    reach("switched")
     try:
         _fsync_dir(sets)
         for name in files:

@@ -24,7 +24,7 @@ from bridge.verify.headline import (
     phases_not_compared,
 )
 from bridge.verify.html import render_html
-from bridge.verify.publish import publish
+from bridge.verify.publish import PublishObserver, publish
 from bridge.verify.schema import Figure, KindLedger, LibraryDifference, ProjectReport, Reconciliation
 
 JSON_NAME = "reconciliation.json"
@@ -32,14 +32,15 @@ MD_NAME = "reconciliation.md"
 HTML_NAME = "reconciliation.html"
 
 
-def write_reports(report: Reconciliation, directory: Path) -> list[Path]:
-    """Publish the three reports of ``report`` into ``directory`` (created if needed) as one set; their paths."""
+def write_reports(report: Reconciliation, directory: Path, observer: PublishObserver | None = None) -> list[Path]:
+    """Publish the three reports of ``report`` into ``directory`` (created if needed) as one set; their paths
+    (``observer``: told of each point of the publication, see ``publish``)."""
     rendered = {
         JSON_NAME: report.model_dump_json(indent=2) + "\n",
         MD_NAME: render_markdown(report),
         HTML_NAME: render_html(report),
     }
-    return publish(directory, rendered)
+    return publish(directory, rendered, observer)
 
 
 def money(minor: int | None, currency: str) -> str:

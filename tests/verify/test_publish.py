@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.verify.publish import CURRENT, KILL_ENV, SETS, ReportsNotWritten, publish
+from bridge.verify.publish import CURRENT, SETS, ReportsNotWritten, publish
 from bridge.verify.report import HTML_NAME, JSON_NAME, MD_NAME
 from tests.verify.world import LEGACY_KEY, TOKEN, World, run_cli, served
 
@@ -112,8 +112,29 @@ def test_a_full_disk_at_each_write_of_the_set_leaves_the_previous_set_whole(
     assert failures.count("write") == len(NAMES), failures
 
 
+# `bridge verify` with an observer of the report writer that SIGKILLs the process the n-th time it reaches
+# a point (sys.argv[1], "<point>:<n>"), handed to the command as click's context object.
+KILLED_VERIFY = """
+import os, signal, sys
+from bridge.cli import cli
+
+class KillAt:
+    def __init__(self, spec):
+        point, _, nth = spec.partition(":")
+        self.point, self.left = point, int(nth)
+
+    def reached(self, point):
+        if point == self.point:
+            self.left -= 1
+            if self.left == 0:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+cli.main(sys.argv[2:], prog_name="bridge", obj=KillAt(sys.argv[1]))
+"""
+
+
 def bridge_verify(world: World, base: str, report_dir: Path, kill: str) -> subprocess.CompletedProcess[str]:
-    """`bridge verify` in its own process, killed at ``kill`` by the report writer's hook."""
+    """`bridge verify` in its own process, killed at ``kill`` ("<point>:<n>") of the report writer."""
     env = {
         **os.environ,
         "BRIDGE_LEGACY_URL": f"{base}/api/v1",
@@ -121,13 +142,16 @@ def bridge_verify(world: World, base: str, report_dir: Path, kill: str) -> subpr
         "BRIDGE_LEGACY_KEY": LEGACY_KEY,
         "BRIDGE_V1_TOKEN": TOKEN,
         "BRIDGE_STATE": str(world.state),
-        KILL_ENV: kill,
     }
     # --fail-on rounding changes all three reports (fail_on is in each), so a mix would be visible.
     args = ["verify", "--project", world.project_id, "--report-dir", str(report_dir), "--fail-on", "rounding"]
-    script = "import sys; from bridge.cli import cli; cli(sys.argv[1:], prog_name='bridge')"
     return subprocess.run(
-        [sys.executable, "-c", script, *args], env=env, capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-c", KILLED_VERIFY, kill, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
