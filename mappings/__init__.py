@@ -24,10 +24,10 @@ Modules (one per family):
 - ``text``     name/description checks (length, control characters, NFC).
 - ``enums``    explicit tables between the surfaces; nearest v1 TagColor for legacy hex colours.
 - ``budget``   the tree: ``build_tree`` validates (duplicates, cycles, self/missing parent, parent not an
-               account), quarantines bad nodes with their subtrees, orders parents first and cuts
-               ``groups()`` of <= 100 lines per depth level; ``chunks`` for other bulk limits.
-- ``lines``    budget line bodies with phase data keyed by v1 phase id, markups/subtotals (A13), tag
-               assignments (A14); phase-data bulk items (<= 500) for re-runs.
+               account), quarantines bad nodes with their subtrees, orders parents first and gives each
+               node its depth level; ``chunks`` cuts a list into bulks.
+- ``lines``    ``plan_budget``/``plan_lines`` check each node and build the tree; ``line_body`` maps one line
+               with phase data keyed by v1 phase id, markups/subtotals (A13), tags not carried (A14).
 - ``phases``   phases incl. hidden, rollups -> rollupFormula, first estimate phase -> the project's
                default estimate phase (update), phase currencies -> project currency copies.
 - ``library``  fringes, globals, currencies, units: workspace items reused by name, conflicts reported,

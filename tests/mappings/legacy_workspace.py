@@ -6,6 +6,7 @@ and every mapping family. Lookups answer a placeholder id for every record, so e
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -16,18 +17,22 @@ from fastapi import FastAPI
 
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import open_legacy
+from bridge.clients.v1_requests import BY_ID
 from bridge.config import Secret
+from bridge.engine.kinds import spec
 from mappings.actuals import duplicate_ids, map_actuals
 from mappings.contacts import map_contact
 from mappings.errors import MappingError
+from mappings.kinds import Kind
 from mappings.library import plan_currencies, plan_fringes, plan_globals, plan_units
-from mappings.lines import bulk_request, plan_budget
 from mappings.phases import phase_body, plan_phases
 from mappings.records import Actual, Contact, Project, ProjectBudget, Space, Tag
 from mappings.spaces import map_project, map_space
 from mappings.tags import plan_tags
+from tests.mappings.budget_levels import mapped_levels, wanted_lines
 
 EVERYTHING = (date(1990, 1, 1), date(2100, 1, 1))
+LINES_PER_BULK = BY_ID[spec(Kind.LINE).create].bulk_limit
 
 
 @dataclass
@@ -109,13 +114,11 @@ def map_workspace(ws: LegacyWorkspace) -> MappingResult:
         phases = plan_phases(budget.project_id, budget.phases)
         out.quarantined += phases.quarantined
         out.requests += len([phase_body(budget.project_id, p, placeholder) for p in (*phases.plain, *phases.rollups)])
-        symbols = {g.symbol for g in budget.globals_ if g.symbol}
-        tree = plan_budget(budget, symbols)
-        out.quarantined += tree.quarantined
-        for group in tree.groups():
-            request = bulk_request(tree, group, placeholder, symbols)
-            out.requests += 1
-            out.quarantined += request.failed
+        lines = wanted_lines(budget)
+        out.quarantined += lines.refused
+        levels, refused = mapped_levels(lines, placeholder)
+        out.requests += sum(math.ceil(len(level) / LINES_PER_BULK) for level in levels)
+        out.quarantined += refused
         currency = next((p.currency.code for p in budget.phases if p.currency and p.currency.code), None) or "USD"
         rows = ws.actuals.get(budget.project_id, [])
         actuals = map_actuals(budget.project_id, "new", rows, currency, placeholder, duplicates=repeated)
