@@ -34,11 +34,11 @@ Modules (one per family):
                project copies patched to the legacy values.
 - ``tags``     workspace tags deduplicated across projects (winner rule A15), labels, nearest colours.
 - ``formulas`` syntax and symbols of '='-formulas over globals (A24), cycles.
-- ``spaces``   spaces and projects; ``contacts`` workspace-wide contacts; ``actuals`` actuals with splits
-               -> transactions with items, bulks of <= 500, workspace-wide duplicate ids.
+- ``spaces``   spaces and projects; ``contacts`` workspace-wide contacts; ``actuals`` one actual with its
+               splits -> a transaction with items.
 
 Single-record mappers return ``Mapped`` (``mappings.results``): the record reference, the request body
 (a TypedDict that is exactly the wire JSON of bridge/assumptions.py A05-A19), its notes and a stable
-``source_hash``; they raise ``MappingError``. Batch planners (``plan_*``, ``map_actuals``, ``build_tree``)
-never raise for a bad record: they return the good ones and a ``quarantined`` tuple of errors.
+``source_hash``; they raise ``MappingError``. Batch planners (``plan_*``, ``build_tree``) never raise for a
+bad record: they return the good ones and a ``quarantined`` tuple of errors.
 """

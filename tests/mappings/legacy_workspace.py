@@ -20,7 +20,7 @@ from bridge.clients.legacy import open_legacy
 from bridge.clients.v1_requests import BY_ID
 from bridge.config import Secret
 from bridge.engine.kinds import spec
-from mappings.actuals import duplicate_ids, map_actuals
+from mappings.actuals import map_actual
 from mappings.contacts import map_contact
 from mappings.errors import MappingError
 from mappings.kinds import Kind
@@ -33,6 +33,7 @@ from tests.mappings.budget_levels import mapped_levels, wanted_lines
 
 EVERYTHING = (date(1990, 1, 1), date(2100, 1, 1))
 LINES_PER_BULK = BY_ID[spec(Kind.LINE).create].bulk_limit
+TRANSACTIONS_PER_BULK = BY_ID[spec(Kind.ACTUAL).create].bulk_limit
 
 
 @dataclass
@@ -109,7 +110,6 @@ def map_workspace(ws: LegacyWorkspace) -> MappingResult:
     ):
         out.requests += len(plan.items) + len(plan.copies)
         out.quarantined += plan.quarantined
-    repeated = duplicate_ids(a.id for rows in ws.actuals.values() for a in rows)
     for budget in ws.budgets:
         phases = plan_phases(budget.project_id, budget.phases)
         out.quarantined += phases.quarantined
@@ -120,8 +120,14 @@ def map_workspace(ws: LegacyWorkspace) -> MappingResult:
         out.requests += sum(math.ceil(len(level) / LINES_PER_BULK) for level in levels)
         out.quarantined += refused
         currency = next((p.currency.code for p in budget.phases if p.currency and p.currency.code), None) or "USD"
-        rows = ws.actuals.get(budget.project_id, [])
-        actuals = map_actuals(budget.project_id, "new", rows, currency, placeholder, duplicates=repeated)
-        out.requests += len(actuals.bulks) + sum(len(m.items) for m in actuals.mapped)
-        out.quarantined += actuals.quarantined
+        transactions = 0
+        for actual in ws.actuals.get(budget.project_id, []):
+            try:
+                mapped = map_actual(budget.project_id, "new", actual, currency, placeholder)
+            except MappingError as error:
+                out.quarantined.append(error)
+                continue
+            transactions += 1
+            out.requests += len(mapped.items)
+        out.requests += math.ceil(transactions / TRANSACTIONS_PER_BULK)
     return out

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from mappings.actuals import map_actuals
+from mappings.actuals import map_actual
 from mappings.budget import MAX_DEPTH
 from mappings.contacts import map_contact
 from mappings.errors import ErrorCode, MappingError
@@ -30,7 +30,7 @@ from mappings.records import (
     Tag,
 )
 from mappings.refs import lookup_from
-from mappings.shapes import parse_row
+from mappings.shapes import parse_row, without_duplicates
 from mappings.tags import plan_tags
 from tests.mappings.budget_levels import mapped_levels, wanted_lines
 
@@ -39,11 +39,18 @@ Run = Callable[[], tuple[Sequence[MappingError], set[str]]]
 
 
 def _actuals(*bad: Actual, currency: str = "USD") -> Run:
+    """A window of actuals as the legacy client reads it (an id it repeats is refused, A66), each then mapped."""
     good = Actual(id="ok", amount=12.5, date="2026-01-05")
 
     def run() -> tuple[Sequence[MappingError], set[str]]:
-        batch = map_actuals("p1", "prj_1", [good, *bad], currency, lookup_from({}))
-        return batch.quarantined, {m.transaction.ref.legacy_id for m in batch.mapped}
+        errors: list[MappingError] = []
+        emitted: set[str] = set()
+        for actual in without_duplicates([good, *bad], Kind.ACTUAL, "p1"):
+            try:
+                emitted.add(map_actual("p1", "prj_1", actual, currency, lookup_from({})).transaction.ref.legacy_id)
+            except MappingError as error:
+                errors.append(error)
+        return errors, emitted
 
     return run
 
