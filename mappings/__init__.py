@@ -30,7 +30,7 @@ Modules (one per family):
                with phase data keyed by v1 phase id, markups/subtotals (A13), tags not carried (A14).
 - ``phases``   phases incl. hidden, rollups -> rollupFormula, first estimate phase -> the project's
                default estimate phase (update), phase currencies -> project currency copies.
-- ``library``  fringes, globals, currencies, units: workspace items reused by name, conflicts reported,
+- ``library``  fringes, globals, currencies: workspace items reused by name, conflicts reported,
                project copies patched to the legacy values.
 - ``tags``     workspace tags deduplicated across projects (winner rule A15), labels, nearest colours.
 - ``formulas`` syntax and symbols of '='-formulas over globals (A24), cycles.

@@ -24,7 +24,7 @@ from mappings.actuals import map_actual
 from mappings.contacts import map_contact
 from mappings.errors import MappingError
 from mappings.kinds import Kind
-from mappings.library import plan_currencies, plan_fringes, plan_globals, plan_units
+from mappings.library import plan_currencies, plan_fringes, plan_globals
 from mappings.phases import phase_body, plan_phases
 from mappings.records import Actual, Contact, Project, ProjectBudget, Space, Tag
 from mappings.spaces import map_project, map_space
@@ -105,7 +105,6 @@ def map_workspace(ws: LegacyWorkspace) -> MappingResult:
     for plan in (
         plan_fringes(ws.budgets, {}),
         plan_globals(ws.budgets, {}),
-        plan_units(ws.budgets, {}),
         plan_currencies({b.project_id: b.phases for b in ws.budgets}, {}),
     ):
         out.requests += len(plan.items) + len(plan.copies)
