@@ -7,8 +7,9 @@ from hypothesis import given
 from mappings.kinds import Kind
 from mappings.lines import line_body, plan_lines
 from mappings.records import BudgetLine, CompactLine, PhaseData, ProjectBudget
-from mappings.refs import WORKSPACE, lookup_from
+from mappings.refs import WORKSPACE
 from tests.mappings.budget_levels import mapped_levels, wanted_lines
+from tests.mappings.crosswalk import lookup_from
 from tests.strategies import messy_budget_lines, project_budgets
 
 SYMBOLS = {"DAYS", "WEEKS"}

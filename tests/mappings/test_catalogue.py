@@ -29,10 +29,10 @@ from mappings.records import (
     SubActual,
     Tag,
 )
-from mappings.refs import lookup_from
 from mappings.shapes import parse_row, without_duplicates
 from mappings.tags import plan_tags
 from tests.mappings.budget_levels import mapped_levels, wanted_lines
+from tests.mappings.crosswalk import lookup_from
 
 Run = Callable[[], tuple[Sequence[MappingError], set[str]]]
 """A scenario: the errors a mapper reported and the legacy ids it emitted as requests."""

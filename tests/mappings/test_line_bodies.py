@@ -8,8 +8,9 @@ from mappings.kinds import Kind
 from mappings.lines import line_body
 from mappings.notes import NoteKind
 from mappings.records import BudgetLine, PhaseData, ProjectBudget
-from mappings.refs import WORKSPACE, Lookup, lookup_from
+from mappings.refs import WORKSPACE, Lookup
 from tests.mappings.budget_levels import mapped_levels, wanted_lines
+from tests.mappings.crosswalk import lookup_from
 from tests.strategies import project_budgets
 
 SYMBOLS = {"DAYS", "WEEKS"}

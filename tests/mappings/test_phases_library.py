@@ -11,8 +11,8 @@ from mappings.library import plan_currencies, plan_fringes, plan_globals
 from mappings.notes import NoteKind
 from mappings.phases import default_estimate_patch, phase_body, plan_phases
 from mappings.records import BudgetLine, Fringe, Global, Phase, PhaseCurrency, Project, ProjectBudget, Tag
-from mappings.refs import lookup_from
 from mappings.tags import plan_tags
+from tests.mappings.crosswalk import lookup_from
 from tests.strategies import project_budgets
 
 PHASES = [

@@ -9,9 +9,10 @@ from mappings.contacts import map_contact
 from mappings.kinds import Kind
 from mappings.notes import NoteKind
 from mappings.records import Actual, Contact, Project, ProjectSpaceRef, Space, SubActual, Tag
-from mappings.refs import WORKSPACE, lookup_from
+from mappings.refs import WORKSPACE
 from mappings.spaces import map_project, map_space, project_patch, space_patch
 from mappings.tags import plan_tags
+from tests.mappings.crosswalk import lookup_from
 from tests.strategies import split_actuals
 
 LOOKUP = lookup_from(
