@@ -19,7 +19,7 @@ Modules (one per family):
                unassigned references, assumptions used.
 - ``money``    ``to_money`` (Decimal(str(x)), ISO-4217 exponent from babel, ROUND_HALF_EVEN, returns the
                rounding it introduced; ``exact=True`` refuses values the currency cannot hold), ``total``.
-- ``keys``     ``idempotency_key`` (namespace, kind, scope, sorted legacy ids, body digest), ``child_key``
+- ``keys``     ``request_key`` (namespace, kind, scope, sorted legacy ids, body digest), ``child_key``
                for split bulks, ``source_hash`` for change detection on re-runs.
 - ``text``     name/description checks (length, control characters, NFC).
 - ``enums``    explicit tables between the surfaces; nearest v1 TagColor for legacy hex colours.
