@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bridge.engine.source import ProjectLibrary, WorkspaceSource
-from bridge.engine.wanted import PLACEHOLDER, Desired, LibraryPlans, View, Wanted, lines
+from bridge.engine.wanted import PLACEHOLDER, Desired, LibraryPlans, View, Want, Wanted, lines
 from mappings.errors import MappingError
 from mappings.records import LineFields, Project, ProjectBudget
 from mappings.refs import Lookup
@@ -36,11 +36,14 @@ def mapped_levels(wanted: Wanted, lookup: Lookup) -> tuple[list[list[Desired]], 
     levels: list[list[Desired]] = []
     refused: list[MappingError] = []
     for group in wanted.groups:
-        level: list[Desired] = []
-        for want in group:
-            try:
-                level.append(want.mapped(lookup))
-            except MappingError as error:
-                refused.append(error)
-        levels.append(level)
+        outcomes = [_outcome(want, lookup) for want in group]
+        levels.append([line for line in outcomes if isinstance(line, Desired)])
+        refused += [error for error in outcomes if isinstance(error, MappingError)]
     return levels, refused
+
+
+def _outcome(want: Want, lookup: Lookup) -> Desired | MappingError:
+    try:
+        return want.mapped(lookup)
+    except MappingError as error:
+        return error
