@@ -10,11 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bridge.clients.v1_requests import BY_ID
+from bridge.engine.kinds import spec
 from bridge.engine.source import ProjectLibrary, WorkspaceSource
 from bridge.engine.wanted import PLACEHOLDER, Desired, LibraryPlans, View, Want, Wanted, lines
 from mappings.errors import MappingError
+from mappings.kinds import Kind
 from mappings.records import LineFields, Project, ProjectBudget
 from mappings.refs import Lookup
+
+LINES_PER_BULK = BY_ID[spec(Kind.LINE).create].bulk_limit
+"""At most this many new lines of a level go in one create request."""
 
 
 def _nothing_written(kind: str, scope: str, legacy_id: str) -> None:

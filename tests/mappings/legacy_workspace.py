@@ -29,10 +29,9 @@ from mappings.phases import phase_body, plan_phases
 from mappings.records import Actual, Contact, Project, ProjectBudget, Space, Tag
 from mappings.spaces import map_project, map_space
 from mappings.tags import plan_tags
-from tests.mappings.budget_levels import mapped_levels, wanted_lines
+from tests.mappings.budget_levels import LINES_PER_BULK, mapped_levels, wanted_lines
 
 EVERYTHING = (date(1990, 1, 1), date(2100, 1, 1))
-LINES_PER_BULK = BY_ID[spec(Kind.LINE).create].bulk_limit
 TRANSACTIONS_PER_BULK = BY_ID[spec(Kind.ACTUAL).create].bulk_limit
 
 

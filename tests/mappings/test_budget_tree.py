@@ -12,7 +12,7 @@ from mappings.errors import ErrorCode, MappingError
 from mappings.kinds import Kind
 from mappings.records import BudgetLine, ProjectBudget
 from mappings.refs import RecordRef
-from tests.mappings.budget_levels import wanted_lines
+from tests.mappings.budget_levels import LINES_PER_BULK, wanted_lines
 from tests.strategies import budget_trees, messy_budget_lines
 
 
@@ -29,7 +29,7 @@ def test_every_valid_node_is_kept_and_parents_come_first(lines: list[BudgetLine]
             assert index[line.parent_id] < index[line.id]
 
 
-@given(lines=messy_budget_lines(), limit=st.integers(min_value=1, max_value=100))
+@given(lines=messy_budget_lines(), limit=st.integers(min_value=1, max_value=LINES_PER_BULK))
 def test_bulks_are_bounded_and_sent_only_after_their_parents(lines: list[BudgetLine], limit: int) -> None:
     """The engine writes the tree a level at a time, each level's new lines cut into bulks of at most the
     limit: no bulk exceeds it; each line's parent is in an earlier level; kept + quarantined = input."""
