@@ -19,26 +19,26 @@ Modules (one per family):
                unassigned references, assumptions used.
 - ``money``    ``to_money`` (Decimal(str(x)), ISO-4217 exponent from babel, ROUND_HALF_EVEN, returns the
                rounding it introduced; ``exact=True`` refuses values the currency cannot hold), ``total``.
-- ``keys``     ``idempotency_key`` (namespace, kind, scope, sorted legacy ids, body digest), ``child_key``
+- ``keys``     ``request_key`` (namespace, kind, scope, sorted legacy ids, body digest), ``child_key``
                for split bulks, ``source_hash`` for change detection on re-runs.
 - ``text``     name/description checks (length, control characters, NFC).
 - ``enums``    explicit tables between the surfaces; nearest v1 TagColor for legacy hex colours.
 - ``budget``   the tree: ``build_tree`` validates (duplicates, cycles, self/missing parent, parent not an
-               account), quarantines bad nodes with their subtrees, orders parents first and cuts
-               ``groups()`` of <= 100 lines per depth level; ``chunks`` for other bulk limits.
-- ``lines``    budget line bodies with phase data keyed by v1 phase id, markups/subtotals (A13), tag
-               assignments (A14); phase-data bulk items (<= 500) for re-runs.
+               account), quarantines bad nodes with their subtrees, orders parents first and gives each
+               node its depth level; ``chunks`` cuts a list into bulks.
+- ``lines``    ``plan_budget``/``plan_lines`` check each node and build the tree; ``line_body`` maps one line
+               with phase data keyed by v1 phase id, markups/subtotals (A13), tags not carried (A14).
 - ``phases``   phases incl. hidden, rollups -> rollupFormula, first estimate phase -> the project's
                default estimate phase (update), phase currencies -> project currency copies.
-- ``library``  fringes, globals, currencies, units: workspace items reused by name, conflicts reported,
+- ``library``  fringes, globals, currencies: workspace items reused by name, conflicts reported,
                project copies patched to the legacy values.
 - ``tags``     workspace tags deduplicated across projects (winner rule A15), labels, nearest colours.
 - ``formulas`` syntax and symbols of '='-formulas over globals (A24), cycles.
-- ``spaces``   spaces and projects; ``contacts`` workspace-wide contacts; ``actuals`` actuals with splits
-               -> transactions with items, bulks of <= 500, workspace-wide duplicate ids.
+- ``spaces``   spaces and projects; ``contacts`` workspace-wide contacts; ``actuals`` one actual with its
+               splits -> a transaction with items.
 
 Single-record mappers return ``Mapped`` (``mappings.results``): the record reference, the request body
 (a TypedDict that is exactly the wire JSON of bridge/assumptions.py A05-A19), its notes and a stable
-``source_hash``; they raise ``MappingError``. Batch planners (``plan_*``, ``map_actuals``, ``build_tree``)
-never raise for a bad record: they return the good ones and a ``quarantined`` tuple of errors.
+``source_hash``; they raise ``MappingError``. Batch planners (``plan_*``, ``build_tree``) never raise for a
+bad record: they return the good ones and a ``quarantined`` tuple of errors.
 """

@@ -8,15 +8,12 @@ that cannot be resolved leaves the transaction uncoded and is reported, so no mo
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Required, TypedDict
 
-from mappings.budget import chunks
 from mappings.enums import ACTUAL_STATUSES, ACTUAL_TYPES, DEFAULT_ACTUAL_STATUS, DEFAULT_ACTUAL_TYPE
 from mappings.errors import ErrorCode, MappingError
-from mappings.keys import idempotency_key
 from mappings.kinds import Kind
 from mappings.money import Money, to_money, total
 from mappings.notes import Note, lossy, unassigned
@@ -27,11 +24,10 @@ from mappings.shapes import check_refusal
 from mappings.tags import tag_ids
 from mappings.text import check_text
 
-TRANSACTIONS_PER_BULK: Final = 500
-"""POST /transactions/bulk takes at most 500 transactions (V-SPEC; A16)."""
 FREE_TEXT_LIMIT: Final = 2000
 """Descriptions and notes: no limit is published; this bound only keeps runaway text out of requests."""
 BULK_KIND: Final = "transaction.bulk"
+"""The Idempotency-Key kind of a transaction bulk create (``bridge.engine.kinds``)."""
 
 
 class TransactionCreate(TypedDict, total=False):
@@ -60,10 +56,6 @@ class TransactionItem(TypedDict, total=False):
     tagIds: list[str]
 
 
-class TransactionBulk(TypedDict):
-    transactions: list[TransactionCreate]
-
-
 @dataclass(frozen=True, slots=True)
 class MappedActual:
     """One actual: its transaction and, when split, its items (crosswalk: split, project, '<actual>#<n>')."""
@@ -76,24 +68,13 @@ def actual_ref(project_id: str, actual_id: str) -> RecordRef:
     return RecordRef(Kind.ACTUAL, actual_id, project_id)
 
 
-def map_actual(
-    project_id: str,
-    v1_project_id: str,
-    actual: Actual,
-    currency: str,
-    lookup: Lookup,
-    *,
-    duplicates: Collection[str] = (),
-) -> MappedActual:
+def map_actual(project_id: str, v1_project_id: str, actual: Actual, currency: str, lookup: Lookup) -> MappedActual:
     """One actual; ``currency`` is the validated currency its amounts are in (the first phase's, per A31).
 
-    ``duplicates`` holds legacy actual ids seen more than once in the workspace (``duplicate_ids``): every
-    copy is refused, since no one can tell which of them the crosswalk should point at.
+    An actual read as refused (an id the legacy answer repeats is one, A66) is refused here with its error.
     """
     check_refusal(actual)
     ref = actual_ref(project_id, actual.id)
-    if actual.id in duplicates:
-        raise MappingError(ErrorCode.DUPLICATE_ID, ref, "id", actual.id)
     notes: list[Note] = []
     amount = to_money(actual.amount, currency, ref, "amount", exact=True)
     kind, kind_lossy = ACTUAL_TYPES.get(actual.type or DEFAULT_ACTUAL_TYPE, ("", False))
@@ -198,53 +179,3 @@ def _items(
             f"parts add up to {parts.exact} {currency}",
         )
     return tuple(items)
-
-
-@dataclass(frozen=True, slots=True)
-class ActualsBatch:
-    """A project's actuals: bulk requests of at most 500 transactions, and the actuals quarantined."""
-
-    mapped: tuple[MappedActual, ...]
-    bulks: tuple[tuple[tuple[str, ...], TransactionBulk], ...]
-    quarantined: tuple[MappingError, ...]
-
-    def key(self, namespace: str, scope: str, index: int) -> str:
-        ids, body = self.bulks[index]
-        return idempotency_key(namespace, BULK_KIND, scope, ids, body)
-
-
-def duplicate_ids(ids: Iterable[str]) -> frozenset[str]:
-    """Ids that occur more than once: pass every project's actual ids to find workspace-wide duplicates."""
-    seen: set[str] = set()
-    repeated: set[str] = set()
-    for legacy_id in ids:
-        (repeated if legacy_id in seen else seen).add(legacy_id)
-    return frozenset(repeated)
-
-
-def map_actuals(
-    project_id: str,
-    v1_project_id: str,
-    actuals: Sequence[Actual],
-    currency: str,
-    lookup: Lookup,
-    *,
-    duplicates: Collection[str] = (),
-) -> ActualsBatch:
-    """Every actual of a project, in legacy order; all copies of a repeated legacy id are quarantined."""
-    repeated = duplicate_ids(a.id for a in actuals) | frozenset(duplicates)
-    mapped: list[MappedActual] = []
-    errors: list[MappingError] = []
-    for actual in actuals:
-        try:
-            mapped.append(map_actual(project_id, v1_project_id, actual, currency, lookup, duplicates=repeated))
-        except MappingError as error:
-            errors.append(error)
-    bulks = tuple(
-        (
-            tuple(m.transaction.ref.legacy_id for m in part),
-            TransactionBulk(transactions=[m.transaction.body for m in part]),
-        )
-        for part in chunks(mapped, TRANSACTIONS_PER_BULK)
-    )
-    return ActualsBatch(tuple(mapped), bulks, tuple(errors))

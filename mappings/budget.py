@@ -1,12 +1,12 @@
-"""The budget tree: validation, parents-before-children order and deterministic bulk groups.
+"""The budget tree: validation, parents-before-children order and each node's depth.
 
 Input is the flat list of legacy budget nodes (system idMode: ``parent_id`` links, ``position`` among
 siblings). A node that cannot stand (duplicate id, unknown type, self-parent, cycle, missing parent, parent
 that is not an account, or a field error found by the line mapper) is quarantined together with its whole
 subtree, since children cannot be placed without their parent; every other node is kept. The good nodes
-are ordered breadth-first (depth, then the parent's order, then position, then id) and cut into groups of
-at most ``LINES_PER_BULK`` per depth level: the same source always yields the same groups, and every
-group's parents sit in earlier groups, so a group is sent only once its parents have v1 ids.
+are ordered breadth-first (depth, then the parent's order, then position, then id): the same source always
+yields the same order, and a node's parent sits one depth level above it, so the engine writes the tree a
+level at a time, each level once its parents have v1 ids. ``chunks`` cuts a list into bulks.
 """
 
 from __future__ import annotations
@@ -24,14 +24,10 @@ from mappings.refs import RecordRef
 
 T = TypeVar("T")
 
-LINES_PER_BULK: Final = 100
-"""v1 POST budget/lines/bulk takes at most 100 lines (v1 seed, Limits)."""
 MAX_DEPTH: Final = 32
 """Levels of a budget tree the bridge migrates (0 is the top level): a node deeper is quarantined with its
 subtree (tree.too_deep). Real budgets nest a handful of levels; each level costs a round of bulk requests, and
 a depth the source controls must never drive recursion or an unbounded run (proposed assumption)."""
-PHASE_DATA_PER_BULK: Final = 500
-"""v1 POST budget/lines/phase-data/bulk takes at most 500 entries (v1 seed, Limits)."""
 
 
 CYCLE_SHOWN: Final = 4
@@ -42,49 +38,13 @@ def line_ref(project_id: str, line_id: str) -> RecordRef:
 
 
 @dataclass(frozen=True, slots=True)
-class LineGroup:
-    """One bulk-create request's worth of lines: all at the same depth, parents already in earlier groups."""
-
-    depth: int
-    lines: tuple[LineFields, ...]
-
-    @property
-    def legacy_ids(self) -> tuple[str, ...]:
-        return tuple(line.id for line in self.lines)
-
-
-@dataclass(frozen=True, slots=True)
 class BudgetTree:
-    """A validated budget: the good nodes in order, their depths and children, and what was quarantined."""
+    """A validated budget: the good nodes in order, their depths, and what was quarantined."""
 
     project_id: str
     ordered: tuple[LineFields, ...]
     depth: Mapping[str, int]
-    children: Mapping[str, tuple[str, ...]]
     quarantined: tuple[MappingError, ...] = field(default=())
-
-    def groups(self, limit: int = LINES_PER_BULK) -> tuple[LineGroup, ...]:
-        """Bulk groups of at most ``limit`` lines, one depth level at a time, in tree order."""
-        if limit < 1:
-            raise ValueError(f"a bulk group holds at least one line, not {limit}")
-        by_depth: dict[int, list[LineFields]] = defaultdict(list)
-        for line in self.ordered:
-            by_depth[self.depth[line.id]].append(line)
-        return tuple(
-            LineGroup(depth, tuple(lines[start : start + limit]))
-            for depth, lines in sorted(by_depth.items())
-            for start in range(0, len(lines), limit)
-        )
-
-    def subtree(self, legacy_id: str) -> tuple[str, ...]:
-        """The node and every descendant, parents first: what the engine quarantines if the node is rejected."""
-        found: list[str] = []
-        pending = [legacy_id]
-        while pending:
-            current = pending.pop(0)
-            found.append(current)
-            pending.extend(self.children.get(current, ()))
-        return tuple(found)
 
 
 def build_tree(
@@ -133,10 +93,7 @@ def build_tree(
 
     errors.update(_unreachable(project_id, by_id, errors, depth))
     quarantined.extend(errors[node_id] for node_id in sorted(errors))
-    kept_children = {
-        parent: tuple(n.id for n in siblings) for parent, siblings in children.items() if parent is not None
-    }
-    return BudgetTree(project_id, tuple(ordered), depth, kept_children, tuple(quarantined))
+    return BudgetTree(project_id, tuple(ordered), depth, tuple(quarantined))
 
 
 def _node_problem(

@@ -47,18 +47,14 @@ def digest(value: object) -> str:
 
 
 def request_key(namespace: str, kind: str, scope: str, legacy_ids: Iterable[str], body_digest: str) -> str:
-    """``idempotency_key`` for a body whose digest is known (its canonical text was serialized for the journal)."""
+    """The key of one logical request, from its body's ``digest``: the same inputs always give the same key,
+    any difference another."""
     if not namespace:
         raise ValueError("an idempotency key needs the migration namespace; pass the run's namespace")
     ids = sorted(legacy_ids)
     if not ids:
         raise ValueError(f"a {kind} request in {scope!r} names no legacy ids; every request maps some record")
     return KEY_PREFIX + digest([namespace, kind, scope, ids, body_digest])
-
-
-def idempotency_key(namespace: str, kind: str, scope: str, legacy_ids: Iterable[str], body: object) -> str:
-    """The key of one logical request: the same inputs always give the same key, any difference another."""
-    return request_key(namespace, kind, scope, legacy_ids, digest(body))
 
 
 def part_key(parent_key: str, legacy_ids: Iterable[str], body_digest: str) -> str:

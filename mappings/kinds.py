@@ -27,5 +27,3 @@ class Kind(StrEnum):
     LINE = "line"
     ACTUAL = "actual"
     SPLIT = "split"
-    # Referenced by the records above (a line's unit), never written on its own.
-    UNIT = "unit"

@@ -1,11 +1,11 @@
-"""Library items (A12, A18, A24): legacy project fringes, globals and phase currencies, and the units the
-budget uses, become workspace library items plus per-project copies.
+"""Library items (A12, A18, A24): legacy project fringes, globals and phase currencies become workspace
+library items plus per-project copies.
 
-The rule for each kind, stated once: items are keyed by name (fringe code, global symbol, currency code,
-unit label). The workspace item is the target's existing item of that name when there is one (reused;
-a ``conflict`` note when its values differ), else it is created from the first project (legacy project id
-order) that defines it. Every project then adds its copy and patches it to its own legacy values, so each
-project computes what it computed before whatever the workspace item holds.
+The rule for each kind, stated once: items are keyed by name (fringe code, global symbol, currency code).
+The workspace item is the target's existing item of that name when there is one (reused; a ``conflict``
+note when its values differ), else it is created from the first project (legacy project id order) that
+defines it. Every project then adds its copy and patches it to its own legacy values, so each project
+computes what it computed before whatever the workspace item holds.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from mappings.lines import phase_number
 from mappings.money import currency_code, parse_decimal
 from mappings.notes import Note, conflict
 from mappings.records import Fringe, Global, Phase, ProjectBudget
-from mappings.refs import WORKSPACE, RecordRef
+from mappings.refs import RecordRef
 from mappings.shapes import check_refusal
 from mappings.text import DESCRIPTION_LIMIT, NAME_LIMIT, check_text, required_text
 
@@ -54,10 +54,6 @@ class CurrencyWrite(TypedDict, total=False):
     code: Required[str]
     symbol: str | None
     rateToUSD: float | int | str | None
-
-
-class UnitWrite(TypedDict):
-    label: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,26 +235,3 @@ def plan_currencies(phases: Mapping[str, Sequence[Phase]], existing: Existing) -
             entries.append((RecordRef(Kind.CURRENCY, code, project_id), code, body))
     plan = _plan(Kind.CURRENCY, entries, existing, errors)
     return LibraryPlan(plan.items, plan.copies, plan.quarantined, tuple(notes) + plan.notes)
-
-
-def plan_units(budgets: Sequence[ProjectBudget], existing: Existing) -> LibraryPlan[UnitWrite]:
-    """Units the phase data uses: the target's unit of that label is reused, an unknown one is created."""
-    entries: list[tuple[RecordRef, str, UnitWrite]] = []
-    errors: list[MappingError] = []
-    seen: set[str] = set()
-    for budget in sorted(budgets, key=lambda b: b.project_id):
-        for line in budget.lines:
-            for data in line.phase_data.values():
-                if data.unit is None or data.unit in seen or line.type == "markup":
-                    continue
-                seen.add(data.unit)
-                ref = RecordRef(Kind.UNIT, data.unit, WORKSPACE)
-                try:
-                    label = required_text(data.unit, ref, "unit", limit=NAME_LIMIT)
-                except MappingError as error:
-                    errors.append(error)
-                    continue
-                entries.append((ref, label, UnitWrite(label=label)))
-    plan = _plan(Kind.UNIT, entries, existing, errors)
-    # Units are workspace items only: there is no project copy to add or patch.
-    return LibraryPlan(plan.items, (), plan.quarantined, plan.notes)

@@ -1,14 +1,15 @@
-"""Budget lines to v1 bulk-create bodies, with phase data keyed by v1 phase id (A10, A13, A14, A19).
+"""Budget lines to v1 create bodies, with phase data keyed by v1 phase id (A10, A13, A14, A19).
 
 Two steps, so a plan can be made before anything exists on the target:
 
-1. ``plan_budget`` checks every node's own fields (description, phase-data numbers and formulas, markup
-   values) and builds the validated, ordered tree (``mappings.budget``); a bad node is quarantined with
-   its subtree and never reaches a request.
-2. ``bulk_request`` turns one ``LineGroup`` into the body of POST budget/lines/bulk once the group's
-   parents have v1 ids (the crosswalk ``Lookup``). References that cannot be resolved and are optional
-   (contact, fringes, a phase that was itself quarantined) are reported as notes, never guessed; values v1
-   publishes no write for (a line's tags, a markup's excludeFringes) are "not carried" notes.
+1. ``plan_budget`` (``plan_lines`` over the nodes alone) checks every node's own fields (description,
+   phase-data numbers and formulas, markup values) and builds the validated, ordered tree
+   (``mappings.budget``); a bad node is quarantined with its subtree and never reaches a request.
+2. The engine writes the tree one depth level at a time (a level's parents are the level before) and maps
+   each line with ``line_body`` once its parent has a v1 id (the crosswalk ``Lookup``); a line whose parent
+   has none is refused. References that cannot be resolved and are optional (contact, fringes, a phase that
+   was itself quarantined) are reported as notes, never guessed; values v1 publishes no write for (a line's
+   tags, a markup's excludeFringes) are "not carried" notes.
 
 Phase-data numbers are carried unchanged (A10): the same number the legacy surface sent, or its formula.
 """
@@ -16,15 +17,13 @@ Phase-data numbers are carried unchanged (A10): the same number the legacy surfa
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
 from typing import Required, TypedDict
 
-from mappings.budget import PHASE_DATA_PER_BULK, BudgetTree, LineGroup, build_tree, chunks, line_ref
+from mappings.budget import BudgetTree, build_tree, line_ref
 from mappings.enums import MARKUP_TYPES
 from mappings.errors import ErrorCode, MappingError
 from mappings.formulas import check_formula
-from mappings.keys import child_key, idempotency_key
 from mappings.kinds import Kind
 from mappings.money import parse_decimal
 from mappings.notes import Note, not_carried, unassigned
@@ -62,48 +61,8 @@ class LineCreate(TypedDict, total=False):
     phaseData: dict[str, PhaseDataWrite]
 
 
-class BulkLines(TypedDict):
-    lines: list[LineCreate]
-
-
-class PhaseDataItem(TypedDict):
-    lineId: str
-    phaseId: str
-    phaseData: PhaseDataWrite
-
-
-class PhaseDataBulk(TypedDict):
-    items: list[PhaseDataItem]
-
-
 BULK_KIND = "line.bulk"
-PHASE_DATA_KIND = "line.phase_data.bulk"
-
-
-@dataclass(frozen=True, slots=True)
-class BulkRequest:
-    """One bulk request: its body, the legacy ids it carries (in body order), notes and failed lines."""
-
-    kind: str
-    scope: str
-    legacy_ids: tuple[str, ...]
-    body: BulkLines | PhaseDataBulk
-    notes: tuple[Note, ...] = ()
-    failed: tuple[MappingError, ...] = ()
-
-    def key(self, namespace: str) -> str:
-        return idempotency_key(namespace, self.kind, self.scope, self.legacy_ids, self.body)
-
-    def child_key(self, parent_key: str, legacy_ids: Iterable[str]) -> str:
-        """Key of a part of this request after bisection: same parent key and ids give the same child key."""
-        ids = tuple(legacy_ids)
-        return child_key(parent_key, ids, _part_of(self.body, self.legacy_ids, ids))
-
-
-def _part_of(body: BulkLines | PhaseDataBulk, all_ids: Sequence[str], ids: Sequence[str]) -> object:
-    wanted = set(ids)
-    entries: Sequence[object] = body["lines"] if "lines" in body else body["items"]  # type: ignore[typeddict-item]
-    return [entry for legacy_id, entry in zip(all_ids, entries, strict=True) if legacy_id in wanted]
+"""The Idempotency-Key kind of a budget-line bulk create (``bridge.engine.kinds``)."""
 
 
 def plan_budget(budget: ProjectBudget, symbols: Collection[str]) -> BudgetTree:
@@ -154,25 +113,6 @@ def phase_number(value: RawNumber, symbols: Collection[str], ref: RecordRef, fie
         return value
     # A plain decimal sent as text: the number it denotes, with no arithmetic on the way.
     return float(number) if "." in str(value) else int(number)
-
-
-def bulk_request(tree: BudgetTree, group: LineGroup, lookup: Lookup, symbols: Collection[str]) -> BulkRequest:
-    """The body of one bulk create; a line whose parent has no v1 id is left out and listed in ``failed``."""
-    mapped: list[Mapped[LineCreate]] = []
-    failed: list[MappingError] = []
-    for line in group.lines:
-        try:
-            mapped.append(line_body(tree.project_id, line, lookup, symbols))
-        except MappingError as error:
-            failed.append(error)
-    return BulkRequest(
-        BULK_KIND,
-        tree.project_id,
-        tuple(item.ref.legacy_id for item in mapped),
-        BulkLines(lines=[item.body for item in mapped]),
-        tuple(note for item in mapped for note in item.notes),
-        tuple(failed),
-    )
 
 
 def line_body(project_id: str, line: LineFields, lookup: Lookup, symbols: Collection[str]) -> Mapped[LineCreate]:
@@ -248,35 +188,3 @@ def phase_write(
                 fringe_ids.append(fringe_id)
         write["fringeIds"] = fringe_ids
     return write
-
-
-def phase_data_items(
-    project_id: str, line: LineFields, v1_line_id: str, lookup: Lookup, symbols: Collection[str]
-) -> tuple[list[PhaseDataItem], tuple[Note, ...]]:
-    """A line's phase data as phase-data bulk items: how a re-run updates lines that already exist."""
-    notes: list[Note] = []
-    items: list[PhaseDataItem] = []
-    ref = line_ref(project_id, line.id)
-    for phase_key, data in sorted(line.phase_data.items()):
-        phase_id = lookup(Kind.PHASE, project_id, phase_key)
-        if phase_id is None:
-            notes.append(unassigned(ref, f"phaseData.{phase_key}", phase_key, "phase has no v1 id"))
-            continue
-        write = phase_write(project_id, line, phase_key, data, lookup=lookup, symbols=symbols, notes=notes)
-        items.append(PhaseDataItem(lineId=v1_line_id, phaseId=phase_id, phaseData=write))
-    return items, tuple(notes)
-
-
-def phase_data_bulks(
-    project_id: str, entries: Sequence[tuple[str, PhaseDataItem]], limit: int = PHASE_DATA_PER_BULK
-) -> tuple[BulkRequest, ...]:
-    """Phase-data bulk requests of at most ``limit`` (legacy line id, item) entries, in the order given."""
-    return tuple(
-        BulkRequest(
-            PHASE_DATA_KIND,
-            project_id,
-            tuple(f"{legacy_id}@{item['phaseId']}" for legacy_id, item in part),
-            PhaseDataBulk(items=[item for _, item in part]),
-        )
-        for part in chunks(entries, limit)
-    )

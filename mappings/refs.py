@@ -7,7 +7,7 @@ it to its SQLite crosswalk, tests bind it to a dict.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -32,12 +32,3 @@ class RecordRef:
     def __str__(self) -> str:
         where = "the workspace" if self.scope == WORKSPACE else f"project '{escaped(self.scope)}'"
         return f"{self.kind} '{escaped(self.legacy_id)}' in {where}"
-
-
-def lookup_from(table: Mapping[tuple[str, str, str], str]) -> Lookup:
-    """A lookup over an in-memory table: what the dry run and the tests bind the mappings to."""
-
-    def lookup(kind: Kind, scope: str, legacy_id: str) -> str | None:
-        return table.get((kind, scope, legacy_id))
-
-    return lookup

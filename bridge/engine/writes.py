@@ -134,7 +134,7 @@ class Write:
         object.__setattr__(self, "_hashes", hashes)
 
     def keyed(self, namespace: str, key_kind: str) -> Write:
-        """This write under ``mappings.keys.idempotency_key(namespace, key_kind, scope, members, body)``, the body
+        """This write under ``mappings.keys.request_key(namespace, key_kind, scope, members, digest(body))``, the
         digest taken from the text it journals: the body is serialized once for both, and the text is kept."""
         body_digest = text_digest(self.body_text)
         write = replace(self, key=request_key(namespace, key_kind, self.scope, self.members, body_digest))

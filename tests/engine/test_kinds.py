@@ -23,8 +23,8 @@ def test_every_kind_comes_after_what_it_needs() -> None:
 
 
 def test_order_covers_every_kind_once() -> None:
-    """No kind is forgotten or written twice by a run (units are only referenced: a line names its unit)."""
-    assert sorted(order()) == sorted(set(Kind) - {Kind.UNIT})
+    """No kind is forgotten or written twice by a run."""
+    assert sorted(order()) == sorted(Kind)
 
 
 def test_kinds_in_one_wave_are_independent() -> None:

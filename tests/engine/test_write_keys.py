@@ -2,9 +2,9 @@
 
 A write serializes its body once for its journalled text, its members' hashes, its Idempotency-Key and (a
 fan-out) each entry's key. Whatever the shortcut, every one of them must be, byte for byte, what the plain
-definitions give (``idempotency_key``, ``child_key``, ``source_hash`` over ``json.dumps`` with sorted keys),
-and what earlier versions of the bridge derived: otherwise a delta run after an upgrade would see every
-record as changed and a resume would send known requests under new keys.
+definitions give (``request_key`` over the body's digest, ``child_key``, ``source_hash``, each digest over
+``json.dumps`` with sorted keys), and what earlier versions of the bridge derived: otherwise a delta run after
+an upgrade would see every record as changed and a resume would send known requests under new keys.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bridge.engine.writes import JsonObject, Write
-from mappings.keys import canonical_json, child_key, digest, idempotency_key, source_hash
+from mappings.keys import canonical_json, child_key, digest, request_key, source_hash
 from mappings.kinds import Kind
 from tests.mappings.json_values import JSON_OBJECTS, JSON_VALUES
 
@@ -30,6 +30,11 @@ def reference_text(value: object) -> str:
 
 def reference_digest(value: object) -> str:
     return hashlib.sha256(reference_text(value).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def reference_key(namespace: str, kind: str, scope: str, members: tuple[str, ...], body: object) -> str:
+    """The Idempotency-Key by its definition: the request's identity over its body's reference digest."""
+    return request_key(namespace, kind, scope, members, reference_digest(body))
 
 
 @given(value=JSON_VALUES)
@@ -60,7 +65,7 @@ def test_a_fanout_keys_and_hashes_are_their_definitions(items: list[JsonObject])
     write = _fanout(items)
     body = write.body
     assert write.body_text == reference_text(body)
-    assert write.key == idempotency_key("mig-1", "split.fanout", "prj_1", write.members, body)
+    assert write.key == reference_key("mig-1", "split.fanout", "prj_1", write.members, body)
     entries = write.entries()
     for index, entry in enumerate(entries):
         assert isinstance(entry, dict)
@@ -76,10 +81,10 @@ def test_a_bulk_and_a_single_write_keys_are_their_definitions(entries: list[Json
     bulk = Write(Kind.LINE, "prj_1", "budget_createLinesBulk", ("prj_1",), body, members)
     bulk = bulk.keyed("mig-1", "line.bulk")
     assert bulk.body_text == reference_text(body)
-    assert bulk.key == idempotency_key("mig-1", "line.bulk", "prj_1", members, body)
+    assert bulk.key == reference_key("mig-1", "line.bulk", "prj_1", members, body)
     assert bulk.hashes == tuple(reference_digest(entry) for entry in entries)
     single = Write(Kind.CONTACT, "workspace", "contacts_create", (), extra, ("c1",)).keyed("mig-1", "contact")
-    assert single.key == idempotency_key("mig-1", "contact", "workspace", ("c1",), extra)
+    assert single.key == reference_key("mig-1", "contact", "workspace", ("c1",), extra)
     assert single.hashes == (source_hash(extra),)
 
 
@@ -123,14 +128,14 @@ def test_keys_and_hashes_are_those_earlier_versions_derived() -> None:
     )
     body: JsonObject = {"lines": [ODD, {"description": "x", "type": "line"}], "zAfter": "\u00fc"}
     assert (
-        idempotency_key("mig-1", "line.bulk", "prj_1", ("l2", "l1"), body)
+        reference_key("mig-1", "line.bulk", "prj_1", ("l2", "l1"), body)
         == "wb1-59c4d87a48906f161af916bf571605e43c02bf3629fd32fa64e1ab84e645f260"
     )
     bulk = Write(Kind.LINE, "prj_1", "budget_createLinesBulk", ("prj_1",), body, ("l2", "l1"))
-    assert bulk.keyed("mig-1", "line.bulk").key == idempotency_key("mig-1", "line.bulk", "prj_1", ("l2", "l1"), body)
+    assert bulk.keyed("mig-1", "line.bulk").key == reference_key("mig-1", "line.bulk", "prj_1", ("l2", "l1"), body)
     assert bulk.hashes == (odd_hash, "fd7cbf3bdac5fd50c940aa31e22e67a46e6d54561cb8734566f8051b433bdff9")
     assert (
-        idempotency_key("mig-1", "contact", "workspace", ("c1",), ODD)
+        reference_key("mig-1", "contact", "workspace", ("c1",), ODD)
         == "wb1-124a112328869ba0e4449a4052ac01cfefeaa61f302d9e5e8f534fa77b29da3b"
     )
     assert source_hash(ODD) == odd_hash

@@ -6,6 +6,7 @@ and every mapping family. Lookups answer a placeholder id for every record, so e
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -16,18 +17,22 @@ from fastapi import FastAPI
 
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import open_legacy
+from bridge.clients.v1_requests import BY_ID
 from bridge.config import Secret
-from mappings.actuals import duplicate_ids, map_actuals
+from bridge.engine.kinds import spec
+from mappings.actuals import map_actual
 from mappings.contacts import map_contact
 from mappings.errors import MappingError
-from mappings.library import plan_currencies, plan_fringes, plan_globals, plan_units
-from mappings.lines import bulk_request, plan_budget
+from mappings.kinds import Kind
+from mappings.library import plan_currencies, plan_fringes, plan_globals
 from mappings.phases import phase_body, plan_phases
 from mappings.records import Actual, Contact, Project, ProjectBudget, Space, Tag
 from mappings.spaces import map_project, map_space
 from mappings.tags import plan_tags
+from tests.mappings.budget_levels import LINES_PER_BULK, mapped_levels, wanted_lines
 
 EVERYTHING = (date(1990, 1, 1), date(2100, 1, 1))
+TRANSACTIONS_PER_BULK = BY_ID[spec(Kind.ACTUAL).create].bulk_limit
 
 
 @dataclass
@@ -99,26 +104,28 @@ def map_workspace(ws: LegacyWorkspace) -> MappingResult:
     for plan in (
         plan_fringes(ws.budgets, {}),
         plan_globals(ws.budgets, {}),
-        plan_units(ws.budgets, {}),
         plan_currencies({b.project_id: b.phases for b in ws.budgets}, {}),
     ):
         out.requests += len(plan.items) + len(plan.copies)
         out.quarantined += plan.quarantined
-    repeated = duplicate_ids(a.id for rows in ws.actuals.values() for a in rows)
     for budget in ws.budgets:
         phases = plan_phases(budget.project_id, budget.phases)
         out.quarantined += phases.quarantined
         out.requests += len([phase_body(budget.project_id, p, placeholder) for p in (*phases.plain, *phases.rollups)])
-        symbols = {g.symbol for g in budget.globals_ if g.symbol}
-        tree = plan_budget(budget, symbols)
-        out.quarantined += tree.quarantined
-        for group in tree.groups():
-            request = bulk_request(tree, group, placeholder, symbols)
-            out.requests += 1
-            out.quarantined += request.failed
+        lines = wanted_lines(budget)
+        out.quarantined += lines.refused
+        levels, refused = mapped_levels(lines, placeholder)
+        out.requests += sum(math.ceil(len(level) / LINES_PER_BULK) for level in levels)
+        out.quarantined += refused
         currency = next((p.currency.code for p in budget.phases if p.currency and p.currency.code), None) or "USD"
-        rows = ws.actuals.get(budget.project_id, [])
-        actuals = map_actuals(budget.project_id, "new", rows, currency, placeholder, duplicates=repeated)
-        out.requests += len(actuals.bulks) + sum(len(m.items) for m in actuals.mapped)
-        out.quarantined += actuals.quarantined
+        transactions = 0
+        for actual in ws.actuals.get(budget.project_id, []):
+            try:
+                mapped = map_actual(budget.project_id, "new", actual, currency, placeholder)
+            except MappingError as error:
+                out.quarantined.append(error)
+                continue
+            transactions += 1
+            out.requests += len(mapped.items)
+        out.requests += math.ceil(transactions / TRANSACTIONS_PER_BULK)
     return out

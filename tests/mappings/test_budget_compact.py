@@ -5,17 +5,19 @@ from __future__ import annotations
 from hypothesis import given
 
 from mappings.kinds import Kind
-from mappings.lines import bulk_request, line_body, plan_budget, plan_lines
+from mappings.lines import line_body, plan_lines
 from mappings.records import BudgetLine, CompactLine, PhaseData, ProjectBudget
-from mappings.refs import WORKSPACE, lookup_from
+from mappings.refs import WORKSPACE
+from tests.mappings.budget_levels import mapped_levels, wanted_lines
+from tests.mappings.crosswalk import lookup_from
 from tests.strategies import messy_budget_lines, project_budgets
 
 SYMBOLS = {"DAYS", "WEEKS"}
 
 
 @given(project_budgets())
-def test_compact_lines_map_to_the_same_bulk_bodies(budget: ProjectBudget) -> None:
-    """Planning and mapping compact nodes yields exactly the requests the full records yield."""
+def test_compact_lines_map_to_the_same_create_bodies(budget: ProjectBudget) -> None:
+    """Planning and mapping compact nodes yields exactly the levels, bodies and notes the full records yield."""
     table: dict[tuple[str, str, str], str] = {
         (Kind.LINE, budget.project_id, line.id): f"lin_{line.id}" for line in budget.lines
     }
@@ -23,11 +25,10 @@ def test_compact_lines_map_to_the_same_bulk_bodies(budget: ProjectBudget) -> Non
     table |= {(Kind.FRINGE, budget.project_id, f.id): f"frg_{f.id}" for f in budget.fringes}
     table |= {(Kind.TAG, WORKSPACE, name): f"tag_{name}" for name in ("VFX", "Travel", "Union")}
     lookup = lookup_from(table)
-    full = plan_budget(budget, SYMBOLS)
-    compact = plan_lines(budget.project_id, [CompactLine.of(line) for line in budget.lines], SYMBOLS)
-    assert [g.legacy_ids for g in compact.groups()] == [g.legacy_ids for g in full.groups()]
-    for mine, theirs in zip(compact.groups(), full.groups(), strict=True):
-        assert bulk_request(compact, mine, lookup, SYMBOLS).body == bulk_request(full, theirs, lookup, SYMBOLS).body
+    full, full_refused = mapped_levels(wanted_lines(budget), lookup)
+    compact, refused = mapped_levels(wanted_lines(budget, [CompactLine.of(line) for line in budget.lines]), lookup)
+    assert compact == full
+    assert [(e.code, e.ref) for e in refused] == [(e.code, e.ref) for e in full_refused]
 
 
 @given(messy_budget_lines())

@@ -1,4 +1,4 @@
-"""The budget tree: parents first, bounded deterministic groups, quarantine of whole subtrees."""
+"""The budget tree: parents first, levels written in a deterministic order, quarantine of whole subtrees."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mappings.budget import LINES_PER_BULK, MAX_DEPTH, build_tree, chunks
+from mappings.budget import MAX_DEPTH, build_tree, chunks
 from mappings.errors import ErrorCode, MappingError
 from mappings.kinds import Kind
-from mappings.records import BudgetLine
+from mappings.records import BudgetLine, ProjectBudget
 from mappings.refs import RecordRef
+from tests.mappings.budget_levels import LINES_PER_BULK, wanted_lines
 from tests.strategies import budget_trees, messy_budget_lines
 
 
@@ -29,26 +30,31 @@ def test_every_valid_node_is_kept_and_parents_come_first(lines: list[BudgetLine]
 
 
 @given(lines=messy_budget_lines(), limit=st.integers(min_value=1, max_value=LINES_PER_BULK))
-def test_groups_are_bounded_and_sent_only_after_their_parents(lines: list[BudgetLine], limit: int) -> None:
-    """No group exceeds the limit; each group's parents are in earlier groups; kept + quarantined = input."""
-    tree = build_tree("p1", lines)
+def test_bulks_are_bounded_and_sent_only_after_their_parents(lines: list[BudgetLine], limit: int) -> None:
+    """The engine writes the tree a level at a time, each level's new lines cut into bulks of at most the
+    limit: no bulk exceeds it; each line's parent is in an earlier level; kept + quarantined = input."""
+    wanted = wanted_lines(ProjectBudget(project_id="p1"), lines)
+    parent = {line.id: line.parent_id for line in lines}  # a kept line's id is unique
     sent: set[str] = set()
-    for group in tree.groups(limit):
-        assert 1 <= len(group.lines) <= limit
-        for line in group.lines:
-            assert line.parent_id is None or line.parent_id in sent
-        sent |= set(group.legacy_ids)
-    quarantined = {error.ref.legacy_id for error in tree.quarantined}
+    for level in wanted.groups:
+        bulks = chunks([want.legacy_id for want in level], limit)  # as engine.apply cuts a level's new lines
+        for bulk in bulks:
+            assert 1 <= len(bulk) <= limit
+            assert all(parent[line_id] is None or parent[line_id] in sent for line_id in bulk)
+        sent |= {line_id for bulk in bulks for line_id in bulk}
+    quarantined = {error.ref.legacy_id for error in wanted.refused}
     assert sent.isdisjoint(quarantined)
     assert sent | quarantined == {line.id for line in lines}
 
 
 @given(lines=messy_budget_lines())
-def test_the_same_source_gives_the_same_groups_in_any_input_order(lines: list[BudgetLine]) -> None:
-    """Grouping depends on the tree, not on the order the legacy surface listed the nodes."""
-    first = build_tree("p1", lines).groups(7)
-    again = build_tree("p1", list(reversed(lines))).groups(7)
-    assert [g.legacy_ids for g in first] == [g.legacy_ids for g in again]
+def test_the_same_source_gives_the_same_levels_in_any_input_order(lines: list[BudgetLine]) -> None:
+    """The levels, and the order within each, depend on the tree, not on the order the legacy surface listed
+    the nodes in."""
+    budget = ProjectBudget(project_id="p1")
+    first = wanted_lines(budget, lines).groups
+    again = wanted_lines(budget, list(reversed(lines))).groups
+    assert [[w.legacy_id for w in level] for level in first] == [[w.legacy_id for w in level] for level in again]
 
 
 def test_a_quarantined_account_takes_its_whole_subtree() -> None:
@@ -77,17 +83,6 @@ def test_siblings_keep_their_legacy_order() -> None:
     ]
     tree = build_tree("p1", lines)
     assert [line.id for line in tree.ordered] == ["root", "l4", "l3", "l2", "l1", "l0"]
-
-
-def test_subtree_lists_a_node_and_its_descendants() -> None:
-    """What the engine quarantines when the target rejects one account."""
-    lines = [
-        BudgetLine(id="a", type="account"),
-        BudgetLine(id="b", type="account", parentId="a"),
-        BudgetLine(id="c", type="line", parentId="b"),
-        BudgetLine(id="d", type="line", parentId="a"),
-    ]
-    assert set(build_tree("p1", lines).subtree("b")) == {"b", "c"}
 
 
 @given(items=st.lists(st.integers(), max_size=300), limit=st.integers(min_value=1, max_value=500))

@@ -8,13 +8,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from mappings.actuals import map_actuals
-from mappings.budget import MAX_DEPTH, build_tree
+from mappings.actuals import map_actual
+from mappings.budget import MAX_DEPTH
 from mappings.contacts import map_contact
 from mappings.errors import ErrorCode, MappingError
 from mappings.kinds import Kind
 from mappings.library import plan_currencies, plan_fringes, plan_globals
-from mappings.lines import bulk_request, plan_budget
+from mappings.lines import plan_budget
 from mappings.phases import plan_phases
 from mappings.records import (
     Actual,
@@ -29,20 +29,28 @@ from mappings.records import (
     SubActual,
     Tag,
 )
-from mappings.refs import lookup_from
-from mappings.shapes import parse_row
+from mappings.shapes import parse_row, without_duplicates
 from mappings.tags import plan_tags
+from tests.mappings.budget_levels import mapped_levels, wanted_lines
+from tests.mappings.crosswalk import lookup_from
 
 Run = Callable[[], tuple[Sequence[MappingError], set[str]]]
 """A scenario: the errors a mapper reported and the legacy ids it emitted as requests."""
 
 
 def _actuals(*bad: Actual, currency: str = "USD") -> Run:
+    """A window of actuals as the legacy client reads it (an id it repeats is refused, A66), each then mapped."""
     good = Actual(id="ok", amount=12.5, date="2026-01-05")
 
     def run() -> tuple[Sequence[MappingError], set[str]]:
-        batch = map_actuals("p1", "prj_1", [good, *bad], currency, lookup_from({}))
-        return batch.quarantined, {m.transaction.ref.legacy_id for m in batch.mapped}
+        errors: list[MappingError] = []
+        emitted: set[str] = set()
+        for actual in without_duplicates([good, *bad], Kind.ACTUAL, "p1"):
+            try:
+                emitted.add(map_actual("p1", "prj_1", actual, currency, lookup_from({})).transaction.ref.legacy_id)
+            except MappingError as error:
+                errors.append(error)
+        return errors, emitted
 
     return run
 
@@ -96,10 +104,10 @@ def _phases(*bad: Phase) -> Run:
 
 
 def _unresolved_parent() -> tuple[Sequence[MappingError], set[str]]:
+    """The engine maps a level once its parents are written: here the root's v1 id is missing."""
     lines = (BudgetLine(id="root", type="account"), BudgetLine(id="bad", type="line", parentId="root"))
-    tree = build_tree("p1", lines)
-    request = bulk_request(tree, tree.groups()[1], lookup_from({}), ())
-    return request.failed, set(request.legacy_ids)
+    levels, refused = mapped_levels(wanted_lines(ProjectBudget(project_id="p1", lines=lines)), lookup_from({}))
+    return refused, {line.legacy_id for level in levels for line in level}
 
 
 def _fringe(**fields: object) -> Run:

@@ -6,9 +6,8 @@ import pytest
 
 from bridge.emulator.app import create_app
 from bridge.emulator.core.seed import seeded_service
-from mappings.actuals import map_actual
-from mappings.errors import ErrorCode, MappingError
-from tests.mappings.legacy_workspace import map_workspace, placeholder, read_workspace
+from mappings.errors import ErrorCode
+from tests.mappings.legacy_workspace import map_workspace, read_workspace
 
 KEY = "test-legacy-key-mappings"
 
@@ -21,9 +20,7 @@ EXPECTED = {
     "amount_null": ErrorCode.NUMBER_MISSING,
     "amount_above_2_53": ErrorCode.NUMBER_TOO_LARGE,
     "amount_too_many_decimals": ErrorCode.MONEY_TOO_PRECISE,
-    # The emulator reuses this split's id for its duplicate: every copy of a duplicated id is refused first.
-    "split_parts_mismatch": ErrorCode.DUPLICATE_ID,
-    "duplicate_actual_id": ErrorCode.DUPLICATE_ID,
+    "split_parts_mismatch": ErrorCode.SPLIT_SUM_MISMATCH,
     "rate_malformed": ErrorCode.NUMBER_THOUSANDS_SEPARATOR,
     "rate_nan": ErrorCode.NUMBER_NAN,
     "description_too_long": ErrorCode.TEXT_TOO_LONG,
@@ -34,18 +31,25 @@ EXPECTED = {
     "control_characters": ErrorCode.TEXT_CONTROL_CHARACTERS,
     "tag_differs_only_in_case": ErrorCode.TAG_CASE_DUPLICATE,
 }
+# The split's id again, in the second project: an actual's id is unique within its project (engine.kinds,
+# Scope.PROJECT; an id repeated inside one answer is refused, A66), so this is a record of its own and migrates.
+MIGRATED = {"duplicate_actual_id"}
 
 
 @pytest.mark.slow
 @pytest.mark.anyio
 async def test_every_dirty_record_is_quarantined_and_no_clean_one() -> None:
-    """Each catalogued record gets its code; everything else in the seeded workspace maps cleanly."""
+    """Each catalogued record gets its code (but the one that is a record of its own); everything else in the
+    seeded workspace maps cleanly."""
     service = seeded_service(42, "small", dirty=True, hostile=True)
     workspace = await read_workspace(create_app(service, legacy_key=KEY), KEY)
     result = map_workspace(workspace)
     codes = {(e.ref.legacy_id, e.code) for e in result.quarantined}
     for name, record in service.dirty_catalogue.items():
-        assert (record.record_id, EXPECTED[name]) in codes, name
+        if name in MIGRATED:
+            assert (record.record_id, ErrorCode.DUPLICATE_ID) not in codes, name
+        else:
+            assert (record.record_id, EXPECTED[name]) in codes, name
     dirty_ids = {record.record_id for record in service.dirty_catalogue.values()}
     # Besides the catalogue: the other half of the cycle, and the phase currency behind the unknown code.
     extra = {e.ref.legacy_id for e in result.quarantined} - dirty_ids
@@ -55,10 +59,3 @@ async def test_every_dirty_record_is_quarantined_and_no_clean_one() -> None:
         if e.ref.legacy_id in extra
     )
     assert result.requests > 0
-
-    split_id = service.dirty_catalogue["split_parts_mismatch"].record_id
-    split = next(a for rows in workspace.actuals.values() for a in rows if a.id == split_id and a.subactuals)
-    project_id = next(p for p, rows in workspace.actuals.items() if split in rows)
-    with pytest.raises(MappingError) as caught:
-        map_actual(project_id, "new", split, "USD", placeholder)
-    assert caught.value.code is ErrorCode.SPLIT_SUM_MISMATCH

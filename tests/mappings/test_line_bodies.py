@@ -5,10 +5,12 @@ from __future__ import annotations
 from hypothesis import given
 
 from mappings.kinds import Kind
-from mappings.lines import bulk_request, line_body, phase_data_bulks, phase_data_items, plan_budget
+from mappings.lines import line_body
 from mappings.notes import NoteKind
 from mappings.records import BudgetLine, PhaseData, ProjectBudget
-from mappings.refs import WORKSPACE, Lookup, lookup_from
+from mappings.refs import WORKSPACE, Lookup
+from tests.mappings.budget_levels import mapped_levels, wanted_lines
+from tests.mappings.crosswalk import lookup_from
 from tests.strategies import project_budgets
 
 SYMBOLS = {"DAYS", "WEEKS"}
@@ -26,17 +28,15 @@ def _crosswalk(budget: ProjectBudget) -> Lookup:
 
 
 def _requests(budget: ProjectBudget) -> list[object]:
-    tree = plan_budget(budget, SYMBOLS)
-    lookup = _crosswalk(budget)
-    return [
-        (req.key("mig"), req.body, req.legacy_ids)
-        for req in (bulk_request(tree, g, lookup, SYMBOLS) for g in tree.groups())
-    ]
+    """Each tree level's lines as the engine sends them: legacy ids, create bodies and notes, and the refusals."""
+    levels, refused = mapped_levels(wanted_lines(budget), _crosswalk(budget))
+    return [*levels, [(e.code, e.ref, e.field) for e in refused]]
 
 
 @given(budget=project_budgets())
 def test_mapping_the_same_source_twice_gives_identical_requests(budget: ProjectBudget) -> None:
-    """Bodies, ids and idempotency keys are a pure function of the source."""
+    """Levels, ids, bodies and notes are a pure function of the source (so are the bulks' Idempotency-Keys,
+    derived from ids and bodies alone: tests/mappings/test_keys.py)."""
     assert _requests(budget) == _requests(budget.model_copy(deep=True))
 
 
@@ -125,31 +125,3 @@ def test_contacts_are_referenced_through_the_workspace_crosswalk() -> None:
     line = BudgetLine(id="l1", type="line", description="DP", contactId="c1")
     body = line_body("p1", line, lookup_from({(Kind.CONTACT, WORKSPACE, "c1"): "con_1"}), ()).body
     assert body["contactId"] == "con_1"
-
-
-def test_phase_data_updates_are_cut_into_bulks_of_at_most_500() -> None:
-    """A re-run patches existing lines' cells with phase-data bulks within the v1 limit."""
-    lookup = lookup_from({(Kind.PHASE, "p1", "ph1"): "phs_1", (Kind.PHASE, "p1", "ph2"): "phs_2"})
-    entries = []
-    for index in range(400):
-        line = BudgetLine(
-            id=f"l{index}", type="line", phaseData={"ph1": PhaseData(rate=index), "ph2": PhaseData(quantity=2)}
-        )
-        items, _ = phase_data_items("p1", line, f"lin_{index}", lookup, ())
-        entries += [(line.id, item) for item in items]
-    bulks = phase_data_bulks("p1", entries)
-    assert [len(b.body["items"]) for b in bulks] == [500, 300]  # type: ignore[typeddict-item]  # phase-data bodies only
-    assert len({b.key("mig") for b in bulks}) == 2
-
-
-def test_a_bulk_split_derives_stable_child_keys() -> None:
-    """After a rejection the engine bisects: each half's key comes from the parent key and is stable."""
-    budget = ProjectBudget(
-        project_id="p1", lines=tuple(BudgetLine(id=f"l{i}", type="line", description=f"L{i}") for i in range(4))
-    )
-    tree = plan_budget(budget, ())
-    request = bulk_request(tree, tree.groups()[0], lookup_from({}), ())
-    parent = request.key("mig")
-    left = request.child_key(parent, request.legacy_ids[:2])
-    assert left == request.child_key(parent, request.legacy_ids[:2])
-    assert left not in {parent, request.child_key(parent, request.legacy_ids[2:])}

@@ -7,12 +7,12 @@ from hypothesis import strategies as st
 
 from mappings.errors import ErrorCode
 from mappings.kinds import Kind
-from mappings.library import plan_currencies, plan_fringes, plan_globals, plan_units
+from mappings.library import plan_currencies, plan_fringes, plan_globals
 from mappings.notes import NoteKind
 from mappings.phases import default_estimate_patch, phase_body, plan_phases
-from mappings.records import BudgetLine, Fringe, Global, Phase, PhaseCurrency, PhaseData, Project, ProjectBudget, Tag
-from mappings.refs import lookup_from
+from mappings.records import BudgetLine, Fringe, Global, Phase, PhaseCurrency, Project, ProjectBudget, Tag
 from mappings.tags import plan_tags
+from tests.mappings.crosswalk import lookup_from
 from tests.strategies import project_budgets
 
 PHASES = [
@@ -99,13 +99,6 @@ def test_globals_keep_their_formulas_and_refuse_unknown_symbols() -> None:
     assert [e.ref.legacy_id for e in plan.quarantined] == ["g3"]
 
 
-def test_units_used_by_phase_data_exist_before_the_lines() -> None:
-    """Every distinct unit label becomes a workspace unit unless the target already has it."""
-    line = BudgetLine(id="l1", type="line", phaseData={"a": PhaseData(unit="days"), "b": PhaseData(unit="Flat")})
-    plan = plan_units([ProjectBudget(project_id="p1", lines=(line,))], {"Flat": ("unt_flat", {"label": "Flat"})})
-    assert {(i.name, i.existing_id) for i in plan.items} == {("days", None), ("Flat", "unt_flat")}
-
-
 def test_tags_are_deduplicated_across_projects_with_the_winner_rule() -> None:
     """One workspace tag per name; the first project's colour wins; differences and lossy colours reported."""
     plan = plan_tags(
@@ -141,7 +134,6 @@ def test_library_and_phase_plans_are_pure_functions_of_the_source(budgets: list[
         return [
             plan_fringes(source, {}),
             plan_globals(source, {}),
-            plan_units(source, {}),
             plan_currencies(phases, {}),
             [plan_phases(b.project_id, b.phases) for b in sorted(source, key=lambda b: b.project_id)],
         ]

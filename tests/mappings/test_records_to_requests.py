@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from hypothesis import given
 
-from mappings.actuals import TRANSACTIONS_PER_BULK, duplicate_ids, map_actual, map_actuals
+from mappings.actuals import map_actual
 from mappings.contacts import map_contact
-from mappings.errors import ErrorCode
 from mappings.kinds import Kind
 from mappings.notes import NoteKind
 from mappings.records import Actual, Contact, Project, ProjectSpaceRef, Space, SubActual, Tag
-from mappings.refs import WORKSPACE, lookup_from
+from mappings.refs import WORKSPACE
 from mappings.spaces import map_project, map_space, project_patch, space_patch
 from mappings.tags import plan_tags
+from tests.mappings.crosswalk import lookup_from
 from tests.strategies import split_actuals
 
 LOOKUP = lookup_from(
@@ -137,32 +137,12 @@ def test_split_parts_always_sum_to_the_transaction(actual: Actual) -> None:
     assert sum(i.body["amount"]["amount"] for i in mapped.items) == mapped.transaction.body["amount"]["amount"]
 
 
-def test_actuals_are_sent_in_bulks_of_at_most_500() -> None:
-    """A16: /transactions/bulk takes 500; 1001 actuals make three requests with distinct keys."""
-    actuals = [Actual(id=f"a{i}", amount=i, date="2026-01-05") for i in range(1001)]
-    batch = map_actuals("p1", "prj_1", actuals, "EUR", lookup_from({}))
-    assert [len(body["transactions"]) for _, body in batch.bulks] == [500, 500, 1]
-    assert max(len(body["transactions"]) for _, body in batch.bulks) <= TRANSACTIONS_PER_BULK
-    assert len({batch.key("mig", "p1", i) for i in range(3)}) == 3
-
-
 def test_an_unresolved_line_leaves_the_actual_uncoded_and_reported() -> None:
     """Money is never dropped: the transaction is sent without a line and the gap is a note."""
     actual = Actual(id="a3", amount=5, date="2026-01-05", accountId="gone", type="Check")
     mapped = map_actual("p1", "prj_1", actual, "USD", LOOKUP).transaction
     assert "budgetLineId" not in mapped.body
     assert [(n.kind, n.field, n.old) for n in mapped.notes] == [(NoteKind.UNASSIGNED, "accountId", "gone")]
-
-
-def test_an_actual_id_repeated_in_another_project_is_quarantined_everywhere() -> None:
-    """Workspace-wide duplicates are refused in every project, so the crosswalk never picks one at random."""
-    first = [Actual(id="a1", amount=1, date="2026-01-05"), Actual(id="a2", amount=2, date="2026-01-05")]
-    second = [Actual(id="a1", amount=5, date="2026-01-05")]
-    repeated = duplicate_ids(a.id for a in [*first, *second])
-    for project_id, actuals in (("p1", first), ("p2", second)):
-        batch = map_actuals(project_id, "prj", actuals, "USD", lookup_from({}), duplicates=repeated)
-        assert [(e.code, e.ref.legacy_id) for e in batch.quarantined] == [(ErrorCode.DUPLICATE_ID, "a1")]
-        assert "a1" not in {m.transaction.ref.legacy_id for m in batch.mapped}
 
 
 def test_a_label_differing_from_a_tag_only_in_case_uses_that_tag() -> None:
