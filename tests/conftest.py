@@ -23,4 +23,4 @@ def anyio_backend() -> str:
 
 # Emulator fixtures (in-process app, uvicorn on a loopback port, credentials) are shared by every area.
 # The state backends (a SQLite file, a throw-away PostgreSQL) for the state and engine tests.
-pytest_plugins = ("tests.fixtures_emulator", "tests.pg")
+pytest_plugins = ("tests.support.emulator", "tests.pg")

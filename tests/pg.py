@@ -42,7 +42,7 @@ class StateTarget:
         return open_state(self.location, read_only=read_only, migration=self.migration)
 
     def for_world(self) -> Path | str:
-        """The location as ``tests.engine.harness.World.state`` holds it: a file's Path, or the URL as text."""
+        """The location as ``tests.support.world.World.state`` holds it: a file's Path, or the URL as text."""
         return Path(self.location) if self.backend == "sqlite" else self.location
 
     def engine(self, *, create: bool = False) -> Engine:

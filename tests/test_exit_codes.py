@@ -21,8 +21,8 @@ from click.testing import CliRunner
 from bridge.cli import cli, exit_code
 from bridge.errors import SourceUnreadable
 from tests.engine.conftest import fresh_world
-from tests.engine.harness import SMALL_PROJECT
-from tests.verify.world import Migrated, copy_world, migrate_one, run_cli
+from tests.support.migrated import Migrated, copy_world, migrate_one, run_cli
+from tests.support.world import SMALL_PROJECT
 
 
 def _bridge(*args: str, env: dict[str, str]) -> tuple[int, str]:

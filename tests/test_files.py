@@ -21,7 +21,7 @@ from bridge.errors import ConfigError
 from bridge.files import write_private
 from bridge.logging import configure_logging
 from state import CrosswalkEntry, open_state
-from tests.engine.harness import SMALL_PROJECT, World
+from tests.support.world import SMALL_PROJECT, World
 
 
 def null_device(directory: Path) -> Path:

@@ -35,7 +35,7 @@ from bridge.engine.progress import Activity, LineProgress, listening, planned
 from bridge.terminal import SHOWN
 from mappings.kinds import Kind
 from tests.engine.conftest import fresh_world
-from tests.engine.harness import SMALL_PROJECT, World, fast_controls
+from tests.support.world import SMALL_PROJECT, World, fast_controls
 
 OSC8 = "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\"
 CLEAR = "\x1b[2J"

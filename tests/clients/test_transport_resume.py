@@ -22,7 +22,7 @@ from bridge.clients.retry import RetryBudget, RetryPolicy, Timing
 from bridge.errors import ServiceUnavailable
 from mappings.kinds import Kind
 from tests.engine.conftest import fresh_world
-from tests.engine.harness import no_wait
+from tests.support.world import no_wait
 
 ROUTE = "POST /v1/projects/*/budget/lines/bulk"
 REQUEST_TIMEOUT = 1.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.fixtures_emulator import LEGACY_KEY
+from tests.support.emulator import LEGACY_KEY
 
 pytestmark = pytest.mark.anyio
 

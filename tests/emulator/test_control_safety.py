@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from bridge.emulator.app import create_app
-from tests.fixtures_emulator import LEGACY_KEY, V1_TOKEN
+from tests.support.emulator import LEGACY_KEY, V1_TOKEN
 
 pytestmark = pytest.mark.anyio
 CONTROL_TOKEN = "ctl_control-token-for-tests-0001"

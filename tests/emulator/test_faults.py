@@ -12,8 +12,8 @@ from fastapi import FastAPI
 
 from bridge.emulator.control.faults import parse_fault_option
 from tests.emulator.documented_codes import produced
-from tests.fixtures_emulator import LEGACY_KEY
 from tests.legacy_contract_hook import HeldTransport
+from tests.support.emulator import LEGACY_KEY
 
 pytestmark = pytest.mark.anyio
 KEY = {"Idempotency-Key": "fault-key-0000000001"}

@@ -9,7 +9,7 @@ import pytest
 from fastapi import FastAPI
 
 from bridge.emulator.core.store import Service
-from tests.fixtures_emulator import LEGACY_KEY
+from tests.support.emulator import LEGACY_KEY
 
 pytestmark = pytest.mark.anyio
 

@@ -18,8 +18,8 @@ from bridge.emulator.core.seed import seeded_service
 from bridge.emulator.core.store import Service
 from bridge.emulator.legacy import contract as legacy_contract
 from bridge.emulator.legacy.shapes import Json, LegacyView
-from tests.fixtures_emulator import LEGACY_KEY
 from tests.legacy_contract_hook import HeldTransport, violations
+from tests.support.emulator import LEGACY_KEY
 from tests.v1_contract_hook import ContractViolationError
 
 pytestmark = pytest.mark.anyio

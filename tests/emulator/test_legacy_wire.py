@@ -16,7 +16,7 @@ import pytest
 from bridge.emulator.app import create_app
 from bridge.emulator.control.serving import BackgroundServer
 from bridge.emulator.core.seed import seeded_service
-from tests.fixtures_emulator import LiveEmulator
+from tests.support.emulator import LiveEmulator
 
 pytestmark = pytest.mark.wire
 

@@ -7,7 +7,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from tests.fixtures_emulator import V1_TOKEN
+from tests.support.emulator import V1_TOKEN
 
 pytestmark = pytest.mark.anyio
 AUTH = {"Authorization": f"Bearer {V1_TOKEN}"}

@@ -14,8 +14,8 @@ import pytest
 from bridge.emulator.app import create_app
 from bridge.emulator.control.state import EmulatorState
 from bridge.emulator.core.seed import Size, seeded_service
-from tests.engine.forked import serving
-from tests.engine.harness import World, v1_writes_by_route
+from tests.support.forked import serving
+from tests.support.world import World, v1_writes_by_route
 
 
 def fresh_world(state: Path | str, size: Size = "small") -> World:

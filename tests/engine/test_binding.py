@@ -21,7 +21,7 @@ from bridge.emulator.control.serving import BackgroundServer
 from bridge.emulator.core.seed import seeded_service
 from bridge.engine.preflight import check_workspaces
 from state import StateBindingError, open_state
-from tests.engine.harness import SMALL_PROJECT, World, fast_controls
+from tests.support.world import SMALL_PROJECT, World, fast_controls
 
 pytestmark = pytest.mark.wire
 

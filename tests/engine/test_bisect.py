@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from mappings.kinds import Kind
-from tests.engine.harness import SMALL_PROJECT, World
+from tests.support.world import SMALL_PROJECT, World
 
 
 class RejectOneLine(httpx.AsyncBaseTransport):

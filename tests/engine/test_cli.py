@@ -18,7 +18,7 @@ from bridge.engine.plan import PLAN_SCHEMA_VERSION
 from mappings.kinds import Kind
 from state import open_state
 from state.runs import report_of
-from tests.engine.harness import SMALL_PROJECT, World
+from tests.support.world import SMALL_PROJECT, World
 
 
 @pytest.fixture

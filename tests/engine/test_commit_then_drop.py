@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.engine.conftest import CleanRun, fresh_world
-from tests.engine.harness import World, fast_controls, v1_writes_by_route
 from tests.pg import StateTarget
+from tests.support.world import World, fast_controls, v1_writes_by_route
 
 
 @pytest.fixture

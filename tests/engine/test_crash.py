@@ -22,9 +22,9 @@ from bridge.emulator.app import create_app
 from bridge.emulator.core.seed import seeded_service
 from bridge.engine.kinds import order
 from bridge.engine.points import POINTS
-from tests.engine.forked import KILLED, run_forked, serving
-from tests.engine.harness import World
 from tests.pg import StateTarget
+from tests.support.forked import KILLED, run_forked, serving
+from tests.support.world import World
 
 
 @pytest.fixture

@@ -27,8 +27,8 @@ from bridge.emulator.control.stats import RequestStats
 from bridge.engine.kinds import order
 from bridge.engine.points import POINTS
 from mappings.kinds import Kind
-from tests.engine.forked import KILLED, run_forked
-from tests.engine.harness import World
+from tests.support.forked import KILLED, run_forked
+from tests.support.world import World
 
 log = structlog.get_logger("tests.engine")
 

@@ -20,7 +20,7 @@ from bridge.engine.writes import Write
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.schema import KindLedger
 from tests.engine.conftest import fresh_world
-from tests.engine.harness import World, fast_controls
+from tests.support.world import World, fast_controls
 
 STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
 

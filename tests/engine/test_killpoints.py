@@ -10,13 +10,13 @@ import pytest
 from bridge.engine.kinds import order
 from bridge.engine.points import POINTS
 from bridge.engine.writes import Write
-from tests.engine.harness import World
-from tests.engine.killswitch import KillSwitch
+from tests.support.killswitch import KillSwitch
+from tests.support.world import World
 
 SCRIPT = """
 from bridge.engine.writes import Write
 from mappings.kinds import Kind
-from tests.engine.killswitch import KillSwitch
+from tests.support.killswitch import KillSwitch
 switch = KillSwitch("line:sent:3")
 phase = Write(Kind.PHASE, "p", "budget_updatePhase", ("prj", "phs"), {"name": "A"}, ("a",))
 line = Write(Kind.LINE, "p", "budget_updateLine", ("prj", "lin"), {"description": "A"}, ("a",))

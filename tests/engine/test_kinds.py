@@ -11,7 +11,7 @@ from bridge.clients.v1_requests import BY_ID
 from bridge.engine import kinds
 from bridge.engine.kinds import KINDS, Scope, order, spec, stages
 from mappings.kinds import Kind
-from tests.engine.harness import Timeline, World
+from tests.support.world import Timeline, World
 
 
 def test_every_kind_comes_after_what_it_needs() -> None:

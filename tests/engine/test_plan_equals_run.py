@@ -16,7 +16,7 @@ import pytest
 
 from bridge.engine.run import Outcome
 from mappings.kinds import Kind
-from tests.engine.harness import World, _pages, v1_writes_by_route
+from tests.support.world import World, _pages, v1_writes_by_route
 
 Delta = Callable[[httpx.AsyncClient, str], Awaitable[None]]
 

@@ -16,8 +16,8 @@ from mappings.kinds import Kind
 from mappings.refs import WORKSPACE
 from state.store import open_state
 from tests.engine.conftest import fresh_world
-from tests.engine.harness import World, fast_controls
 from tests.pg import StateTarget
+from tests.support.world import World, fast_controls
 
 
 @pytest.fixture

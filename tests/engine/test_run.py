@@ -12,7 +12,7 @@ from bridge.cli import exit_code
 from bridge.clients.limiter import AimdLimiter, Slot
 from bridge.errors import AuthenticationLost
 from mappings.kinds import Kind
-from tests.engine.harness import SMALL_PROJECT, Timeline, World, _pages, fast_controls
+from tests.support.world import SMALL_PROJECT, Timeline, World, _pages, fast_controls
 
 
 async def _writes(world: World) -> int:

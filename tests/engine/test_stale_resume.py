@@ -16,9 +16,9 @@ from sqlalchemy import Connection, text
 from bridge.emulator.app import create_app
 from bridge.emulator.control.state import EmulatorState
 from bridge.emulator.core.seed import seeded_service
-from tests.engine.forked import KILLED, run_forked, serving
-from tests.engine.harness import World
 from tests.pg import StateTarget
+from tests.support.forked import KILLED, run_forked, serving
+from tests.support.world import World
 
 ITEMS_ROUTE = "POST /v1/transactions/{transaction_id}/items"
 STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"

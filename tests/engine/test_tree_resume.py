@@ -8,7 +8,7 @@ import pytest
 
 from bridge.errors import AuthenticationLost
 from mappings.kinds import Kind
-from tests.engine.harness import World
+from tests.support.world import World
 
 
 def _lines(census: Counter[tuple[str, ...]]) -> int:

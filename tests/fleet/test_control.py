@@ -20,7 +20,7 @@ from bridge.cli import cli
 from bridge.fleet.manifest import WorkspaceSpec, load_manifest
 from bridge.fleet.rehearsal import Rehearsal, rehearsal
 from bridge.localpg import LocalPostgres
-from tests.engine.harness import SMALL_PROJECT
+from tests.support.world import SMALL_PROJECT
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -28,7 +28,7 @@ from bridge.emulator.app import create_app
 from bridge.fleet.manifest import WorkspaceSpec, load_manifest
 from bridge.fleet.rehearsal import Rehearsal, rehearsal
 from bridge.localpg import LocalPostgres
-from tests.engine.harness import World, census
+from tests.support.world import World, census
 
 pytestmark = pytest.mark.timeout(900)
 

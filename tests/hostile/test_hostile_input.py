@@ -23,9 +23,9 @@ from bridge.engine.run import Outcome, Transports, migrate
 from bridge.verify.report import JSON_NAME
 from mappings.budget import MAX_DEPTH
 from mappings.errors import ErrorCode
-from tests.engine.harness import SMALL_PROJECT
 from tests.hostile.world import CASES, MIGRATED, Case, Planted, deep_chain, plant_all
-from tests.verify.world import LEGACY_KEY, TOKEN, World, run_cli, settings_for
+from tests.support.migrated import LEGACY_KEY, TOKEN, World, run_cli, settings_for
+from tests.support.world import SMALL_PROJECT
 
 REPORTS = (JSON_NAME, "reconciliation.md", "reconciliation.html")
 DEPTH = 5_000

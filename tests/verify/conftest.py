@@ -23,7 +23,7 @@ from bridge.verify.schema import (
     Totals,
     TreeNode,
 )
-from tests.verify.world import Migrated, World, copy_world, migrate_one
+from tests.support.migrated import Migrated, World, copy_world, migrate_one
 
 
 def figure(legacy: int | None, v1: int | None, verdict: Verdict, rate: str = "1") -> Figure:

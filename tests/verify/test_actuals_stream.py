@@ -12,7 +12,7 @@ from bridge.verify.actuals import windows_by_day
 from bridge.verify.drill import Presence
 from bridge.verify.index import AMOUNT_BITS, Held, TargetIndex
 from state import open_state
-from tests.verify.world import World, run_cli
+from tests.support.migrated import World, run_cli
 
 DAY = date(2026, 3, 2)
 

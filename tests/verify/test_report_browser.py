@@ -23,8 +23,8 @@ import pytest
 
 from bridge.verify.report import HTML_NAME, write_reports
 from bridge.verify.schema import Reconciliation
+from tests.support.migrated import Migrated, World, copy_world, migrate_one, run_cli
 from tests.verify.test_verify_emulator import _budget, _legacy_id, _priced_line, _v1_project
-from tests.verify.world import Migrated, World, copy_world, migrate_one, run_cli
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is installed by `make test`; run that target")

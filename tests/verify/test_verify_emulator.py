@@ -23,7 +23,7 @@ from bridge.verify.drill import Presence
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.schema import Difference, Reconciliation
 from state import open_state
-from tests.verify.world import LEGACY_KEY, TOKEN, World, run_cli
+from tests.support.migrated import LEGACY_KEY, TOKEN, World, run_cli
 
 Row = dict[str, Any]
 

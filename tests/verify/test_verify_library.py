@@ -13,7 +13,7 @@ from pathlib import Path
 from bridge.verify.report import HTML_NAME, MD_NAME
 from bridge.verify.schema import Reconciliation
 from state import open_state
-from tests.verify.world import World, run_cli
+from tests.support.migrated import World, run_cli
 
 
 def _v1_project(world: World) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bridge.verify.compare import Verdict
-from tests.verify.world import Migrated, World, copy_world, migrate_one, run_cli
+from tests.support.migrated import Migrated, World, copy_world, migrate_one, run_cli
 
 
 @pytest.fixture(scope="module")

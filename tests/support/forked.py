@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator
 from fastapi import FastAPI
 
 from bridge.emulator.control.serving import BackgroundServer
-from tests.engine.harness import World
-from tests.engine.killswitch import KillSwitch
+from tests.support.killswitch import KillSwitch
+from tests.support.world import World
 
 KILLED = -9
 POLL_S = 0.005
