@@ -15,12 +15,12 @@ from click.testing import CliRunner
 
 from bridge.cli import cli
 from bridge.emulator.app import create_app
-from bridge.emulator.control.serving import BackgroundServer
 from bridge.emulator.core.seed import seeded_service
 from bridge.errors import ConfigError
 from bridge.files import write_private
 from bridge.logging import configure_logging
 from state import CrosswalkEntry, open_state
+from tests.support.serving import serving
 from tests.support.world import SMALL_PROJECT, World
 
 
@@ -177,7 +177,7 @@ def test_a_log_file_on_a_device_node_is_written_and_never_chmodded(tmp_path: Pat
 def served(tmp_path: Path) -> Iterator[World]:
     """The `small` emulator on a loopback port, a token, an empty state file."""
     app = create_app(seeded_service(42, "small"))
-    with BackgroundServer(app) as base_url:
+    with serving(app) as base_url:
         token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
         yield World(base_url, app.state.credentials.legacy_key, token, tmp_path / "state.sqlite")
 

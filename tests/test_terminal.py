@@ -28,13 +28,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from structlog.typing import EventDict, WrappedLogger
 
 from bridge.emulator.app import create_app
-from bridge.emulator.control.serving import BackgroundServer
 from bridge.emulator.core.seed import seeded_service
 from bridge.engine.plan import Fate, Plan, Tally
 from bridge.engine.progress import Activity, LineProgress, listening, planned
 from bridge.terminal import SHOWN
 from mappings.kinds import Kind
 from tests.engine.conftest import fresh_world
+from tests.support.serving import serving
 from tests.support.world import SMALL_PROJECT, World, fast_controls
 
 OSC8 = "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\"
@@ -95,7 +95,7 @@ def hostile(tmp_path: Path) -> Iterator[tuple[World, list[str]]]:
     lines[1].description = "y" * (SHOWN * 50)
     said: list[str] = []
     app.add_middleware(Echo, said=said)
-    with BackgroundServer(app) as base_url:
+    with serving(app) as base_url:
         token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
         yield World(base_url, key, token, tmp_path / "state.sqlite"), said
 

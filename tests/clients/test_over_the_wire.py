@@ -16,8 +16,8 @@ from bridge.clients.retry import RetryPolicy
 from bridge.clients.v1 import open_v1
 from bridge.config import Secret
 from bridge.emulator.app import create_app
-from bridge.emulator.control.serving import BackgroundServer
 from tests.clients.fakes import FakeClock, controls_for
+from tests.support.serving import serving
 
 pytestmark = pytest.mark.wire
 
@@ -29,7 +29,7 @@ def app() -> FastAPI:
 
 @pytest.fixture(scope="module")
 def base_url(app: FastAPI) -> Iterator[str]:
-    with BackgroundServer(app) as url:
+    with serving(app) as url:
         yield url
 
 

@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 from bridge.emulator.app import create_app
-from bridge.emulator.control.serving import BackgroundServer
 from bridge.emulator.core.seed import seeded_service
 from tests.support.emulator import LiveEmulator
+from tests.support.serving import serving
 
 pytestmark = pytest.mark.wire
 
@@ -40,7 +40,7 @@ def test_every_documented_status_is_served_over_the_wire(live_emulator: LiveEmul
 def test_the_rate_limit_answers_429_with_retry_after_over_the_wire() -> None:
     """With a legacy rate limit, a burst beyond it gets 429 and a Retry-After in seconds (A02)."""
     app = create_app(seeded_service(42, "small"), legacy_key="k", legacy_rate_limit=2)
-    with BackgroundServer(app) as base_url, httpx.Client(base_url=f"{base_url}/api/v1", timeout=10) as client:
+    with serving(app) as base_url, httpx.Client(base_url=f"{base_url}/api/v1", timeout=10) as client:
         statuses = [client.get("/spaces", headers={"X-API-Key": "k"}) for _ in range(6)]
     limited = [r for r in statuses if r.status_code == 429]
     assert limited, [r.status_code for r in statuses]

@@ -8,8 +8,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from bridge.emulator.control.serving import BackgroundServer
 from tests.emulator.documented_codes import produced
+from tests.support.serving import serving
 
 pytestmark = [pytest.mark.anyio, pytest.mark.wire]
 
@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.wire]
 @pytest.fixture
 def v1_server(v1_app: FastAPI) -> Iterator[str]:
     """The root URL of ``v1_app`` served by uvicorn in a thread."""
-    with BackgroundServer(v1_app) as base_url:
+    with serving(v1_app) as base_url:
         yield base_url
 
 

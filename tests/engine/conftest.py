@@ -14,7 +14,7 @@ import pytest
 from bridge.emulator.app import create_app
 from bridge.emulator.control.state import EmulatorState
 from bridge.emulator.core.seed import Size, seeded_service
-from tests.support.forked import serving
+from tests.support.serving import serving
 from tests.support.world import World, v1_writes_by_route
 
 

@@ -23,7 +23,8 @@ from bridge.emulator.core.seed import seeded_service
 from bridge.engine.kinds import order
 from bridge.engine.points import POINTS
 from tests.pg import StateTarget
-from tests.support.forked import KILLED, run_forked, serving
+from tests.support.forked import KILLED, run_forked
+from tests.support.serving import serving
 from tests.support.world import World
 
 

@@ -17,7 +17,8 @@ from bridge.emulator.app import create_app
 from bridge.emulator.control.state import EmulatorState
 from bridge.emulator.core.seed import seeded_service
 from tests.pg import StateTarget
-from tests.support.forked import KILLED, run_forked, serving
+from tests.support.forked import KILLED, run_forked
+from tests.support.serving import serving
 from tests.support.world import World
 
 ITEMS_ROUTE = "POST /v1/transactions/{transaction_id}/items"

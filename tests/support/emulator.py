@@ -10,11 +10,11 @@ import pytest
 from fastapi import FastAPI
 
 from bridge.emulator.app import Credentials, create_app
-from bridge.emulator.control.serving import BackgroundServer
 from bridge.emulator.control.state import EmulatorState
 from bridge.emulator.core.seed import seeded_service
 from bridge.emulator.core.store import Service
 from tests.legacy_contract_hook import held_to_legacy_contract
+from tests.support.serving import serving
 from tests.v1_contract_hook import held_to_contract
 
 # -- core and legacy surface (the core engineer's part) ----------------------------------------------------
@@ -69,7 +69,7 @@ class LiveEmulator:
 def live_emulator(emulator_service: Service) -> Iterator[LiveEmulator]:
     """The same app served by uvicorn in a thread on an ephemeral loopback port (stopped after the test)."""
     app = create_app(emulator_service, legacy_key=LEGACY_KEY, token=V1_TOKEN)
-    with BackgroundServer(app) as base_url:
+    with serving(app) as base_url:
         yield LiveEmulator(base_url=base_url, credentials=app.state.credentials, service=emulator_service)
 
 

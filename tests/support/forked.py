@@ -1,46 +1,25 @@
 """`bridge run` in a forked child that the test can SIGKILL: at a named write point, or at an instant it picks.
 
 The child is forked from the test after the imports, so a run costs its work, not an interpreter start; it
-talks to an emulator served on a loopback port. A ``KillSwitch`` handed to the command as its observer of
-the engine's write points makes it SIGKILL itself at a named one; otherwise the test kills it from outside,
-wherever it is.
+talks to an emulator served on a loopback port (``tests.support.serving``). A ``KillSwitch`` handed to the
+command as its observer of the engine's write points makes it SIGKILL itself at a named one; otherwise the
+test kills it from outside, wherever it is.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
-import logging
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-from fastapi import FastAPI
-
-from bridge.emulator.control.serving import BackgroundServer
 from tests.support.killswitch import KillSwitch
 from tests.support.world import World
 
 KILLED = -9
 POLL_S = 0.005
-
-
-@contextlib.contextmanager
-def serving(app: FastAPI) -> Iterator[str]:
-    """``app`` on a loopback port for forked runs; its base URL.
-
-    A killed child leaves a request half read, and uvicorn logs the ClientDisconnect from its thread: a fork
-    at that instant would copy the held stderr lock into the next child, which then hangs on its first
-    write. The server's error log is therefore off while the runs are forked.
-    """
-    server_log = logging.getLogger("uvicorn.error")
-    with BackgroundServer(app) as base_url:
-        server_log.disabled = True
-        try:
-            yield base_url
-        finally:
-            server_log.disabled = False
 
 
 def run_forked(

@@ -7,18 +7,14 @@ emulator's service and the state file per test, so a test can damage its target 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import shutil
-import threading
-import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 from click.testing import CliRunner
 from fastapi import FastAPI
 
@@ -31,6 +27,7 @@ from bridge.engine.progress import Progress
 from bridge.engine.run import Transports, migrate
 from bridge.verify.report import JSON_NAME
 from bridge.verify.schema import Reconciliation
+from tests.support.serving import serving
 
 LEGACY_KEY = "lk_verify_tests_0123456789abcdef"
 TOKEN = "sat_verify_tests_0123456789abcdef0123456789"
@@ -131,29 +128,9 @@ def copy_world(migrated: Migrated, tmp: Path) -> World:
     return World(create_app(service, legacy_key=LEGACY_KEY, token=TOKEN), service, state, migrated.project_id)
 
 
-@contextlib.contextmanager
-def served(app: FastAPI) -> Iterator[str]:
-    """The app under uvicorn on an ephemeral loopback port (the CLI talks HTTP, like in production)."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive(), "the emulator's server thread died"
-        assert time.monotonic() < deadline, "the emulator did not start within 20 s"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-
-
 def run_cli(world: World, report_dir: Path, *extra: str) -> tuple[int, Reconciliation | None, str]:
     """`bridge verify` against the world served on loopback: exit code, the JSON report, the terminal text."""
-    with served(world.app) as base:
+    with serving(world.app) as base:
         env = {
             "BRIDGE_LEGACY_URL": f"{base}/api/v1",
             "BRIDGE_V1_URL": f"{base}/v1",

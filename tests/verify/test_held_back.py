@@ -26,7 +26,8 @@ from bridge.verify.compare import Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.report import HTML_NAME, JSON_NAME, MD_NAME
 from bridge.verify.schema import Reconciliation
-from tests.support.migrated import LEGACY_KEY, TOKEN, served, settings_for
+from tests.support.migrated import LEGACY_KEY, TOKEN, settings_for
+from tests.support.serving import serving as served
 
 # Not in Unicode NFC: the legacy surface stores it as sent, the bridge's text rule refuses it (text.not_nfc).
 NOT_NFC = "Cafe\u0301 budget"
