@@ -20,9 +20,8 @@ from click.testing import CliRunner
 
 from bridge.cli import cli, exit_code
 from bridge.errors import SourceUnreadable
-from tests.engine.conftest import fresh_world
 from tests.support.migrated import Migrated, copy_world, migrate_one, run_cli
-from tests.support.world import SMALL_PROJECT
+from tests.support.world import SMALL_PROJECT, fresh_world
 
 
 def _bridge(*args: str, env: dict[str, str]) -> tuple[int, str]:
@@ -100,7 +99,7 @@ def test_an_unreadable_key_file_is_a_configuration_error(tmp_path: Path) -> None
     assert "absent-key" in output
 
 
-def _newer(state: Path) -> None:
+def _newer(state: Path | str) -> None:
     with sqlite3.connect(state) as connection:
         connection.execute("UPDATE alembic_version SET version_num = '9999'")
 

@@ -9,18 +9,14 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli
-from bridge.emulator.app import create_app
-from bridge.emulator.core.seed import seeded_service
 from bridge.errors import ConfigError
 from bridge.files import write_private
 from bridge.logging import configure_logging
 from state import CrosswalkEntry, open_state
-from tests.support.serving import serving
 from tests.support.world import SMALL_PROJECT, World
 
 
@@ -171,15 +167,6 @@ def test_a_log_file_on_a_device_node_is_written_and_never_chmodded(tmp_path: Pat
     finally:
         configure_logging("INFO")
     assert device.stat().st_mode == before
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[World]:
-    """The `small` emulator on a loopback port, a token, an empty state file."""
-    app = create_app(seeded_service(42, "small"))
-    with serving(app) as base_url:
-        token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
-        yield World(base_url, app.state.credentials.legacy_key, token, tmp_path / "state.sqlite")
 
 
 @pytest.mark.wire

@@ -22,20 +22,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
-import httpx
 import pytest
 from starlette.types import ASGIApp, Receive, Scope, Send
 from structlog.typing import EventDict, WrappedLogger
 
-from bridge.emulator.app import create_app
-from bridge.emulator.core.seed import seeded_service
 from bridge.engine.plan import Fate, Plan, Tally
 from bridge.engine.progress import Activity, LineProgress, listening, planned
 from bridge.terminal import SHOWN
 from mappings.kinds import Kind
-from tests.engine.conftest import fresh_world
-from tests.support.serving import serving
-from tests.support.world import SMALL_PROJECT, World, fast_controls
+from tests.support.world import SMALL_PROJECT, World, fast_controls, fresh_world
 
 OSC8 = "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\"
 CLEAR = "\x1b[2J"
@@ -83,10 +78,9 @@ class Echo:
 @pytest.fixture
 def hostile(tmp_path: Path) -> Iterator[tuple[World, list[str]]]:
     """The `small` emulator with hostile text planted in the smallest project, on a loopback port."""
-    service = seeded_service(42, "small")
-    app = create_app(service)
-    key: str = app.state.credentials.legacy_key
-    project = service.workspace("source").projects[SMALL_PROJECT]
+    world = fresh_world(tmp_path / "state.sqlite")
+    key = world.legacy_key
+    project = world.service.workspace("source").projects[SMALL_PROJECT]
     # Migrated as it is (no control character, within the name limit): shown by verify's table, as text.
     project.name = f"Crew {MARKUP} {BIDI}gpj.exe {base64.b64encode(key.encode()).decode()} {key.encode().hex()}"
     lines = [n for n in project.nodes.values() if n.type == "line"]
@@ -94,10 +88,9 @@ def hostile(tmp_path: Path) -> Iterator[tuple[World, list[str]]]:
     lines[0].description = f"[bold red]x[/] {OSC8} {CLEAR} {TITLE}"
     lines[1].description = "y" * (SHOWN * 50)
     said: list[str] = []
-    app.add_middleware(Echo, said=said)
-    with serving(app) as base_url:
-        token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
-        yield World(base_url, key, token, tmp_path / "state.sqlite"), said
+    world.app.add_middleware(Echo, said=said)
+    with world.served() as live:
+        yield live, said
 
 
 def on_terminal(world: World, *args: str) -> tuple[int, bytes]:

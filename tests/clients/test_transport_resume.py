@@ -21,8 +21,7 @@ from bridge.clients.limiter import AimdLimiter
 from bridge.clients.retry import RetryBudget, RetryPolicy, Timing
 from bridge.errors import ServiceUnavailable
 from mappings.kinds import Kind
-from tests.engine.conftest import fresh_world
-from tests.support.world import no_wait
+from tests.support.world import fresh_world, no_wait
 
 ROUTE = "POST /v1/projects/*/budget/lines/bulk"
 REQUEST_TIMEOUT = 1.0
@@ -65,11 +64,11 @@ def _controls() -> RunControls:
 async def test_a_run_stopped_by_the_request_deadline_resumes_to_completion(tmp_path: Path) -> None:
     """Answers to line bulks stall for an hour; the run stops with exit 3 naming request_timeout within seconds,
     and the next run, the server behaving, migrates everything once: the target equals a clean run's."""
-    clean = await asyncio.to_thread(fresh_world, tmp_path / "clean.sqlite")
+    clean = fresh_world(tmp_path / "clean.sqlite")
     await clean.run()
     reference = await clean.census()
 
-    world = await asyncio.to_thread(fresh_world, tmp_path / "state.sqlite")
+    world = fresh_world(tmp_path / "state.sqlite")
     assert world.transport is not None
     stall = StallAfterFirst(world.transport, ROUTE)
     world.wrap = lambda _inner: stall

@@ -15,23 +15,23 @@ import pytest
 
 from bridge.emulator.app import create_app
 from bridge.emulator.core.seed import seeded_service
-from tests.support.emulator import LiveEmulator
 from tests.support.serving import serving
+from tests.support.world import World
 
 pytestmark = pytest.mark.wire
 
 
-def test_every_documented_status_is_served_over_the_wire(live_emulator: LiveEmulator) -> None:
+def test_every_documented_status_is_served_over_the_wire(served: World) -> None:
     """200, 201, 204, 401, 403 and 404 come back from the served app exactly as in process."""
-    key = {"X-API-Key": live_emulator.credentials.legacy_key}
-    with httpx.Client(base_url=live_emulator.legacy_url, headers=key, timeout=10) as client:
+    key = {"X-API-Key": served.legacy_key}
+    with httpx.Client(base_url=served.legacy_url, headers=key, timeout=10) as client:
         assert client.get("/projects").status_code == 200
         created = client.post("/spaces", json={"name": "Wire test"})
         assert created.status_code == 201
         assert client.delete(f"/spaces/{created.json()['id']}").status_code == 204
         assert client.get("/projects/missing").status_code == 404
         assert client.get("/projects", headers={"X-API-Key": "wrong"}).status_code == 401
-        live_emulator.service.restrict_api_key(live_emulator.credentials.legacy_key)
+        served.service.restrict_api_key(served.legacy_key)
         forbidden = client.get("/projects")
         assert forbidden.status_code == 403
         assert forbidden.json()["code"] == "forbidden"

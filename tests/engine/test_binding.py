@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -16,23 +15,11 @@ from bridge.cli import cli
 from bridge.clients.legacy import open_legacy
 from bridge.clients.v1 import open_v1
 from bridge.config import Secret
-from bridge.emulator.app import create_app
-from bridge.emulator.core.seed import seeded_service
 from bridge.engine.preflight import check_workspaces
 from state import StateBindingError, open_state
-from tests.support.serving import serving
 from tests.support.world import SMALL_PROJECT, World, fast_controls
 
 pytestmark = pytest.mark.wire
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[World]:
-    """The `small` emulator on a loopback port, a token for `target`, an empty state file."""
-    app = create_app(seeded_service(42, "small"))
-    with serving(app) as base_url:
-        token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
-        yield World(base_url, app.state.credentials.legacy_key, token, tmp_path / "state.sqlite")
 
 
 def _bridge(world: World, *args: str, **env: str) -> tuple[int, str]:

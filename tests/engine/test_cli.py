@@ -11,23 +11,18 @@ import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli
-from bridge.emulator.app import create_app
-from bridge.emulator.core.seed import seeded_service
 from bridge.engine.plan import PLAN_SCHEMA_VERSION
 from mappings.kinds import Kind
 from state import open_state
 from state.runs import report_of
-from tests.support.serving import serving
-from tests.support.world import SMALL_PROJECT, World
+from tests.support.world import SMALL_PROJECT, World, fresh_world
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[World]:
     """The `small` emulator (dirty catalogue included) on a loopback port, a token, an empty state file."""
-    app = create_app(seeded_service(42, "small", dirty=True, hostile=True))
-    with serving(app) as base_url:
-        token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
-        yield World(base_url, app.state.credentials.legacy_key, token, tmp_path / "state.sqlite")
+    with fresh_world(tmp_path / "state.sqlite", dirty=True, hostile=True).served() as world:
+        yield world
 
 
 def _bridge(world: World, *args: str, **env: str) -> tuple[int, str]:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.conftest import CleanRun, fresh_world
+from tests.engine.conftest import CleanRun
 from tests.pg import StateTarget
-from tests.support.world import World, fast_controls, v1_writes_by_route
+from tests.support.census import v1_writes_by_route
+from tests.support.world import World, fast_controls, fresh_world
 
 
 @pytest.fixture

@@ -28,8 +28,9 @@ from bridge.engine.plan import Plan
 from bridge.engine.progress import Progress
 from bridge.engine.run import Outcome, Transports, migrate
 from mappings.kinds import Kind
+from tests.support.census import v1_writes_by_route
 from tests.support.forked import KILLED, run_forked
-from tests.support.world import World, fast_controls, v1_writes_by_route
+from tests.support.world import World, fast_controls
 
 # The kinds the state file's crosswalk keeps under their own name (copies share their item's kind there).
 OWN_CROSSWALK = (Kind.SPACE, Kind.CONTACT, Kind.PROJECT, Kind.PHASE, Kind.LINE, Kind.ACTUAL, Kind.SPLIT)

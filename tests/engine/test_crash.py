@@ -15,26 +15,20 @@ import random
 from collections import Counter
 from collections.abc import Iterator
 
-import httpx
 import pytest
 
-from bridge.emulator.app import create_app
-from bridge.emulator.core.seed import seeded_service
 from bridge.engine.kinds import order
 from bridge.engine.points import POINTS
 from tests.pg import StateTarget
 from tests.support.forked import KILLED, run_forked
-from tests.support.serving import serving
-from tests.support.world import World
+from tests.support.world import World, fresh_world
 
 
 @pytest.fixture
 def live(run_state: StateTarget) -> Iterator[World]:
     """A fresh `small` emulator served on a loopback port, with a token, and an empty state (each backend)."""
-    app = create_app(seeded_service(42, "small"))
-    with serving(app) as base_url:
-        token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
-        yield World(base_url, app.state.credentials.legacy_key, token, run_state.for_world())
+    with fresh_world(run_state.for_world()).served() as world:
+        yield world
 
 
 # On PostgreSQL one chain kills kind after kind at each point in turn (each of the 14 kinds at one point, every

@@ -19,8 +19,7 @@ from bridge.engine.run import Transports
 from bridge.engine.writes import Write
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.schema import KindLedger
-from tests.engine.conftest import fresh_world
-from tests.support.world import World, fast_controls
+from tests.support.world import World, fast_controls, fresh_world
 
 STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
 

@@ -16,7 +16,8 @@ import pytest
 
 from bridge.engine.run import Outcome
 from mappings.kinds import Kind
-from tests.support.world import World, _pages, v1_writes_by_route
+from tests.support.census import pages, v1_writes_by_route
+from tests.support.world import World
 
 Delta = Callable[[httpx.AsyncClient, str], Awaitable[None]]
 
@@ -128,7 +129,7 @@ async def test_a_changed_split_part_is_patched_on_v1_once(world: World) -> None:
         await change_split_part(legacy, world.projects[0])
     await world.run()
     async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
-        items = [item for t in await _pages(v1.get, "/transactions") for item in _items(t)]
+        items = [item for t in await pages(v1.get, "/transactions") for item in _items(t)]
     assert "Part 1, revised" in [item.get("description") for item in items]
     before = await _sent(world)
     again = await world.run()

@@ -15,9 +15,8 @@ from bridge.engine.writes import Write
 from mappings.kinds import Kind
 from mappings.refs import WORKSPACE
 from state.store import open_state
-from tests.engine.conftest import fresh_world
 from tests.pg import StateTarget
-from tests.support.world import World, fast_controls
+from tests.support.world import World, fast_controls, fresh_world
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ from bridge.cli import exit_code
 from bridge.clients.limiter import AimdLimiter, Slot
 from bridge.errors import AuthenticationLost
 from mappings.kinds import Kind
-from tests.support.world import SMALL_PROJECT, Timeline, World, _pages, fast_controls
+from tests.support.census import pages
+from tests.support.world import SMALL_PROJECT, Timeline, World, fast_controls
 
 
 async def _writes(world: World) -> int:
@@ -64,7 +65,7 @@ async def test_rerun_after_source_change_patches_and_creates_only_the_difference
     assert again.ledger.of(Kind.ACTUAL).to_update == 1
     assert again.ledger.requests == 3
     async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
-        transactions = await _pages(v1.get, "/transactions")
+        transactions = await pages(v1.get, "/transactions")
     patched = [t for t in transactions if t["description"] == "re-coded invoice"]
     assert [t["amount"] for t in patched] == [{"amount": 123450, "currency": "USD"}]
     census = await world.census()
@@ -164,8 +165,8 @@ async def test_a_split_actuals_tags_arrive_on_each_of_its_items(world: World) ->
     tagged = {a["number"]: sorted(a["tags"]) for a in answer.json()["actuals"] if a["subactuals"] and a["tags"]}
     assert tagged, "the seeded project has tagged split actuals"
     async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
-        names = {str(t["id"]): str(t["name"]) for t in await _pages(v1.get, "/library/tags")}
-        transactions = await _pages(v1.get, "/transactions")
+        names = {str(t["id"]): str(t["name"]) for t in await pages(v1.get, "/library/tags")}
+        transactions = await pages(v1.get, "/transactions")
     carried = {  # the transactions are untyped JSON: an item's tagIds are a list of ids
         str(t["number"]): {
             tuple(sorted(names[i] for i in item["tagIds"])) for item in cast("list[dict[str, Any]]", t["items"])

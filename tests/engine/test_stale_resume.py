@@ -13,13 +13,10 @@ import httpx
 import pytest
 from sqlalchemy import Connection, text
 
-from bridge.emulator.app import create_app
 from bridge.emulator.control.state import EmulatorState
-from bridge.emulator.core.seed import seeded_service
 from tests.pg import StateTarget
 from tests.support.forked import KILLED, run_forked
-from tests.support.serving import serving
-from tests.support.world import World
+from tests.support.world import World, fresh_world
 
 ITEMS_ROUTE = "POST /v1/transactions/{transaction_id}/items"
 STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -28,10 +25,8 @@ STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
 @pytest.fixture
 def live(run_state: StateTarget) -> Iterator[tuple[World, EmulatorState]]:
     """A fresh `small` emulator on a loopback port (the small project's runs), and its v1 context; each backend."""
-    app = create_app(seeded_service(42, "small"))
-    with serving(app) as base_url:
-        token = httpx.post(f"{base_url}/_emulator/tokens", json={"workspace": "target"}).json()["token"]
-        yield World(base_url, app.state.credentials.legacy_key, token, run_state.for_world()), app.state.emulator
+    with fresh_world(run_state.for_world()).served() as world:
+        yield world, world.emulator
 
 
 @contextmanager

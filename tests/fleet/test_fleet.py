@@ -28,7 +28,8 @@ from bridge.emulator.app import create_app
 from bridge.fleet.manifest import WorkspaceSpec, load_manifest
 from bridge.fleet.rehearsal import Rehearsal, rehearsal
 from bridge.localpg import LocalPostgres
-from tests.support.world import World, census
+from tests.support.census import census
+from tests.support.world import World
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -68,13 +69,7 @@ async def reference_census(index: int, seed: int, state: Path) -> Counter[tuple[
     ``index``-th tenant of an emulator seeded as the fleet's (its ids, so the order of its projects, are the
     fleet's: the first project by legacy id sets each library item, A18)."""
     app = create_app(seed=seed - index, size="small", workspaces=WORKSPACES)
-    tenant = app.state.emulator.tenants[index]
-    credentials = tenant.credentials
-    world = World("http://emulator", credentials.legacy_key, credentials.token, state, httpx.ASGITransport(app=app))
-    world.projects = ()
-    outcome = await world.run()
-    assert not outcome.ledger.quarantine
-    return await world.census()
+    return await World.of(app, state, tenant=index, projects=()).clean_census()
 
 
 def moment(text: str) -> datetime:

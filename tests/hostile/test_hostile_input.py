@@ -12,20 +12,18 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 
-from bridge.emulator.app import create_app
 from bridge.emulator.core.seed import seeded_service
 from bridge.engine.plan import QuarantinedRecord
 from bridge.engine.progress import Progress
-from bridge.engine.run import Outcome, Transports, migrate
+from bridge.engine.run import Outcome, migrate
 from bridge.verify.report import JSON_NAME
 from mappings.budget import MAX_DEPTH
 from mappings.errors import ErrorCode
 from tests.hostile.world import CASES, MIGRATED, Case, Planted, deep_chain, plant_all
-from tests.support.migrated import LEGACY_KEY, TOKEN, World, run_cli, settings_for
-from tests.support.world import SMALL_PROJECT
+from tests.support.migrated import run_cli, world_over
+from tests.support.world import SMALL_PROJECT, World
 
 REPORTS = (JSON_NAME, "reconciliation.md", "reconciliation.html")
 DEPTH = 5_000
@@ -75,9 +73,8 @@ def _run(tmp: Path, *, depth: int = 0) -> Result:
         finally:
             sys.setrecursionlimit(limit)
         planted = {"deep": Planted("line", chain[MAX_DEPTH], SMALL_PROJECT)}
-    app = create_app(service, legacy_key=LEGACY_KEY, token=TOKEN)
-    state = tmp / "state.db"
-    settings = settings_for("http://emulator", state, (SMALL_PROJECT,))
+    world = world_over(service, tmp / "state.db", (SMALL_PROJECT,))
+    settings = world.settings()
     extra: tuple[str, ...] = ()
     if depth:
         # Each legacy account carries its whole path, so the account list of a chain 5,000 deep is about 200 MB:
@@ -86,11 +83,10 @@ def _run(tmp: Path, *, depth: int = 0) -> Result:
         config = tmp / "bridge.toml"
         config.write_text(f"max_response_bytes = {DEEP_RESPONSE_BYTES}\n", encoding="utf-8")
         extra = ("--config", str(config))
-    wires = Transports(httpx.ASGITransport(app=app), httpx.ASGITransport(app=app))
+    wires = world.transports()
     # The deep tree costs one read per account (5,000): its world is migrated once, without a dry run first.
     plan = None if depth else asyncio.run(migrate(settings, dry_run=True, progress=Progress(), transports=wires))
     outcome = asyncio.run(migrate(settings, dry_run=False, progress=Progress(), transports=wires))
-    world = World(app, service, state, SMALL_PROJECT)
     report_dir = tmp / "reports"
     code, _report, output = run_cli(world, report_dir, *extra)
     return Result(world, planted, outcome, plan, code, output, report_dir, source_lines, source_actuals)

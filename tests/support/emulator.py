@@ -1,20 +1,22 @@
-"""Emulator fixtures shared by every test area (owned by the emulator engineers)."""
+"""Emulator fixtures shared by every test area (owned by the emulator engineers), a pytest plugin that
+``tests/conftest.py`` registers: the app in process and its clients on both surfaces and the control API, and
+``served``, a fresh world on a loopback port."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 import pytest
 from fastapi import FastAPI
 
-from bridge.emulator.app import Credentials, create_app
+from bridge.emulator.app import create_app
 from bridge.emulator.control.state import EmulatorState
 from bridge.emulator.core.seed import seeded_service
 from bridge.emulator.core.store import Service
 from tests.legacy_contract_hook import held_to_legacy_contract
-from tests.support.serving import serving
+from tests.support.world import World, fresh_world
 from tests.v1_contract_hook import held_to_contract
 
 # -- core and legacy surface (the core engineer's part) ----------------------------------------------------
@@ -46,31 +48,6 @@ async def legacy_client(emulator_app: FastAPI) -> AsyncIterator[httpx.AsyncClien
         transport=transport, base_url="http://emulator/api/v1", headers=headers, event_hooks=LEGACY_CONTRACT_HOOKS
     ) as client:
         yield client
-
-
-@dataclass(frozen=True, slots=True)
-class LiveEmulator:
-    """An emulator served under uvicorn: its root URL, credentials and the service behind it."""
-
-    base_url: str
-    credentials: Credentials
-    service: Service
-
-    @property
-    def legacy_url(self) -> str:
-        return f"{self.base_url}/api/v1"
-
-    @property
-    def v1_url(self) -> str:
-        return f"{self.base_url}/v1"
-
-
-@pytest.fixture
-def live_emulator(emulator_service: Service) -> Iterator[LiveEmulator]:
-    """The same app served by uvicorn in a thread on an ephemeral loopback port (stopped after the test)."""
-    app = create_app(emulator_service, legacy_key=LEGACY_KEY, token=V1_TOKEN)
-    with serving(app) as base_url:
-        yield LiveEmulator(base_url=base_url, credentials=app.state.credentials, service=emulator_service)
 
 
 # -- v1 surface (the v1 engineer's part) ------------------------------------------------------------------
@@ -146,3 +123,13 @@ async def emulator_control_client(emulator_app: FastAPI) -> AsyncIterator[httpx.
     transport = httpx.ASGITransport(app=emulator_app)
     async with httpx.AsyncClient(transport=transport, base_url="http://emulator/_emulator") as client:
         yield client
+
+
+# -- a world on a loopback port (the CLI, subprocesses, over-the-wire tests) --------------------------------
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[World]:
+    """A fresh `small` emulator on a loopback port (``World.served``), its key and a token, an empty state file."""
+    with fresh_world(tmp_path / "state.sqlite").served() as world:
+        yield world

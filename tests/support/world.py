@@ -1,38 +1,46 @@
-"""Helpers for the engine's tests: an emulator in process or on a loopback port, runs, and a v1 census.
+"""The world a test migrates in: one emulator app (in process, or served on a loopback port), the key and admin
+token of its target's workspace pair, and a state; runs, the control API and the census (``tests.support.census``)
+against it.
 
-The census reads the target only through the v1 surface (never the crosswalk) and lists every record of
-every declared kind by its natural fields and what the bridge wrote of it, so two runs can be compared as
-multisets: a duplicate shows as a count of two, a missing record as a count of zero.
+``fresh_world`` is the one way to a fresh seeded emulator and a token; ``World.of`` is the world over an app a
+test built itself (a planted source, a copy, a fleet's tenant); ``World.served`` puts either on a loopback port
+(``tests.support.serving``) for the CLI, a subprocess or a forked run (``tests.support.forked``).
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
+import contextlib
+import dataclasses
 import os
-import re
-import typing
 from collections import Counter
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
+from fastapi import FastAPI
 
 from bridge.clients.http import RunControls
 from bridge.clients.limiter import AimdLimiter
 from bridge.clients.retry import RetryBudget, Timing
-from bridge.clients.v1_requests import BY_ID
 from bridge.config import Secret, Settings
-from bridge.engine.kinds import KINDS, KindSpec
+from bridge.emulator.app import create_app
+from bridge.emulator.control.state import EmulatorState
+from bridge.emulator.core.seed import Size, seeded_service
+from bridge.emulator.core.store import Service
 from bridge.engine.points import WriteObserver
 from bridge.engine.progress import Progress
 from bridge.engine.run import Outcome, Transports, migrate
-from mappings.kinds import Kind
+from tests.support.census import census, pages
+from tests.support.serving import serving
 
 # The smallest project of the seed-42 `small` workspace (62 lines, 100 actuals; archived, so its status
 # PATCH is exercised too). Tests that migrate one project use it to stay fast.
 SMALL_PROJECT = "prj_4f276ac9d964"
-WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+IN_PROCESS = "http://emulator"
+"""The base URL of a world in process (its transport hands every request to the app, whatever the host)."""
 
 
 async def no_wait(_seconds: float) -> None:
@@ -47,54 +55,164 @@ def fast_controls(concurrency: int = 8, retry_ratio: float = 5.0) -> RunControls
     )
 
 
+def run_settings(
+    base_url: str,
+    legacy_key: str,
+    token: str,
+    state: Path | str,
+    projects: tuple[str, ...],
+    *,
+    migration: str = "default",
+    **overrides: object,
+) -> Settings:
+    """The settings of a run against the emulator at ``base_url`` with these credentials, over ``state``."""
+    values: dict[str, object] = {
+        "legacy_url": f"{base_url}/api/v1",
+        "legacy_key": Secret(legacy_key),
+        "v1_url": f"{base_url}/v1",
+        "token": Secret(token),
+        "state": str(state),
+        "migration": migration,
+        "projects": projects,
+    }
+    values.update(overrides)
+    # The overrides name Settings fields; pydantic checks their values when it builds the settings.
+    return Settings(**values)  # type: ignore[arg-type]
+
+
 @dataclass(slots=True)
 class World:
-    """One emulator (in process or served), its credentials, and a state file."""
+    """One emulator app (in process or served), the credentials of one of its workspace pairs, and a state."""
 
-    base_url: str
+    app: FastAPI
     legacy_key: str
     token: str
     state: Path | str
     """A state file, or a PostgreSQL URL (kept as text: Path() would fold its '//')."""
+    base_url: str = IN_PROCESS
     transport: httpx.AsyncBaseTransport | None = None
+    """The app in process; None sends the world's own requests and runs over the wire to ``base_url``."""
     projects: tuple[str, ...] = (SMALL_PROJECT,)
-    wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = field(default=None)
+    """The projects a run migrates (every one when empty)."""
+    migration: str = "default"
+    wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None
+    """Wraps the transport of a run (a fault, a stall, a timeline between the bridge and the app)."""
+
+    @classmethod
+    def of(
+        cls,
+        app: FastAPI,
+        state: Path | str,
+        *,
+        tenant: int = 0,
+        projects: tuple[str, ...] = (SMALL_PROJECT,),
+        migration: str = "default",
+    ) -> World:
+        """The world over ``app`` in process, with the legacy key and the admin token of its ``tenant``-th
+        workspace pair (the only one unless the app serves a fleet)."""
+        emulator: EmulatorState = app.state.emulator
+        credentials = emulator.tenants[tenant].credentials
+        transport = httpx.ASGITransport(app=app)
+        return cls(app, credentials.legacy_key, credentials.token, state, IN_PROCESS, transport, projects, migration)
+
+    @property
+    def emulator(self) -> EmulatorState:
+        """The app's state: its service, tokens, faults and request counters."""
+        emulator: EmulatorState = self.app.state.emulator
+        return emulator
+
+    @property
+    def service(self) -> Service:
+        return self.emulator.service
+
+    @property
+    def project_id(self) -> str:
+        """The one project this world migrates."""
+        (project,) = self.projects
+        return project
+
+    @property
+    def legacy_url(self) -> str:
+        return f"{self.base_url}/api/v1"
+
+    @property
+    def v1_url(self) -> str:
+        return f"{self.base_url}/v1"
+
+    @contextlib.contextmanager
+    def served(self, *, in_process: bool = False) -> Iterator[World]:
+        """This world on a loopback port: its URLs point there, and its own requests and runs go over the wire
+        too, unless ``in_process`` keeps them on the app in process (the served URL is then for subprocesses)."""
+        with serving(self.app) as base_url:
+            yield dataclasses.replace(self, base_url=base_url, transport=self.transport if in_process else None)
 
     def settings(self, **overrides: object) -> Settings:
-        values: dict[str, object] = {
-            "legacy_url": f"{self.base_url}/api/v1",
-            "legacy_key": Secret(self.legacy_key),
-            "v1_url": f"{self.base_url}/v1",
-            "token": Secret(self.token),
-            "state": self.state,
-            "projects": self.projects,
-        }
-        values.update(overrides)
-        # The overrides name Settings fields; pydantic checks their values when it builds the settings.
-        return Settings(**values)  # type: ignore[arg-type]
+        """The settings of a run against this world; ``overrides`` name other ``Settings`` fields."""
+        return run_settings(
+            self.base_url, self.legacy_key, self.token, self.state, self.projects, migration=self.migration, **overrides
+        )
 
     def env(self, **extra: str) -> dict[str, str]:
         """The environment of a `bridge` subprocess against this world."""
         return {
             **os.environ,
-            "BRIDGE_LEGACY_URL": f"{self.base_url}/api/v1",
-            "BRIDGE_V1_URL": f"{self.base_url}/v1",
+            "BRIDGE_LEGACY_URL": self.legacy_url,
+            "BRIDGE_V1_URL": self.v1_url,
             "BRIDGE_LEGACY_KEY": self.legacy_key,
             "BRIDGE_V1_TOKEN": self.token,
             "BRIDGE_STATE": str(self.state),
             **extra,
         }
 
+    def transports(self) -> Transports:
+        """What a run sends through: the world's transport (wrapped by ``wrap`` if set) on both surfaces."""
+        transport = self.transport
+        if transport is not None and self.wrap is not None:
+            transport = self.wrap(transport)
+        return Transports(transport, transport)
+
     def client(self, path: str, headers: dict[str, str] | None = None) -> httpx.AsyncClient:
         return httpx.AsyncClient(
             base_url=f"{self.base_url}{path}", transport=self.transport, headers=headers or {}, timeout=60
         )
+
+    def v1_client(self) -> httpx.AsyncClient:
+        """A client of the v1 surface holding the world's token."""
+        return self.client("/v1", {"Authorization": f"Bearer {self.token}"})
 
     async def control(self, method: str, path: str, body: object = None) -> object:
         async with self.client("/_emulator") as control:
             response = await control.request(method, path, json=body)
             response.raise_for_status()
             return response.json() if response.content else None
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: object = None,
+        headers: Mapping[str, str] | None = None,
+        params: Mapping[str, str] | None = None,
+    ) -> httpx.Response:
+        """One request to the v1 surface (or ``/_emulator`` with a path starting there), as the target's admin,
+        from a test that is not itself async."""
+
+        async def send() -> httpx.Response:
+            async with self.client("", {"Authorization": f"Bearer {self.token}"}) as client:
+                url = path if path.startswith("/_emulator") else f"/v1{path}"
+                return await client.request(method, url, json=json, headers=headers, params=params)
+
+        return asyncio.run(send())
+
+    def list_all(self, path: str, params: dict[str, str] | None = None) -> list[dict[str, Any]]:
+        """Every item of a paged v1 list, as the untyped JSON it is, from a test that is not itself async."""
+
+        async def read() -> list[dict[str, Any]]:
+            async with self.v1_client() as v1:
+                return await pages(v1.get, path, **(params or {}))
+
+        return asyncio.run(read())
 
     async def run(
         self,
@@ -104,118 +222,37 @@ class World:
         observer: WriteObserver | None = None,
         **overrides: object,
     ) -> Outcome:
-        transport = self.transport
-        if transport is not None and self.wrap is not None:
-            transport = self.wrap(transport)
         return await migrate(
             self.settings(**overrides),
             dry_run=dry_run,
             progress=Progress(),
-            transports=Transports(transport, transport),
+            transports=self.transports(),
             controls=controls or fast_controls(),
             observer=observer,
         )
 
     async def census(self) -> Counter[tuple[str, ...]]:
-        async with self.client("/v1", {"Authorization": f"Bearer {self.token}"}) as v1:
+        async with self.v1_client() as v1:
             return await census(v1.get)
 
-
-def v1_writes_by_route(stats: object) -> Counter[str]:
-    """The v1 write requests (every POST/PUT/PATCH/DELETE, answered or not) per route, from /_emulator/stats."""
-    assert isinstance(stats, dict)
-    routes = stats["requests"]["byRoute"]
-    return Counter(
-        {route: int(n) for route, n in routes.items() if route.split(" ")[0] in WRITE_METHODS and " /v1/" in route}
-    )
+    async def clean_census(self) -> Counter[tuple[str, ...]]:
+        """Run to the end, nothing quarantined; then the census: what a clean run leaves on the target."""
+        outcome = await self.run()
+        assert not outcome.ledger.quarantine
+        return await self.census()
 
 
-async def _pages(get: Callable[..., Awaitable[httpx.Response]], path: str, **params: str) -> list[dict[str, object]]:
-    rows: list[dict[str, object]] = []
-    cursor: str | None = None
-    while True:
-        query = {**params, "limit": "100", **({"cursor": cursor} if cursor else {})}
-        response = await get(path, params=query)
-        response.raise_for_status()
-        page = response.json()
-        rows += page["data"]
-        cursor = page.get("nextCursor")
-        if not cursor:
-            return rows
-
-
-Listed = tuple[KindSpec, str, dict[str, object]]
-ID = re.compile(r"[\w-]+")
-"""One record the target lists: its kind, the v1 id of the project it is in (empty for the workspace), its row."""
-
-
-async def _listed(get: Callable[..., Awaitable[httpx.Response]]) -> list[Listed]:
-    """Every record of every declared kind, as the kind's own v1 listing gives it (``KindSpec.natural``)."""
-    found: list[Listed] = []
-    projects = [str(row["id"]) for row in await _pages(get, "/projects")]
-    transactions: list[str] = []
-    for kind in KINDS:
-        listing = BY_ID[kind.natural.listed_by]
-        if kind.natural.rows is not None:  # listed inside each record of its parent (a transaction's items)
-            for parent in transactions:
-                response = await get(listing.render((parent,)))
-                response.raise_for_status()
-                rows = response.json()[kind.natural.rows]
-                found += [(kind, parent, row) for row in rows]
-            continue
-        scopes = projects if listing.parameters else [""]
-        for project in scopes:
-            rows = await _pages(get, listing.render((project,) if project else ()))
-            found += [(kind, project or str(row.get("projectId") or ""), row) for row in rows]
-            if kind.kind is Kind.ACTUAL:
-                transactions += [str(row["id"]) for row in rows]
-    return found
-
-
-def _fields(kind: KindSpec) -> tuple[str, ...]:
-    """What the bridge writes of a kind: every field its create and update shapes publish (wire names)."""
-    names: set[str] = set()
-    for operation in (kind.create, kind.update):
-        shape = BY_ID[operation].body if operation is not None else None
-        if operation is None or shape is None:
-            continue
-        listed = BY_ID[operation].list_field
-        if listed is not None:  # a bulk: the shape of one entry
-            shape = typing.get_args(shape.model_fields[listed].annotation)[0]
-        names |= {info.alias or name for name, info in shape.model_fields.items()}
-    return tuple(sorted(names))
-
-
-async def census(get: Callable[..., Awaitable[httpx.Response]]) -> Counter[tuple[str, ...]]:
-    """Every object a migration writes, read through the v1 surface, as a multiset of keys that hold no v1 id:
-    (kind, the project's name, the natural fields, every written field), each reference to another record
-    replaced by that record's own label. Two runs compare as multisets: a duplicate shows as a count of two, a
-    missing record or a follow-up PATCH left undone as a key of its own."""
-    listed = await _listed(get)
-    rows = {str(row["id"]): (kind, row) for kind, _, row in listed}
-    labels: dict[str, str] = {}
-
-    def label(v1_id: str) -> str:
-        if v1_id not in labels:
-            labels[v1_id] = "…"  # a cycle would be a service bug; the census still ends
-            kind, row = rows[v1_id]
-            labels[v1_id] = f"{kind.kind.value}:" + "|".join(shown(row.get(name)) for name in kind.natural.fields)
-        return labels[v1_id]
-
-    def shown(value: object) -> str:
-        if isinstance(value, str):  # an id, or text naming ids (a rollup's formula)
-            return ID.sub(lambda found: label(found[0]) if found[0] in rows else found[0], value)
-        if isinstance(value, dict):
-            return "{" + ",".join(f"{shown(k)}:{shown(v)}" for k, v in sorted(value.items())) + "}"
-        if isinstance(value, list):
-            return "[" + ",".join(shown(v) for v in value) + "]"
-        return json.dumps(value)
-
-    seen: Counter[tuple[str, ...]] = Counter()
-    for kind, scope, row in listed:
-        written = ",".join(f"{name}={shown(row.get(name))}" for name in _fields(kind))
-        seen[kind.kind.value, shown(scope) if scope else "", label(str(row["id"])), written] += 1
-    return seen
+def fresh_world(
+    state: Path | str,
+    size: Size = "small",
+    *,
+    dirty: bool = False,
+    hostile: bool = False,
+    projects: tuple[str, ...] = (SMALL_PROJECT,),
+) -> World:
+    """A new emulator seeded 42 (`small` unless told; the dirty and hostile catalogues if asked) in process,
+    with its generated legacy key and admin token, over ``state``."""
+    return World.of(create_app(seeded_service(42, size, dirty=dirty, hostile=hostile)), state, projects=projects)
 
 
 class Timeline(httpx.AsyncBaseTransport):

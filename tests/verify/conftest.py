@@ -23,7 +23,8 @@ from bridge.verify.schema import (
     Totals,
     TreeNode,
 )
-from tests.support.migrated import Migrated, World, copy_world, migrate_one
+from tests.support.migrated import Migrated, copy_world, migrate_one
+from tests.support.world import World
 
 
 def figure(legacy: int | None, v1: int | None, verdict: Verdict, rate: str = "1") -> Figure:

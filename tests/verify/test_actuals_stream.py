@@ -12,7 +12,8 @@ from bridge.verify.actuals import windows_by_day
 from bridge.verify.drill import Presence
 from bridge.verify.index import AMOUNT_BITS, Held, TargetIndex
 from state import open_state
-from tests.support.migrated import World, run_cli
+from tests.support.migrated import run_cli
+from tests.support.world import World
 
 DAY = date(2026, 3, 2)
 

@@ -14,8 +14,9 @@ import pytest
 
 from bridge.verify.publish import CURRENT, SETS, ReportsNotWritten, publish
 from bridge.verify.report import HTML_NAME, JSON_NAME, MD_NAME
-from tests.support.migrated import LEGACY_KEY, TOKEN, World, run_cli
+from tests.support.migrated import LEGACY_KEY, TOKEN, run_cli
 from tests.support.serving import serving as served
+from tests.support.world import World
 
 NAMES = (JSON_NAME, MD_NAME, HTML_NAME)
 

@@ -23,7 +23,8 @@ import pytest
 
 from bridge.verify.report import HTML_NAME, write_reports
 from bridge.verify.schema import Reconciliation
-from tests.support.migrated import Migrated, World, copy_world, migrate_one, run_cli
+from tests.support.migrated import Migrated, copy_world, migrate_one, run_cli
+from tests.support.world import World
 from tests.verify.test_verify_emulator import _budget, _legacy_id, _priced_line, _v1_project
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

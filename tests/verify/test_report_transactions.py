@@ -8,7 +8,8 @@ from pathlib import Path
 from bridge.verify.compare import Verdict
 from bridge.verify.drill import Presence
 from bridge.verify.report import HTML_NAME, MD_NAME
-from tests.support.migrated import World, run_cli
+from tests.support.migrated import run_cli
+from tests.support.world import World
 from tests.verify.test_verify_emulator import _legacy_id, _v1_project
 
 

@@ -23,7 +23,8 @@ from bridge.verify.drill import Presence
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.schema import Difference, Reconciliation
 from state import open_state
-from tests.support.migrated import LEGACY_KEY, TOKEN, World, run_cli
+from tests.support.migrated import LEGACY_KEY, TOKEN, run_cli
+from tests.support.world import World
 
 Row = dict[str, Any]
 

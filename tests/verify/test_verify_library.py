@@ -13,7 +13,8 @@ from pathlib import Path
 from bridge.verify.report import HTML_NAME, MD_NAME
 from bridge.verify.schema import Reconciliation
 from state import open_state
-from tests.support.migrated import World, run_cli
+from tests.support.migrated import run_cli
+from tests.support.world import World
 
 
 def _v1_project(world: World) -> str:

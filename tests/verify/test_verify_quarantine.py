@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from bridge.verify.compare import Verdict
-from tests.support.migrated import Migrated, World, copy_world, migrate_one, run_cli
+from tests.support.migrated import Migrated, copy_world, migrate_one, run_cli
+from tests.support.world import World
 
 
 @pytest.fixture(scope="module")
