@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import shutil
 import signal
@@ -22,6 +21,7 @@ import pytest
 from state import StateStore
 from tests.pg import StateTarget
 from tests.state import writer
+from tests.support.forked import fork
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITER = Path(writer.__file__).resolve()
@@ -113,13 +113,8 @@ class ForkedWriter:
 def forked_writer(expected_file: Path | None, *args: str, migration: str = "default") -> ForkedWriter:
     """Run ``writer.main(args)`` in a forked child on the migration given (PostgreSQL); its stdout piped."""
     read_end, write_end = os.pipe()
-    # As in tests/engine/forked.py: no collection may be closing a connection (holding a driver lock) at the fork.
-    gc.collect()
-    gc.disable()
-    try:
-        pid = os.fork()
-    finally:
-        gc.enable()
+    # No collection may be closing a connection (holding a driver lock) at the fork.
+    pid = fork()
     if pid == 0:  # the child: run the writer and leave without running the parent's cleanups
         code = 70
         try:

@@ -4,8 +4,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -16,7 +17,7 @@ from bridge.emulator.control.state import EmulatorState
 from bridge.emulator.core.seed import seeded_service
 from bridge.emulator.core.store import Service
 from tests.legacy_contract_hook import held_to_legacy_contract
-from tests.support.world import World, fresh_world
+from tests.support.world import IN_PROCESS, World, fresh_world
 from tests.v1_contract_hook import held_to_contract
 
 # -- core and legacy surface (the core engineer's part) ----------------------------------------------------
@@ -24,6 +25,19 @@ from tests.v1_contract_hook import held_to_contract
 LEGACY_KEY = "test-legacy-key"
 LEGACY_CONTRACT_HOOKS = {"response": [held_to_legacy_contract]}
 V1_TOKEN = "tok_test-token-for-target"
+
+
+def in_process(
+    app: FastAPI,
+    path: str,
+    headers: dict[str, str] | None = None,
+    event_hooks: Mapping[str, list[Callable[..., Any]]] | None = None,
+) -> httpx.AsyncClient:
+    """A client of ``app`` in process at ``path`` (``/api/v1``, ``/v1`` or ``/_emulator``)."""
+    transport = httpx.ASGITransport(app=app)
+    return httpx.AsyncClient(
+        transport=transport, base_url=f"{IN_PROCESS}{path}", headers=headers, event_hooks=event_hooks
+    )
 
 
 @pytest.fixture
@@ -42,11 +56,7 @@ def emulator_app(emulator_service: Service) -> FastAPI:
 async def legacy_client(emulator_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     """An in-process client of the legacy surface holding the `source` key; every answer of an operation the
     legacy contract encodes is held to its published response shape (a non-conforming one fails the test)."""
-    transport = httpx.ASGITransport(app=emulator_app)
-    headers = {"X-API-Key": LEGACY_KEY}
-    async with httpx.AsyncClient(
-        transport=transport, base_url="http://emulator/api/v1", headers=headers, event_hooks=LEGACY_CONTRACT_HOOKS
-    ) as client:
+    async with in_process(emulator_app, "/api/v1", {"X-API-Key": LEGACY_KEY}, LEGACY_CONTRACT_HOOKS) as client:
         yield client
 
 
@@ -89,19 +99,14 @@ def issue_token(emulator_state: EmulatorState) -> Callable[..., str]:
 async def v1_client(v1_app: FastAPI, issue_token: Callable[..., str]) -> AsyncIterator[httpx.AsyncClient]:
     """An in-process client of the v1 surface holding an admin token for `target`; every answer is held to
     the published response shapes (a non-conforming one fails the test)."""
-    headers = {"Authorization": f"Bearer {issue_token()}"}
-    transport = httpx.ASGITransport(app=v1_app)
-    async with httpx.AsyncClient(
-        transport=transport, base_url="http://emulator/v1", headers=headers, event_hooks=CONTRACT_HOOKS
-    ) as client:
+    async with in_process(v1_app, "/v1", {"Authorization": f"Bearer {issue_token()}"}, CONTRACT_HOOKS) as client:
         yield client
 
 
 @pytest.fixture
 async def control_client(v1_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     """An in-process client of the control API (``/_emulator``)."""
-    transport = httpx.ASGITransport(app=v1_app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://emulator/_emulator") as client:
+    async with in_process(v1_app, "/_emulator") as client:
         yield client
 
 
@@ -109,19 +114,14 @@ async def control_client(v1_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
 async def emulator_v1_client(emulator_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     """An in-process client of the seeded emulator's v1 surface holding the `target` token (answers held to
     the published response shapes)."""
-    transport = httpx.ASGITransport(app=emulator_app)
-    headers = {"Authorization": f"Bearer {V1_TOKEN}"}
-    async with httpx.AsyncClient(
-        transport=transport, base_url="http://emulator/v1", headers=headers, event_hooks=CONTRACT_HOOKS
-    ) as client:
+    async with in_process(emulator_app, "/v1", {"Authorization": f"Bearer {V1_TOKEN}"}, CONTRACT_HOOKS) as client:
         yield client
 
 
 @pytest.fixture
 async def emulator_control_client(emulator_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     """An in-process client of the seeded emulator's control API (``/_emulator``)."""
-    transport = httpx.ASGITransport(app=emulator_app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://emulator/_emulator") as client:
+    async with in_process(emulator_app, "/_emulator") as client:
         yield client
 
 

@@ -22,6 +22,21 @@ KILLED = -9
 POLL_S = 0.005
 
 
+def fork() -> int:
+    """``os.fork()`` with no garbage collection under way in any thread; the child's pid (0 in the child).
+
+    A collection in the server thread may be closing a dead SQLite connection (the GIL released, SQLite's
+    global mutex held) at the instant of the fork; the child would inherit the held mutex and hang on its
+    first open. So garbage is collected here, and no collection starts in any thread until the fork is done.
+    """
+    gc.collect()
+    gc.disable()
+    try:
+        return os.fork()
+    finally:
+        gc.enable()
+
+
 def run_forked(
     world: World,
     kill_at: str | None = None,
@@ -36,15 +51,7 @@ def run_forked(
     """
     env = world.env()
     observer = KillSwitch(kill_at) if kill_at else None
-    # A collection in the server thread may be closing a dead SQLite connection (the GIL released, SQLite's
-    # global mutex held) at the instant of the fork; the child would inherit the held mutex and hang on its
-    # first open. So garbage is collected here, and no collection starts in any thread until the fork is done.
-    gc.collect()
-    gc.disable()
-    try:
-        pid = os.fork()
-    finally:
-        gc.enable()
+    pid = fork()
     if pid == 0:  # the child: import the CLI here, run, and leave without running the parent's cleanups
         code = 70
         try:
