@@ -33,7 +33,7 @@ class RejectOneLine(httpx.AsyncBaseTransport):
 @pytest.mark.anyio
 async def test_one_bad_line_is_isolated_and_quarantined(world: World, reference: Counter[tuple[str, ...]]) -> None:
     """Only the poisoned line is quarantined (with the target's reason); every other line is migrated once."""
-    async with world.client("/api/v1", {"X-API-Key": world.legacy_key}) as legacy:
+    async with world.legacy_client() as legacy:
         budget = (await legacy.get(f"/projects/{SMALL_PROJECT}/budget", params={"idMode": "system"})).json()
     leaves = [
         line

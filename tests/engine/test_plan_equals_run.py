@@ -95,7 +95,7 @@ async def test_plan_after_a_delta_predicts_the_run_per_kind_and_in_requests(
 ) -> None:
     """The plan's per-kind counts equal the run's, and its requests equal the writes the emulator received."""
     await world.run()
-    async with world.client("/api/v1", {"X-API-Key": world.legacy_key}) as legacy:
+    async with world.legacy_client() as legacy:
         await delta(legacy, world.projects[0])
     before = await _sent(world)
     plan = await world.run(dry_run=True)
@@ -111,7 +111,7 @@ async def test_a_record_removed_at_source_is_reported_and_left_on_the_target(wor
     """A deleted legacy actual is counted as removed at source in the plan and the run; v1 keeps it."""
     await world.run()
     census = await world.census()
-    async with world.client("/api/v1", {"X-API-Key": world.legacy_key}) as legacy:
+    async with world.legacy_client() as legacy:
         await remove_actual(legacy, world.projects[0])
     plan = await world.run(dry_run=True)
     done = await world.run()
@@ -125,10 +125,10 @@ async def test_a_record_removed_at_source_is_reported_and_left_on_the_target(wor
 async def test_a_changed_split_part_is_patched_on_v1_once(world: World) -> None:
     """A split part edited at the source reaches its v1 item (never silently left behind); a rerun sends nothing."""
     await world.run()
-    async with world.client("/api/v1", {"X-API-Key": world.legacy_key}) as legacy:
+    async with world.legacy_client() as legacy:
         await change_split_part(legacy, world.projects[0])
     await world.run()
-    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+    async with world.v1_client() as v1:
         items = [item for t in await pages(v1.get, "/transactions") for item in _items(t)]
     assert "Part 1, revised" in [item.get("description") for item in items]
     before = await _sent(world)

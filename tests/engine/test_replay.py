@@ -40,7 +40,7 @@ async def _replay_one(world: World, write: Write, *, age: timedelta) -> tuple[Bo
 
 
 async def _spaces_named(world: World, name: str) -> list[str]:
-    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+    async with world.v1_client() as v1:
         rows = (await v1.get("/spaces", params={"limit": "100"})).json()["data"]
     return [row["id"] for row in rows if row["name"] == name]
 
@@ -49,7 +49,7 @@ async def _spaces_named(world: World, name: str) -> list[str]:
 async def test_in_flight_intent_is_replayed_with_its_key_and_booked_once(world: World) -> None:
     """A pending intent (its answer lost) is sent again with the same key: one space, its id in the crosswalk."""
     write = Write(Kind.SPACE, WORKSPACE, "spaces_create", (), {"name": "Lost Answer"}, ("spc_1",), "key-" + "a" * 40)
-    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+    async with world.v1_client() as v1:
         first = await v1.post("/spaces", json=write.body, headers={"Idempotency-Key": str(write.key)})
     books, replayed = await _replay_one(world, write, age=timedelta(minutes=5))
     assert replayed == 1
@@ -60,7 +60,7 @@ async def test_in_flight_intent_is_replayed_with_its_key_and_booked_once(world: 
 @pytest.mark.anyio
 async def test_intent_older_than_key_retention_is_looked_up_instead_of_replayed(world: World) -> None:
     """Past the 24 h retention the key may be forgotten: the space is found by name, not created twice."""
-    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+    async with world.v1_client() as v1:
         made = await v1.post(
             "/spaces", json={"name": "Old Write"}, headers={"Idempotency-Key": "an-old-key-" + "b" * 20}
         )
@@ -85,7 +85,7 @@ async def _transaction_with_items(
 ) -> Write:
     """A transaction on the target, a fan-out of ``entries`` for it, and the ``sent`` prefix of them already
     posted under their entry keys (a run killed mid-fan-out); then the target forgets every key (retention 0)."""
-    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+    async with world.v1_client() as v1:
         project = await v1.post("/projects", json={"name": "Split Target"}, headers={"Idempotency-Key": "p" * 20})
         transaction = await v1.post(
             "/transactions",
@@ -113,7 +113,7 @@ async def _transaction_with_items(
 async def _items(world: World, write: Write) -> list[tuple[str, str]]:
     entry = write.entries()[0]
     assert isinstance(entry, dict)
-    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+    async with world.v1_client() as v1:
         found = (await v1.get(f"/transactions/{entry['transactionId']}")).json()["items"]
     return [(str(item["id"]), str(item["description"])) for item in found]
 

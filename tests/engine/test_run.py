@@ -49,7 +49,7 @@ async def test_second_run_sends_nothing_and_changes_nothing(world: World, refere
 async def test_rerun_after_source_change_patches_and_creates_only_the_difference(world: World) -> None:
     """A changed contact is patched, a new contact created, the rest untouched; nothing is duplicated."""
     await world.run()
-    async with world.client("/api/v1", {"X-API-Key": world.legacy_key}) as legacy:
+    async with world.legacy_client() as legacy:
         contacts = (await legacy.get("/contacts", params={"idMode": "system"})).json()["contacts"]
         changed = contacts[0]["id"]
         assert (await legacy.put(f"/contacts/{changed}", json={"company": "Renamed Co"})).status_code == 200
@@ -64,7 +64,7 @@ async def test_rerun_after_source_change_patches_and_creates_only_the_difference
     assert (contact.to_create, contact.to_update, contact.unchanged) == (1, 1, len(contacts) - 1)
     assert again.ledger.of(Kind.ACTUAL).to_update == 1
     assert again.ledger.requests == 3
-    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+    async with world.v1_client() as v1:
         transactions = await pages(v1.get, "/transactions")
     patched = [t for t in transactions if t["description"] == "re-coded invoice"]
     assert [t["amount"] for t in patched] == [{"amount": 123450, "currency": "USD"}]
@@ -146,7 +146,7 @@ async def test_preflight_lists_the_target_while_it_reads_who_the_token_is(world:
 @pytest.mark.anyio
 async def test_plan_reports_target_objects_the_state_file_does_not_know(world: World) -> None:
     """A space someone made on the target by hand is reported by preflight, not adopted or touched."""
-    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+    async with world.v1_client() as v1:
         made = await v1.post(
             "/spaces", json={"name": "Made By Hand"}, headers={"Idempotency-Key": "by-hand-" + "x" * 20}
         )
@@ -160,11 +160,11 @@ async def test_plan_reports_target_objects_the_state_file_does_not_know(world: W
 async def test_a_split_actuals_tags_arrive_on_each_of_its_items(world: World) -> None:
     """Read back through v1: every item of a tagged, split legacy actual carries that actual's tags."""
     await world.run()
-    async with world.client("/api/v1", {"X-API-Key": world.legacy_key}) as legacy:
+    async with world.legacy_client() as legacy:
         answer = await legacy.get(f"/projects/{SMALL_PROJECT}/actuals", params={"idMode": "system"})
     tagged = {a["number"]: sorted(a["tags"]) for a in answer.json()["actuals"] if a["subactuals"] and a["tags"]}
     assert tagged, "the seeded project has tagged split actuals"
-    async with world.client("/v1", {"Authorization": f"Bearer {world.token}"}) as v1:
+    async with world.v1_client() as v1:
         names = {str(t["id"]): str(t["name"]) for t in await pages(v1.get, "/library/tags")}
         transactions = await pages(v1.get, "/transactions")
     carried = {  # the transactions are untyped JSON: an item's tagIds are a list of ids

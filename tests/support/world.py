@@ -176,6 +176,10 @@ class World:
             base_url=f"{self.base_url}{path}", transport=self.transport, headers=headers or {}, timeout=60
         )
 
+    def legacy_client(self) -> httpx.AsyncClient:
+        """A client of the legacy surface holding the world's key."""
+        return self.client("/api/v1", {"X-API-Key": self.legacy_key})
+
     def v1_client(self) -> httpx.AsyncClient:
         """A client of the v1 surface holding the world's token."""
         return self.client("/v1", {"Authorization": f"Bearer {self.token}"})
