@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import pytest
 
 from bridge.engine.kinds import order
+from bridge.emulator.control.faults import FaultPlan
 from bridge.engine.points import POINTS
 from tests.pg import StateTarget
 from tests.support.forked import KILLED, run_forked
@@ -63,6 +64,9 @@ def test_twenty_seeded_random_kills_then_resume_leave_no_duplicate_and_no_loss(
     Half die at a random wall time after their start (0.03-0.4 s: anywhere, not only at write points), half at
     the n-th pass (1-25) of a random write point by any kind.
     """
+    # Every v1 answer held 10 ms, so that a run lasts longer than the latest wall-time kill even once the
+    # target is complete (its reads alone then take longer): the kills land, not only the first few.
+    live.emulator.faults.set_plan(FaultPlan(latency_ms=10))
     rng = random.Random(20)
     statuses = []
     for run in range(20):
