@@ -17,8 +17,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bridge.engine.kinds import order
 from bridge.emulator.control.faults import FaultPlan
+from bridge.engine.kinds import order
 from bridge.engine.points import POINTS
 from tests.pg import StateTarget
 from tests.support.forked import KILLED, run_forked
