@@ -81,6 +81,22 @@ class Project(LegacyRecord):
     image_url: str | None = Field(default=None, alias="imageUrl")
 
 
+class File(LegacyRecord):
+    """A file attached to a legacy record (published ``File``: id, name, MIME type, size in bytes).
+
+    Read laxly, every field any JSON value: a malformed attachment must not refuse the record it hangs on (an
+    actual's money does not depend on its receipt); what uses a field checks it there.
+    """
+
+    id: object = None
+    name: object = None
+    type: object = None
+    size: RawNumber = None
+
+
+Files = Annotated[tuple[File, ...], Strict(False)]
+
+
 class Contact(LegacyRecord):
     id: str
     name: str | None = None
@@ -90,6 +106,8 @@ class Contact(LegacyRecord):
     type: str | None = None
     job_title: str | None = Field(default=None, alias="jobTitle")
     rate: RawNumber = None
+    attachments: Files = ()
+    tax_documents: Files = Field(default=(), alias="taxDocuments")
 
 
 class PhaseCurrency(LegacyRecord):
@@ -326,6 +344,59 @@ class Actual(LegacyRecord):
     # In system idMode the legacy `accountId` of an actual is the id of the budget line it is coded to.
     account_id: str | None = Field(default=None, alias="accountId")
     subactuals: Annotated[tuple[SubActual, ...], Strict(False)] = ()
+    attachments: Files = ()
+    purchase_order_id: str | None = Field(default=None, alias="purchaseOrderId")
+
+
+class PurchaseOrderItem(LegacyRecord):
+    id: str | None = None
+    description: str | None = None
+    quantity: RawNumber = None
+    unit_price: RawNumber = Field(default=None, alias="unitPrice")
+    total_price: RawNumber = Field(default=None, alias="totalPrice")
+    account_id: str | None = Field(default=None, alias="accountId")
+
+
+class PurchaseOrder(LegacyRecord):
+    id: str
+    number: str | None = Field(default=None, alias="purchaseOrderId")
+    title: str | None = None
+    date: str | None = None
+    amount: RawNumber = None
+    paid_amount: RawNumber = Field(default=None, alias="paidAmount")
+    status: str | None = None
+    notes: str | None = None
+    items: Annotated[tuple[PurchaseOrderItem, ...], Strict(False)] = ()
+    attachments: Files = ()
+
+
+class Comment(LegacyRecord):
+    id: str
+    content: str | None = None
+    account_id: str | None = Field(default=None, alias="accountId")
+    line_id: str | None = Field(default=None, alias="lineId")
+    created_at: str | None = Field(default=None, alias="createdAt")
+
+
+class Rate(LegacyRecord):
+    id: str
+    identifier: str | None = None
+    description: str | None = None
+    quantity: RawNumber = None
+    rate: RawNumber = None
+    unit: str | None = None
+
+
+class BankTransaction(LegacyRecord):
+    """A legacy bank or card transaction (``GET /transactions``); the actuals made from them are read apart."""
+
+    id: str
+    type: str | None = None
+    status: str | None = None
+    amount: RawNumber = None
+    project_id: str | None = Field(default=None, alias="projectId")
+    is_actualized: bool | None = Field(default=None, alias="isActualized")
+    attachments: Files = ()
 
 
 class ProjectBudget(LegacyRecord):

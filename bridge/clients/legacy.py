@@ -26,7 +26,7 @@ from bridge.clients.http import (
 from bridge.clients.legacy_actuals import ActualsReader
 from bridge.clients.legacy_budget import PiecewiseReader, flatten_budget
 from bridge.config import REQUEST_TIMEOUT_S, Secret
-from bridge.errors import UnexpectedResponse
+from bridge.errors import NotFound, UnexpectedResponse
 from bridge.logging import register_secret
 from mappings.kinds import Kind
 from mappings.records import (
@@ -49,6 +49,8 @@ from mappings.shapes import parse_row, usable_id, without_duplicates
 RecordT = TypeVar("RecordT", bound=LegacyRecord)
 
 SYSTEM_IDS = ("idMode", "system")
+# The largest page `GET /rates` publishes (limit 1-1000).
+RATES_PAGE = 1000
 BUDGET_EXPANDS = ("phases", "fringes", "globals", "lines.phaseData", "lines.contact")
 LINE_EXPANDS = ("lines.phaseData", "lines.contact")
 
@@ -135,6 +137,43 @@ class LegacyClient:
             [parse_row(model, row, kind, scope, index=n) for n, row in enumerate(rows)], kind, scope
         )
 
+    async def rows(self, path: str, key: str, params: Sequence[tuple[str, str]] = ()) -> list[object]:
+        """A list's rows as sent, unparsed: what the inventory counts (``engine.inventory`` reads each row)."""
+        body, rid = await self.get_json(path, params)
+        return _items(body, key, f"GET {path}", rid)
+
+    async def purchase_orders(self, project_id: str) -> list[object]:
+        """The project's purchase orders, each with its items (no paging is published: A03)."""
+        return await self.rows(f"/projects/{project_id}/purchaseOrders", "purchaseOrders", [("expands[]", "items")])
+
+    async def comments(self, project_id: str) -> list[object]:
+        return await self.rows(f"/projects/{project_id}/comments", "comments")
+
+    async def root_note(self, project_id: str) -> object:
+        """The project's budget note (``BudgetNoteResponse.note``) in every format; None when it has none (A77)."""
+        try:
+            body, _ = await self.get_json(f"/projects/{project_id}/budget/note", [("format", "all")])
+        except NotFound:
+            return None
+        return body.get("note") if isinstance(body, dict) else None
+
+    async def rates(self, page_size: int = RATES_PAGE) -> list[object]:
+        """Every workspace rate: the one legacy list published with paging (limit and offset), read to a short
+        page. An offset moves if a rate is added or removed mid-read, so rows are kept once by id (A78)."""
+        seen: dict[object, object] = {}
+        offset = 0
+        while True:
+            page = await self.rows("/rates", "rates", [("limit", str(page_size)), ("offset", str(offset))])
+            for row in page:
+                seen.setdefault(row.get("id") if isinstance(row, dict) else id(row), row)
+            if len(page) < page_size:
+                return list(seen.values())
+            offset += len(page)
+
+    async def bank_transactions(self) -> list[object]:
+        """The workspace's bank and card transactions, with their attachments."""
+        return await self.rows("/transactions", "transactions", [("expands[]", "attachments")])
+
     async def spaces(self) -> list[Space]:
         """Every space, archived ones too: the list hides archived spaces unless asked, so ask both ways."""
         merged: dict[str, Space] = {}
@@ -156,7 +195,9 @@ class LegacyClient:
         return list(merged.values())
 
     async def contacts(self) -> list[Contact]:
-        return await self._list("/contacts", "contacts", Contact, (Kind.CONTACT, WORKSPACE))
+        """Every contact, with the names and sizes of its attachments and tax documents (counted by the inventory)."""
+        params = [("expands[]", "attachments"), ("expands[]", "taxDocuments")]
+        return await self._list("/contacts", "contacts", Contact, (Kind.CONTACT, WORKSPACE), params)
 
     async def phases(self, project_id: str) -> list[Phase]:
         """Every phase, hidden ones included (A43).

@@ -40,7 +40,7 @@ from mappings.shapes import parse_row, without_duplicates
 
 Fetch = Callable[[str, Sequence[tuple[str, str]]], Awaitable[tuple[object, str | None]]]
 
-ACTUAL_EXPANDS = ("contact", "subactual")
+ACTUAL_EXPANDS = ("contact", "subactual", "attachments")
 FIRST_WINDOW_DAYS = 31
 MAX_WINDOW_DAYS = 4 * 366
 PARSE_SLICE = 100

@@ -11,6 +11,7 @@ import asyncio
 import json
 import shlex
 import signal
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from rich.text import Text
 
 from bridge.commands import Ending
 from bridge.commands.options import connection_options, settings_from
+from bridge.engine.inventory import UNLISTED
 from bridge.engine.plan import Plan
 from bridge.engine.points import WriteObserver
 from bridge.engine.progress import display, planned
@@ -141,16 +143,29 @@ def plan_command(out: Path | None, **options: object) -> Ending:
 
 
 def _list_not_carried(plan: Plan) -> None:
-    """Per record, each source value v1 publishes no write for: never dropped without a word."""
-    by_record: dict[tuple[str, str, str], list[str]] = {}
+    """What stays behind, grouped, never a line per record (each record is in plan.json): every kind the source
+    holds that the run does not write, with its count, money and bytes, then the values of written records that
+    v1 publishes no field for, by kind, field and reason."""
+    click.echo("not carried (each record is listed in the plan's JSON, --out):")
+    for held, stock in plan.held():
+        figures = [f"{stock.count:,}", *(f"{value:,} {currency}" for currency, value in sorted(stock.money.items()))]
+        if stock.bytes:
+            figures.append(f"{stock.bytes:,} bytes")
+        if stock.unreadable:
+            figures.append(f"{stock.unreadable:,} left out of the sums (no readable amount or size)")
+        click.echo(f"  {held.label}: {', '.join(figures)}: {held.why}")
+    click.echo(f"  not counted: {UNLISTED}")
+    values: Counter[tuple[str, str, str]] = Counter()
+    records: dict[tuple[str, str, str], set[tuple[str, str]]] = {}
     for entry in plan.not_carried:
-        value = f"{entry.field}={shown(entry.value)}" if entry.value is not None else entry.field
-        by_record.setdefault((entry.kind, entry.scope, entry.legacy_id), []).append(value)
-    if by_record:
-        click.echo(f"{len(by_record)} records have values not carried: no published write on v1:")
-    for (kind, scope, legacy_id), values in sorted(by_record.items()):
-        where = f"{kind} {shown(legacy_id)} ({shown(scope)})"
-        click.echo(f"  {where}: not carried: no published write: {plain(', '.join(values))}")
+        key = (entry.kind, entry.field, entry.reason)
+        values[key] += 1
+        records.setdefault(key, set()).add((entry.scope, entry.legacy_id))
+    for (kind, field, reason), count in sorted(values.items()):
+        click.echo(
+            f"  {plain(kind)} {plain(field)}: {count:,} values on {len(records[(kind, field, reason)]):,} records: "
+            f"{plain(reason)}"
+        )
 
 
 def _expected(plan_file: Path) -> Plan:

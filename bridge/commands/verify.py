@@ -21,6 +21,7 @@ from bridge.errors import BridgeError
 from bridge.terminal import console, plain, shown
 from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.convert import format_minor
+from bridge.verify.inventory import summary as not_carried
 from bridge.verify.publish import PublishObserver
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.report import write_reports
@@ -124,5 +125,7 @@ def summary_table(report: Reconciliation) -> Table:
         + (f"; ledger open for {', '.join(still_open)}" if still_open else "; ledger closed")
         + f"; amounts in {report.currency}\n",
         plain(report.held_back.summary),
+        "\n",
+        plain(not_carried(report.inventory)),
     )
     return table

@@ -18,6 +18,7 @@ from datetime import date
 
 from bridge.clients.v1_requests import BY_ID
 from bridge.engine.apply import Target, refused, removed
+from bridge.engine.inventory import RECEIPT
 from bridge.engine.kinds import spec
 from bridge.engine.plan import Fate, Tally, total
 from bridge.engine.project_step import ProjectStep
@@ -26,6 +27,7 @@ from bridge.engine.wanted import Desired, JsonObject
 from bridge.engine.writes import Write
 from mappings.actuals import MappedActual, TransactionItem, map_actual, part_ids
 from mappings.errors import MappingError
+from mappings.inventory import Stock, files
 from mappings.kinds import Kind
 from mappings.records import Actual, Phase
 from mappings.results import Mapped
@@ -99,13 +101,18 @@ class ActualsStep(ProjectStep):
         _reader, rows = self.legacy.actuals(project_id, start, end, max_rows=ACTUALS_WINDOW_ROWS)
         return rows
 
-    async def count(self, project_id: str) -> dict[Kind, int]:
-        """How many actuals and split parts the project holds (read, not mapped: for a held-back project)."""
+    async def count(self, project_id: str) -> Tally:
+        """The actuals and split parts the project holds, as held back (read, not mapped: for a held-back
+        project), and their receipts."""
         actuals = splits = 0
+        receipts = Stock(RECEIPT)
         async for actual in self._rows(project_id):
             actuals += 1
             splits += len(actual.subactuals)
-        return {Kind.ACTUAL: actuals, Kind.SPLIT: splits}
+            if actual.attachments:
+                receipts += files(RECEIPT, actual.attachments)
+        held = Tally.of(Kind.ACTUAL, Fate.HELD_BACK, actuals) + Tally.of(Kind.SPLIT, Fate.HELD_BACK, splits)
+        return held + Tally(stock=(receipts,))
 
     async def run(self, project_id: str, v1_project: str, currency: str, read: ReadAhead) -> Tally:
         fresh: list[MappedActual] = []
@@ -115,6 +122,7 @@ class ActualsStep(ProjectStep):
         seen_splits: set[str] = set()
         room = asyncio.Semaphore(BULKS_IN_FLIGHT)
         done = Tally()
+        receipts = Stock(RECEIPT)
 
         async def send(part: list[MappedActual]) -> Tally:
             try:
@@ -130,6 +138,8 @@ class ActualsStep(ProjectStep):
                 if len(seen_actuals) % YIELD_EVERY == 0:
                     await asyncio.sleep(0)
                 seen_actuals.add(actual.id)
+                if actual.attachments:
+                    receipts += files(RECEIPT, actual.attachments)
                 try:
                     mapped = map_actual(project_id, v1_project, actual, currency, self.books.lookup)
                 except MappingError as error:
@@ -154,7 +164,7 @@ class ActualsStep(ProjectStep):
         done += total(task.result() for task in sends)
         done += await self._split_items(project_id, known_splits)
         done += removed(self.books, Kind.ACTUAL, project_id, seen_actuals)
-        return done + removed(self.books, Kind.SPLIT, project_id, seen_splits)
+        return done + removed(self.books, Kind.SPLIT, project_id, seen_splits) + Tally(stock=(receipts,))
 
     async def _existing_actual(self, project_id: str, mapped: MappedActual) -> Tally:
         # A40: a manual transaction's fields are patched in place (transactions_update).

@@ -9,7 +9,9 @@ benchmarks all read. A dry run makes the same decisions without sending, so its 
 counts, quarantine codes, request counts, a time estimate and the assumptions the run depends on. Version 2
 added per kind ``replayed`` (in flight when a run stopped, finished by this one), ``held_back`` (inside a
 quarantined parent, never attempted) and ``removed_at_source`` (crosswalked by an earlier run, gone from the
-source since: reported, left on the target, never deleted). Rendering for a terminal lives in the CLI.
+source since: reported, left on the target, never deleted). Version 3 added ``inventory``: each kind the source
+holds that the run does not write (``engine.inventory``), counted, with money per currency, bytes and why, and
+``unlisted``: what the legacy surface holds but publishes no way to list. Rendering for a terminal lives in the CLI.
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bridge import assumptions
+from bridge.engine.inventory import HELD, UNLISTED, Held
 from bridge.engine.kinds import order, stages
+from mappings.inventory import Stock
 from mappings.kinds import Kind
 from mappings.notes import Note, NoteKind
 
-PLAN_SCHEMA_VERSION = 2
+PLAN_SCHEMA_VERSION = 3
 
 # The components whose guesses a migration run depends on: the engine, its mappings and the client wire.
 RUN_COMPONENTS = ("engine", "mappings", "clients")
@@ -99,6 +103,7 @@ class Tally:
     quarantine: tuple[Refusal, ...] = ()
     not_carried: tuple[NotCarried, ...] = ()
     timings: tuple[tuple[str, float], ...] = ()
+    stock: tuple[Stock, ...] = ()
 
     @classmethod
     def of(cls, kind: Kind, fate: Fate, records: int = 1, *, requests: int = 0) -> Tally:
@@ -111,6 +116,7 @@ class Tally:
             self.quarantine + other.quarantine,
             self.not_carried + other.not_carried,
             self.timings + other.timings,
+            self.stock + other.stock,
         )
 
 
@@ -176,6 +182,8 @@ class Plan:
     unknown_on_target: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     not_carried: list[NotCarried] = field(default_factory=list)
+    # What the source holds of each kind the run does not write (``engine.inventory``), by kind.
+    inventory: dict[str, Stock] = field(default_factory=dict)
     # Wall seconds of the workspace stage and of each project's pipeline (projects run side by side).
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -195,6 +203,8 @@ class Plan:
             self.quarantine.append(refusal.record)
         self.not_carried.extend(tally.not_carried)
         self.timings.update(tally.timings)
+        for stock in tally.stock:
+            self.inventory[stock.kind] = self.inventory.get(stock.kind, Stock(stock.kind)) + stock
 
     def ordered(self) -> list[KindPlan]:
         """The per-kind counts in the order a run writes them."""
@@ -223,6 +233,11 @@ class Plan:
             for entry in assumptions.used_by(component):
                 seen.setdefault(entry.id, entry)
         return [seen[i] for i in sorted(seen)]
+
+    def held(self) -> list[tuple[Held, Stock]]:
+        """Each kind the run does not write, in declaration order, with what the source holds of it (zero when
+        the run met none: a kind with nothing in it is said to be empty, not left out)."""
+        return [(held, self.inventory.get(held.kind, Stock(held.kind))) for held in HELD]
 
     def counts(self) -> dict[str, object]:
         """Per kind what the run did, and its requests: what the state file keeps with the run for `status`."""
@@ -261,6 +276,22 @@ class Plan:
                 }
                 for n in self.not_carried
             ],
+            "inventory": [
+                {
+                    "kind": held.kind,
+                    "label": held.label,
+                    "scope": held.scope.value,
+                    "listed_by": held.listed_by,
+                    "carried": False,
+                    "why": held.why,
+                    "count": stock.count,
+                    "money": {currency: str(value) for currency, value in sorted(stock.money.items())},
+                    "bytes": stock.bytes,
+                    "unreadable": stock.unreadable,
+                }
+                for held, stock in self.held()
+            ],
+            "unlisted": UNLISTED,
             "unknown_on_target": dict(sorted(self.unknown_on_target.items())),
             "assumptions": [{"id": a.id, "topic": a.topic, "text": a.text} for a in self.depends_on()],
             "notes": list(self.notes),

@@ -25,6 +25,7 @@ from typing import TypeVar, Unpack
 
 from bridge.engine.actuals import ActualsStep, ReadAhead, actual_currency
 from bridge.engine.apply import Target
+from bridge.engine.inventory import project_stock
 from bridge.engine.kinds import KindSpec, Reads, Scope, of_scope, spec, waves
 from bridge.engine.plan import Fate, Tally, total
 from bridge.engine.project_step import ProjectStep, ProjectTools
@@ -120,6 +121,8 @@ class ProjectPipeline(ProjectStep):
     async def run(self, library: ProjectLibrary) -> AsyncIterator[Tally]:
         """Write the project wave by wave, yielding what each wave did."""
         project = library.project
+        if project.refusal is None:  # a project refused as read may not even have an id that fits a path
+            yield Tally(stock=await project_stock(self.legacy, project.id, actual_currency(library.phases)))
         v1_project = self.books.lookup(Kind.PROJECT, WORKSPACE, project.id)
         if v1_project is None:
             yield await self.held_back(library)  # the project itself is quarantined; its contents wait for it
@@ -138,11 +141,12 @@ class ProjectPipeline(ProjectStep):
     async def held_back(self, library: ProjectLibrary) -> Tally:
         """What a quarantined project holds, per kind, counted as held back (read, never mapped or sent)."""
         view = replace(self.view, project=library)
-        counts: dict[Kind, int] = dict(await self.actuals.count(library.project.id))
+        counts: dict[Kind, int] = {}
         for kind in of_scope(Scope.PROJECT):
             if kind.records is not None:
                 counts[kind.kind] = await self._records(kind, view, _at_source)
-        return total(Tally.of(kind, Fate.HELD_BACK, n) for kind, n in counts.items())
+        held = total(Tally.of(kind, Fate.HELD_BACK, n) for kind, n in counts.items())
+        return held + await self.actuals.count(library.project.id)
 
 
 async def _at_source(wanted: Wanted) -> int:

@@ -35,6 +35,7 @@ from bridge.engine.apply import Applier
 from bridge.engine.books import Books
 from bridge.engine.collector import run_pace
 from bridge.engine.executor import Executor
+from bridge.engine.inventory import workspace_stock
 from bridge.engine.kinds import Scope, waves
 from bridge.engine.plan import Plan, Tally, total
 from bridge.engine.points import WriteObserver
@@ -44,6 +45,7 @@ from bridge.engine.project import ProjectPipeline
 from bridge.engine.replay import replay_in_flight
 from bridge.engine.source import Listed, ProjectLibrary, read_workspace
 from bridge.engine.tasks import run_all
+from bridge.engine.wanted import WORKSPACE_CURRENCY
 from bridge.engine.workspace import WorkspaceStage, Writer
 from bridge.errors import ResumableStop
 from mappings.kinds import Kind
@@ -214,6 +216,7 @@ async def _write_everything(
     read = tuple(library.project.id for library in source.projects)
     stage = WorkspaceStage(applier, source, whole=not settings.projects)
     started = time.monotonic()
+    report.fold(Tally(stock=await workspace_stock(legacy, source.contacts, WORKSPACE_CURRENCY)))
     writers = stage.writers()
     for kinds in waves(Scope.WORKSPACE):
         report.fold(await _wave(kinds, writers))

@@ -13,11 +13,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from bridge.assumptions import used_by
+from bridge.engine.inventory import HELD, UNLISTED
 from bridge.engine.source import ProjectLibrary
 from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.heldback import KIND_ORDER, HeldCount, money_of, summarize
+from bridge.verify.inventory import inventory, tallies
 from bridge.verify.ledger import KindTally, is_clean, kind_ledger
 from bridge.verify.schema import LibraryDifference, ProjectReport, QuarantinedRecord, Reconciliation, Totals
+from mappings.inventory import Stock
+
+# The ledger's order: the kinds a run writes, in its order, then the kinds it does not, as declared.
+LEDGER_ORDER: tuple[str, ...] = (*KIND_ORDER, *(held.kind for held in HELD))
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +52,8 @@ class ProjectFindings:
     # The project's library as read (phases, fringes, globals, tags): the workspace's library kinds are
     # counted from every selected project's. None when the legacy project could not be read.
     library: ProjectLibrary | None = None
+    # What the project holds of the kinds the bridge does not write (``engine.inventory``).
+    stock: tuple[Stock, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +85,7 @@ def fold(
     migrated: Sequence[ProjectFindings],
     unmigrated: Sequence[ProjectFindings],
     workspace: Ledgers,
+    stock: Sequence[Stock],
     library: LibraryFindings,
     quarantine: Sequence[QuarantinedRecord],
     notes: Sequence[str],
@@ -84,8 +93,9 @@ def fold(
     """Every finding into the one reconciliation: the only place verdicts and the ledger are counted."""
     every = [*migrated, *unmigrated]
     verdicts = [v for found in every for v in found.verdicts] + list(library.verdicts)
-    ledgers = sum((found.ledgers for found in every), workspace)
-    entries = [kind_ledger(kind, ledgers.kinds[kind]) for kind in KIND_ORDER if kind in ledgers.kinds]
+    stocks = [*stock, *(s for found in every for s in found.stock)]
+    ledgers = sum((found.ledgers for found in every), workspace) + Ledgers(tallies(stocks))
+    entries = [kind_ledger(kind, ledgers.kinds[kind]) for kind in LEDGER_ORDER if kind in ledgers.kinds]
     reports = [found.report for found in every]
     failing = any(identity.fail_on.fails(v) for v in verdicts)
     said = [note for found in every for note in found.notes]
@@ -103,6 +113,8 @@ def fold(
         projects=reports,
         library=list(library.differences),
         ledger=entries,
+        inventory=inventory(stocks),
+        unlisted=UNLISTED,
         quarantine=list(quarantine),
         requests={},
         assumptions=[f"{a.id} {a.topic}" for a in used_by("verify")],

@@ -23,6 +23,7 @@ from bridge.verify.headline import (
     quarantine_rows,
 )
 from bridge.verify.html_project import held_back_section, ledger_table, library_table, money, num, project_section
+from bridge.verify.inventory import figures, summary
 from bridge.verify.schema import Difference, QuarantinedRecord, Reconciliation
 
 _STYLE = """
@@ -59,6 +60,7 @@ def render_html(report: Reconciliation) -> str:
         f'<p id="verdicts">{v.mismatch} mismatch, {v.quarantine} explained by quarantine, {v.rounding} explained by '
         f"rounding, {v.exact} exact, {v.not_carried} not carried (no published write on v1).</p>",
         f'<p id="held-back">{escape(report.held_back.summary)}</p>',
+        f'<p id="not-carried">{escape(summary(report.inventory))}</p>',
         *_money_section(money_rows(report)),
         *_not_compared(report),
         *_differences_section(entries, index),
@@ -69,8 +71,22 @@ def render_html(report: Reconciliation) -> str:
     for project in projects:
         parts += project_section(project, report.currency, index[id(project)])
     parts += _quarantine_section(report)
+    parts += _inventory_section(report)
     parts += ['<h2 id="ledger">Ledger</h2>', ledger_table(report.ledger), "</body></html>"]
     return "\n".join(parts) + "\n"
+
+
+def _inventory_section(report: Reconciliation) -> list[str]:
+    """Every kind the bridge does not write: what the source holds of it and why it stays behind."""
+    rows = "".join(
+        f"<tr><td>{escape(e.label)}</td>{num(escape(figures(e)))}<td>{escape(e.why)}</td></tr>"
+        for e in report.inventory
+    )
+    return [
+        '<section id="inventory"><h2>Not carried</h2>',
+        f"<table><thead><tr><th>kind</th><th>held at source</th><th>why</th></tr></thead><tbody>{rows}</tbody></table>",
+        f"<p>Not counted: {escape(report.unlisted)}.</p></section>",
+    ]
 
 
 def _workspace_library(report: Reconciliation) -> list[str]:

@@ -155,14 +155,16 @@ def held_back_section(report: Reconciliation) -> list[str]:
 def ledger_table(entries: list[KindLedger]) -> str:
     rows = "".join(
         f"<tr><td>{escape(e.kind)}</td>{num(e.source)}{num(e.migrated)}{num(e.unchanged)}"
-        f"{num(sum(e.quarantined.values()))}{num(sum(e.held_back.values()))}{num(e.pending)}"
+        f"{num(sum(e.quarantined.values()))}{num(sum(e.held_back.values()))}{num(sum(e.not_carried.values()))}"
+        f"{num(e.pending)}"
         f"<td>{'yes' if e.closed else 'no'}</td>"
         f"{num(e.ok)}{num(len(e.missing))}{num(len(e.unexpected))}{num(len(e.duplicated))}</tr>"
         for e in entries
     )
     return (
         '<table class="ledger"><thead><tr><th>kind</th><th>source</th><th>migrated</th><th>unchanged</th>'
-        "<th>quarantined</th><th>held back</th><th>pending</th><th>closed</th><th>ok</th><th>missing</th>"
+        "<th>quarantined</th><th>held back</th><th>not carried</th><th>pending</th><th>closed</th><th>ok</th>"
+        "<th>missing</th>"
         f"<th>unexpected</th><th>duplicated</th></tr></thead><tbody>{rows}</tbody></table>"
     )
 

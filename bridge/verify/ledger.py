@@ -72,6 +72,7 @@ class KindTally:
     unexpected: tuple[str, ...] = ()
     duplicated: tuple[Duplicate, ...] = ()
     checked: bool = False
+    not_carried: Counter[str] = field(default_factory=Counter)
 
     def __add__(self, other: KindTally) -> KindTally:
         return KindTally(
@@ -86,6 +87,7 @@ class KindTally:
             self.unexpected + other.unexpected,
             self.duplicated + other.duplicated,
             self.checked or other.checked,
+            self.not_carried + other.not_carried,
         )
 
 
@@ -117,7 +119,12 @@ def tally(data: KindInput, latest_run: str | None) -> KindTally:
 def kind_ledger(kind: str, found: KindTally) -> KindLedger:
     """The closed ledger of one kind from what every scope found of it."""
     unaccounted = found.source - (
-        found.migrated + found.unchanged + found.quarantined.total() + found.held_back.total() + found.pending
+        found.migrated
+        + found.unchanged
+        + found.quarantined.total()
+        + found.held_back.total()
+        + found.not_carried.total()
+        + found.pending
     )
     # A scope not listed on the target has nothing to check against: its records count as missing only when
     # some other scope was listed (the target was then read, and they are not on it).
@@ -129,6 +136,7 @@ def kind_ledger(kind: str, found: KindTally) -> KindLedger:
         unchanged=found.unchanged,
         quarantined=dict(sorted(found.quarantined.items())),
         held_back=dict(sorted(found.held_back.items())),
+        not_carried=dict(sorted(found.not_carried.items())),
         pending=found.pending,
         unaccounted=unaccounted,
         closed=unaccounted == 0,

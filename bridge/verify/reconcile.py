@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import partial
@@ -31,12 +31,14 @@ from bridge.clients.models import LibraryItem, Phase
 from bridge.clients.v1 import V1Client, open_v1
 from bridge.clients.wire import AiohttpTransport
 from bridge.config import Settings
+from bridge.engine.actuals import actual_currency as engine_currency
+from bridge.engine.inventory import project_stock, workspace_stock
 from bridge.engine.kinds import KindSpec, Scope, of_scope
 from bridge.engine.preflight import check_workspaces
 from bridge.engine.run import Transports
 from bridge.engine.source import ProjectLibrary, WorkspaceSource
 from bridge.engine.tasks import run_all
-from bridge.engine.wanted import LibraryPlans, View
+from bridge.engine.wanted import WORKSPACE_CURRENCY, LibraryPlans, View
 from bridge.errors import ConfigError, NotFound
 from bridge.verify.actuals import STREAMED, Context, compare_actuals
 from bridge.verify.compare import FailOn, Verdict, worst
@@ -67,6 +69,7 @@ from bridge.verify.project import (
 from bridge.verify.schema import Figure, ProjectReport, QuarantinedRecord, Reconciliation, TagSummary
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
 from mappings.errors import ErrorCode, MappingError
+from mappings.inventory import Stock
 from mappings.kinds import Kind
 from mappings.records import Project, ProjectBudget
 from mappings.refs import RecordRef
@@ -214,16 +217,16 @@ class Verifier:
         notes = [f"--project names no legacy project: {', '.join(sorted(unknown))}"] if unknown else []
         migrated = [p for p in wanted if self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, p.id)]
         # Projects are independent: verified side by side, within the clients' shared in-flight limit.
-        compared = await run_all(self._project_or_gone(p) for p in migrated)
+        compared = await run_all(self._counted(self._project_or_gone(p)) for p in migrated)
         first = compared[0].report if compared else None
         currency = first.phases[0].total.currency if first and first.phases else DEFAULT_CURRENCY
         # Every selected project counts in the source, migrated or not: one that never reached v1 is read too.
         others = [p for p in wanted if not self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, p.id)]
-        unmigrated = await run_all(self._unmigrated(p, currency) for p in others)
+        unmigrated = await run_all(self._counted(self._unmigrated(p, currency)) for p in others)
         read = {f.library.project.id: f.library for f in (*compared, *unmigrated) if f.library is not None}
         libraries = tuple(read.get(p.id) or ProjectLibrary(p, (), ProjectBudget(project_id=p.id), ()) for p in wanted)
         rows = await self._workspace_rows()
-        workspace = await self._workspace(libraries, rows)
+        workspace, stock = await self._workspace(libraries, rows)
         library = self._library(rows)
         quarantine = [
             QuarantinedRecord(kind=r.kind, scope=r.scope, legacy_id=r.legacy_id, code=r.code, message=r.message)
@@ -237,10 +240,21 @@ class Verifier:
             migrated=compared,
             unmigrated=unmigrated,
             workspace=workspace,
+            stock=stock,
             library=library,
             quarantine=quarantine,
             notes=notes,
         )
+
+    async def _counted(self, compared: Awaitable[ProjectFindings]) -> ProjectFindings:
+        """A project's findings with what it holds of the kinds the bridge does not write (read as a run reads
+        it; its receipts were counted with its actuals)."""
+        found = await compared
+        library = found.library
+        if library is None:
+            return found
+        held = await project_stock(self.legacy, library.project.id, engine_currency(library.phases))
+        return replace(found, stock=found.stock + held)
 
     def _chain(self, project: Project) -> dict[RecordKey, RecordKey]:
         """The project's own parent link as the source has it (its space): what may hold it back."""
@@ -369,7 +383,7 @@ class Verifier:
         library = library_of(project, legacy)
         ledgers = self._budget_ledgers(library, legacy, None) + actuals.ledgers
         report = report.model_copy(update={"notes": report.notes + notes})
-        return ProjectFindings(report, tuple(verdicts), ledgers, library=library)
+        return ProjectFindings(report, tuple(verdicts), ledgers, library=library, stock=actuals.stock)
 
     def _selected(self, v1_project_id: str) -> bool:
         if not self.options.projects:
@@ -389,10 +403,16 @@ class Verifier:
             actuals_currency = actual_currency(legacy, DEFAULT_CURRENCY)
             actuals = await compare_actuals(self.legacy, None, None, self._context(project, actuals_currency))
             library = library_of(project, legacy)
-            return self._gone(project, error, self._budget_ledgers(library, legacy, None) + actuals.ledgers, library)
+            ledgers = self._budget_ledgers(library, legacy, None) + actuals.ledgers
+            return self._gone(project, error, ledgers, library, actuals.stock)
 
     def _gone(
-        self, project: Project, error: NotFound, ledgers: Ledgers, library: ProjectLibrary | None = None
+        self,
+        project: Project,
+        error: NotFound,
+        ledgers: Ledgers,
+        library: ProjectLibrary | None = None,
+        stock: tuple[Stock, ...] = (),
     ) -> ProjectFindings:
         report = ProjectReport(
             project_id=project.id,
@@ -408,7 +428,7 @@ class Verifier:
             tree=[],
             notes=[f"the v1 project the crosswalk names could not be read: {error}"],
         )
-        return ProjectFindings(report, (Verdict.MISMATCH,), ledgers, library=library)
+        return ProjectFindings(report, (Verdict.MISMATCH,), ledgers, library=library, stock=stock)
 
     async def _project(self, project: Project, legacy: LegacyProject) -> ProjectFindings:
         v1_project_id = self.lookup(Kind.PROJECT, WORKSPACE_SCOPE, project.id) or ""
@@ -480,7 +500,7 @@ class Verifier:
         )
         library_read = library_of(project, legacy)
         ledgers = self._budget_ledgers(library_read, legacy, copies) + actuals.ledgers
-        return ProjectFindings(report, tuple(verdicts), ledgers, tuple(tag_notes), library_read)
+        return ProjectFindings(report, tuple(verdicts), ledgers, tuple(tag_notes), library_read, actuals.stock)
 
     async def _copies(self, v1: V1Project) -> Copies:
         """The v1 project's phases and library copies, and the rows of every project kind's listing (its lines
@@ -552,9 +572,12 @@ class Verifier:
             rows[listing] = [row async for page in self.v1.rows(listing) for row in page]
         return rows
 
-    async def _workspace(self, libraries: Sequence[ProjectLibrary], rows: Mapping[str, list[object]]) -> Ledgers:
+    async def _workspace(
+        self, libraries: Sequence[ProjectLibrary], rows: Mapping[str, list[object]]
+    ) -> tuple[Ledgers, tuple[Stock, ...]]:
         """The ledger's part for the workspace kinds (``_workspace_kinds``), read from the selected projects'
-        libraries and, for the whole workspace, the spaces and contacts."""
+        libraries and, for the whole workspace, the spaces and contacts; and, for the whole workspace, what it
+        holds of the kinds the bridge does not write."""
         kinds = self._workspace_kinds()
         whole = not self.options.projects
         spaces = tuple(await self.legacy.spaces()) if whole else ()
@@ -565,7 +588,8 @@ class Verifier:
         listed = {kind.kind: targets(kind, rows[kind.natural.listed_by], WORKSPACE_SCOPE) for kind in kinds}
         listed[Kind.PROJECT] = tuple(t for t in listed.get(Kind.PROJECT, ()) if self._selected(t.v1_id))
         parents = {key: above for library in libraries for key, above in self._chain(library.project).items()}
-        return self._listed(records, WORKSPACE_SCOPE, parents, listed)
+        stock = await workspace_stock(self.legacy, contacts, WORKSPACE_CURRENCY) if whole else ()
+        return self._listed(records, WORKSPACE_SCOPE, parents, listed), stock
 
     def _library(self, rows: Mapping[str, list[object]]) -> LibraryFindings:
         """The workspace library items the runs wrote (the kinds merged from the projects' libraries), against

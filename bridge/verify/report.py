@@ -24,6 +24,7 @@ from bridge.verify.headline import (
     phases_not_compared,
 )
 from bridge.verify.html import render_html
+from bridge.verify.inventory import figures, summary
 from bridge.verify.publish import PublishObserver, publish
 from bridge.verify.schema import Figure, KindLedger, LibraryDifference, ProjectReport, Reconciliation
 
@@ -66,6 +67,7 @@ def render_markdown(report: Reconciliation) -> str:
         f"{v.quarantine} explained by quarantine, {v.not_carried} not carried (no published write on v1), "
         f"{v.mismatch} mismatch",
         f"- {_text(report.held_back.summary)}",
+        f"- {_text(summary(report.inventory))}",
         f"- amounts in {_text(report.currency)}; each legacy figure converted at the rate shown beside it",
         f"- requests sent: {', '.join(f'{k} {n}' for k, n in sorted(report.requests.items())) or 'none'}",
         f"- relies on assumptions: {'; '.join(report.assumptions) or 'none'}",
@@ -84,6 +86,7 @@ def render_markdown(report: Reconciliation) -> str:
     for project in by_severity(report.projects):
         lines += _project_md(project, report.currency)
     lines += _held_back_md(report)
+    lines += _inventory_md(report)
     lines += ["## Ledger", "", *_ledger_md(report.ledger)]
     if report.quarantine:
         lines += [
@@ -242,15 +245,22 @@ def _held_back_md(report: Reconciliation) -> list[str]:
     return out
 
 
+def _inventory_md(report: Reconciliation) -> list[str]:
+    """Every kind the bridge does not write: what the source holds of it and why it stays behind."""
+    out = ["## Not carried", "", "| kind | held at source | why |", "|---|---|---|"]
+    out += [f"| {_text(e.label)} | {figures(e)} | {_text(e.why)} |" for e in report.inventory]
+    return [*out, "", f"Not counted: {_text(report.unlisted)}.", ""]
+
+
 def _counts(records: dict[str, int]) -> str:
     return ", ".join(f"{_text(kind)} {n}" for kind, n in records.items())
 
 
 def _ledger_md(entries: list[KindLedger]) -> list[str]:
     out = [
-        "| kind | source | migrated | unchanged | quarantined | held back | pending | closed | ok | missing | "
-        "unexpected | dup |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| kind | source | migrated | unchanged | quarantined | held back | not carried | pending | closed | ok | "
+        "missing | unexpected | dup |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for e in entries:
         quarantined = ", ".join(f"{_text(code)} {n}" for code, n in e.quarantined.items()) or "0"
@@ -258,8 +268,8 @@ def _ledger_md(entries: list[KindLedger]) -> list[str]:
         checked = "" if e.checked_on_target else " (target not listed)"
         out.append(
             f"| {_text(e.kind)} | {e.source} | {e.migrated} | {e.unchanged} | {quarantined} | {held_back} | "
-            f"{e.pending} | {'yes' if e.closed else f'NO ({e.unaccounted:+d})'} | {e.ok}{checked} | {len(e.missing)} | "
-            f"{len(e.unexpected)} | {len(e.duplicated)} |"
+            f"{sum(e.not_carried.values())} | {e.pending} | {'yes' if e.closed else f'NO ({e.unaccounted:+d})'} | "
+            f"{e.ok}{checked} | {len(e.missing)} | {len(e.unexpected)} | {len(e.duplicated)} |"
         )
     for e in entries:
         for label, ids in (("missing", e.missing), ("unexpected", e.unexpected)):

@@ -24,7 +24,7 @@ from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.drill import Presence
 
-SCHEMA_VERSION: Final = "1.5.0"
+SCHEMA_VERSION: Final = "1.6.0"
 
 
 class ReportModel(BaseModel):
@@ -259,9 +259,13 @@ class KindLedger(ReportModel):
         description="records not on v1 because a refused record above them (project, space, account line, "
         "actual) holds them back, by that record: '<kind> <legacy id> (<code>)' (1.2.0)",
     )
+    not_carried: dict[str, int] = Field(
+        default_factory=dict,
+        description="records the bridge does not write to v1, by the reason given in `inventory` (1.6.0)",
+    )
     pending: int
     unaccounted: int = Field(
-        description="source - (migrated + unchanged + quarantined + held_back + pending); 0 when closed"
+        description="source - (migrated + unchanged + quarantined + held_back + not_carried + pending); 0 when closed"
     )
     closed: bool
     ok: int
@@ -319,10 +323,23 @@ class Totals(ReportModel):
     mismatch: int
 
 
+class InventoryEntry(ReportModel):
+    """What the source holds of one kind the bridge does not write, and why (1.6.0)."""
+
+    kind: str
+    label: str
+    scope: str = Field(description="'workspace' or 'project': where the kind's records live")
+    count: int
+    money: dict[str, str] = Field(description="the records' amounts per currency, exact decimal text")
+    bytes: int = Field(description="the published sizes of the files, summed")
+    unreadable: int = Field(description="records counted but left out of the sums: no readable amount or size")
+    why: str
+
+
 class Reconciliation(ReportModel):
     """The whole report: ``reconciled`` is the answer; the rest says why."""
 
-    schema_version: Literal["1.5.0"] = SCHEMA_VERSION
+    schema_version: Literal["1.6.0"] = SCHEMA_VERSION
     reconciled: bool
     held_back: HeldBack = Field(
         default=HeldBack(summary=NOTHING_HELD_BACK, records={}, money=[], groups=[]),
@@ -343,6 +360,11 @@ class Reconciliation(ReportModel):
         "what the runs wrote: each is a mismatch (1.4.0)",
     )
     ledger: list[KindLedger]
+    inventory: list[InventoryEntry] = Field(
+        default_factory=list,
+        description="every kind the source holds that the bridge does not write, counted, with why (1.6.0)",
+    )
+    unlisted: str = Field(default="", description="what the source holds but publishes no way to list (1.6.0)")
     quarantine: list[QuarantinedRecord]
     requests: dict[str, int] = Field(description="requests verification sent, by surface")
     assumptions: list[str] = Field(

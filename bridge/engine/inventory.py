@@ -1,0 +1,121 @@
+"""Every kind of record the legacy surface lists that no ``KindSpec`` writes, declared once: how it is read
+and why it stays behind.
+
+``engine.kinds`` declares what a run writes; this declares the rest of what the source holds, so that
+`bridge plan`, `plan.json` and verify's ledger account for every record the workspace holds: each kind
+here is counted on every run (with its money per currency and the bytes of its files) and reported as not
+carried, with its reason. A kind moves from here to ``engine.kinds`` when the run learns to write it.
+
+What the published legacy surface cannot enumerate at all (files uploaded to project storage that no record
+references: there is no list operation for `/files`) is said in ``UNLISTED``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from bridge.clients.legacy import LegacyClient
+from bridge.engine.kinds import Scope
+from bridge.engine.tasks import task_group
+from mappings.inventory import Stock, as_files, files, nested, note, summed
+from mappings.records import Contact
+
+NOT_YET = "the bridge does not write them yet"
+# Counted by the actuals step as it reads the actuals (``engine.actuals``), not by a read of its own.
+RECEIPT = "receipt"
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A kind of source record the run does not write: its name, its label, where it lives, the published legacy
+    operation that lists it, and why it is not carried."""
+
+    kind: str
+    label: str
+    scope: Scope
+    listed_by: str
+    why: str
+
+
+HELD: tuple[Held, ...] = (
+    Held("rate", "workspace rates", Scope.WORKSPACE, "listWorkspaceRates", NOT_YET),
+    Held("contact_file", "contact attachments", Scope.WORKSPACE, "listContacts", NOT_YET),
+    Held(
+        "tax_document",
+        "contact tax documents",
+        Scope.WORKSPACE,
+        "listContacts",
+        "they hold tax ids; they are to be carried only on an explicit opt-in, which the bridge does not offer yet",
+    ),
+    Held(
+        "bank_transaction",
+        "bank and card transactions",
+        Scope.WORKSPACE,
+        "listTransactions",
+        "v1 creates only manual transactions: the actualized ones are the actuals, carried as such, and "
+        "reconnecting the bank feed on v1 brings the rest (amounts not summed: a legacy transaction names no "
+        "currency)",
+    ),
+    Held("bank_transaction_file", "bank transaction attachments", Scope.WORKSPACE, "listTransactions", NOT_YET),
+    Held("purchase_order", "purchase orders", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
+    Held("purchase_order_item", "purchase order items", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
+    Held("purchase_order_file", "purchase order attachments", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
+    Held(RECEIPT, "receipts and attachments on actuals", Scope.PROJECT, "listActuals", NOT_YET),
+    Held("comment", "comments", Scope.PROJECT, "listComments", NOT_YET),
+    Held(
+        "budget_note",
+        "budget notes (the project's root note)",
+        Scope.PROJECT,
+        "getRootAccountNote",
+        "v1 publishes no field for a project's budget note",
+    ),
+)
+
+UNLISTED = (
+    "files uploaded to a project's storage that no record references: the legacy surface publishes no way to "
+    "list them, so they can be neither counted nor carried"
+)
+
+BY_KIND: dict[str, Held] = {held.kind: held for held in HELD}
+
+
+def contact_files(contacts: Iterable[Contact]) -> tuple[Stock, Stock]:
+    """The contacts' attachments and tax documents, from the contacts read at preflight."""
+    held = tuple(contacts)
+    return (
+        files("contact_file", (f for c in held for f in c.attachments)),
+        files("tax_document", (f for c in held for f in c.tax_documents)),
+    )
+
+
+async def workspace_stock(legacy: LegacyClient, contacts: Sequence[Contact], currency: str) -> tuple[Stock, ...]:
+    """What the workspace holds beyond the kinds a run writes; rates in ``currency``, the workspace's (A79)."""
+    async with task_group() as reads:
+        rates = reads.create_task(legacy.rates())
+        bank = reads.create_task(legacy.bank_transactions())
+    transactions = bank.result()
+    return (
+        summed("rate", rates.result(), "rate", currency),
+        *contact_files(contacts),
+        summed("bank_transaction", transactions),
+        files("bank_transaction_file", as_files(nested(transactions, "attachments"))),
+    )
+
+
+async def project_stock(legacy: LegacyClient, project_id: str, currency: str) -> tuple[Stock, ...]:
+    """What one project holds beyond the kinds a run writes (its receipts are counted with its actuals).
+
+    Purchase orders and their items are summed in the project's actuals currency (A80)."""
+    async with task_group() as reads:
+        orders_read = reads.create_task(legacy.purchase_orders(project_id))
+        comments = reads.create_task(legacy.comments(project_id))
+        root = reads.create_task(legacy.root_note(project_id))
+    orders = orders_read.result()
+    return (
+        summed("purchase_order", orders, "amount", currency),
+        summed("purchase_order_item", nested(orders, "items"), "totalPrice", currency),
+        files("purchase_order_file", as_files(nested(orders, "attachments"))),
+        summed("comment", comments.result()),
+        note("budget_note", root.result()),
+    )

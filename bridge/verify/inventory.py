@@ -1,0 +1,68 @@
+"""The ledger's part for the kinds the bridge does not write (``engine.inventory``): each record the source
+holds of them counted as not carried, with its reason, and the inventory the reports print."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from decimal import Decimal
+
+from bridge.engine.inventory import BY_KIND, HELD
+from bridge.verify.ledger import KindTally
+from bridge.verify.schema import InventoryEntry
+from mappings.inventory import Stock
+
+
+def summed(stocks: Iterable[Stock]) -> dict[str, Stock]:
+    """The stocks of every scope, one per kind."""
+    found: dict[str, Stock] = {}
+    for stock in stocks:
+        found[stock.kind] = found[stock.kind] + stock if stock.kind in found else stock
+    return found
+
+
+def tallies(stocks: Iterable[Stock]) -> dict[str, KindTally]:
+    """Each kind's records as not carried, by its reason: they close the ledger without being on v1."""
+    return {
+        kind: KindTally(source=stock.count, not_carried=Counter({BY_KIND[kind].why: stock.count}))
+        for kind, stock in summed(stocks).items()
+    }
+
+
+def inventory(stocks: Iterable[Stock]) -> list[InventoryEntry]:
+    """Every kind the bridge does not write, in declaration order, with what the source holds of it."""
+    found = summed(stocks)
+    entries = []
+    for held in HELD:
+        stock = found.get(held.kind, Stock(held.kind))
+        entries.append(
+            InventoryEntry(
+                kind=held.kind,
+                label=held.label,
+                scope=held.scope.value,
+                count=stock.count,
+                money={currency: str(value) for currency, value in sorted(stock.money.items())},
+                bytes=stock.bytes,
+                unreadable=stock.unreadable,
+                why=held.why,
+            )
+        )
+    return entries
+
+
+def figures(entry: InventoryEntry) -> str:
+    """An entry's count, money per currency and bytes, with thousands separators: ``12, 4,500.25 USD``."""
+    said = [f"{entry.count:,}", *(f"{Decimal(value):,} {currency}" for currency, value in entry.money.items())]
+    if entry.bytes:
+        said.append(f"{entry.bytes:,} bytes")
+    if entry.unreadable:
+        said.append(f"{entry.unreadable:,} left out of the sums")
+    return ", ".join(said)
+
+
+def summary(entries: Iterable[InventoryEntry]) -> str:
+    """One line for the headline: what the source holds that v1 does not, or that nothing else is held."""
+    held = [f"{entry.label} ({figures(entry)})" for entry in entries if entry.count]
+    if not held:
+        return "not carried: nothing (the source holds no record of a kind the bridge does not write)"
+    return "not carried (see the inventory for why): " + "; ".join(held)
