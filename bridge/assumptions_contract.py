@@ -279,4 +279,48 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "V-SPEC: 429 with Retry-After is published; whose requests a limit counts is not said.",
         ("clients.http", "fleet.workflow"),
     ),
+    Assumption(
+        "A70",
+        "a project without a budget note",
+        "GET /projects/{id}/budget/note answers 404 for a listed project that has no root note (an empty note "
+        "answers 200 with empty text): both count as no note; a note is counted when its text or HTML form holds "
+        "anything.",
+        "L-SPEC: getRootAccountNote publishes 404 without saying when; a project with no note is not shown.",
+        ("clients.legacy", "engine.inventory"),
+    ),
+    Assumption(
+        "A71",
+        "reading workspace rates page by page",
+        "GET /rates is read 1,000 at a time (its largest published limit) by offset until a short page; a rate "
+        "added or removed during the read moves the offsets, so rows are kept once by id and the count is what "
+        "the read saw.",
+        "L-SPEC: limit 1-1000 and offset are published; the order of the list and its stability are not.",
+        ("clients.legacy",),
+    ),
+    Assumption(
+        "A72",
+        "the currency of workspace rates",
+        "A legacy rate's `rate` is in the workspace currency (USD, as contacts' rates, A09): the inventory sums "
+        "it in that currency.",
+        "L-SPEC: Rate.rate is a number with no currency field.",
+        ("engine.inventory",),
+    ),
+    Assumption(
+        "A73",
+        "the currency of purchase orders",
+        "A legacy purchase order's `amount` and its items' `totalPrice` are in the currency of the project's "
+        "actuals (its first phase's currency, A31): the inventory sums them in it.",
+        "L-SPEC: PurchaseOrder.amount is a float with no currency field; v1 sets a PO's currency itself.",
+        ("engine.inventory",),
+    ),
+    Assumption(
+        "A74",
+        "how legacy attachments are read",
+        "Attachments come with their records when asked by `expands[]`: `attachments` on actuals (the seed's "
+        "value) and bank transactions, `attachments` and `taxDocuments` on contacts, `items` on purchase orders; "
+        "each attachment is a File {id, name, type, size}, size in bytes.",
+        "legacy seed: `attachments` is a value seen on actuals; L-SPEC: the actuals expands enum does not list "
+        "it, Contact's expands do; whether a plain read carries them is not said.",
+        ("clients.legacy",),
+    ),
 )

@@ -150,7 +150,7 @@ class LegacyClient:
         return await self.rows(f"/projects/{project_id}/comments", "comments")
 
     async def root_note(self, project_id: str) -> object:
-        """The project's budget note (``BudgetNoteResponse.note``) in every format; None when it has none (A77)."""
+        """The project's budget note (``BudgetNoteResponse.note``) in every format; None when it has none (A70)."""
         try:
             body, _ = await self.get_json(f"/projects/{project_id}/budget/note", [("format", "all")])
         except NotFound:
@@ -159,7 +159,7 @@ class LegacyClient:
 
     async def rates(self, page_size: int = RATES_PAGE) -> list[object]:
         """Every workspace rate: the one legacy list published with paging (limit and offset), read to a short
-        page. An offset moves if a rate is added or removed mid-read, so rows are kept once by id (A78)."""
+        page. An offset moves if a rate is added or removed mid-read, so rows are kept once by id (A71)."""
         seen: dict[object, object] = {}
         offset = 0
         while True:

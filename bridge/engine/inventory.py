@@ -90,7 +90,7 @@ def contact_files(contacts: Iterable[Contact]) -> tuple[Stock, Stock]:
 
 
 async def workspace_stock(legacy: LegacyClient, contacts: Sequence[Contact], currency: str) -> tuple[Stock, ...]:
-    """What the workspace holds beyond the kinds a run writes; rates in ``currency``, the workspace's (A79)."""
+    """What the workspace holds beyond the kinds a run writes; rates in ``currency``, the workspace's (A72)."""
     async with task_group() as reads:
         rates = reads.create_task(legacy.rates())
         bank = reads.create_task(legacy.bank_transactions())
@@ -106,7 +106,7 @@ async def workspace_stock(legacy: LegacyClient, contacts: Sequence[Contact], cur
 async def project_stock(legacy: LegacyClient, project_id: str, currency: str) -> tuple[Stock, ...]:
     """What one project holds beyond the kinds a run writes (its receipts are counted with its actuals).
 
-    Purchase orders and their items are summed in the project's actuals currency (A80)."""
+    Purchase orders and their items are summed in the project's actuals currency (A73)."""
     async with task_group() as reads:
         orders_read = reads.create_task(legacy.purchase_orders(project_id))
         comments = reads.create_task(legacy.comments(project_id))
