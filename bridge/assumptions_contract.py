@@ -323,4 +323,15 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "it, Contact's expands do; whether a plain read carries them is not said.",
         ("clients.legacy",),
     ),
+    Assumption(
+        "A75",
+        "budget line notes",
+        "A line's note (read with `expands[]=lines.notes`) is carried as its plain-text form (`NoteData.text`) in "
+        "the line's `notes` on create and update, with no extra request: HTML formatting and the TipTap structure "
+        "are lost, and a note whose text is refused (a control character, invalid Unicode) is reported as not "
+        "carried while its line is written.",
+        "V-SPEC: BudgetLine.notes is 'a plain-text note on the line' with no length; L-SPEC: NoteData has text, "
+        "html and json forms.",
+        ("mappings.lines", "clients.legacy"),
+    ),
 )

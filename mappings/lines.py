@@ -17,6 +17,7 @@ Phase-data numbers are carried unchanged (A10): the same number the legacy surfa
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Collection, Sequence
 from typing import Required, TypedDict
 
@@ -26,7 +27,7 @@ from mappings.errors import ErrorCode, MappingError
 from mappings.formulas import check_formula
 from mappings.kinds import Kind
 from mappings.money import parse_decimal
-from mappings.notes import Note, not_carried, unassigned
+from mappings.notes import Note, NoteKind, not_carried, unassigned
 from mappings.records import LineFields, PhaseFields, ProjectBudget, RawNumber
 from mappings.refs import WORKSPACE, Lookup, RecordRef
 from mappings.results import Mapped
@@ -58,6 +59,7 @@ class LineCreate(TypedDict, total=False):
     contactId: str
     lineColor: str
     markupAccountFilter: str
+    notes: str
     phaseData: dict[str, PhaseDataWrite]
 
 
@@ -140,6 +142,14 @@ def line_body(project_id: str, line: LineFields, lookup: Lookup, symbols: Collec
     if line.type == "markup" and line.include_accounts:
         body["markupAccountFilter"] = ",".join(line.include_accounts)
     notes.extend(not_carried(ref, "tags", tag) for tag in line.tags)
+    if line.note_text is not None:
+        try:
+            # v1 publishes no length for a line's notes; a note refused as text leaves its line written.
+            body["notes"] = check_text(line.note_text, ref, "note.text", limit=sys.maxsize) or ""
+        except MappingError as error:
+            notes.append(
+                Note(NoteKind.NOT_CARRIED, ref, "note", detail=f"{error.code}: the line is written without it")
+            )
     phase_data = {}
     for phase_key, data in sorted(line.phase_data.items()):
         phase_id = lookup(Kind.PHASE, project_id, phase_key)

@@ -192,6 +192,15 @@ class BudgetLine(LegacyRecord):
     include_accounts: Texts | None = Field(default=None, alias="includeAccounts")
     phase_data: dict[str, PhaseData] = Field(default_factory=dict, alias="phaseData")
     totals: dict[str, RawNumber] = Field(default_factory=dict)
+    # The line's ``NoteData`` (read with ``lines.notes``), any JSON value: a malformed note must not refuse its
+    # line; ``note_text`` takes its plain-text form.
+    note: object = None
+
+    @property
+    def note_text(self) -> str | None:
+        """The note's plain-text form, None when the line has none or it is not text (A75)."""
+        text = self.note.get("text") if isinstance(self.note, dict) else None
+        return text if isinstance(text, str) and text.strip() else None
 
 
 class PhaseFields(Protocol):
@@ -240,6 +249,8 @@ class LineFields(Protocol):
     def include_accounts(self) -> Sequence[str] | None: ...
     @property
     def phase_data(self) -> Mapping[str, PhaseFields]: ...
+    @property
+    def note_text(self) -> str | None: ...
     @property
     def refusal(self) -> MappingError | None: ...
 
@@ -300,6 +311,7 @@ class CompactLine:
     include_accounts: tuple[str, ...] | None = None
     phase_data: Mapping[str, CompactPhaseData] = field(default_factory=dict)
     refusal: MappingError | None = None
+    note_text: str | None = None
 
     @classmethod
     def of(cls, line: BudgetLine) -> CompactLine:
@@ -316,6 +328,7 @@ class CompactLine:
             line.include_accounts,
             {sys.intern(key): CompactPhaseData.of(data) for key, data in line.phase_data.items()},
             line.refusal,
+            line.note_text,
         )
 
 

@@ -51,8 +51,8 @@ RecordT = TypeVar("RecordT", bound=LegacyRecord)
 SYSTEM_IDS = ("idMode", "system")
 # The largest page `GET /rates` publishes (limit 1-1000).
 RATES_PAGE = 1000
-BUDGET_EXPANDS = ("phases", "fringes", "globals", "lines.phaseData", "lines.contact")
-LINE_EXPANDS = ("lines.phaseData", "lines.contact")
+BUDGET_EXPANDS = ("phases", "fringes", "globals", "lines.phaseData", "lines.contact", "lines.notes")
+LINE_EXPANDS = ("lines.phaseData", "lines.contact", "lines.notes")
 
 
 class AccountSummary(BaseModel):

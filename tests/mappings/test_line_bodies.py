@@ -125,3 +125,22 @@ def test_contacts_are_referenced_through_the_workspace_crosswalk() -> None:
     line = BudgetLine(id="l1", type="line", description="DP", contactId="c1")
     body = line_body("p1", line, lookup_from({(Kind.CONTACT, WORKSPACE, "c1"): "con_1"}), ()).body
     assert body["contactId"] == "con_1"
+
+
+def test_a_line_note_rides_in_the_create_body_as_its_plain_text() -> None:
+    """The note's text form goes in `notes` (no extra request); a note with nothing in it sends nothing."""
+    lookup = lookup_from({})
+    noted = BudgetLine(id="a1", type="account", note={"id": "n1", "text": "Rates agreed\nwith the union", "html": "x"})
+    assert line_body("p1", noted, lookup, SYMBOLS).body["notes"] == "Rates agreed\nwith the union"
+    for note in (None, {"text": "  "}, {"html": "<p>only html</p>"}, "not an object", {"text": 7}):
+        assert "notes" not in line_body("p1", BudgetLine(id="a2", type="account", note=note), lookup, SYMBOLS).body
+
+
+def test_a_note_refused_as_text_leaves_its_line_written_and_says_so() -> None:
+    """A carriage return is a control character: the note is not carried, the line and its money still are."""
+    line = BudgetLine(id="a1", type="account", description="Camera", note={"text": "one\r\ntwo"})
+    mapped = line_body("p1", line, lookup_from({}), SYMBOLS)
+    assert mapped.body["description"] == "Camera" and "notes" not in mapped.body
+    (note,) = [n for n in mapped.notes if n.field == "note"]
+    assert note.kind is NoteKind.NOT_CARRIED
+    assert note.detail == "text.control_characters: the line is written without it"
