@@ -193,7 +193,18 @@ async def _migrate(
         requests=ledger.requests,
         quarantined=len(ledger.quarantine),
         kinds={row.kind.value: row.as_json() for row in ledger.ordered()},
+        not_carried={held.kind: stock.count for held, stock in ledger.held()},
     )
+    # Each value left behind, one log line each (the terminal groups them; the log keeps every one).
+    for entry in ledger.not_carried:
+        log.info(
+            "bridge.run.not_carried",
+            kind=entry.kind,
+            scope=entry.scope,
+            legacy_id=entry.legacy_id,
+            field=entry.field,
+            reason=entry.reason,
+        )
     return Outcome(ledger, run_id, checked, projects)
 
 
