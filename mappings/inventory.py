@@ -19,13 +19,16 @@ from mappings.records import File
 
 @dataclass(frozen=True, slots=True)
 class Stock:
-    """What the source holds of one inventory kind: records, money per currency, bytes, rows left unsummed."""
+    """What the source holds of one inventory kind: records, money per currency, bytes, rows left unsummed, and
+    why a list could not be read (its records are then not in the count)."""
 
     kind: str
     count: int = 0
     money: Mapping[str, Decimal] = field(default_factory=dict)
     bytes: int = 0
     unreadable: int = 0
+    # Why some scope's records of the kind could not be listed at all ("" when every list was read).
+    unread: str = ""
 
     def __add__(self, other: Stock) -> Stock:
         if other.kind != self.kind:
@@ -34,7 +37,8 @@ class Stock:
         for currency, value in other.money.items():
             money[currency] = money.get(currency, Decimal(0)) + value
         unreadable = self.unreadable + other.unreadable
-        return Stock(self.kind, self.count + other.count, money, self.bytes + other.bytes, unreadable)
+        unread = "; ".join(why for why in (self.unread, other.unread) if why)
+        return Stock(self.kind, self.count + other.count, money, self.bytes + other.bytes, unreadable, unread)
 
 
 def amount(value: object) -> Decimal | None:

@@ -26,7 +26,7 @@ from bridge.clients.http import (
 from bridge.clients.legacy_actuals import ActualsReader
 from bridge.clients.legacy_budget import PiecewiseReader, flatten_budget
 from bridge.config import REQUEST_TIMEOUT_S, Secret
-from bridge.errors import NotFound, UnexpectedResponse
+from bridge.errors import SourceUnreadable, UnexpectedResponse
 from bridge.logging import register_secret
 from mappings.kinds import Kind
 from mappings.records import (
@@ -153,8 +153,10 @@ class LegacyClient:
         """The project's budget note (``BudgetNoteResponse.note``) in every format; None when it has none (A70)."""
         try:
             body, _ = await self.get_json(f"/projects/{project_id}/budget/note", [("format", "all")])
-        except NotFound:
-            return None
+        except SourceUnreadable as error:
+            if error.status == 404:
+                return None
+            raise
         return body.get("note") if isinstance(body, dict) else None
 
     async def rates(self, page_size: int = RATES_PAGE) -> list[object]:

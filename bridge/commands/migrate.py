@@ -153,6 +153,8 @@ def _list_not_carried(plan: Plan) -> None:
             figures.append(f"{stock.bytes:,} bytes")
         if stock.unreadable:
             figures.append(f"{stock.unreadable:,} left out of the sums (no readable amount or size)")
+        if stock.unread:
+            figures.append(f"some not counted, the list was refused: {plain(stock.unread)}")
         click.echo(f"  {held.label}: {', '.join(figures)}: {held.why}")
     click.echo(f"  not counted: {UNLISTED}")
     values: Counter[tuple[str, str, str]] = Counter()

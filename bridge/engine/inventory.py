@@ -12,12 +12,13 @@ references: there is no list operation for `/files`) is said in ``UNLISTED``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from bridge.clients.legacy import LegacyClient
 from bridge.engine.kinds import Scope
 from bridge.engine.tasks import task_group
+from bridge.errors import SourceUnreadable
 from mappings.inventory import Stock, as_files, files, nested, note, summed
 from mappings.records import Contact
 
@@ -92,14 +93,14 @@ def contact_files(contacts: Iterable[Contact]) -> tuple[Stock, Stock]:
 async def workspace_stock(legacy: LegacyClient, contacts: Sequence[Contact], currency: str) -> tuple[Stock, ...]:
     """What the workspace holds beyond the kinds a run writes; rates in ``currency``, the workspace's (A72)."""
     async with task_group() as reads:
-        rates = reads.create_task(legacy.rates())
-        bank = reads.create_task(legacy.bank_transactions())
-    transactions = bank.result()
+        rates = reads.create_task(_listed(legacy.rates()))
+        bank = reads.create_task(_listed(legacy.bank_transactions()))
+    (rate_rows, rates_unread), (transactions, bank_unread) = rates.result(), bank.result()
     return (
-        summed("rate", rates.result(), "rate", currency),
+        _unread(summed("rate", rate_rows, "rate", currency), rates_unread),
         *contact_files(contacts),
-        summed("bank_transaction", transactions),
-        files("bank_transaction_file", as_files(nested(transactions, "attachments"))),
+        _unread(summed("bank_transaction", transactions), bank_unread),
+        _unread(files("bank_transaction_file", as_files(nested(transactions, "attachments"))), bank_unread),
     )
 
 
@@ -108,14 +109,35 @@ async def project_stock(legacy: LegacyClient, project_id: str, currency: str) ->
 
     Purchase orders and their items are summed in the project's actuals currency (A73)."""
     async with task_group() as reads:
-        orders_read = reads.create_task(legacy.purchase_orders(project_id))
-        comments = reads.create_task(legacy.comments(project_id))
-        root = reads.create_task(legacy.root_note(project_id))
-    orders = orders_read.result()
-    return (
-        summed("purchase_order", orders, "amount", currency),
-        summed("purchase_order_item", nested(orders, "items"), "totalPrice", currency),
-        files("purchase_order_file", as_files(nested(orders, "attachments"))),
-        summed("comment", comments.result()),
-        note("budget_note", root.result()),
+        orders_read = reads.create_task(_listed(legacy.purchase_orders(project_id)))
+        comments_read = reads.create_task(_listed(legacy.comments(project_id)))
+        root = reads.create_task(_listed(_as_rows(legacy.root_note(project_id))))
+    (orders, orders_unread), (comments, comments_unread), (notes, note_unread) = (
+        orders_read.result(),
+        comments_read.result(),
+        root.result(),
     )
+    return (
+        _unread(summed("purchase_order", orders, "amount", currency), orders_unread),
+        _unread(summed("purchase_order_item", nested(orders, "items"), "totalPrice", currency), orders_unread),
+        _unread(files("purchase_order_file", as_files(nested(orders, "attachments"))), orders_unread),
+        _unread(summed("comment", comments), comments_unread),
+        _unread(note("budget_note", notes[0] if notes else None), note_unread),
+    )
+
+
+async def _as_rows(read: Awaitable[object]) -> list[object]:
+    return [await read]
+
+
+async def _listed(read: Awaitable[list[object]]) -> tuple[list[object], str]:
+    """A list's rows, or none and why: the inventory is a report, so a list the source refuses is said, and
+    what a run writes still goes."""
+    try:
+        return await read, ""
+    except SourceUnreadable as error:
+        return [], str(error)
+
+
+def _unread(stock: Stock, why: str) -> Stock:
+    return replace(stock, unread=why) if why else stock

@@ -22,6 +22,7 @@ from bridge.verify.ledger import KindTally, is_clean, kind_ledger
 from bridge.verify.schema import LibraryDifference, ProjectReport, QuarantinedRecord, Reconciliation, Totals
 from mappings.inventory import Stock
 
+NOTHING_MIGRATED = "no migrated project to verify: run `bridge run` first"
 # The ledger's order: the kinds a run writes, in its order, then the kinds it does not, as declared.
 LEDGER_ORDER: tuple[str, ...] = (*KIND_ORDER, *(held.kind for held in HELD))
 
@@ -96,11 +97,14 @@ def fold(
     stocks = [*stock, *(s for found in every for s in found.stock)]
     ledgers = sum((found.ledgers for found in every), workspace) + Ledgers(tallies(stocks))
     entries = [kind_ledger(kind, ledgers.kinds[kind]) for kind in LEDGER_ORDER if kind in ledgers.kinds]
+    held = inventory(stocks)
     reports = [found.report for found in every]
     failing = any(identity.fail_on.fails(v) for v in verdicts)
     said = [note for found in every for note in found.notes]
+    # A kind whose list the source refused is not counted: the ledger cannot be closed without it.
+    uncounted = [f"{entry.label} could not all be counted: {entry.unread}" for entry in held if entry.unread]
     return Reconciliation(
-        reconciled=not failing and is_clean(entries) and bool(migrated),
+        reconciled=not failing and is_clean(entries) and bool(migrated) and not uncounted,
         held_back=summarize(entries, quarantine, ledgers.held, money_of(reports)),
         fail_on=identity.fail_on,
         generated_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -113,10 +117,11 @@ def fold(
         projects=reports,
         library=list(library.differences),
         ledger=entries,
-        inventory=inventory(stocks),
+        inventory=held,
         unlisted=UNLISTED,
         quarantine=list(quarantine),
         requests={},
         assumptions=[f"{a.id} {a.topic}" for a in used_by("verify")],
-        notes=sorted([*notes, *said]) + ([] if migrated else ["no migrated project to verify: run `bridge run` first"]),
+        notes=sorted([*notes, *said, *uncounted])
+        + ([] if migrated else ["no migrated project to verify: run `bridge run` first"]),
     )

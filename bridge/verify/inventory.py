@@ -44,6 +44,7 @@ def inventory(stocks: Iterable[Stock]) -> list[InventoryEntry]:
                 money={currency: str(value) for currency, value in sorted(stock.money.items())},
                 bytes=stock.bytes,
                 unreadable=stock.unreadable,
+                unread=stock.unread,
                 why=held.why,
             )
         )
@@ -57,6 +58,8 @@ def figures(entry: InventoryEntry) -> str:
         said.append(f"{entry.bytes:,} bytes")
     if entry.unreadable:
         said.append(f"{entry.unreadable:,} left out of the sums")
+    if entry.unread:
+        said.append(f"some not counted, the list was refused: {entry.unread}")
     return ", ".join(said)
 
 

@@ -333,6 +333,7 @@ class InventoryEntry(ReportModel):
     money: dict[str, str] = Field(description="the records' amounts per currency, exact decimal text")
     bytes: int = Field(description="the published sizes of the files, summed")
     unreadable: int = Field(description="records counted but left out of the sums: no readable amount or size")
+    unread: str = Field(default="", description="why a list of the kind was refused: its records are uncounted")
     why: str
 
 
