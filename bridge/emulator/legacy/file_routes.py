@@ -24,6 +24,10 @@ from bridge.emulator.legacy.routing import Ctx, LegacyRoute, no_content, ok
 from bridge.emulator.wire.multipart import MultipartError, Part, parse
 
 router = APIRouter(route_class=LegacyRoute)
+CONTACT_FILTERS: tuple[tuple[str, AttachmentKind], ...] = (
+    ("hasAttachments", "contact.attachment"),
+    ("hasTaxDocuments", "contact.taxDocument"),
+)
 # What "PDF or image files" admits.
 ACCEPTED = ("application/pdf", "image/")
 
@@ -35,11 +39,7 @@ def presence(ctx: Ctx, name: str) -> bool | None:
 
 def contact_file_filter(ctx: Ctx, workspace: Workspace) -> Callable[[str], bool]:
     """``listContacts``' ``hasAttachments`` and ``hasTaxDocuments``, as a test of a contact id."""
-    wanted = [
-        (presence(ctx, name), kind)
-        for name, kind in (("hasAttachments", "contact.attachment"), ("hasTaxDocuments", "contact.taxDocument"))
-    ]
-    asked: list[tuple[bool, AttachmentKind]] = [(value, kind) for value, kind in wanted if value is not None]  # type: ignore[misc]
+    asked = [(value, kind) for name, kind in CONTACT_FILTERS if (value := presence(ctx, name)) is not None]
 
     def keep(contact_id: str) -> bool:
         return all(value == bool(workspace.files.files_of(kind, contact_id)) for value, kind in asked)

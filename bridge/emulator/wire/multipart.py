@@ -35,7 +35,7 @@ def _header_params(value: str) -> tuple[str, dict[str, str]]:
     """A header's main value and its parameters (``form-data; name="file"; filename="a.pdf"``)."""
     message = Message()
     message["content-type"] = value  # the email package reads parameters, quoting included, the same way
-    params = {key.lower(): str(param) for key, param in message.get_params(header="content-type")[1:]}
+    params = {key.lower(): str(param) for key, param in (message.get_params(header="content-type") or [])[1:]}
     return value.split(";", 1)[0].strip().lower(), params
 
 
