@@ -33,6 +33,7 @@ from bridge.emulator.core.model import (
     SubActual,
     Workspace,
 )
+from bridge.emulator.core.seed_files import seed_files
 from bridge.emulator.core.store import Service
 from bridge.emulator.core.totals import cell_value
 
@@ -129,6 +130,7 @@ def seeded_fleet(
         source = service.create_workspace(source_name)
         target = service.create_workspace(target_name)
         _SourceBuilder(service, source, random.Random(seed + index), size).build()
+        seed_files(source, random.Random(f"files:{seed + index}"))
         if target_library:
             _seed_target_library(service, target)
         if dirty:
