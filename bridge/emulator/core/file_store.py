@@ -21,7 +21,6 @@ from bridge.emulator.core.files import (
     Blob,
     Document,
     DocumentLink,
-    LinkKind,
     StoredFile,
 )
 from bridge.emulator.core.model import Actual, Project, Workspace
@@ -182,20 +181,17 @@ class FilesStore(StoreCore):
     ) -> list[Document]:
         """Live documents in upload order, narrowed by every filter given."""
         needle = search.casefold() if search else None
-        found = []
-        for document in workspace.files.live_documents():
-            link = document.links.get(linked_to[0]) if linked_to else None
-            checks = (
-                linked_to is None or (link is not None and link.target_id == linked_to[1]),
-                not unassigned or not document.links,
-                project_id is None or self.document_project(document) == project_id,
-                status is None or document.status == status,
-                folder_id is None or document.folder_id == folder_id,
-                needle is None or needle in f"{document.name}\n{document.description or ''}".casefold(),
-            )
-            if all(checks):
-                found.append(document)
-        return found
+        shelf = workspace.files
+        candidates = shelf.linked_documents(*linked_to) if linked_to else shelf.live_documents()
+        return [
+            document
+            for document in candidates
+            if (not unassigned or not document.links)
+            and (project_id is None or self.document_project(document) == project_id)
+            and (status is None or document.status == status)
+            and (folder_id is None or document.folder_id == folder_id)
+            and (needle is None or needle in f"{document.name}\n{document.description or ''}".casefold())
+        ]
 
     def get_document(self, workspace: Workspace, document_id: str) -> Document:
         document = workspace.files.documents.get(document_id)
@@ -284,10 +280,6 @@ class FilesStore(StoreCore):
         if document.links.pop(kind, None) is not None:
             document.updated_at = self.clock()
         return document
-
-    def documents_linked(self, workspace: Workspace, kind: LinkKind, target_id: str) -> list[Document]:
-        """The live documents linked to one target, in upload order."""
-        return self.list_documents(workspace, linked_to=(kind, target_id))
 
     def document_project(self, document: Document) -> str | None:
         """The project a document belongs to: the one its project link names, else that of its transaction or

@@ -140,3 +140,12 @@ class Shelf:
 
     def live_documents(self) -> list[Document]:
         return [d for d in self.documents.values() if not d.deleted]
+
+    def linked_documents(self, kind: str, target_id: str) -> list[Document]:
+        """The live documents linked to one target, in upload order."""
+        found = []
+        for document in self.live_documents():
+            link = document.links.get(kind)
+            if link is not None and link.target_id == target_id:
+                found.append(document)
+        return found
