@@ -4,6 +4,7 @@ uploads within the 10 MB limit, deletes, and the dirty seed's oversized and lost
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -26,8 +27,8 @@ def encoded(file_id: str) -> str:
     return quote(file_id, safe="")
 
 
-async def actuals_with_files(client: httpx.AsyncClient) -> list[dict[str, object]]:
-    actuals = (await client.get(f"{PROJECT}/actuals")).json()["actuals"]
+async def actuals_with_files(client: httpx.AsyncClient) -> list[dict[str, Any]]:
+    actuals: list[dict[str, Any]] = (await client.get(f"{PROJECT}/actuals")).json()["actuals"]
     return [a for a in actuals if a["attachments"]]
 
 
@@ -35,7 +36,7 @@ async def test_receipts_come_with_actuals_and_download_byte_for_byte(legacy_clie
     """Some seeded actuals carry PDF and PNG receipts; each downloads by its percent-encoded id as the bytes its
     File record announces, as application/octet-stream."""
     attached = await actuals_with_files(legacy_client)
-    files = {f["id"]: f for a in attached for f in a["attachments"]}  # type: ignore[attr-defined]
+    files = {f["id"]: f for a in attached for f in a["attachments"]}
     assert {f["type"] for f in files.values()} == {"application/pdf", "image/png"}
     for file in files.values():
         assert "/" in file["id"]
@@ -48,9 +49,9 @@ async def test_receipts_come_with_actuals_and_download_byte_for_byte(legacy_clie
 
 async def test_one_receipt_is_attached_to_two_actuals(legacy_client: httpx.AsyncClient) -> None:
     """One invoice covers two purchases: its file id appears on two actuals."""
-    owners: dict[str, list[object]] = {}
+    owners: dict[str, list[str]] = {}
     for actual in await actuals_with_files(legacy_client):
-        for file in actual["attachments"]:  # type: ignore[attr-defined]
+        for file in actual["attachments"]:
             owners.setdefault(file["id"], []).append(actual["id"])
     assert sorted(len(ids) for ids in owners.values())[-1] == 2
 
@@ -161,7 +162,7 @@ async def test_the_dirty_seed_serves_an_oversized_file_and_loses_one(dirty_app: 
     transport = HeldTransport(dirty_app)
     headers = {"X-API-Key": LEGACY_KEY}
     async with httpx.AsyncClient(transport=transport, base_url="http://e/api/v1", headers=headers) as client:
-        listed = {f["id"]: f for a in await actuals_with_files(client) for f in a["attachments"]}  # type: ignore[attr-defined]
+        listed = {f["id"]: f for a in await actuals_with_files(client) for f in a["attachments"]}
         assert listed[big]["size"] == OVERSIZED_BYTES > MAX_LEGACY_FILE_BYTES
         assert lost in listed
         async with client.stream("GET", f"/files/{encoded(big)}/download") as answer:
