@@ -16,12 +16,17 @@ from bridge.emulator.legacy import contract as legacy_contract
 from tests.v1_contract_hook import ContractViolationError
 
 
+def _is_json(response: httpx.Response) -> bool:
+    """Whether the answer is a JSON body (a file download is bytes, judged as no body)."""
+    return bool(response.content) and "json" in response.headers.get("content-type", "")
+
+
 def violations(response: httpx.Response) -> list[str]:
     """Every way ``response`` (already read) breaks the published shape of its legacy operation."""
     path = response.request.url.path
     if not path.startswith(legacy_contract.BASE + "/"):
         return []
-    body = json.loads(response.content) if response.content else None
+    body = json.loads(response.content) if _is_json(response) else None
     method, status = response.request.method, response.status_code
     return legacy_contract.violations(method, path.removeprefix(legacy_contract.BASE), status, body)
 

@@ -20,12 +20,17 @@ class ContractViolationError(AssertionError):
     """An emulator answer that breaks the published v1 response shape of its operation."""
 
 
+def _is_json(response: httpx.Response) -> bool:
+    """Whether the answer is a JSON body (a file download is bytes, judged as no body)."""
+    return bool(response.content) and "json" in response.headers.get("content-type", "")
+
+
 def violations(response: httpx.Response) -> list[str]:
     """Every way ``response`` (already read) breaks the published shape of its v1 operation."""
     path = response.request.url.path
     if not path.startswith(V1_BASE + "/"):
         return []
-    body = json.loads(response.content) if response.content else None
+    body = json.loads(response.content) if _is_json(response) else None
     return v1_contract.check(response.request.method, path.removeprefix(V1_BASE), response.status_code, body)
 
 

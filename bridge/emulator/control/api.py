@@ -101,6 +101,11 @@ async def stats(request: Request) -> JSONResponse:
             "replays": state.idempotency.replays,
             "faultsInjected": dict(state.faults.injected),
             "objects": _objects(state),
+            # Billable: every v1 document upload that made a document (a replay makes none), and its bytes.
+            "documentUploads": {
+                "count": sum(w.files.uploads for w in state.service.workspaces.values()),
+                "bytes": sum(w.files.uploaded_bytes for w in state.service.workspaces.values()),
+            },
             "tenants": [
                 {"name": tenant.name, "source": tenant.source, "target": tenant.target, "seed": tenant.seed}
                 for tenant in state.tenants

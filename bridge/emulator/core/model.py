@@ -24,6 +24,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Literal
 
+from bridge.emulator.core.files import Shelf
 from bridge.emulator.core.ledger import Ledger
 
 Cell = Decimal | int | float | str | None
@@ -349,6 +350,7 @@ class Workspace:
     contacts: dict[str, Contact] = field(default_factory=dict)
     library: Library = field(default_factory=Library)
     version: int = 0
+    files: Shelf = field(default_factory=Shelf)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ codes, sub-cent rates, markups and subtotals, actuals with splits, spaces and pr
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections.abc import Mapping, Sequence
@@ -32,6 +33,7 @@ from bridge.emulator.core.model import (
     SubActual,
     Workspace,
 )
+from bridge.emulator.core.seed_files import seed_files
 from bridge.emulator.core.store import Service
 from bridge.emulator.core.totals import cell_value
 
@@ -128,6 +130,7 @@ def seeded_fleet(
         source = service.create_workspace(source_name)
         target = service.create_workspace(target_name)
         _SourceBuilder(service, source, random.Random(seed + index), size).build()
+        seed_files(source, random.Random(f"files:{seed + index}"))
         if target_library:
             _seed_target_library(service, target)
         if dirty:
@@ -385,6 +388,8 @@ def _json_default(value: object) -> object:
         return str(value)
     if isinstance(value, datetime):
         return value.isoformat()
+    if isinstance(value, bytes):  # a file's bytes (``core.files.Blob``): their digest stands for them
+        return hashlib.sha256(value).hexdigest()
     raise TypeError(f"cannot dump {type(value).__name__}")
 
 

@@ -27,6 +27,7 @@ from bridge.emulator.core.model import (
     SubActual,
     Workspace,
 )
+from bridge.emulator.core.seed_files import add_dirty_files
 from bridge.emulator.core.store import Service
 
 # Off the published contract: `amount` is a number, and JSON has no NaN or Infinity.
@@ -142,6 +143,7 @@ def add_dirty_records(service: Service, workspace: Workspace, *, hostile: bool =
     first.tags["vfx"] = ProjectTag(name="vfx", color="#000000")
     catalogue["tag_differs_only_in_case"] = DirtyRecord("tag", "vfx", "name")
 
+    add_dirty_files(workspace, workspace.files)
     service.touch(first)
     service.touch(second)
     service.dirty_catalogue = catalogue

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from bridge.emulator.core import validate
 from bridge.emulator.core.actuals import ActualsStore
 from bridge.emulator.core.errors import InvalidInput, NotFound, SpaceNotEmpty
+from bridge.emulator.core.file_store import FilesStore
 from bridge.emulator.core.ids import slugify, unique_alias
 from bridge.emulator.core.model import CONTACT_DETAILS, Contact, Project, ProjectStatus, Space, Workspace
 from bridge.emulator.core.totals import ProjectTotals, compute_totals
@@ -24,7 +25,7 @@ from bridge.emulator.core.workspace_library import WorkspaceLibraryStore
 PROJECT_STATUSES: tuple[ProjectStatus, ...] = ("active", "archived")
 
 
-class Service(WorkspaceLibraryStore, ActualsStore):
+class Service(WorkspaceLibraryStore, ActualsStore, FilesStore):
     """Every workspace of the emulated service, with the rules that guard them."""
 
     # -- spaces ---------------------------------------------------------------------------------------------

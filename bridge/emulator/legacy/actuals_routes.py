@@ -15,6 +15,7 @@ from bridge.emulator.core.errors import InvalidInput
 from bridge.emulator.core.model import Actual, Project
 from bridge.emulator.core.totals import sum_amounts
 from bridge.emulator.legacy.errors import TooLarge
+from bridge.emulator.legacy.file_routes import presence
 from bridge.emulator.legacy.routing import Ctx, LegacyRoute, no_content, ok, renamed
 
 router = APIRouter(route_class=LegacyRoute)
@@ -88,11 +89,15 @@ def _window(ctx: Ctx) -> tuple[datetime | None, datetime | None]:
 def _filter(ctx: Ctx, account: str | None) -> Callable[[Actual], bool]:
     """The request's coding filters, read once (the window is the store's: it reads only the actuals in it)."""
     assigned = ctx.flag("hasAssignedAccount") if ctx.param("hasAssignedAccount") is not None else None
-    # The emulator stores no attachments or linked bank transactions.
-    none_match = ctx.flag("hasAttachments") or ctx.flag("hasLinkedTransaction")
+    attached = presence(ctx, "hasAttachments")
+    # The emulator links no bank transactions to actuals.
+    none_match = ctx.flag("hasLinkedTransaction")
+    shelf = ctx.workspace.files
 
     def keep(actual: Actual) -> bool:
         if none_match:
+            return False
+        if attached is not None and attached != bool(shelf.files_of("actual", actual.id)):
             return False
         if account is None and assigned is None:  # a window read: every actual in it, whatever its coding
             return True

@@ -95,6 +95,7 @@ DECLARED: Mapping[tuple[str, str], Mapping[str, Param]] = {
         "expands": TEXT,
     },
     ("GET", PROJECT + "/actuals/{actual_id}"): {"expands": TEXT},
+    ("GET", "/contacts/{contact_id}"): {"expands": TEXT},
     ("GET", PROJECT + "/tags"): {"name": TEXT, "sortBy": one_of("name"), "sortOrder": one_of("asc", "desc")},
 }
 
@@ -132,6 +133,17 @@ def _valid_date(value: str) -> bool:
 
 # -- responses ------------------------------------------------------------------------------------------------
 
+BYTES: Any = "bytes"  # an answer that is the file itself, not JSON
+FILES = "/files/{file_id:path}"
+FILE_ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
+    ("POST", "/files/upload"): {201: shapes.File},
+    ("GET", FILES + "/download"): {200: BYTES},
+    ("DELETE", FILES): {204: None},
+    ("POST", PROJECT + "/actuals/{actual_id}/attachment"): {201: shapes.File},
+    ("POST", "/contacts/{contact_id}/attachment"): {201: shapes.File},
+    ("POST", "/contacts/{contact_id}/tax-document"): {201: shapes.File},
+}
+
 # (method, route path) -> the published success status -> its shape (``legacy.contract_shapes``); every error
 # status answers with the Error shape. Only the reads the bridge and the runbooks make are encoded.
 ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
@@ -147,11 +159,16 @@ ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("GET", PROJECT + "/budget/globals"): {200: shapes.Globals},
     ("GET", PROJECT + "/tags"): {200: shapes.Tags},
     ("GET", PROJECT + "/actuals"): {200: shapes.Actuals},
+    ("GET", PROJECT + "/actuals/{actual_id}"): {200: shapes.Actual},
+    ("GET", "/contacts/{contact_id}"): {200: shapes.Contact},
+    **FILE_ANSWERS,
 }
 
 
 def _pattern(route: str) -> re.Pattern[str]:
-    return re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(route)) + "$")
+    """A route's paths: a ``{name:path}`` parameter spans ``/`` (a file id), any other one a segment."""
+    escaped = re.sub(r"\\\{[^}]+:path\\\}", ".+", re.escape(route))
+    return re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", escaped) + "$")
 
 
 # Literal segments win over parameters (``/budget/phases`` before a parameter there): fewer parameters first.
@@ -171,9 +188,12 @@ def violations(method: str, path: str, status: int, body: object) -> list[str]:
     if key is None:
         return []
     where = f"{key[0]} {key[1]} -> {status}"
-    shape = shapes.Error if status >= 400 else ANSWERS[key].get(status)
-    if shape is None:
+    published = ANSWERS[key]
+    if status < 400 and status not in published:
         return [f"{where}: status {status} is not a published answer of this operation"]
+    shape = shapes.Error if status >= 400 else published[status]
+    if shape is None or shape is BYTES:
+        return [] if body is None else [f"{where}: a JSON body where the description publishes none"]
     if shape not in _ADAPTERS:
         _ADAPTERS[shape] = TypeAdapter(shape)
     try:

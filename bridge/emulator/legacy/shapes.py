@@ -31,6 +31,7 @@ from bridge.emulator.core.model import (
 )
 from bridge.emulator.core.store import Service
 from bridge.emulator.core.totals import ProjectTotals, Values, cell_value
+from bridge.emulator.legacy.file_shapes import files_json
 from bridge.emulator.wire.formats import wire_moment
 
 Json = dict[str, object]
@@ -289,7 +290,7 @@ class LegacyView:
             "number": actual.number,
             "tags": list(actual.tags),
             "contactId": actual.contact_id,
-            "attachments": [],
+            "attachments": files_json(self.workspace.files, "actual", actual.id),
             "subactuals": [
                 {
                     "id": part.id,

@@ -12,9 +12,11 @@ from starlette.responses import Response
 
 from bridge.emulator.core.errors import NotFound
 from bridge.emulator.core.model import Contact, Project, Space, Workspace
-from bridge.emulator.legacy import actuals_routes, budget_routes, library_routes
+from bridge.emulator.legacy import actuals_routes, budget_routes, file_routes, library_routes
 from bridge.emulator.legacy.contract import BASE
 from bridge.emulator.legacy.crud import Resource, in_workspace, resource_routes
+from bridge.emulator.legacy.file_routes import contact_file_filter
+from bridge.emulator.legacy.file_shapes import contact_files
 from bridge.emulator.legacy.routing import Ctx, LegacyRoute, renamed
 
 PREFIX = BASE
@@ -110,12 +112,14 @@ PROJECTS: Resource[Workspace, Project] = Resource(
 
 
 def list_contacts(ctx: Ctx, workspace: Workspace) -> list[Contact]:
-    """The published filters the emulator can answer: email and title, case-insensitive partial matches."""
+    """The published filters the emulator can answer: email and title, case-insensitive partial matches, and
+    whether a contact has attachments or tax documents."""
     email, title = (ctx.param("email") or "").casefold(), (ctx.param("title") or "").casefold()
+    has_files = contact_file_filter(ctx, workspace)
     return [
         c
         for c in ctx.service.list_contacts(workspace)
-        if email in (c.email or "").casefold() and title in (c.contact_title or "").casefold()
+        if email in (c.email or "").casefold() and title in (c.contact_title or "").casefold() and has_files(c.id)
     ]
 
 
@@ -129,7 +133,9 @@ CONTACTS: Resource[Workspace, Contact] = Resource(
     read=lambda ctx, workspace, ref: ctx.service.get_contact(workspace, ref),
     create=lambda ctx, workspace, body: ctx.service.create_contact(workspace, renamed(body, CONTACT_FIELDS)),
     update=lambda ctx, workspace, ref, body: ctx.service.update_contact(workspace, ref, renamed(body, CONTACT_FIELDS)),
-    shape=lambda view, ctx, workspace, contact: view.contact(contact),
+    shape=lambda view, ctx, workspace, contact: (
+        view.contact(contact) | contact_files(workspace, contact.id, view.expands)
+    ),
 )
 
 resource_routes(router, SPACES)
@@ -150,5 +156,6 @@ async def unknown_route(ctx: Ctx, rest: str) -> Response:
 
 def mount_legacy(app: FastAPI) -> None:
     """Mount the legacy surface on ``app``; its routes read the app's state holder as a ``LegacyContext``."""
-    for module_router in (router, budget_routes.router, library_routes.router, actuals_routes.router, fallback):
+    routers = (router, budget_routes.router, library_routes.router, actuals_routes.router, file_routes.router)
+    for module_router in (*routers, fallback):
         app.include_router(module_router, prefix=PREFIX)

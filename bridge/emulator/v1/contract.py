@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from bridge.emulator.v1 import contract_library as lib
+from bridge.emulator.v1 import document_shapes
 from bridge.emulator.v1.contract_library import Unit, UnitCollection
 from bridge.emulator.v1.contract_shapes import (
     BudgetDocument,
@@ -135,6 +136,7 @@ OPERATIONS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("DELETE", "/webhooks/{webhookId}"): {204: NO_BODY},
     ("POST", "/webhooks/{webhookId}/test-delivery"): {202: WebhookDelivery},
     ("GET", "/webhooks/{webhookId}/deliveries"): {200: page(WebhookDelivery)},
+    **document_shapes.OPERATIONS,
 }
 
 
@@ -177,8 +179,8 @@ def check(method: str, path: str, status: int, body: object) -> list[str]:
         shape = OPERATIONS[(method.upper(), template)][status]
     else:
         return [f"{where}: status {status} is not a published answer of this operation"]
-    if shape is NO_BODY:
-        return [] if body is None else [f"{where}: a body where the description publishes none"]
+    if shape is NO_BODY or shape is document_shapes.BYTES:
+        return [] if body is None else [f"{where}: a JSON body where the description publishes none"]
     try:
         _adapter(shape).validate_python(body)
     except ValidationError as exc:

@@ -12,6 +12,7 @@ from bridge.emulator.core.money import minor_digits
 from bridge.emulator.v1 import requests, shapes
 from bridge.emulator.v1.auth import Grant
 from bridge.emulator.v1.context import context_of
+from bridge.emulator.v1.document_shapes import contact_ref
 from bridge.emulator.v1.errors import UnprocessableError
 from bridge.emulator.v1.expand import CONTACT as CONTACT_EXPAND
 from bridge.emulator.v1.expand import PROJECT as PROJECT_EXPAND
@@ -207,10 +208,10 @@ async def list_contacts(request: Request, grant: Grant) -> Response:
 
 
 def contact_view(contact: Contact, workspace: Workspace, expand: set[str]) -> Json:
-    """A contact; ``expand`` adds its documents (the emulator keeps none) and its transactions."""
+    """A contact; ``expand`` adds its documents and its transactions."""
     body = shapes.contact(contact, workspace.currency)
     if "documents" in expand:
-        body["documents"] = []
+        body["documents"] = [contact_ref(d) for d in workspace.files.linked_documents("contact", contact.id)]
     if "transactions" in expand:
         body["transactions"] = contact_transactions(workspace, contact.id)
     return body

@@ -25,6 +25,7 @@ from bridge.emulator.v1 import requests, shapes
 from bridge.emulator.v1.auth import Grant
 from bridge.emulator.v1.context import V1Context, context_of
 from bridge.emulator.v1.cursors import Pulled
+from bridge.emulator.v1.document_shapes import transaction_ref
 from bridge.emulator.v1.errors import NotFoundError, SourceNotManualError, UnprocessableError, ValidationError
 from bridge.emulator.v1.expand import TRANSACTION, expand_keys
 from bridge.emulator.v1.routing import (
@@ -129,7 +130,7 @@ def view(workspace: Workspace, project: Project, actual: Actual, expand: frozens
         contact = workspace.contacts.get(actual.contact_id or "")
         expanded: Json = {
             "contact": None if contact is None else {"id": contact.id, "name": contact.name},
-            "documents": [],  # the emulator keeps no documents
+            "documents": [transaction_ref(d) for d in workspace.files.linked_documents("transaction", actual.id)],
             "account": account_ref(project, actual.line_id),
             "purchaseOrder": None,  # nor purchase orders
         }
