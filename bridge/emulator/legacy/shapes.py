@@ -289,6 +289,7 @@ class LegacyView:
             "number": actual.number,
             "tags": list(actual.tags),
             "contactId": actual.contact_id,
+            "purchaseOrderId": actual.purchase_order_id,
             "attachments": [],
             "subactuals": [
                 {
