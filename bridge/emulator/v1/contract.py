@@ -41,6 +41,7 @@ from bridge.emulator.v1.contract_shapes import (
     WebhookWithSecret,
     page,
 )
+from bridge.emulator.v1.purchase_order_contract import OPERATIONS as PURCHASE_ORDER_OPERATIONS
 
 # -- operations -----------------------------------------------------------------------------------------------
 
@@ -135,6 +136,7 @@ OPERATIONS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("DELETE", "/webhooks/{webhookId}"): {204: NO_BODY},
     ("POST", "/webhooks/{webhookId}/test-delivery"): {202: WebhookDelivery},
     ("GET", "/webhooks/{webhookId}/deliveries"): {200: page(WebhookDelivery)},
+    **PURCHASE_ORDER_OPERATIONS,
 }
 
 
