@@ -11,7 +11,7 @@ from datetime import date
 from decimal import Decimal
 
 from bridge.emulator.core.model import Contact, Node, Project, Workspace
-from bridge.emulator.core.money import to_minor_units
+from bridge.emulator.core.money import minor_digits, to_minor_units
 from bridge.emulator.core.purchase_orders import Event, Item, PurchaseOrder
 from bridge.emulator.core.store import Service
 from bridge.emulator.v1.shapes import Json, contact_type, money, timestamp
@@ -26,6 +26,11 @@ NOTHING_KEPT: Json = {"documents": [], "paymentRequests": [], "payments": [], "a
 
 def day(value: date | None) -> str | None:
     return None if value is None else value.isoformat()
+
+
+def major(amount: object, currency: str) -> Decimal | None:
+    """A checked minor-unit integer (or null) as a major-unit amount of ``currency``."""
+    return None if amount is None else Decimal(str(amount)).scaleb(-minor_digits(currency))
 
 
 def minor(amount: Decimal | None, currency: str) -> int | None:

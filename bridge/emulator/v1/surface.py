@@ -13,7 +13,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator.v1 import budget_routes, library_routes, line_routes, project_routes, transaction_routes
+from bridge.emulator.v1 import (
+    budget_routes,
+    library_routes,
+    line_routes,
+    project_routes,
+    purchase_order_routes,
+    transaction_routes,
+)
 from bridge.emulator.v1.auth import Grant
 from bridge.emulator.v1.errors import NotFoundError, V1Error, new_request_id
 from bridge.emulator.v1.extras import fringe_group_routes, pack_routes, webhook_routes
@@ -77,6 +84,7 @@ def mount_v1(app: FastAPI) -> None:
         pack_routes.incentives_router,
         library_routes.project_router,
         webhook_routes.router,
+        purchase_order_routes.router,
     )
     for router in routers:
         app.router.routes.extend(router.routes(PREFIX))
