@@ -28,6 +28,8 @@ DOCUMENTED: frozenset[tuple[int, str | None]] = frozenset(
         (409, "account_code_ambiguous"),
         (409, "account_path_ambiguous"),
         (409, "idempotency_conflict"),
+        (409, "po_invalid_status"),
+        (409, "already_linked"),
         (413, None),
         (422, None),
         (429, None),
