@@ -15,6 +15,7 @@ from starlette.responses import JSONResponse
 from bridge.emulator.control.api import require_control_token
 from bridge.emulator.control.state import state_of
 from bridge.emulator.core.errors import EmulatorError, InvalidInput, NotFound
+from bridge.emulator.v1.routing import json_body
 
 router = APIRouter(prefix="/_emulator", dependencies=[Depends(require_control_token)])
 
@@ -22,12 +23,7 @@ router = APIRouter(prefix="/_emulator", dependencies=[Depends(require_control_to
 @router.post("/purchase-orders/{order_id}/decision")
 async def decide(request: Request, order_id: str) -> JSONResponse:
     state = state_of(request)
-    try:
-        body = await request.json()
-    except ValueError:
-        body = None
-    if not isinstance(body, dict):
-        raise HTTPException(400, 'send {"status": "approved" | "rejected" | "actualizing"}')
+    body = await json_body(request)
     owner = next((w for w in state.service.workspaces.values() if order_id in w.purchase_orders), None)
     try:
         if owner is None:

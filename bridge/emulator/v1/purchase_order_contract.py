@@ -13,21 +13,12 @@ from pydantic import Field, with_config
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
 from bridge.emulator.v1.contract_shapes import CLOSED, Id, Money, page
+from bridge.emulator.v1.contract_shapes import LineContact as ContactRef  # the same published shape
 from bridge.emulator.wire.formats import Date, DateTime
 
 Status = Literal["draft", "pending", "approved", "rejected", "actualizing", "paid", "void"]
 Code = Annotated[str, Field(min_length=3, max_length=3)]
 NO_BODY = None
-
-
-@with_config(CLOSED)
-class ContactRef(TypedDict):
-    id: Id
-    displayName: str
-    name: str | None
-    company: str | None
-    email: str | None
-    type: str | None
 
 
 @with_config(CLOSED)

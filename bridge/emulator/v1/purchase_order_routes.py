@@ -249,52 +249,50 @@ async def submit_order(request: Request, grant: Grant, order_id: str) -> Respons
     return await idempotent(request, grant, produce)
 
 
-Move = Callable[[Service, Workspace, str, str], object]
+Change = Callable[[Service, Workspace, str, str], object]
 
 
-async def _moved(request: Request, grant: Grant, order_id: str, move: Move) -> Response:
-    """A status move without a key (cancel-submission, void, mark-paid): a retry of one that happened is 409."""
+async def _changed(request: Request, grant: Grant, order_id: str, change: Change) -> Response:
+    """A write without a key or a body (a status move, a link): a retry of a move that happened is 409, of a
+    link a no-op. The webhook of a status fires on entering it."""
     can(grant, "update", RESOURCE)
     context = context_of(request)
     workspace, order = _order(request, grant, order_id)
+    before = order.status
     with order_errors():
-        move(context.service, workspace, order.id, grant.user_id)
-    if order.status in STATUS_EVENTS:
+        change(context.service, workspace, order.id, grant.user_id)
+    if order.status != before and order.status in STATUS_EVENTS:
         _announce(context, grant, order, order.status)
     return ok(_answer(request, workspace, order))
 
 
 @router.post("/{order_id}/cancel-submission")
 async def cancel_submission(request: Request, grant: Grant, order_id: str) -> Response:
-    return await _moved(request, grant, order_id, lambda s, w, ref, by: s.cancel_submission(w, ref, actor=by))
+    return await _changed(request, grant, order_id, lambda s, w, ref, by: s.cancel_submission(w, ref, actor=by))
 
 
 @router.post("/{order_id}/void")
 async def void_order(request: Request, grant: Grant, order_id: str) -> Response:
-    return await _moved(request, grant, order_id, lambda s, w, ref, by: s.void_order(w, ref, actor=by))
+    return await _changed(request, grant, order_id, lambda s, w, ref, by: s.void_order(w, ref, actor=by))
 
 
 @router.post("/{order_id}/mark-paid")
 async def mark_paid(request: Request, grant: Grant, order_id: str) -> Response:
-    return await _moved(request, grant, order_id, lambda s, w, ref, by: s.mark_order_paid(w, ref, actor=by))
+    return await _changed(request, grant, order_id, lambda s, w, ref, by: s.mark_order_paid(w, ref, actor=by))
 
 
 @router.put("/{order_id}/transactions/{transaction_id}")
 async def link_transaction(request: Request, grant: Grant, order_id: str, transaction_id: str) -> Response:
-    can(grant, "update", RESOURCE)
-    workspace, order = _order(request, grant, order_id)
-    with order_errors():
-        context_of(request).service.link_transaction(workspace, order.id, transaction_id, actor=grant.user_id)
-    return ok(_answer(request, workspace, order))
+    return await _changed(
+        request, grant, order_id, lambda s, w, ref, by: s.link_transaction(w, ref, transaction_id, actor=by)
+    )
 
 
 @router.delete("/{order_id}/transactions/{transaction_id}")
 async def unlink_transaction(request: Request, grant: Grant, order_id: str, transaction_id: str) -> Response:
-    can(grant, "update", RESOURCE)
-    workspace, order = _order(request, grant, order_id)
-    with order_errors():
-        context_of(request).service.unlink_transaction(workspace, order.id, transaction_id, actor=grant.user_id)
-    return ok(_answer(request, workspace, order))
+    return await _changed(
+        request, grant, order_id, lambda s, w, ref, by: s.unlink_transaction(w, ref, transaction_id, actor=by)
+    )
 
 
 @router.get("/{order_id}/timeline")

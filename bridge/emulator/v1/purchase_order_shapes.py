@@ -10,11 +10,11 @@ from collections.abc import Collection
 from datetime import date
 from decimal import Decimal
 
-from bridge.emulator.core.model import Contact, Node, Project, Workspace
+from bridge.emulator.core.model import Node, Project, Workspace
 from bridge.emulator.core.money import minor_digits, to_minor_units
 from bridge.emulator.core.purchase_orders import Event, Item, PurchaseOrder
 from bridge.emulator.core.store import Service
-from bridge.emulator.v1.shapes import Json, contact_type, money, timestamp
+from bridge.emulator.v1.shapes import Json, contact_ref, money, timestamp
 
 # The published expand keys (PurchaseOrderExpand).
 EXPANDS = frozenset(
@@ -49,17 +49,6 @@ def item(order: PurchaseOrder, entry: Item) -> Json:
         "rate": entry.rate,
         "amount": minor(entry.amount, order.currency),
         "sort": entry.sort,
-    }
-
-
-def contact(found: Contact) -> Json:
-    return {
-        "id": found.id,
-        "displayName": found.name or found.company or found.id,
-        "name": found.name,
-        "company": found.company,
-        "email": found.email,
-        "type": contact_type(found),
     }
 
 
@@ -150,7 +139,7 @@ def order_view(
         body["items"] = [item(order, entry) for entry in order.items]
     if "contact" in expand:
         found = workspace.contacts.get(order.contact_id or "")
-        body["contact"] = None if found is None else contact(found)
+        body["contact"] = None if found is None else contact_ref(found)
     if "transactions" in expand:
         body["transactions"] = transactions(service, workspace, order)
     if "budgetLine" in expand:
