@@ -30,6 +30,7 @@ DOCUMENTED: frozenset[tuple[int, str | None]] = frozenset(
         (409, "idempotency_conflict"),
         (409, "already_linked"),
         (404, "document_target_not_found"),
+        (409, "po_invalid_status"),
         (413, None),
         (422, None),
         (429, None),

@@ -32,12 +32,14 @@ def emulator_service(request: pytest.FixtureRequest) -> Service:
     return seeded_service(42, "small", dirty=request.param == "dirty")
 
 
+ORDER_EXPANDS = tuple(("expands[]", e) for e in ("contact", "actuals", "items", "items.account"))
 EVERYTHING = tuple(("expands[]", e) for e in ("phases", "fringes", "globals", "lines.contact", "lines.phaseData"))
 
 
 async def test_every_read_the_bridge_makes_keeps_the_published_shapes(legacy_client: httpx.AsyncClient) -> None:
-    """Spaces, projects, contacts, the expanded budget, accounts, phases, fringes, globals, tags and actuals of
-    every seeded project answer in their published shapes (the fixture's contract hook checks each)."""
+    """Spaces, projects, contacts, the expanded budget, accounts, phases, fringes, globals, tags, actuals and
+    purchase orders (expanded, listed and read one by one) of every seeded project answer in their published
+    shapes (the fixture's contract hook checks each)."""
     spaces = (await legacy_client.get("/spaces")).json()["spaces"]
     for space in spaces:
         assert (await legacy_client.get(f"/spaces/{space['id']}")).status_code == 200
@@ -51,6 +53,9 @@ async def test_every_read_the_bridge_makes_keeps_the_published_shapes(legacy_cli
         assert {"phases", "fringes", "globals"} <= budget.json().keys()
         for part in ("budget/accounts", "budget/phases", "budget/fringes", "budget/globals", "tags", "actuals"):
             assert (await legacy_client.get(f"{base}/{part}")).status_code == 200
+        orders = await legacy_client.get(f"{base}/purchaseOrders", params=ORDER_EXPANDS)
+        for order in orders.json()["purchaseOrders"]:
+            assert (await legacy_client.get(f"{base}/purchaseOrders/{order['id']}", params=ORDER_EXPANDS)).is_success
 
 
 async def test_error_answers_keep_the_published_error_shape(legacy_client: httpx.AsyncClient) -> None:
@@ -115,7 +120,7 @@ def test_violations_name_the_field(path: str, body: object, found: list[str]) ->
 def test_only_encoded_operations_and_published_statuses_are_judged() -> None:
     """An operation the contract does not encode is not judged; an unpublished success status is named."""
     assert legacy_contract.answered("POST", "/projects/p/actuals") is None
-    assert violations(answer("/projects/p/purchaseOrders", {"anything": 1})) == []
+    assert violations(answer("/transactions", {"anything": 1})) == []
     assert violations(answer("/projects/p/actuals", {"actuals": []}, status=201)) == [
         "GET /projects/{project_id}/actuals -> 201: status 201 is not a published answer of this operation"
     ]

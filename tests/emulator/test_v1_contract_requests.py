@@ -67,6 +67,20 @@ OPS: dict[str, tuple[str, str, dict[str, object]]] = {
     "transaction.bulk": ("POST", "/transactions/bulk", {"transactions": [TXN]}),
     "transaction.update": ("PATCH", "/transactions/{txn}", {"notes": "paid", "contactId": None}),
     "item.create": ("POST", "/transactions/{txn}/items", {"amount": {"amount": 500, "currency": "USD"}}),
+    "purchase-order.create": (
+        "POST",
+        "/purchase-orders",
+        {
+            "projectId": "{pid}",
+            "number": "PO-1",
+            "dueDate": "2026-05-20",
+            "sort": 1.5,
+            "items": [{"qty": "5", "rate": "25000", "amount": None, "budgetLineId": "{line}", "sort": None}],
+        },
+    ),
+    "purchase-order.update": ("PATCH", "/purchase-orders/{po}", {"name": None, "serviceEndAt": "2026-06-01"}),
+    "purchase-order.item-create": ("POST", "/purchase-orders/{po}/items", {"description": "Dolly", "rate": "100"}),
+    "purchase-order.item-update": ("PATCH", "/purchase-orders/{po}/items/{po_item}", {"amount": 500, "unit": None}),
 }
 KEYED = sorted(op for op, (method, _, _) in OPS.items() if method == "POST" and op != "copy.add")
 
@@ -140,6 +154,16 @@ VIOLATIONS: list[tuple[str, object, str]] = [
     ("transaction.update", {"status": "paid"}, "status"),
     ("item.create", {"amount": {"amount": 5, "currency": "USD"}, "notes": "x"}, "notes"),
     ("item.create", {"description": "x"}, "amount"),
+    ("purchase-order.create", {"currency": "USD"}, "currency"),
+    ("purchase-order.create", {"status": "draft"}, "status"),
+    ("purchase-order.create", {"name": None}, "name"),
+    ("purchase-order.create", {"dueDate": "20/05/2026"}, "dueDate"),
+    ("purchase-order.create", {"items": [{}] * 101}, "items"),
+    ("purchase-order.create", {"items": [{"qty": 5}]}, "items[0].qty"),
+    ("purchase-order.create", {"items": [{"amount": 1.5}]}, "items[0].amount"),
+    ("purchase-order.update", {"amount": {"amount": 1, "currency": "USD"}}, "amount"),
+    ("purchase-order.item-create", {"rate": 25000}, "rate"),
+    ("purchase-order.item-update", {"tagIds": []}, "tagIds"),
 ]
 
 
@@ -161,7 +185,8 @@ async def _ok(client: httpx.AsyncClient, method: str, url: str, body: object) ->
 
 @pytest.fixture
 async def world(v1_client: httpx.AsyncClient) -> dict[str, str]:
-    """Ids every operation's path or body can name: a project with an account and a line, a transaction, ..."""
+    """Ids every operation's path or body can name: a project with an account and a line, a transaction, a
+    purchase order with an item, ..."""
     space = await _ok(v1_client, "POST", "/spaces", {"name": "Contract"})
     tag = await _ok(v1_client, "POST", "/library/tags", {"name": "Contract"})
     project = await _ok(v1_client, "POST", "/projects", {"name": "Contract"})
@@ -174,8 +199,11 @@ async def world(v1_client: httpx.AsyncClient) -> dict[str, str]:
     fringe = await _ok(v1_client, "POST", "/library/fringes", {"name": "FICA", "calculationType": "percent", "rate": 7})
     copy = await _ok(v1_client, "POST", f"/projects/{pid}/library/fringes", {"sourceId": fringe["id"]})
     txn = await _ok(v1_client, "POST", "/transactions", _fill(TXN, {"pid": pid}))
+    order = await _ok(v1_client, "POST", "/purchase-orders", {"projectId": pid, "items": [{"description": "Crane"}]})
+    po_items = await _ok(v1_client, "GET", f"/purchase-orders/{order['id']}/items", None)
     refs = {"space": space, "tag": tag, "account": account, "line": line, "fringe": fringe, "fringe_copy": copy}
-    return {"pid": pid, "phase": phase, "txn": str(txn["id"])} | {k: str(v["id"]) for k, v in refs.items()}
+    ids = {"pid": pid, "phase": phase, "txn": str(txn["id"]), "po_item": str(po_items["data"][0]["id"])}
+    return ids | {k: str(v["id"]) for k, v in (refs | {"po": order}).items()}
 
 
 async def _send(

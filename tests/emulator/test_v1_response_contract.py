@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from bridge.emulator.core.model import Contact
+from bridge.emulator.v1 import purchase_order_shapes as po_shapes
 from bridge.emulator.v1 import shapes as v1_shapes
 from tests.v1_contract_hook import ContractViolationError, violations
 
@@ -139,3 +140,20 @@ def test_an_error_code_outside_the_published_enum_is_a_violation() -> None:
     request = httpx.Request("GET", "http://emulator/v1/projects/p")
     body = {"success": False, "code": "reference_invalid", "message": "m", "requestId": "req_1"}
     assert violations(httpx.Response(422, json=body, request=request))
+
+
+async def test_a_purchase_order_answer_without_its_currency_fails_the_test(
+    v1_client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The purchase-order operations are held to their published shapes too: without the required currency,
+    the create's answer is refused."""
+    shaped = po_shapes.order_view
+
+    def without_currency(*args: Any, **kwargs: Any) -> dict[str, object]:
+        body = shaped(*args, **kwargs)
+        del body["currency"]
+        return body
+
+    monkeypatch.setattr(po_shapes, "order_view", without_currency)
+    with pytest.raises(ContractViolationError, match=r"POST /purchase-orders -> 201: currency: Field required"):
+        await v1_client.post("/purchase-orders", json={"number": "PO-1"}, headers=key())

@@ -79,7 +79,7 @@ def _part(ctx: Ctx, project: Project, index: int, part: object) -> dict[str, obj
     }
 
 
-def _window(ctx: Ctx) -> tuple[datetime | None, datetime | None]:
+def window(ctx: Ctx) -> tuple[datetime | None, datetime | None]:
     """The published ``startDate``/``endDate``: date-times (legacy_contract refused anything else), inclusive
     instants (A42)."""
     start, end = ctx.param("startDate"), ctx.param("endDate")
@@ -114,7 +114,7 @@ async def list_actuals(ctx: Ctx, project_id: str) -> Response:
     project = ctx.project(project_id)
     account_ref = ctx.param("accountId")
     account = line_id(ctx, project, account_ref, "accountId") if account_ref else None
-    start, end = _window(ctx)
+    start, end = window(ctx)
     keep = _filter(ctx, account)
     actuals = [a for a in ctx.service.list_actuals(project, start=start, end=end) if keep(a)]
     view = ctx.view()

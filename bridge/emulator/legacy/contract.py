@@ -24,6 +24,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from bridge.emulator.core.errors import InvalidInput
 from bridge.emulator.legacy import contract_shapes as shapes
+from bridge.emulator.legacy import purchase_order_contract as po
 from bridge.emulator.wire.formats import is_date_time
 
 BASE = "/api/v1"
@@ -50,6 +51,8 @@ def one_of(*values: str) -> Param:
 ID_MODE = {"idMode": one_of("user", "system")}
 TAG_FILTER = {"tags": TEXT, "tagFilterMode": one_of("contains", "excludes")}
 PROJECT = "/projects/{project_id}"
+PURCHASE_ORDERS = PROJECT + "/purchaseOrders"
+PURCHASE_ORDER = PURCHASE_ORDERS + "/{order_id}"
 
 # (method, route path) -> the query parameters the published operation declares (idMode added to all).
 DECLARED: Mapping[tuple[str, str], Mapping[str, Param]] = {
@@ -97,6 +100,15 @@ DECLARED: Mapping[tuple[str, str], Mapping[str, Param]] = {
     ("GET", PROJECT + "/actuals/{actual_id}"): {"expands": TEXT},
     ("GET", "/contacts/{contact_id}"): {"expands": TEXT},
     ("GET", PROJECT + "/tags"): {"name": TEXT, "sortBy": one_of("name"), "sortOrder": one_of("asc", "desc")},
+    ("GET", PURCHASE_ORDERS): {
+        "accountId": TEXT,
+        "startDate": DATE_TIME,
+        "endDate": DATE_TIME,
+        "hasAttachments": BOOLEAN,
+        "status": one_of("draft", "approved", "rejected", "pending", "paid"),
+        "expands": TEXT,
+    },
+    ("GET", PURCHASE_ORDER): {"expands": TEXT},
 }
 
 
@@ -145,7 +157,8 @@ FILE_ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
 }
 
 # (method, route path) -> the published success status -> its shape (``legacy.contract_shapes``); every error
-# status answers with the Error shape. Only the reads the bridge and the runbooks make are encoded.
+# status answers with the Error shape. The reads the bridge and the runbooks make, and the purchase-order
+# writes a rehearsal makes, are encoded.
 ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("GET", "/projects"): {200: shapes.Projects},
     ("GET", PROJECT): {200: shapes.Project},
@@ -162,6 +175,11 @@ ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("GET", PROJECT + "/actuals/{actual_id}"): {200: shapes.Actual},
     ("GET", "/contacts/{contact_id}"): {200: shapes.Contact},
     **FILE_ANSWERS,
+    ("GET", PURCHASE_ORDERS): {200: po.PurchaseOrders},
+    ("GET", PURCHASE_ORDER): {200: po.PurchaseOrder},
+    ("POST", PURCHASE_ORDER): {201: po.PurchaseOrder},
+    ("PUT", PURCHASE_ORDER): {200: po.PurchaseOrder},
+    ("DELETE", PURCHASE_ORDER): {204: po.NoBody},
 }
 
 

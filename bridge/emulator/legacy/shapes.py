@@ -290,6 +290,7 @@ class LegacyView:
             "number": actual.number,
             "tags": list(actual.tags),
             "contactId": actual.contact_id,
+            "purchaseOrderId": actual.purchase_order_id,
             "attachments": files_json(self.workspace.files, "actual", actual.id),
             "subactuals": [
                 {

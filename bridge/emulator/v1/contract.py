@@ -42,6 +42,7 @@ from bridge.emulator.v1.contract_shapes import (
     WebhookWithSecret,
     page,
 )
+from bridge.emulator.v1.purchase_order_contract import OPERATIONS as PURCHASE_ORDER_OPERATIONS
 
 # -- operations -----------------------------------------------------------------------------------------------
 
@@ -137,6 +138,7 @@ OPERATIONS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("POST", "/webhooks/{webhookId}/test-delivery"): {202: WebhookDelivery},
     ("GET", "/webhooks/{webhookId}/deliveries"): {200: page(WebhookDelivery)},
     **document_shapes.OPERATIONS,
+    **PURCHASE_ORDER_OPERATIONS,
 }
 
 

@@ -13,7 +13,8 @@ Tree (status -> code):
     ├── 403 PermissionRevokedError (requiredAbility)
     ├── 404 NotFoundError (absent and not visible alike; also a method no operation takes)
     ├── 409 AccountCodeAmbiguousError, AccountPathAmbiguousError, IdempotencyConflictError,
-    │       SourceNotManualError (source_not_postable)
+    │       SourceNotManualError (source_not_postable), PoInvalidStatusError (po_invalid_status),
+    │       AlreadyLinkedError (already_linked)
     ├── 413 BulkTooLargeError, BudgetTooLargeError
     ├── 422 UnprocessableError (validation: well formed, but names something absent)
     ├── 429 RateLimitedError
@@ -135,6 +136,20 @@ class SourceNotManualError(V1Error):
 
     status = 409
     code = "source_not_postable"
+
+
+class PoInvalidStatusError(V1Error):
+    """A purchase-order write its status does not allow."""
+
+    status = 409
+    code = "po_invalid_status"
+
+
+class AlreadyLinkedError(V1Error):
+    """A transaction linked to another purchase order."""
+
+    status = 409
+    code = "already_linked"
 
 
 class BulkTooLargeError(V1Error):

@@ -19,6 +19,7 @@ from bridge.emulator.v1 import (
     library_routes,
     line_routes,
     project_routes,
+    purchase_order_routes,
     transaction_routes,
 )
 from bridge.emulator.v1.auth import Grant
@@ -85,6 +86,7 @@ def mount_v1(app: FastAPI) -> None:
         library_routes.project_router,
         webhook_routes.router,
         document_routes.router,
+        purchase_order_routes.router,
     )
     for router in routers:
         app.router.routes.extend(router.routes(PREFIX))
