@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import Literal
 
 from bridge.emulator.core.ledger import Ledger
+from bridge.emulator.core.records import Comment, Note, Rate
 
 Cell = Decimal | int | float | str | None
 """A stored number that may be a formula ('=SHOOT_DAYS * 2') or, in dirty seed data, junk ('1,000.00', NaN)."""
@@ -230,6 +231,9 @@ class Project:
     nodes: dict[str, Node] = field(default_factory=dict)
     roots: list[str] = field(default_factory=list)
     actuals: Ledger = field(default_factory=Ledger)
+    # The rich forms of the budget notes (``core.notes``) and the comments on the project's records.
+    notes: dict[str, Note] = field(default_factory=dict)
+    comments: dict[str, Comment] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -349,6 +353,9 @@ class Workspace:
     contacts: dict[str, Contact] = field(default_factory=dict)
     library: Library = field(default_factory=Library)
     version: int = 0
+    rates: dict[str, Rate] = field(default_factory=dict)
+    # The v1 plan: which paid features (rate packs) the workspace has (``core.rates.PLANS``).
+    plan: str = "studio"
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from bridge.emulator.core.model import (
     SubActual,
     Workspace,
 )
+from bridge.emulator.core.seed_remarks import add_dirty_remarks, add_remarks
 from bridge.emulator.core.store import Service
 from bridge.emulator.core.totals import cell_value
 
@@ -124,6 +125,7 @@ def seeded_fleet(
     if size not in SIZES:
         raise ValueError(f"unknown size {size!r}; choose small, medium or large")
     service = Service(seed=seed, clock=SeedClock())
+    dirty_lines: dict[str, str] = {}
     for index, (source_name, target_name) in enumerate(pairs):
         source = service.create_workspace(source_name)
         target = service.create_workspace(target_name)
@@ -133,7 +135,13 @@ def seeded_fleet(
         if dirty:
             from bridge.emulator.core.seed_dirty import add_dirty_records  # noqa: PLC0415 - optional catalogue
 
-            add_dirty_records(service, source, hostile=hostile)
+            dirty_lines[source.id] = add_dirty_records(service, source, hostile=hostile)["rate_malformed"].record_id
+    # Drawn after every other record, so those keep their ids and stamps (``core.seed_remarks``).
+    for index, (source_name, _) in enumerate(pairs):
+        source = service.workspace(source_name)
+        add_remarks(service, source, seed + index, size)
+        if source.id in dirty_lines:
+            add_dirty_remarks(service, source, dirty_lines[source.id])
     service.clock = utc_now
     return service
 
