@@ -12,7 +12,14 @@ from starlette.responses import Response
 
 from bridge.emulator.core.errors import NotFound
 from bridge.emulator.core.model import Contact, Project, Space, Workspace
-from bridge.emulator.legacy import actuals_routes, budget_routes, library_routes
+from bridge.emulator.legacy import (
+    actuals_routes,
+    budget_routes,
+    comment_routes,
+    library_routes,
+    note_routes,
+    rate_routes,
+)
 from bridge.emulator.legacy.contract import BASE
 from bridge.emulator.legacy.crud import Resource, in_workspace, resource_routes
 from bridge.emulator.legacy.routing import Ctx, LegacyRoute, renamed
@@ -150,5 +157,6 @@ async def unknown_route(ctx: Ctx, rest: str) -> Response:
 
 def mount_legacy(app: FastAPI) -> None:
     """Mount the legacy surface on ``app``; its routes read the app's state holder as a ``LegacyContext``."""
-    for module_router in (router, budget_routes.router, library_routes.router, actuals_routes.router, fallback):
+    routers = (router, budget_routes.router, note_routes.router, comment_routes.router, rate_routes.router)
+    for module_router in (*routers, library_routes.router, actuals_routes.router, fallback):
         app.include_router(module_router, prefix=PREFIX)
