@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from bridge.emulator.v1 import contract_library as lib
+from bridge.emulator.v1.comment_contract import Comment
 from bridge.emulator.v1.contract_library import Unit, UnitCollection
 from bridge.emulator.v1.contract_shapes import (
     BudgetDocument,
@@ -128,6 +129,10 @@ OPERATIONS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("POST", "/transactions/{transactionId}/items"): {201: TransactionItem},
     ("PATCH", "/transactions/{transactionId}/items/{itemId}"): {200: TransactionItem},
     ("DELETE", "/transactions/{transactionId}/items/{itemId}"): {204: NO_BODY},
+    ("GET", P + "/comments"): {200: page(Comment)},
+    ("POST", P + "/comments"): {201: Comment},
+    ("PATCH", P + "/comments/{commentId}"): {200: Comment},
+    ("DELETE", P + "/comments/{commentId}"): {204: NO_BODY},
     ("GET", "/webhooks"): {200: page(Webhook)},
     ("POST", "/webhooks"): {201: WebhookWithSecret},
     ("GET", "/webhooks/{webhookId}"): {200: Webhook},

@@ -13,7 +13,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge.emulator.v1 import budget_routes, library_routes, line_routes, project_routes, transaction_routes
+from bridge.emulator.v1 import (
+    budget_routes,
+    comment_routes,
+    library_routes,
+    line_routes,
+    project_routes,
+    transaction_routes,
+)
 from bridge.emulator.v1.auth import Grant
 from bridge.emulator.v1.errors import NotFoundError, V1Error, new_request_id
 from bridge.emulator.v1.extras import fringe_group_routes, pack_routes, webhook_routes
@@ -71,6 +78,7 @@ def mount_v1(app: FastAPI) -> None:
         project_routes.router,
         budget_routes.router,
         line_routes.router,
+        comment_routes.router,
         pack_routes.router,  # before the generic /library/{kind} routes
         library_routes.workspace_router,
         fringe_group_routes.router,  # these two before the generic project /library/{kind} routes
