@@ -57,7 +57,7 @@ async def test_error_answers_keep_the_published_error_shape(legacy_client: httpx
     """A missing project (404) and a parameter outside its type (400) answer with the published Error body."""
     assert (await legacy_client.get("/projects/no-such-project/budget")).status_code == 404
     projects = (await legacy_client.get("/projects")).json()["projects"]
-    bad_date = await legacy_client.get(f"/projects/{projects[0]['id']}/actuals", params={"startDate": "2024-01-31"})
+    bad_date = await legacy_client.get(f"/projects/{projects[0]['id']}/actuals", params={"startDate": "31/01/2024"})
     assert bad_date.status_code == 400
 
 

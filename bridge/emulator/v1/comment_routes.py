@@ -139,8 +139,7 @@ async def update_comment(request: Request, grant: Grant, project_id: str, commen
 async def delete_comment(request: Request, grant: Grant, project_id: str, comment_id: str) -> Response:
     can(grant, "delete", "Comment")
     _, project = project_of(request, grant, project_id)
-    service = context_of(request).service
-    # Repeating a delete has no further effect: a comment already gone is answered as deleted.
-    if comment_id in project.comments:
-        service.delete_comment(project, comment_id)
+    # A repeat finds nothing to delete: 404, as a repeated contact delete is (no further effect either way).
+    with domain_errors():
+        context_of(request).service.delete_comment(project, comment_id)
     return Response(status_code=204)

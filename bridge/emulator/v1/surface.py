@@ -19,6 +19,7 @@ from bridge.emulator.v1 import (
     library_routes,
     line_routes,
     project_routes,
+    rate_pack_routes,
     transaction_routes,
 )
 from bridge.emulator.v1.auth import Grant
@@ -79,7 +80,8 @@ def mount_v1(app: FastAPI) -> None:
         budget_routes.router,
         line_routes.router,
         comment_routes.router,
-        pack_routes.router,  # before the generic /library/{kind} routes
+        rate_pack_routes.router,  # these two before the generic /library/{kind} routes
+        pack_routes.router,
         library_routes.workspace_router,
         fringe_group_routes.router,  # these two before the generic project /library/{kind} routes
         pack_routes.incentives_router,
