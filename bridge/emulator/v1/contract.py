@@ -17,7 +17,6 @@ from pydantic import TypeAdapter, ValidationError
 
 from bridge.emulator.v1 import contract_library as lib
 from bridge.emulator.v1.comment_contract import Comment
-from bridge.emulator.v1.rate_pack_contract import RatePack, RatePackEnableLink, RatePackItem
 from bridge.emulator.v1.contract_library import Unit, UnitCollection
 from bridge.emulator.v1.contract_shapes import (
     BudgetDocument,
@@ -42,6 +41,7 @@ from bridge.emulator.v1.contract_shapes import (
     WebhookWithSecret,
     page,
 )
+from bridge.emulator.v1.rate_pack_contract import RatePack, RatePackEnableLink, RatePackItem
 
 # -- operations -----------------------------------------------------------------------------------------------
 
