@@ -20,7 +20,7 @@ async def _first_project(client: httpx.AsyncClient) -> str:
 
 async def _budget_lines(client: httpx.AsyncClient, project: str, *expands: str) -> list[dict[str, Any]]:
     """Every line of the project's budget (the top level and every sub-account's lines), by system id."""
-    params = httpx.QueryParams([("expands[]", e) for e in expands] + [("idMode", "system")])
+    params = httpx.QueryParams({"expands[]": list(expands), "idMode": "system"})
     budget = (await client.get(f"/projects/{project}/budget", params=params)).json()
     found: list[dict[str, Any]] = list(budget["account"]["lines"])
     for account in budget["subAccounts"].values():
