@@ -163,7 +163,8 @@ async def test_a_reply_to_a_reply_is_refused(v1_client: httpx.AsyncClient, proje
 async def test_only_the_author_changes_the_content_but_anyone_resolves(
     v1_app: FastAPI, v1_client: httpx.AsyncClient, project: dict[str, str], issue_token: Callable[..., str]
 ) -> None:
-    """The author edits the body (edited true); another user's edit is 403 forbidden, their resolve is kept."""
+    """The author edits the body (edited true); another user's edit is 403 forbidden, their resolve is kept
+    and the list's resolved filter finds it."""
     url = f"/projects/{project['pid']}/comments"
     made = await _created(v1_client, url, _comment(project["line"]))
     edited = await v1_client.patch(f"{url}/{made['id']}", json={"content": "Confirmed."})
@@ -176,6 +177,9 @@ async def test_only_the_author_changes_the_content_but_anyone_resolves(
         resolved = await other.patch(f"{url}/{made['id']}", json={"resolved": True})
         assert (resolved.json()["resolved"], resolved.json()["content"]) == (True, "Confirmed.")
     assert (await v1_client.patch(f"{url}/{made['id']}", json={})).status_code == 400
+    done = (await v1_client.get(url, params={"resolved": "true"})).json()["data"]
+    open_ones = (await v1_client.get(url, params={"resolved": "false"})).json()["data"]
+    assert ([c["id"] for c in done], open_ones) == ([made["id"]], [])
 
 
 async def test_a_viewer_cannot_comment(

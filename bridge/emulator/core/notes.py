@@ -13,7 +13,6 @@ import json
 from html import escape
 from html.parser import HTMLParser
 
-from bridge.emulator.core.errors import InvalidInput
 from bridge.emulator.core.model import Node, Project
 from bridge.emulator.core.records import ROOT_NOTE, Note
 from bridge.emulator.core.workspaces import StoreCore
@@ -103,7 +102,7 @@ def note_from_text(note_id: str, text: str) -> Note:
 
 
 class NotesStore(StoreCore):
-    """Read and write the budget notes."""
+    """Read the budget notes (the legacy surface publishes no note write; v1 writes a line's text)."""
 
     def root_note(self, project: Project) -> Note | None:
         return project.notes.get(ROOT_NOTE)
@@ -117,14 +116,3 @@ class NotesStore(StoreCore):
         if rich is not None and rich.text == node.notes:
             return rich
         return note_from_text(f"note_{node.id.partition('_')[2] or node.id}", node.notes)
-
-    def write_note(self, project: Project, node: Node | None, html: str) -> Note:
-        """Write the root note (``node`` None) or a line's note from HTML; a line's v1 text follows it."""
-        if node is not None and node.type not in NOTED_TYPES:
-            raise InvalidInput("note", f"a {node.type} takes no note; only accounts and lines do")
-        note = note_from_html(self.ids.new("note"), html)
-        project.notes[ROOT_NOTE if node is None else node.id] = note
-        if node is not None:
-            node.notes = note.text
-        self.touch(project)
-        return note

@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import random
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from bridge.emulator.core.model import DirtyRecord, Node, Project, Workspace
 from bridge.emulator.core.notes import note_from_html
 from bridge.emulator.core.records import RATE_UNITS, ROOT_NOTE, Author, Comment, Rate
 from bridge.emulator.core.store import Service
 
-Size = str
-COMMENTS_PER_PROJECT = {"small": 6, "medium": 30, "large": 120}
-RATES = {"small": 40, "medium": 160, "large": 450}
+if TYPE_CHECKING:  # ``seed`` imports this module to draw the remarks last
+    from bridge.emulator.core.seed import Size
+
+COMMENTS_PER_PROJECT: dict[Size, int] = {"small": 6, "medium": 30, "large": 120}
+RATES: dict[Size, int] = {"small": 40, "medium": 160, "large": 450}
 AUTHORS = (
     Author("usr_legacy_jane", "Jane Producer", "jane.producer@example.com"),
     Author("usr_legacy_omar", "Omar Line", "omar.line@example.com"),

@@ -35,7 +35,8 @@ def _bounded(ctx: Ctx, name: str, default: int, low: int, high: int | None) -> i
     except ValueError:
         raise InvalidInput(name, f"{raw!r} is not an integer") from None
     if value < low or (high is not None and value > high):
-        raise InvalidInput(name, f"{value} is outside {low} to {high or 'any'}")
+        bounds = f"from {low} to {high}" if high is not None else f"{low} or more"
+        raise InvalidInput(name, f"{value} is out of range; send an integer {bounds}")
     return value
 
 

@@ -75,11 +75,12 @@ async def list_comments(request: Request, grant: Grant, project_id: str) -> Resp
     if (kind is None) != (target is None):
         raise ValidationError("Send targetKind and targetId together.", fieldErrors={"targetKind": ["needs targetId"]})
     thread, resolved = query.get("threadId"), query.get("resolved")
+    wanted = flag(request, "resolved") if resolved is not None else None
     service = context_of(request).service
     found = [
         c
         for c in service.list_comments(project, target_kind=kind, target_id=target)
-        if (thread is None or c.thread_id == thread) and (resolved is None or c.resolved == flag(request, "resolved"))
+        if (thread is None or c.thread_id == thread) and (wanted is None or c.resolved == wanted)
     ]
     filters = {"targetKind": kind, "targetId": target, "threadId": thread, "resolved": resolved}
     return page_response(
