@@ -73,7 +73,14 @@ def test_the_seed_is_the_same_every_time() -> None:
     assert canonical_dump(seeded_service(42, "small").workspace("source")) == canonical_dump(
         seeded_service(42, "small").workspace("source")
     )
-    assert seeded_service(42).workspace("source").rates.keys() != seeded_service(43).workspace("source").rates.keys()
+
+    def drawn(seed: int) -> list[object]:
+        source = seeded_service(seed).workspace("source")
+        comments = [c.content for p in source.projects.values() for c in p.comments.values()]
+        return [*comments, *(r.rate for r in source.rates.values())]
+
+    assert drawn(42) == drawn(42)
+    assert drawn(42) != drawn(43)
 
 
 def test_dirty_adds_a_comment_on_a_quarantined_line_and_a_rate_without_unit() -> None:
