@@ -16,9 +16,12 @@ from bridge.emulator.core.model import Contact, Project, Space, Workspace
 from bridge.emulator.legacy import (
     actuals_routes,
     budget_routes,
+    comment_routes,
     file_routes,
     library_routes,
+    note_routes,
     purchase_order_routes,
+    rate_routes,
 )
 from bridge.emulator.legacy.contract import BASE
 from bridge.emulator.legacy.crud import Resource, in_workspace, resource_routes
@@ -163,13 +166,7 @@ async def unknown_route(ctx: Ctx, rest: str) -> Response:
 
 def mount_legacy(app: FastAPI) -> None:
     """Mount the legacy surface on ``app``; its routes read the app's state holder as a ``LegacyContext``."""
-    routers = (
-        router,
-        budget_routes.router,
-        library_routes.router,
-        actuals_routes.router,
-        file_routes.router,
-        purchase_order_routes.router,
-    )
-    for module_router in (*routers, fallback):
+    routers = (router, budget_routes.router, note_routes.router, comment_routes.router, rate_routes.router)
+    tail = (library_routes.router, actuals_routes.router, file_routes.router, purchase_order_routes.router)
+    for module_router in (*routers, *tail, fallback):
         app.include_router(module_router, prefix=PREFIX)
