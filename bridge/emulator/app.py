@@ -19,6 +19,8 @@ from pathlib import Path
 from fastapi import FastAPI
 
 from bridge.emulator.control import api as control_api
+from bridge.emulator.control import approvals
+from bridge.emulator.control import plans as control_plans
 from bridge.emulator.control.capture import CaptureMiddleware
 from bridge.emulator.control.faults import FaultMiddleware
 from bridge.emulator.control.state import EmulatorState
@@ -99,6 +101,8 @@ def create_app(
     # control API's).
     mount_v1(app)
     app.include_router(control_api.router)
+    app.include_router(approvals.router)
+    app.include_router(control_plans.router)
     mount_legacy(app)
     app.add_middleware(FaultMiddleware, injector=state.faults)
     # Outside the faults, so injected failures are counted too.

@@ -36,7 +36,7 @@ async def test_the_date_window_is_inclusive_and_total_amount_sums_the_page(legac
 @pytest.mark.parametrize(
     ("name", "value"),
     [
-        ("startDate", "2026-01-31"),  # a date alone is not the published date-time
+        ("startDate", "31/01/2026"),  # a date, but not ISO 8601
         ("endDate", "2026-01-31T23:59:59"),  # a date-time needs its zone
         ("startDate", "yesterday"),
         ("hasAssignedAccount", "maybe"),

@@ -32,12 +32,14 @@ def emulator_service(request: pytest.FixtureRequest) -> Service:
     return seeded_service(42, "small", dirty=request.param == "dirty")
 
 
+ORDER_EXPANDS = tuple(("expands[]", e) for e in ("contact", "actuals", "items", "items.account"))
 EVERYTHING = tuple(("expands[]", e) for e in ("phases", "fringes", "globals", "lines.contact", "lines.phaseData"))
 
 
 async def test_every_read_the_bridge_makes_keeps_the_published_shapes(legacy_client: httpx.AsyncClient) -> None:
-    """Spaces, projects, contacts, the expanded budget, accounts, phases, fringes, globals, tags and actuals of
-    every seeded project answer in their published shapes (the fixture's contract hook checks each)."""
+    """Spaces, projects, contacts, the expanded budget, accounts, phases, fringes, globals, tags, actuals and
+    purchase orders (expanded, listed and read one by one) of every seeded project answer in their published
+    shapes (the fixture's contract hook checks each)."""
     spaces = (await legacy_client.get("/spaces")).json()["spaces"]
     for space in spaces:
         assert (await legacy_client.get(f"/spaces/{space['id']}")).status_code == 200
@@ -51,13 +53,38 @@ async def test_every_read_the_bridge_makes_keeps_the_published_shapes(legacy_cli
         assert {"phases", "fringes", "globals"} <= budget.json().keys()
         for part in ("budget/accounts", "budget/phases", "budget/fringes", "budget/globals", "tags", "actuals"):
             assert (await legacy_client.get(f"{base}/{part}")).status_code == 200
+        orders = await legacy_client.get(f"{base}/purchaseOrders", params=ORDER_EXPANDS)
+        for order in orders.json()["purchaseOrders"]:
+            assert (await legacy_client.get(f"{base}/purchaseOrders/{order['id']}", params=ORDER_EXPANDS)).is_success
+
+
+async def test_comments_notes_and_rates_keep_the_published_shapes(legacy_client: httpx.AsyncClient) -> None:
+    """Every project's comments, root note and every line's note (each format), the workspace rates (expanded,
+    paged) and a rate's writes, and a line read expanding its contact, answer in their published shapes."""
+    projects = (await legacy_client.get("/projects")).json()["projects"]
+    for project in projects:
+        base = f"/projects/{project['id']}"
+        assert (await legacy_client.get(f"{base}/comments")).json()["comments"]
+        for form in ("all", "json", "html", "text"):
+            assert (await legacy_client.get(f"{base}/budget/note", params={"format": form})).json()["note"]
+        budget = (await legacy_client.get(f"{base}/budget", params={"idMode": "system"})).json()
+        lines = [line for account in budget["subAccounts"].values() for line in account["lines"]]
+        for line in lines:
+            assert (await legacy_client.get(f"{base}/budget/note/{line['id']}")).status_code == 200
+        expanded = await legacy_client.get(f"{base}/budget/line/{lines[0]['id']}", params={"expands[]": "contact"})
+        assert expanded.status_code == 200
+    rates = await legacy_client.get("/rates", params={"expands[]": "contact", "limit": 1000, "offset": 1})
+    assert rates.json()["rates"]
+    made = await legacy_client.post("/rates", json={"identifier": "Gaffer", "unit": "hour", "rate": 80})
+    assert made.status_code == 201
+    assert (await legacy_client.put(f"/rates/{made.json()['id']}", json={"unit": None})).status_code == 200
 
 
 async def test_error_answers_keep_the_published_error_shape(legacy_client: httpx.AsyncClient) -> None:
     """A missing project (404) and a parameter outside its type (400) answer with the published Error body."""
     assert (await legacy_client.get("/projects/no-such-project/budget")).status_code == 404
     projects = (await legacy_client.get("/projects")).json()["projects"]
-    bad_date = await legacy_client.get(f"/projects/{projects[0]['id']}/actuals", params={"startDate": "2024-01-31"})
+    bad_date = await legacy_client.get(f"/projects/{projects[0]['id']}/actuals", params={"startDate": "31/01/2024"})
     assert bad_date.status_code == 400
 
 
@@ -104,6 +131,19 @@ ACTUAL = {"id": "a1", "mode": "default", "lastModified": STAMP}
         ("/projects/p/actuals", {"actuals": [ACTUAL | {"tags": None}]}, ["actuals/0/tags"]),
         ("/projects/p/tags", {}, ["tags"]),
         ("/projects/p/budget", {"account": {"id": "r", "path": "", "lines": []}}, ["account/totals"]),
+        ("/rates", {"rates": [{"id": "r1", "unit": "hours"}]}, ["rates/0/unit"]),
+        ("/rates", {"rates": [{"id": "r1", "unit": None, "rate": None}]}, []),
+        (
+            "/projects/p/comments",
+            {"comments": [{"id": "c1", "content": "x", "createdAt": STAMP}]},
+            ["comments/0/author"],
+        ),
+        ("/projects/p/budget/note", {"note": {"id": "n1", "text": 5}}, ["note/text"]),
+        (
+            "/projects/p/budget/note/l1",
+            {"note": None, "line": {"id": "l1", "type": "line", "path": "/"}},
+            ["line/type"],
+        ),
     ],
 )
 def test_violations_name_the_field(path: str, body: object, found: list[str]) -> None:
@@ -115,7 +155,7 @@ def test_violations_name_the_field(path: str, body: object, found: list[str]) ->
 def test_only_encoded_operations_and_published_statuses_are_judged() -> None:
     """An operation the contract does not encode is not judged; an unpublished success status is named."""
     assert legacy_contract.answered("POST", "/projects/p/actuals") is None
-    assert violations(answer("/projects/p/purchaseOrders", {"anything": 1})) == []
+    assert violations(answer("/transactions", {"anything": 1})) == []
     assert violations(answer("/projects/p/actuals", {"actuals": []}, status=201)) == [
         "GET /projects/{project_id}/actuals -> 201: status 201 is not a published answer of this operation"
     ]

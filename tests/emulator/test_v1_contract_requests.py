@@ -30,6 +30,16 @@ TXN: dict[str, object] = {
     "projectId": "{pid}",
 }
 ENTRY: dict[str, object] = {"lineId": "{line}", "phaseId": "{phase}", "phaseData": {"rate": 5}}
+COMMENTS = "/projects/{pid}/comments"
+PACKS = "/library/rate-packs"
+RATE_ITEM: dict[str, object] = {
+    "title": "Grip",
+    "rate": {"amount": 5800, "currency": "USD"},
+    "unit": "Day",
+    "quantity": 2,
+    "effectiveDate": "2026-01-01",
+    "labels": [],
+}
 
 # operation -> (method, path, a valid body); {placeholders} are ids of the world the test builds.
 OPS: dict[str, tuple[str, str, dict[str, object]]] = {
@@ -67,6 +77,35 @@ OPS: dict[str, tuple[str, str, dict[str, object]]] = {
     "transaction.bulk": ("POST", "/transactions/bulk", {"transactions": [TXN]}),
     "transaction.update": ("PATCH", "/transactions/{txn}", {"notes": "paid", "contactId": None}),
     "item.create": ("POST", "/transactions/{txn}/items", {"amount": {"amount": 500, "currency": "USD"}}),
+    "purchase-order.create": (
+        "POST",
+        "/purchase-orders",
+        {
+            "projectId": "{pid}",
+            "number": "PO-1",
+            "dueDate": "2026-05-20",
+            "sort": 1.5,
+            "items": [{"qty": "5", "rate": "25000", "amount": None, "budgetLineId": "{line}", "sort": None}],
+        },
+    ),
+    "purchase-order.update": ("PATCH", "/purchase-orders/{po}", {"name": None, "serviceEndAt": "2026-06-01"}),
+    "purchase-order.item-create": ("POST", "/purchase-orders/{po}/items", {"description": "Dolly", "rate": "100"}),
+    "purchase-order.item-update": ("PATCH", "/purchase-orders/{po}/items/{po_item}", {"amount": 500, "unit": None}),
+    "comment.create": (
+        "POST",
+        COMMENTS,
+        {
+            "content": "Looks **right**",
+            "target": {"kind": "budgetLine", "id": "{line}"},
+            "threadId": None,
+            "tags": [{"targetType": "user", "targetId": "usr_1", "label": "@sam", "kind": "mention"}],
+        },
+    ),
+    "comment.update": ("PATCH", COMMENTS + "/{comment}", {"resolved": True, "reactionEmojis": ["+1"], "tags": []}),
+    "rate-pack.create": ("POST", PACKS, {"name": "Crew", "description": "Day rates", "category": "custom", "tags": []}),
+    "rate-pack.update": ("PATCH", PACKS + "/{pack}", {"description": None, "tags": ["crew"]}),
+    "rate-item.create": ("POST", PACKS + "/{pack}/items", RATE_ITEM),
+    "rate-item.update": ("PATCH", PACKS + "/{pack}/items/{rate_item}", {"quantity": None, "group": None}),
 }
 KEYED = sorted(op for op, (method, _, _) in OPS.items() if method == "POST" and op != "copy.add")
 
@@ -140,6 +179,32 @@ VIOLATIONS: list[tuple[str, object, str]] = [
     ("transaction.update", {"status": "paid"}, "status"),
     ("item.create", {"amount": {"amount": 5, "currency": "USD"}, "notes": "x"}, "notes"),
     ("item.create", {"description": "x"}, "amount"),
+    ("purchase-order.create", {"currency": "USD"}, "currency"),
+    ("purchase-order.create", {"status": "draft"}, "status"),
+    ("purchase-order.create", {"name": None}, "name"),
+    ("purchase-order.create", {"dueDate": "20/05/2026"}, "dueDate"),
+    ("purchase-order.create", {"items": [{}] * 101}, "items"),
+    ("purchase-order.create", {"items": [{"qty": 5}]}, "items[0].qty"),
+    ("purchase-order.create", {"items": [{"amount": 1.5}]}, "items[0].amount"),
+    ("purchase-order.update", {"amount": {"amount": 1, "currency": "USD"}}, "amount"),
+    ("purchase-order.item-create", {"rate": 25000}, "rate"),
+    ("purchase-order.item-update", {"tagIds": []}, "tagIds"),
+    ("comment.create", {"content": "", "target": {"kind": "project", "id": "{pid}"}}, "content"),
+    ("comment.create", {"content": "x", "target": {"kind": "space", "id": "{pid}"}}, "target.kind"),
+    ("comment.create", {"content": "x", "target": {"kind": "project"}}, "target.id"),
+    ("comment.create", {"target": {"kind": "project", "id": "{pid}"}}, "content"),
+    ("comment.update", {}, "body"),
+    ("comment.update", {"content": ""}, "content"),
+    ("comment.update", {"resolved": "yes"}, "resolved"),
+    ("comment.update", {"reactionEmojis": [""]}, "reactionEmojis[0]"),
+    ("rate-pack.create", {"name": ""}, "name"),
+    ("rate-pack.create", {"name": "x", "description": None}, "description"),
+    ("rate-pack.update", {}, "body"),
+    ("rate-pack.update", {"name": None}, "name"),
+    ("rate-item.create", {"title": "x", "unit": "Day"}, "rate"),
+    ("rate-item.create", {**RATE_ITEM, "quantity": "2"}, "quantity"),
+    ("rate-item.update", {"rate": None}, "rate"),
+    ("rate-item.update", {"title": ""}, "title"),
 ]
 
 
@@ -161,7 +226,8 @@ async def _ok(client: httpx.AsyncClient, method: str, url: str, body: object) ->
 
 @pytest.fixture
 async def world(v1_client: httpx.AsyncClient) -> dict[str, str]:
-    """Ids every operation's path or body can name: a project with an account and a line, a transaction, ..."""
+    """Ids every operation's path or body can name: a project with an account and a line, a transaction, a
+    purchase order with an item, ..."""
     space = await _ok(v1_client, "POST", "/spaces", {"name": "Contract"})
     tag = await _ok(v1_client, "POST", "/library/tags", {"name": "Contract"})
     project = await _ok(v1_client, "POST", "/projects", {"name": "Contract"})
@@ -174,8 +240,17 @@ async def world(v1_client: httpx.AsyncClient) -> dict[str, str]:
     fringe = await _ok(v1_client, "POST", "/library/fringes", {"name": "FICA", "calculationType": "percent", "rate": 7})
     copy = await _ok(v1_client, "POST", f"/projects/{pid}/library/fringes", {"sourceId": fringe["id"]})
     txn = await _ok(v1_client, "POST", "/transactions", _fill(TXN, {"pid": pid}))
+    order = await _ok(v1_client, "POST", "/purchase-orders", {"projectId": pid, "items": [{"description": "Crane"}]})
+    po_items = await _ok(v1_client, "GET", f"/purchase-orders/{order['id']}/items", None)
+    comment = await _ok(
+        v1_client, "POST", f"/projects/{pid}/comments", {"content": "c", "target": {"kind": "project", "id": pid}}
+    )
+    pack = await _ok(v1_client, "POST", PACKS, {"name": "Contract"})
+    rate_item = await _ok(v1_client, "POST", f"{PACKS}/{pack['id']}/items", RATE_ITEM)
     refs = {"space": space, "tag": tag, "account": account, "line": line, "fringe": fringe, "fringe_copy": copy}
-    return {"pid": pid, "phase": phase, "txn": str(txn["id"])} | {k: str(v["id"]) for k, v in refs.items()}
+    refs |= {"comment": comment, "pack": pack, "rate_item": rate_item, "po": order}
+    ids = {"pid": pid, "phase": phase, "txn": str(txn["id"]), "po_item": str(po_items["data"][0]["id"])}
+    return ids | {k: str(v["id"]) for k, v in refs.items()}
 
 
 async def _send(

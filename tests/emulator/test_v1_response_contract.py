@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from bridge.emulator.core.model import Contact
+from bridge.emulator.v1 import purchase_order_shapes as po_shapes
 from bridge.emulator.v1 import shapes as v1_shapes
 from tests.v1_contract_hook import ContractViolationError, violations
 
@@ -139,3 +140,65 @@ def test_an_error_code_outside_the_published_enum_is_a_violation() -> None:
     request = httpx.Request("GET", "http://emulator/v1/projects/p")
     body = {"success": False, "code": "reference_invalid", "message": "m", "requestId": "req_1"}
     assert violations(httpx.Response(422, json=body, request=request))
+
+
+async def test_a_purchase_order_answer_without_its_currency_fails_the_test(
+    v1_client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The purchase-order operations are held to their published shapes too: without the required currency,
+    the create's answer is refused."""
+    shaped = po_shapes.order_view
+
+    def without_currency(*args: Any, **kwargs: Any) -> dict[str, object]:
+        body = shaped(*args, **kwargs)
+        del body["currency"]
+        return body
+
+    monkeypatch.setattr(po_shapes, "order_view", without_currency)
+    with pytest.raises(ContractViolationError, match=r"POST /purchase-orders -> 201: currency: Field required"):
+        await v1_client.post("/purchase-orders", json={"number": "PO-1"}, headers=key())
+
+
+COMMENT = {
+    "id": "cmt_1",
+    "projectId": "prj_1",
+    "author": {"id": "usr_1", "name": "Sam", "avatar": None},
+    "content": "x",
+    "resolved": False,
+    "tags": [],
+    "reactions": [],
+    "replyCount": 0,
+    "readByCurrentUser": True,
+    "edited": False,
+    "createdAt": "2026-05-21T14:00:00Z",
+    "updatedAt": "2026-05-21T14:00:00Z",
+}
+PACK: dict[str, object] = {"id": "rpk_1", "slug": "s", "name": "n", "category": "custom", "visibility": "private"}
+PACK |= {"isOwned": True, "deprecated": False, "enabled": True}
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "found"),
+    [
+        ("PATCH", "/projects/p/comments/c", COMMENT, []),
+        ("PATCH", "/projects/p/comments/c", COMMENT | {"target": {"kind": "space", "id": "x"}}, ["target/kind"]),
+        ("PATCH", "/projects/p/comments/c", {k: v for k, v in COMMENT.items() if k != "author"}, ["author"]),
+        ("GET", "/library/rate-packs/r", PACK, []),
+        ("GET", "/library/rate-packs/r", PACK | {"visibility": "PRIVATE"}, ["visibility"]),
+        ("GET", "/library/rate-packs/r", PACK | {"isEnabled": True}, ["isEnabled"]),
+        (
+            "PATCH",
+            "/library/rate-packs/r/items/i",
+            {"id": "i", "title": "t", "rate": {"amount": 1, "currency": "USD"}},
+            ["unit"],
+        ),
+    ],
+)
+def test_comment_and_rate_pack_violations_name_the_field(
+    method: str, path: str, body: dict[str, object], found: list[str]
+) -> None:
+    """A comment target outside its kinds, a missing author, a pack visibility outside its enum, an unpublished
+    pack field and an item without its unit are each named."""
+    request = httpx.Request(method, f"http://emulator/v1{path}")
+    problems = violations(httpx.Response(200, json=body, request=request))
+    assert [p.split(": ")[1] for p in problems] == found

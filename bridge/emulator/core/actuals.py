@@ -14,9 +14,9 @@ from bridge.emulator.core.workspaces import StoreCore
 
 ACTUAL_FIELDS = frozenset(
     {"description", "amount", "date", "type", "status", "line_id", "contact_id", "tags", "ref", "pay_id", "notes"}
-    | {"number", "mode", "subactuals", "currency", "source", "actualized"}
+    | {"number", "mode", "subactuals", "currency", "source", "actualized", "purchase_order_id"}
 )
-TEXT_FIELDS = ("type", "status", "ref", "pay_id", "notes", "number", "source")
+TEXT_FIELDS = ("type", "status", "ref", "pay_id", "notes", "number", "source", "purchase_order_id")
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,7 @@ A legacy upload is refused above ``MAX_LEGACY_FILE_BYTES`` (the legacy descripti
 10 MB"; we read MB as MiB, A-guess); v1 publishes no limit. A document has at most one link per kind; linking
 the same target again changes nothing, another target of a kind already linked needs ``replace`` (else a
 ``LinkConflict``), and a target must exist (else ``TargetNotFound``). Which targets exist is asked of
-``LINK_TARGETS``: a kind without an entry there (payments; purchase orders until a purchase-order store adds
-its entry) has no target that exists.
+``LINK_TARGETS``: a kind without an entry there (payments) has no target that exists.
 """
 
 from __future__ import annotations
@@ -87,11 +86,19 @@ def _line_target(workspace: Workspace, ref: str) -> str | None:
     return found.id
 
 
+def _purchase_order_target(workspace: Workspace, ref: str) -> str | None:
+    order = workspace.purchase_orders.get(ref)
+    if order is None or order.deleted:
+        raise NotFound("purchase order", ref)
+    return order.project_id
+
+
 LINK_TARGETS: dict[str, TargetLookup] = {
     "project": _project_target,
     "contact": _contact_target,
     "transaction": _transaction_target,
     "budgetLine": _line_target,
+    "purchaseOrder": _purchase_order_target,
 }
 # Links that name the document's project, strongest first (A-guess: v1 does not say how projectId is set).
 PROJECT_FROM = ("project", "transaction", "budgetLine")

@@ -26,6 +26,8 @@ from typing import Literal
 
 from bridge.emulator.core.files import Shelf
 from bridge.emulator.core.ledger import Ledger
+from bridge.emulator.core.purchase_orders import LegacyPurchaseOrder, PurchaseOrder
+from bridge.emulator.core.records import Comment, Note, Rate
 
 Cell = Decimal | int | float | str | None
 """A stored number that may be a formula ('=SHOOT_DAYS * 2') or, in dirty seed data, junk ('1,000.00', NaN)."""
@@ -201,6 +203,8 @@ class Actual:
     source: str = "manual"
     actualized: bool = True
     subactuals: list[SubActual] = field(default_factory=list)
+    # The purchase order it is linked to (legacy ``purchaseOrderId``; on v1 read-only, set by linking).
+    purchase_order_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -231,6 +235,10 @@ class Project:
     nodes: dict[str, Node] = field(default_factory=dict)
     roots: list[str] = field(default_factory=list)
     actuals: Ledger = field(default_factory=Ledger)
+    purchase_orders: dict[str, LegacyPurchaseOrder] = field(default_factory=dict)
+    # The rich forms of the budget notes (``core.notes``) and the comments on the project's records.
+    notes: dict[str, Note] = field(default_factory=dict)
+    comments: dict[str, Comment] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -351,6 +359,10 @@ class Workspace:
     library: Library = field(default_factory=Library)
     version: int = 0
     files: Shelf = field(default_factory=Shelf)
+    purchase_orders: dict[str, PurchaseOrder] = field(default_factory=dict)
+    rates: dict[str, Rate] = field(default_factory=dict)
+    # The v1 plan: which paid features (rate packs) the workspace has (``core.rates.PLANS``).
+    plan: str = "studio"
 
 
 @dataclass(frozen=True, slots=True)

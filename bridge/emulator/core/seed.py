@@ -5,7 +5,8 @@ byte-identical workspace (``canonical_dump`` is what the tests hash). The source
 must get right: above/below-the-line accounts, labour lines with fringes (with a cutoff), globals used in
 formulas (SHOOT_DAYS, PREP_WEEKS, and SHOOT_WEEKS over SHOOT_DAYS), five phases (one hidden, one in
 zero-decimal JPY, a variance rollup), tags shared across projects with conflicting colours, repeated account
-codes, sub-cent rates, markups and subtotals, actuals with splits, spaces and projects (one of each archived).
+codes, sub-cent rates, markups and subtotals, actuals with splits, spaces and projects (one of each archived),
+and purchase orders (``seed_purchase_orders``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from bridge.emulator.core.model import (
     Workspace,
 )
 from bridge.emulator.core.seed_files import seed_files
+from bridge.emulator.core.seed_purchase_orders import add_purchase_orders, po_ids
+from bridge.emulator.core.seed_remarks import add_dirty_remarks, add_remarks
 from bridge.emulator.core.store import Service
 from bridge.emulator.core.totals import cell_value
 
@@ -126,6 +129,7 @@ def seeded_fleet(
     if size not in SIZES:
         raise ValueError(f"unknown size {size!r}; choose small, medium or large")
     service = Service(seed=seed, clock=SeedClock())
+    dirty_lines: dict[str, str] = {}
     for index, (source_name, target_name) in enumerate(pairs):
         source = service.create_workspace(source_name)
         target = service.create_workspace(target_name)
@@ -136,7 +140,17 @@ def seeded_fleet(
         if dirty:
             from bridge.emulator.core.seed_dirty import add_dirty_records  # noqa: PLC0415 - optional catalogue
 
-            add_dirty_records(service, source, hostile=hostile)
+            dirty_lines[source.id] = add_dirty_records(service, source, hostile=hostile)["rate_malformed"].record_id
+    # After every other record: purchase orders draw from a generator and ids of their own (their module).
+    order_ids = po_ids(seed)
+    for index, (source_name, _) in enumerate(pairs):
+        add_purchase_orders(service.workspace(source_name), seed + index, size, order_ids, dirty=dirty)
+    # Drawn after every other record, so those keep their ids and stamps (``core.seed_remarks``).
+    for index, (source_name, _) in enumerate(pairs):
+        source = service.workspace(source_name)
+        add_remarks(service, source, seed + index, size)
+        if source.id in dirty_lines:
+            add_dirty_remarks(service, source, dirty_lines[source.id])
     service.clock = utc_now
     return service
 

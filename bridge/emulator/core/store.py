@@ -3,9 +3,10 @@
 The service is split by domain: this module holds spaces, projects and contacts and assembles ``Service``;
 ``budget`` holds phases, currencies and the budget tree; ``project_library`` a project's fringes, globals and
 tags; ``workspace_library`` the workspace library and the project copies made from it; ``actuals`` holds
-actuals (v1 transactions); ``workspaces`` what they all share. Updates take a mapping of model-attribute names
-to new values, so the legacy PUT and the v1 PATCH share one rule set; every value is checked here, not in the
-surfaces.
+actuals (v1 transactions); ``purchase_order_store`` purchase orders; ``comments``, ``notes`` and ``rates``
+comments, budget notes and workspace rates; ``workspaces`` what they all share. Updates take a mapping of
+model-attribute names to new values, so the legacy PUT and the v1 PATCH share one rule set; every value is
+checked here, not in the surfaces.
 """
 
 from __future__ import annotations
@@ -15,17 +16,23 @@ from collections.abc import Mapping
 
 from bridge.emulator.core import validate
 from bridge.emulator.core.actuals import ActualsStore
+from bridge.emulator.core.comments import CommentsStore
 from bridge.emulator.core.errors import InvalidInput, NotFound, SpaceNotEmpty
 from bridge.emulator.core.file_store import FilesStore
 from bridge.emulator.core.ids import slugify, unique_alias
 from bridge.emulator.core.model import CONTACT_DETAILS, Contact, Project, ProjectStatus, Space, Workspace
+from bridge.emulator.core.notes import NotesStore
+from bridge.emulator.core.purchase_order_store import PurchaseOrderStore
+from bridge.emulator.core.rates import RatesStore
 from bridge.emulator.core.totals import ProjectTotals, compute_totals
 from bridge.emulator.core.workspace_library import WorkspaceLibraryStore
 
 PROJECT_STATUSES: tuple[ProjectStatus, ...] = ("active", "archived")
 
 
-class Service(WorkspaceLibraryStore, ActualsStore, FilesStore):
+class Service(
+    WorkspaceLibraryStore, PurchaseOrderStore, ActualsStore, FilesStore, CommentsStore, NotesStore, RatesStore
+):
     """Every workspace of the emulated service, with the rules that guard them."""
 
     # -- spaces ---------------------------------------------------------------------------------------------

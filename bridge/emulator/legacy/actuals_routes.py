@@ -5,7 +5,7 @@ with a chosen id, read, update (including writing a split), delete and the batch
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from fastapi import APIRouter
 from starlette.responses import Response
@@ -17,6 +17,7 @@ from bridge.emulator.core.totals import sum_amounts
 from bridge.emulator.legacy.errors import TooLarge
 from bridge.emulator.legacy.file_routes import presence
 from bridge.emulator.legacy.routing import Ctx, LegacyRoute, no_content, ok, renamed
+from bridge.emulator.wire.formats import DATE
 
 router = APIRouter(route_class=LegacyRoute)
 
@@ -79,11 +80,14 @@ def _part(ctx: Ctx, project: Project, index: int, part: object) -> dict[str, obj
     }
 
 
-def _window(ctx: Ctx) -> tuple[datetime | None, datetime | None]:
-    """The published ``startDate``/``endDate``: date-times (legacy_contract refused anything else), inclusive
-    instants (A42)."""
+def window(ctx: Ctx) -> tuple[datetime | None, datetime | None]:
+    """The published ``startDate``/``endDate``: date-times or bare dates (legacy_contract refused anything
+    else), inclusive instants (A42); a bare date starts at its midnight UTC and ends at its last instant."""
     start, end = ctx.param("startDate"), ctx.param("endDate")
-    return (parse_date("startDate", start) if start else None, parse_date("endDate", end) if end else None)
+    last = parse_date("endDate", end) if end else None
+    if end and last is not None and DATE.match(end):  # a bare end date takes in that whole day
+        last += timedelta(days=1, microseconds=-1)
+    return (parse_date("startDate", start) if start else None, last)
 
 
 def _filter(ctx: Ctx, account: str | None) -> Callable[[Actual], bool]:
@@ -114,7 +118,7 @@ async def list_actuals(ctx: Ctx, project_id: str) -> Response:
     project = ctx.project(project_id)
     account_ref = ctx.param("accountId")
     account = line_id(ctx, project, account_ref, "accountId") if account_ref else None
-    start, end = _window(ctx)
+    start, end = window(ctx)
     keep = _filter(ctx, account)
     actuals = [a for a in ctx.service.list_actuals(project, start=start, end=end) if keep(a)]
     view = ctx.view()

@@ -212,7 +212,13 @@ async def get_line(ctx: Ctx, project_id: str, line_id: str) -> Response:
     view = ctx.view()
     if "contact,phaseData" in ctx.multi("expands") or "phaseData" in view.expands:
         view.expands = view.expands | {"lines.phaseData"}
-    return ok(view.line(project, find_line(ctx, project, line_id), ctx.service.totals(ctx.workspace, project)))
+    contact = "contact" in view.expands or "contact" in ctx.multi("expand")
+    if contact:
+        view.expands = view.expands | {"lines.contact"}
+    shaped = view.line(project, find_line(ctx, project, line_id), ctx.service.totals(ctx.workspace, project))
+    if contact:  # the official SDKs read an expanded contact that is not there as null, not as absent
+        shaped.setdefault("contact", None)
+    return ok(shaped)
 
 
 @router.put("/projects/{project_id}/budget/line/{line_id:path}")

@@ -2,8 +2,9 @@
 
 A route sees only the parameters its operation declares (plus ``idMode``, which the legacy seed accepts on
 every request); any other name is ignored, as a service that does not know it would. A declared parameter
-whose value is outside its published type (a boolean that is not true/false, a ``date-time`` that is a bare
-date, a value outside an enum) is refused with 400 and the legacy error body (A01), naming the parameter.
+whose value is outside its published type (a boolean that is not true/false, a ``date-time`` that is neither
+a date-time nor a bare date, a value outside an enum) is refused with 400 and the legacy error body (A01),
+naming the parameter.
 
 ``expands`` values are not held to the published enums: the legacy seed lists values outside them (for
 example ``attachments`` on actuals), and the seed wins where it speaks.
@@ -24,6 +25,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from bridge.emulator.core.errors import InvalidInput
 from bridge.emulator.legacy import contract_shapes as shapes
+from bridge.emulator.legacy import purchase_order_contract as po
+from bridge.emulator.legacy import remark_contract as remarks
 from bridge.emulator.wire.formats import is_date_time
 
 BASE = "/api/v1"
@@ -50,6 +53,9 @@ def one_of(*values: str) -> Param:
 ID_MODE = {"idMode": one_of("user", "system")}
 TAG_FILTER = {"tags": TEXT, "tagFilterMode": one_of("contains", "excludes")}
 PROJECT = "/projects/{project_id}"
+PURCHASE_ORDERS = PROJECT + "/purchaseOrders"
+PURCHASE_ORDER = PURCHASE_ORDERS + "/{order_id}"
+NOTE_FORMAT = one_of("json", "html", "text", "all")
 
 # (method, route path) -> the query parameters the published operation declares (idMode added to all).
 DECLARED: Mapping[tuple[str, str], Mapping[str, Param]] = {
@@ -83,7 +89,13 @@ DECLARED: Mapping[tuple[str, str], Mapping[str, Param]] = {
         "actualDateRange[from]": DATE,
         "actualDateRange[to]": DATE,
     },
-    ("GET", PROJECT + "/budget/line/{line_id:path}"): {"includeHiddenPhases": BOOLEAN, **TAG_FILTER, "expands": TEXT},
+    # ``expand`` too: the official SDKs spell the single line's contact expansion that way.
+    ("GET", PROJECT + "/budget/line/{line_id:path}"): {
+        "includeHiddenPhases": BOOLEAN,
+        **TAG_FILTER,
+        "expands": TEXT,
+        "expand": TEXT,
+    },
     ("GET", PROJECT + "/actuals"): {
         "accountId": TEXT,
         "startDate": DATE_TIME,
@@ -97,6 +109,19 @@ DECLARED: Mapping[tuple[str, str], Mapping[str, Param]] = {
     ("GET", PROJECT + "/actuals/{actual_id}"): {"expands": TEXT},
     ("GET", "/contacts/{contact_id}"): {"expands": TEXT},
     ("GET", PROJECT + "/tags"): {"name": TEXT, "sortBy": one_of("name"), "sortOrder": one_of("asc", "desc")},
+    ("GET", PURCHASE_ORDERS): {
+        "accountId": TEXT,
+        "startDate": DATE_TIME,
+        "endDate": DATE_TIME,
+        "hasAttachments": BOOLEAN,
+        "status": one_of("draft", "approved", "rejected", "pending", "paid"),
+        "expands": TEXT,
+    },
+    ("GET", PURCHASE_ORDER): {"expands": TEXT},
+    ("GET", PROJECT + "/comments"): {"accountId": TEXT, "lineId": TEXT},
+    ("GET", PROJECT + "/budget/note"): {"format": NOTE_FORMAT},
+    ("GET", PROJECT + "/budget/note/{line_id:path}"): {"format": NOTE_FORMAT},
+    ("GET", "/rates"): {"expands": TEXT, "search": TEXT, "limit": TEXT, "offset": TEXT},
 }
 
 
@@ -115,8 +140,9 @@ def check(params: Mapping[str, Param], name: str, value: str) -> None:
     param = params[name]
     if param.kind == "boolean" and value.lower() not in ("true", "false", "1", "0"):
         raise InvalidInput(name, f"{value!r} is not a boolean; send true or false")
-    if param.kind == "date-time" and not is_date_time(value):
-        raise InvalidInput(name, f"{value!r} is not an RFC 3339 date-time, such as 2024-01-31T23:59:59Z")
+    # The legacy seed says these are ISO 8601, and the official SDKs send a bare date: both are accepted.
+    if param.kind == "date-time" and not (is_date_time(value) or _valid_date(value)):
+        raise InvalidInput(name, f"{value!r} is not an ISO 8601 date or date-time, such as 2024-01-31T23:59:59Z")
     if param.kind == "date" and not _valid_date(value):
         raise InvalidInput(name, f"{value!r} is not a date, such as 2024-01-31")
     if param.kind == "enum" and value not in param.choices:
@@ -145,7 +171,8 @@ FILE_ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
 }
 
 # (method, route path) -> the published success status -> its shape (``legacy.contract_shapes``); every error
-# status answers with the Error shape. Only the reads the bridge and the runbooks make are encoded.
+# status answers with the Error shape. The reads the bridge and the runbooks make, and the purchase-order
+# writes a rehearsal makes, are encoded.
 ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("GET", "/projects"): {200: shapes.Projects},
     ("GET", PROJECT): {200: shapes.Project},
@@ -162,6 +189,18 @@ ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("GET", PROJECT + "/actuals/{actual_id}"): {200: shapes.Actual},
     ("GET", "/contacts/{contact_id}"): {200: shapes.Contact},
     **FILE_ANSWERS,
+    ("GET", PURCHASE_ORDERS): {200: po.PurchaseOrders},
+    ("GET", PURCHASE_ORDER): {200: po.PurchaseOrder},
+    ("POST", PURCHASE_ORDER): {201: po.PurchaseOrder},
+    ("PUT", PURCHASE_ORDER): {200: po.PurchaseOrder},
+    ("DELETE", PURCHASE_ORDER): {204: po.NoBody},
+    ("GET", PROJECT + "/budget/line/{line_id}"): {200: shapes.BudgetLine},
+    ("GET", PROJECT + "/comments"): {200: remarks.Comments},
+    ("GET", PROJECT + "/budget/note"): {200: remarks.BudgetNote},
+    ("GET", PROJECT + "/budget/note/{line_id}"): {200: remarks.LineNote},
+    ("GET", "/rates"): {200: remarks.Rates},
+    ("POST", "/rates"): {201: remarks.Rate},
+    ("PUT", "/rates/{rate_id}"): {200: remarks.Rate},
 }
 
 

@@ -274,7 +274,8 @@ class BudgetLine(TypedDict):
     path: str
     totals: dict[str, Number]
     tags: NotRequired[list[str]]
-    contact: NotRequired[Contact]
+    # Null when an expanded line has no contact: what the official SDKs read (the description shows no null).
+    contact: NotRequired[Contact | None]
     phaseData: NotRequired[dict[str, PhaseData]]
     note: NotRequired[Note | None]
     lastModified: NotRequired[DateTime]

@@ -32,6 +32,7 @@ from bridge.emulator.core.model import (
 from bridge.emulator.core.store import Service
 from bridge.emulator.core.totals import ProjectTotals, Values, cell_value
 from bridge.emulator.legacy.file_shapes import files_json
+from bridge.emulator.legacy.note_shapes import note_data
 from bridge.emulator.wire.formats import wire_moment
 
 Json = dict[str, object]
@@ -218,7 +219,7 @@ class LegacyView:
         if "lines.contact" in self.expands and node.contact_id in self.workspace.contacts:
             shaped["contact"] = self.contact(self.workspace.contacts[node.contact_id or ""])
         if "lines.notes" in self.expands:
-            shaped["note"] = node.notes
+            shaped["note"] = note_data(self.service.line_note(project, node))
         if "lines.phaseData" in self.expands or "phaseData" in self.expands:
             shaped["phaseData"] = {
                 self.phase_key(p): self.phase_data(project, node, node.phase_data[p.id], totals, p)
@@ -290,6 +291,7 @@ class LegacyView:
             "number": actual.number,
             "tags": list(actual.tags),
             "contactId": actual.contact_id,
+            "purchaseOrderId": actual.purchase_order_id,
             "attachments": files_json(self.workspace.files, "actual", actual.id),
             "subactuals": [
                 {

@@ -2,8 +2,7 @@
 
 The shapes themselves are in ``v1.contract_shapes`` (written from reading the v1 description, never copied
 from it). ``check(method, path, status, body)`` names every way one response breaks its operation's
-published shape; an operation this module does not encode (incentives, rate and incentive packs) is not
-checked.
+published shape; an operation this module does not encode (incentives and incentive packs) is not checked.
 
 The emulator's routes do not use this module: it is the oracle the tests hold the emulator's answers to.
 """
@@ -18,6 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from bridge.emulator.v1 import contract_library as lib
 from bridge.emulator.v1 import document_shapes
+from bridge.emulator.v1.comment_contract import Comment
 from bridge.emulator.v1.contract_library import Unit, UnitCollection
 from bridge.emulator.v1.contract_shapes import (
     BudgetDocument,
@@ -42,12 +42,15 @@ from bridge.emulator.v1.contract_shapes import (
     WebhookWithSecret,
     page,
 )
+from bridge.emulator.v1.purchase_order_contract import OPERATIONS as PURCHASE_ORDER_OPERATIONS
+from bridge.emulator.v1.rate_pack_contract import RatePack, RatePackEnableLink, RatePackItem
 
 # -- operations -----------------------------------------------------------------------------------------------
 
 NO_BODY = None  # 204 and 304 answers carry no body
 P = "/projects/{projectId}"
 B = P + "/budget"
+RP = "/library/rate-packs"
 
 LIBRARY = {
     "currencies": (lib.Currency, lib.ProjectCurrency),
@@ -129,6 +132,21 @@ OPERATIONS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("POST", "/transactions/{transactionId}/items"): {201: TransactionItem},
     ("PATCH", "/transactions/{transactionId}/items/{itemId}"): {200: TransactionItem},
     ("DELETE", "/transactions/{transactionId}/items/{itemId}"): {204: NO_BODY},
+    ("GET", P + "/comments"): {200: page(Comment)},
+    ("POST", P + "/comments"): {201: Comment},
+    ("PATCH", P + "/comments/{commentId}"): {200: Comment},
+    ("DELETE", P + "/comments/{commentId}"): {204: NO_BODY},
+    ("GET", RP): {200: page(RatePack)},
+    ("POST", RP): {201: RatePack},
+    ("GET", RP + "/{packId}"): {200: RatePack},
+    ("PATCH", RP + "/{packId}"): {200: RatePack},
+    ("DELETE", RP + "/{packId}"): {204: NO_BODY},
+    ("POST", RP + "/{packId}/enablement"): {200: RatePackEnableLink},
+    ("DELETE", RP + "/{packId}/enablement"): {204: NO_BODY},
+    ("GET", RP + "/{packId}/items"): {200: page(RatePackItem)},
+    ("POST", RP + "/{packId}/items"): {201: RatePackItem},
+    ("PATCH", RP + "/{packId}/items/{itemId}"): {200: RatePackItem},
+    ("DELETE", RP + "/{packId}/items/{itemId}"): {204: NO_BODY},
     ("GET", "/webhooks"): {200: page(Webhook)},
     ("POST", "/webhooks"): {201: WebhookWithSecret},
     ("GET", "/webhooks/{webhookId}"): {200: Webhook},
@@ -137,6 +155,7 @@ OPERATIONS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("POST", "/webhooks/{webhookId}/test-delivery"): {202: WebhookDelivery},
     ("GET", "/webhooks/{webhookId}/deliveries"): {200: page(WebhookDelivery)},
     **document_shapes.OPERATIONS,
+    **PURCHASE_ORDER_OPERATIONS,
 }
 
 

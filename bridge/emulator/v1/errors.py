@@ -10,10 +10,12 @@ Tree (status -> code):
     V1Error
     ├── 400 ValidationError (validation), CursorInvalidError (cursor_invalid), ExpandInvalidError (expand_invalid)
     ├── 401 UnauthenticatedError, MissingAuthorizationError, InvalidTokenError, TokenRevokedError
-    ├── 403 PermissionRevokedError (requiredAbility)
+    ├── 402 FeatureNotAvailableError (feature_not_available)
+    ├── 403 PermissionRevokedError (requiredAbility), ForbiddenError (forbidden)
     ├── 404 NotFoundError (absent and not visible alike; also a method no operation takes)
     ├── 409 AccountCodeAmbiguousError, AccountPathAmbiguousError, IdempotencyConflictError,
-    │       SourceNotManualError (source_not_postable)
+    │       SourceNotManualError (source_not_postable), PoInvalidStatusError (po_invalid_status),
+    │       AlreadyLinkedError (already_linked)
     ├── 413 BulkTooLargeError, BudgetTooLargeError
     ├── 422 UnprocessableError (validation: well formed, but names something absent)
     ├── 429 RateLimitedError
@@ -137,6 +139,20 @@ class SourceNotManualError(V1Error):
     code = "source_not_postable"
 
 
+class PoInvalidStatusError(V1Error):
+    """A purchase-order write its status does not allow."""
+
+    status = 409
+    code = "po_invalid_status"
+
+
+class AlreadyLinkedError(V1Error):
+    """A transaction linked to another purchase order."""
+
+    status = 409
+    code = "already_linked"
+
+
 class BulkTooLargeError(V1Error):
     status = 413
     code = "bulk_too_large"
@@ -189,3 +205,17 @@ class GatewayTimeoutError(V1Error):
 class BudgetComputeTimeoutError(V1Error):
     status = 504
     code = "budget_compute_timeout"
+
+
+class ForbiddenError(V1Error):
+    """The token may write here, but not this: another author's comment body."""
+
+    status = 403
+    code = "forbidden"
+
+
+class FeatureNotAvailableError(V1Error):
+    """The workspace's plan does not carry the feature (rate packs)."""
+
+    status = 402
+    code = "feature_not_available"

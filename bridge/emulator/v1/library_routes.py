@@ -1,8 +1,9 @@
 """v1 library routes: workspace items (``/library/{kind}``), a project's copies of them and its tags (A18).
 
 A body is checked against its published shape, renamed to the core's field names by the collection's table
-and handed to the core's workspace library rules (``core.workspace_library``). Rate packs, incentive packs,
-project incentives and project fringe groups, which the bridge never calls, are in ``v1.extras``.
+and handed to the core's workspace library rules (``core.workspace_library``). Rate packs are in
+``v1.rate_pack_routes``; incentive packs, project incentives and project fringe groups, which the bridge never
+calls, are in ``v1.extras``.
 """
 
 from __future__ import annotations

@@ -15,10 +15,13 @@ from starlette.responses import Response
 
 from bridge.emulator.v1 import (
     budget_routes,
+    comment_routes,
     document_routes,
     library_routes,
     line_routes,
     project_routes,
+    purchase_order_routes,
+    rate_pack_routes,
     transaction_routes,
 )
 from bridge.emulator.v1.auth import Grant
@@ -78,13 +81,16 @@ def mount_v1(app: FastAPI) -> None:
         project_routes.router,
         budget_routes.router,
         line_routes.router,
-        pack_routes.router,  # before the generic /library/{kind} routes
+        comment_routes.router,
+        rate_pack_routes.router,  # these two before the generic /library/{kind} routes
+        pack_routes.router,
         library_routes.workspace_router,
         fringe_group_routes.router,  # these two before the generic project /library/{kind} routes
         pack_routes.incentives_router,
         library_routes.project_router,
         webhook_routes.router,
         document_routes.router,
+        purchase_order_routes.router,
     )
     for router in routers:
         app.router.routes.extend(router.routes(PREFIX))

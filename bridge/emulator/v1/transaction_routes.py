@@ -122,6 +122,7 @@ def view(workspace: Workspace, project: Project, actual: Actual, expand: frozens
         "budgetLineId": actual.line_id,
         "isItemized": bool(actual.subactuals),
         "actualized": actual.actualized,
+        "purchaseOrderId": actual.purchase_order_id,
         "items": [item_view(workspace, project, actual, part, expand) for part in actual.subactuals],
         "createdAt": shapes.timestamp(actual.created_at),
         "updatedAt": shapes.timestamp(actual.updated_at),
@@ -132,10 +133,16 @@ def view(workspace: Workspace, project: Project, actual: Actual, expand: frozens
             "contact": None if contact is None else {"id": contact.id, "name": contact.name},
             "documents": [transaction_ref(d) for d in workspace.files.linked_documents("transaction", actual.id)],
             "account": account_ref(project, actual.line_id),
-            "purchaseOrder": None,  # nor purchase orders
+            "purchaseOrder": _order_ref(workspace, actual.purchase_order_id),
         }
         body.update((key, value) for key, value in expanded.items() if key in expand)
     return body
+
+
+def _order_ref(workspace: Workspace, order_id: str | None) -> Json | None:
+    """The purchase order a transaction is linked to, as ``expand=purchaseOrder`` shows it."""
+    order = workspace.purchase_orders.get(order_id or "")
+    return None if order is None else {"id": order.id, "number": order.number}
 
 
 def _create(context: V1Context, workspace: Workspace, body: Json, label: str) -> tuple[Project, Actual]:

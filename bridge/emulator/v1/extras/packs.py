@@ -1,4 +1,5 @@
-"""What exists only on the v1 surface: rate packs, incentive packs and project incentives, project fringe groups.
+"""What exists only on the v1 surface: rate packs (``v1.rate_packs``), incentive packs and project incentives,
+project fringe groups.
 
 Rate packs are kept per workspace; incentive packs are the service's own read-only catalogue (A37), and adding
 a program of an enabled pack to a project is repeat-safe. The core model keeps no fringe groups per project, so
@@ -12,26 +13,7 @@ from dataclasses import dataclass, field
 
 from bridge.emulator.core.errors import InvalidInput, NotFound
 from bridge.emulator.core.model import FringeGroup, Project
-
-
-@dataclass(slots=True)
-class RatePackItem:
-    id: str
-    title: str
-    rate_minor: int
-    currency: str
-    unit: str | None = None
-    quantity: str | None = None
-    multiplier: str | None = None
-
-
-@dataclass(slots=True)
-class RatePack:
-    id: str
-    name: str
-    description: str | None = None
-    enabled: bool = False
-    items: dict[str, RatePackItem] = field(default_factory=dict)
+from bridge.emulator.v1.rate_packs import RatePack
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,12 +99,6 @@ class PackLibrary:
 
     def packs_of(self, workspace_id: str) -> dict[str, RatePack]:
         return self.rate_packs.setdefault(workspace_id, {})
-
-    def rate_pack(self, workspace_id: str, pack_id: str) -> RatePack:
-        pack = self.packs_of(workspace_id).get(pack_id)
-        if pack is None:
-            raise NotFound("rate pack", pack_id)
-        return pack
 
     @staticmethod
     def incentive_pack(pack_id: str) -> IncentivePack:
