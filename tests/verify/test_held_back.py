@@ -18,6 +18,8 @@ from fastapi import FastAPI
 
 from bridge.cli import cli
 from bridge.emulator.app import create_app
+from bridge.emulator.core.model import Actual, Project, Workspace
+from bridge.emulator.core.records import ROOT_NOTE
 from bridge.emulator.core.seed import seeded_service
 from bridge.emulator.core.store import Service
 from bridge.engine.progress import Progress
@@ -140,6 +142,28 @@ def source_counts(service: Service) -> dict[str, int]:
         "line": sum(len(p.nodes) for p in projects),
         "actual": len(actuals),
         "split": sum(len(a.subactuals) for a in actuals),
+        **inventory_counts(workspace, projects, actuals),
+    }
+
+
+def inventory_counts(workspace: Workspace, projects: list[Project], actuals: list[Actual]) -> dict[str, int]:
+    """The kinds the bridge does not write, counted in the emulator's store: what the ledger must hold of them."""
+    shelf = workspace.files
+    orders = [order for p in projects for order in p.purchase_orders.values()]
+    contacts = list(workspace.contacts)
+    notes = [p.notes.get(ROOT_NOTE) for p in projects]
+    return {
+        "rate": len(workspace.rates),
+        "contact_file": sum(len(shelf.files_of("contact.attachment", c)) for c in contacts),
+        "tax_document": sum(len(shelf.files_of("contact.taxDocument", c)) for c in contacts),
+        "bank_transaction": 0,
+        "bank_transaction_file": 0,
+        "purchase_order": len(orders),
+        "purchase_order_item": sum(len(order.items) for order in orders),
+        "purchase_order_file": sum(len(order.attachments) for order in orders),
+        "receipt": sum(len(shelf.files_of("actual", a.id)) for a in actuals),
+        "comment": sum(len(p.comments) for p in projects),
+        "budget_note": sum(1 for note in notes if note is not None and (note.text.strip() or note.html.strip())),
     }
 
 
@@ -159,6 +183,7 @@ def test_the_ledger_counts_the_whole_source_and_every_record_is_in_one_bucket(ou
     assert {kind: entry.source for kind, entry in ledger.items()} == source_counts(outcome.service)
     for entry in ledger.values():
         buckets = entry.migrated + entry.unchanged + sum(entry.quarantined.values()) + sum(entry.held_back.values())
+        buckets += sum(entry.not_carried.values())
         assert (buckets, entry.pending, entry.closed) == (entry.source, 0, True), entry
     kind, legacy_id = outcome.refused
     assert ledger[kind].quarantined == {CODE: 1}
