@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shlex
 import signal
 from collections import Counter
@@ -142,6 +143,9 @@ def plan_command(out: Path | None, **options: object) -> Ending:
     return Ending.DONE
 
 
+_PHASE_CELL = re.compile(r"^phaseData\.[^.]+\.")
+
+
 def _list_not_carried(plan: Plan) -> None:
     """What stays behind, grouped, never a line per record (each record is in plan.json): every kind the source
     holds that the run does not write, with its count, money and bytes, then the values of written records that
@@ -154,13 +158,14 @@ def _list_not_carried(plan: Plan) -> None:
         if stock.unreadable:
             figures.append(f"{stock.unreadable:,} left out of the sums (no readable amount or size)")
         if stock.unread:
-            figures.append(f"some not counted, the list was refused: {plain(stock.unread)}")
+            figures.append(f"not all counted ({plain(stock.unread)})")
         click.echo(f"  {held.label}: {', '.join(figures)}: {held.why}")
     click.echo(f"  not counted: {UNLISTED}")
     values: Counter[tuple[str, str, str]] = Counter()
     records: dict[tuple[str, str, str], set[tuple[str, str]]] = {}
     for entry in plan.not_carried:
-        key = (entry.kind, entry.field, entry.reason)
+        # One group per field whatever the phase it sits in (``phaseData.<phase>.excludeFringes``).
+        key = (entry.kind, _PHASE_CELL.sub("phaseData.<phase>.", entry.field), entry.reason)
         values[key] += 1
         records.setdefault(key, set()).add((entry.scope, entry.legacy_id))
     for (kind, field, reason), count in sorted(values.items()):

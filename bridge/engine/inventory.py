@@ -136,7 +136,7 @@ async def _listed(read: Awaitable[list[object]]) -> tuple[list[object], str]:
     try:
         return await read, ""
     except SourceUnreadable as error:
-        return [], str(error)
+        return [], f"the legacy list answered {error.status} {error.code or ''}".strip()
 
 
 def _unread(stock: Stock, why: str) -> Stock:

@@ -59,7 +59,7 @@ def figures(entry: InventoryEntry) -> str:
     if entry.unreadable:
         said.append(f"{entry.unreadable:,} left out of the sums")
     if entry.unread:
-        said.append(f"some not counted, the list was refused: {entry.unread}")
+        said.append(f"not all counted ({entry.unread})")
     return ", ".join(said)
 
 

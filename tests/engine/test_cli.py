@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import httpx
@@ -11,10 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli
+from bridge.engine.inventory import HELD
 from bridge.engine.plan import PLAN_SCHEMA_VERSION
 from mappings.kinds import Kind
 from state import open_state
 from state.runs import report_of
+from tests.support.inventory import inventory_counts
 from tests.support.world import SMALL_PROJECT, World, fresh_world
 
 
@@ -164,3 +167,28 @@ def test_run_with_a_plan_that_is_not_a_plan_json_exits_2_naming_it(served: World
     assert f"--plan {bad} is not a plan.json" in output
     assert "bridge plan --out plan.json" in output
     assert _writes(served) == 0
+
+
+@pytest.mark.wire
+def test_plan_counts_every_kind_it_does_not_carry_one_line_each(served: World, tmp_path: Path) -> None:
+    """Purchase orders, receipts, comments, notes, rates...: each counted as the source holds it (the emulator's
+    own store is the oracle), with money and bytes, in one terminal line per kind, never one per record."""
+    out = tmp_path / "plan.json"
+    code, output = _bridge(served, "plan", "--out", str(out))
+    assert code == 0, output
+    workspace = served.service.workspace("source")
+    projects = [p for p in workspace.projects.values() if not p.deleted]
+    actuals = [a for p in projects for a in p.actuals.values()]
+    expected = inventory_counts(workspace, projects, actuals)
+    inventory = {entry["kind"]: entry for entry in json.loads(out.read_text())["inventory"]}
+    assert {kind: entry["count"] for kind, entry in inventory.items()} == expected
+    assert all(entry["carried"] is False and entry["why"] for entry in inventory.values())
+    orders = [order for p in projects for order in p.purchase_orders.values()]
+    assert sum(Decimal(v) for v in inventory["purchase_order"]["money"].values()) == sum(o.amount for o in orders)
+    receipts = [f for a in actuals for f in workspace.files.files_of("actual", a.id)]
+    assert inventory["receipt"]["bytes"] == sum(f.size for f in receipts)
+    shown = output[output.index("not carried (") :].splitlines()
+    for held in HELD:
+        (line,) = [text for text in shown if text.startswith(f"  {held.label}: ")]
+        assert f"{expected[held.kind]:,}" in line
+    assert len(shown) < 40, "values not carried are grouped by kind, field and reason, never listed per record"

@@ -140,7 +140,8 @@ def test_a_note_refused_as_text_leaves_its_line_written_and_says_so() -> None:
     """A carriage return is a control character: the note is not carried, the line and its money still are."""
     line = BudgetLine(id="a1", type="account", description="Camera", note={"text": "one\r\ntwo"})
     mapped = line_body("p1", line, lookup_from({}), SYMBOLS)
-    assert mapped.body["description"] == "Camera" and "notes" not in mapped.body
+    assert mapped.body["description"] == "Camera"
+    assert "notes" not in mapped.body
     (note,) = [n for n in mapped.notes if n.field == "note"]
     assert note.kind is NoteKind.NOT_CARRIED
     assert note.detail == "text.control_characters: the line is written without it"

@@ -18,8 +18,6 @@ from fastapi import FastAPI
 
 from bridge.cli import cli
 from bridge.emulator.app import create_app
-from bridge.emulator.core.model import Actual, Project, Workspace
-from bridge.emulator.core.records import ROOT_NOTE
 from bridge.emulator.core.seed import seeded_service
 from bridge.emulator.core.store import Service
 from bridge.engine.progress import Progress
@@ -28,6 +26,7 @@ from bridge.verify.compare import Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.report import HTML_NAME, JSON_NAME, MD_NAME
 from bridge.verify.schema import Reconciliation
+from tests.support.inventory import inventory_counts
 from tests.support.migrated import LEGACY_KEY, TOKEN, settings_for
 from tests.support.serving import serving as served
 
@@ -143,27 +142,6 @@ def source_counts(service: Service) -> dict[str, int]:
         "actual": len(actuals),
         "split": sum(len(a.subactuals) for a in actuals),
         **inventory_counts(workspace, projects, actuals),
-    }
-
-
-def inventory_counts(workspace: Workspace, projects: list[Project], actuals: list[Actual]) -> dict[str, int]:
-    """The kinds the bridge does not write, counted in the emulator's store: what the ledger must hold of them."""
-    shelf = workspace.files
-    orders = [order for p in projects for order in p.purchase_orders.values()]
-    contacts = list(workspace.contacts)
-    notes = [p.notes.get(ROOT_NOTE) for p in projects]
-    return {
-        "rate": len(workspace.rates),
-        "contact_file": sum(len(shelf.files_of("contact.attachment", c)) for c in contacts),
-        "tax_document": sum(len(shelf.files_of("contact.taxDocument", c)) for c in contacts),
-        "bank_transaction": 0,
-        "bank_transaction_file": 0,
-        "purchase_order": len(orders),
-        "purchase_order_item": sum(len(order.items) for order in orders),
-        "purchase_order_file": sum(len(order.attachments) for order in orders),
-        "receipt": sum(len(shelf.files_of("actual", a.id)) for a in actuals),
-        "comment": sum(len(p.comments) for p in projects),
-        "budget_note": sum(1 for note in notes if note is not None and (note.text.strip() or note.html.strip())),
     }
 
 
