@@ -6,7 +6,8 @@ headers and security, and the body against the published schema. Two rules opena
 added here, because "send nothing the description does not allow" is our contract:
 
 - every query parameter must be declared by the operation (or, on legacy, be ``idMode``, which the seed
-  document accepts on every read; the seed writes the array ``expands`` as ``expands[]``);
+  document accepts on every read; the seed writes the array ``expands`` as ``expands[]``, and lists
+  ``attachments`` among its values);
 - a body's objects may carry only declared properties where the schema lists them (closed reading), even
   when the published schema leaves ``additionalProperties`` open.
 
@@ -37,6 +38,9 @@ HOSTS = {LEGACY: "https://api.saturation.io", V1: "https://next-api.saturation.i
 # What the seed documents add to the published description (the seeds win where they speak).
 SEED_QUERY = {LEGACY: {"idMode"}, V1: set[str]()}
 SEED_BODY = {LEGACY: {"idMode"}, V1: set[str]()}  # the legacy seed: "`idMode` may be in the body" of writes
+# Values the seed lists that a published enum leaves out: `attachments` is an `expands` value the legacy seed has
+# seen (and listActuals' own published example sends), though the actuals' expands enum omits it.
+SEED_VALUES = {LEGACY: {("expands", "attachments")}, V1: set[tuple[str, str]]()}
 MASKED = "masked-credential-0000000000000000"
 
 
@@ -91,6 +95,7 @@ class _Request:
             if scheme.startswith("authorization:"):
                 headers["Authorization"] = f"{scheme.split(':', 1)[1].title()} {MASKED}"
         pairs = [(_seed_name(surface, k), v) for k, v in parse_qsl(exchange.query, keep_blank_values=True)]
+        pairs = [pair for pair in pairs if pair not in SEED_VALUES[surface]]
         self.parameters = RequestParameters(query=ImmutableMultiDict(pairs), header=headers)
         self.body = None if exchange.body is None else json.dumps(exchange.body).encode()
         self.content_type = exchange.headers.get("content-type", "application/json" if self.body else "")

@@ -95,18 +95,19 @@ async def test_line_notes_come_with_the_line_and_only_on_account_lines(legacy_cl
     assert answer["line"]["type"] == "account"
     subtotal = next(line for line in lines if line["type"] == "subtotal")
     empty = (await legacy_client.get(f"/projects/{project}/budget/note/{subtotal['id']}")).json()
-    assert empty["note"] is None
+    assert empty["note"] == {}
     assert empty["line"]["type"] == "subtotal"
     assert (await legacy_client.get(f"/projects/{project}/budget/note/lin_none")).status_code == 404
 
 
 async def test_the_budget_carries_line_notes_only_when_asked(legacy_client: httpx.AsyncClient) -> None:
-    """lines.notes adds a NoteData (or null) to every line; without it no line has a note key."""
+    """lines.notes adds a NoteData to every noted line (a line without one omits it); without it no line has
+    a note key."""
     project = await _first_project(legacy_client)
     plain = await _budget_lines(legacy_client, project)
     assert all("note" not in line for line in plain)
     expanded = await _budget_lines(legacy_client, project, "lines.notes")
-    notes = [line["note"] for line in expanded if line["note"] is not None]
+    notes = [line["note"] for line in expanded if "note" in line]
     assert notes
     assert all(set(note) == {"id", "text", "html", "json"} for note in notes)
 

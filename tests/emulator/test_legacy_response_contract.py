@@ -132,7 +132,7 @@ ACTUAL = {"id": "a1", "mode": "default", "lastModified": STAMP}
         ("/projects/p/tags", {}, ["tags"]),
         ("/projects/p/budget", {"account": {"id": "r", "path": "", "lines": []}}, ["account/totals"]),
         ("/rates", {"rates": [{"id": "r1", "unit": "hours"}]}, ["rates/0/unit"]),
-        ("/rates", {"rates": [{"id": "r1", "unit": None, "rate": None}]}, []),
+        ("/rates", {"rates": [{"id": "r1", "unit": None, "rate": None}]}, ["rates/0/unit"]),
         (
             "/projects/p/comments",
             {"comments": [{"id": "c1", "content": "x", "createdAt": STAMP}]},
@@ -141,7 +141,7 @@ ACTUAL = {"id": "a1", "mode": "default", "lastModified": STAMP}
         ("/projects/p/budget/note", {"note": {"id": "n1", "text": 5}}, ["note/text"]),
         (
             "/projects/p/budget/note/l1",
-            {"note": None, "line": {"id": "l1", "type": "line", "path": "/"}},
+            {"note": {}, "line": {"id": "l1", "type": "line", "path": "/"}},
             ["line/type"],
         ),
     ],

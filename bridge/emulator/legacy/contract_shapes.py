@@ -277,7 +277,8 @@ class BudgetLine(TypedDict):
     # Null when an expanded line has no contact: what the official SDKs read (the description shows no null).
     contact: NotRequired[Contact | None]
     phaseData: NotRequired[dict[str, PhaseData]]
-    note: NotRequired[Note | None]
+    # A line without a note omits it (`nullable` beside `allOf` admits no null under OAS 3.0.3).
+    note: NotRequired[Note]
     lastModified: NotRequired[DateTime]
     alias: NotRequired[str | None]
     color: NotRequired[SubtotalColor]

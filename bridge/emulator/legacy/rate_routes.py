@@ -49,8 +49,9 @@ def shape_rate(view: LegacyView, rate: Rate) -> Json:
         "note": rate.note,
         "quantity": num(rate.quantity),
         "rate": num(rate.rate),
-        "unit": rate.unit,
     }
+    if rate.unit is not None:  # the published unit enum holds no null
+        shaped["unit"] = rate.unit
     if "contact" in view.expands and rate.contact_id in view.workspace.contacts:
         shaped["contact"] = view.contact_of(rate.contact_id or "")
     return shaped

@@ -40,7 +40,8 @@ class Comments(TypedDict, total=False):
 
 @with_config(OPEN)
 class BudgetNote(TypedDict, total=False):
-    note: Note | None
+    # OAS 3.0.3: `nullable` beside `allOf` (no `type` of its own) admits no null; no note is an empty NoteData.
+    note: Note
 
 
 @with_config(OPEN)
@@ -53,7 +54,7 @@ class NoteLine(TypedDict):
 
 @with_config(OPEN)
 class LineNote(TypedDict):
-    note: NotRequired[Note | None]
+    note: NotRequired[Note]
     line: NoteLine
 
 
@@ -66,7 +67,8 @@ class Rate(TypedDict):
     note: NotRequired[str | None]
     quantity: NotRequired[Number | None]
     rate: NotRequired[Number | None]
-    unit: NotRequired[Literal["hour", "day", "week", "month", "year", "each", "sqft", "sqm", "lnft", "lnm"] | None]
+    # OAS 3.0.3: an enum without null admits no null, `nullable` or not: a rate without a unit omits it.
+    unit: NotRequired[Literal["hour", "day", "week", "month", "year", "each", "sqft", "sqm", "lnft", "lnm"]]
     contact: NotRequired[Contact]
 
 

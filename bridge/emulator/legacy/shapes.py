@@ -218,8 +218,9 @@ class LegacyView:
             shaped["includeAccounts"] = node.include_accounts
         if "lines.contact" in self.expands and node.contact_id in self.workspace.contacts:
             shaped["contact"] = self.contact(self.workspace.contacts[node.contact_id or ""])
-        if "lines.notes" in self.expands:
-            shaped["note"] = note_data(self.service.line_note(project, node))
+        note = self.service.line_note(project, node) if "lines.notes" in self.expands else None
+        if note is not None:  # a line without a note omits it: no null where the description admits none
+            shaped["note"] = note_data(note)
         if "lines.phaseData" in self.expands or "phaseData" in self.expands:
             shaped["phaseData"] = {
                 self.phase_key(p): self.phase_data(project, node, node.phase_data[p.id], totals, p)
