@@ -142,14 +142,11 @@ def line_body(project_id: str, line: LineFields, lookup: Lookup, symbols: Collec
     if line.type == "markup" and line.include_accounts:
         body["markupAccountFilter"] = ",".join(line.include_accounts)
     notes.extend(not_carried(ref, "tags", tag) for tag in line.tags)
-    if line.note_text is not None:
-        try:
-            # v1 publishes no length for a line's notes; a note refused as text leaves its line written.
-            body["notes"] = check_text(line.note_text, ref, "note.text", limit=sys.maxsize) or ""
-        except MappingError as error:
-            notes.append(
-                Note(NoteKind.NOT_CARRIED, ref, "note", detail=f"{error.code}: the line is written without it")
-            )
+    carried, refused = carried_note(line, ref)
+    if carried is not None:
+        body["notes"] = carried
+    if refused is not None:
+        notes.append(refused)
     phase_data = {}
     for phase_key, data in sorted(line.phase_data.items()):
         phase_id = lookup(Kind.PHASE, project_id, phase_key)
@@ -162,6 +159,17 @@ def line_body(project_id: str, line: LineFields, lookup: Lookup, symbols: Collec
     if phase_data:
         body["phaseData"] = phase_data
     return Mapped(ref, body, tuple(notes))
+
+
+def carried_note(line: LineFields, ref: RecordRef) -> tuple[str | None, Note | None]:
+    """The note a line's body carries (its plain text, A75), or None with the reason it is not carried."""
+    if line.note_text is None:
+        return None, None
+    try:
+        # v1 publishes no length for a line's notes; a note refused as text leaves its line written.
+        return check_text(line.note_text, ref, "note.text", limit=sys.maxsize), None
+    except MappingError as error:
+        return None, Note(NoteKind.NOT_CARRIED, ref, "note", detail=f"{error.code}: the line is written without it")
 
 
 def phase_write(

@@ -57,6 +57,7 @@ from bridge.verify.heldback import (
 )
 from bridge.verify.ledger import CrosswalkEntry, KindInput, KindTally, SourceKey, TargetObject, tally
 from bridge.verify.library import library_differences, workspace_differences
+from bridge.verify.notes import note_differences
 from bridge.verify.project import (
     PhasePlan,
     ProjectComparer,
@@ -471,6 +472,7 @@ class Verifier:
         ]
         copies = await self._copies(v1)
         library = library_differences(legacy.budget, lookup, copies.items, copies.phases)
+        library += note_differences(project.id, legacy.budget.lines, v1.lines, lookup)
         tags, tag_notes = self._tags(legacy, plans, currency)
         sums = actual_sums(actuals, actuals_currency)
         verdicts = [*result.verdicts, *(Verdict.QUARANTINE for _ in refused), *(a.verdict for a in sums)]

@@ -390,3 +390,21 @@ def test_line_tags_are_reported_as_not_carried_with_their_money(world: World, tm
     assert all(f.verdict is Verdict.EXACT and f.legacy_minor == 0 for f in figures if f not in not_carried)
     assert report.verdicts.not_carried == len(not_carried)
     assert any("line tags not carried" in note for note in report.notes)
+
+
+def test_a_line_note_changed_on_v1_is_a_mismatch_naming_the_line(world: World, tmp_path: Path) -> None:
+    """The migrated notes reconcile; one edited on v1 afterwards: exit 1, that line named with both texts."""
+    lines, _ = _budget(world)
+    noted = [line for line in lines if line.get("notes")]
+    assert noted, "the seeded project has no line note to carry"
+    line = noted[0]
+    patched = world.call(
+        "PATCH", f"/projects/{_v1_project(world)}/budget/lines/{line['id']}", json={"notes": "Edited on v1"}
+    )
+    assert patched.status_code == 200, patched.text
+    code, report, _ = run_cli(world, tmp_path / "reports")
+    assert code == 1
+    assert report is not None
+    found = [(d.legacy_id, d.field, d.legacy, d.v1) for p in report.projects for d in p.library]
+    assert found == [(_legacy_id(world, "line", line["id"]), "notes", line["notes"], "Edited on v1")]
+    assert report.verdicts.mismatch == 1
