@@ -334,4 +334,78 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "html and json forms.",
         ("mappings.lines", "clients.legacy"),
     ),
+    Assumption(
+        "A76",
+        "a document upload's idempotency fingerprint",
+        "A v1 documents_upload is fingerprinted on its raw request bytes, multipart boundary included: a retry "
+        "under the same Idempotency-Key must send the same bytes (a boundary derived from the key), or it "
+        "answers 409 idempotency_conflict. The emulator fingerprints exactly that.",
+        "V-SPEC: reuse 'with different content returns 409'; what is fingerprinted is not said, and httpx draws"
+        " a random boundary per request.",
+        ("emulator.v1",),
+    ),
+    Assumption(
+        "A77",
+        "document metadata and links",
+        "DocumentCreateMetadata is closed with name, description and links; links is one target object (the "
+        "published example) or a list, one per kind; a link to a target that does not exist is 404 "
+        "document_target_not_found, another target of a kind already linked without replace is 409 "
+        "already_linked; a document's projectId comes from its project, transaction, purchase-order or "
+        "budget-line link; contentHash is SHA-256 in hex.",
+        "V-SPEC: DocumentCreateMetadata is referenced but not defined; the link conflict is the official SDK's "
+        "wording; contentHash names no algorithm.",
+        ("emulator.v1",),
+    ),
+    Assumption(
+        "A78",
+        "legacy attachments and file sizes",
+        "A legacy actual carries its attachments with or without expands[]=attachments; a contact's attachments"
+        " and taxDocuments come only when expands names them; '10 MB' is 10 MiB (10,485,760 bytes); legacy "
+        "uploads take PDF and images only; a file id may hold '/', sent percent-encoded.",
+        "legacy seed: attachments is a plain Actual field, contact fields 'when expanded'; L-SPEC: 'PDF or "
+        "image files up to 10 MB', File.id example files/2024/03/budget-report.pdf.",
+        ("emulator.legacy", "clients.legacy"),
+    ),
+    Assumption(
+        "A79",
+        "purchase orders on v1",
+        "A v1 purchase order's currency is its project's first-phase currency (the workspace's when "
+        "unassigned); an item's rate is in minor units and amount defaults to qty x rate; a draft may be linked"
+        " to transactions; a transaction linked to another order is 409 already_linked; mark-paid without a "
+        "linked transaction is 409 po_invalid_status; approved, rejected and actualizing come only from the "
+        "approval flow (the emulator's control hook).",
+        "V-SPEC: currency is server-set and not described; the item examples send rate '25000' beside amount "
+        "125000 for qty 5; the link rules per status are not listed.",
+        ("emulator.v1",),
+    ),
+    Assumption(
+        "A80",
+        "legacy purchase orders",
+        "A legacy purchase order's items come only with expands[]=items; the startDate/endDate window applies "
+        "to the order's date, inclusive; accountId matches orders with an item coded to that line or below it; "
+        "a created order without an amount takes its items' sum.",
+        "L-SPEC: listPurchaseOrders names the filters without saying which date or what an account match is.",
+        ("emulator.legacy", "clients.legacy"),
+    ),
+    Assumption(
+        "A81",
+        "comments",
+        "Legacy lists comments on the project or on a budget line (accountId the account, or the nearest above "
+        "a line); a v1 comment's author is the token's user and its time the server's; a comment on a target "
+        "that does not exist is 422; only the author edits the content (403 forbidden).",
+        "L-SPEC: Comment has accountId and lineId without saying how they combine; V-SPEC: 'Only the author can"
+        " edit the body'.",
+        ("emulator.legacy", "emulator.v1"),
+    ),
+    Assumption(
+        "A82",
+        "nulls the published shapes do not admit",
+        "Where a published schema admits no null under OpenAPI 3.0.3 (nullable beside allOf with no type of its"
+        " own; an enum that does not list null), the emulator omits the field instead: a budget line without a "
+        "note has no note key, a project without a budget note answers an empty NoteData, a rate without a unit"
+        " has no unit. The bridge reads all three as 'none'.",
+        "OAS 3.0.3: nullable adds null only to a type given in the same schema object; L-SPEC marks "
+        "BudgetLine.note, BudgetNoteResponse.note and Rate.unit nullable in those forms.",
+        ("emulator.legacy", "clients.legacy"),
+    ),
 )
