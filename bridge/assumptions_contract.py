@@ -282,9 +282,9 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
     Assumption(
         "A70",
         "a project without a budget note",
-        "GET /projects/{id}/budget/note answers 404 for a listed project that has no root note (an empty note "
-        "answers 200 with empty text): both count as no note; a note is counted when its text or HTML form holds "
-        "anything.",
+        "GET /projects/{id}/budget/note for a listed project that has no root note answers either 404 or 200 "
+        "with an empty NoteData (the emulator does the latter, A82): both count as no note; a note is counted "
+        "when its text or HTML form holds anything.",
         "L-SPEC: getRootAccountNote publishes 404 without saying when; a project with no note is not shown.",
         ("clients.legacy", "engine.inventory"),
     ),
