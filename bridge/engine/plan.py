@@ -235,9 +235,9 @@ class Plan:
         return [seen[i] for i in sorted(seen)]
 
     def held(self) -> list[tuple[Held, Stock]]:
-        """Each kind the run does not write, in declaration order, with what the source holds of it (zero when
-        the run met none: a kind with nothing in it is said to be empty, not left out)."""
-        return [(held, self.inventory.get(held.kind, Stock(held.kind))) for held in HELD]
+        """Each kind the run does not write that it counted, in declaration order, with what the source holds of
+        it (a kind counted empty is listed with 0; the workspace's kinds are counted on whole-workspace runs)."""
+        return [(held, self.inventory[held.kind]) for held in HELD if held.kind in self.inventory]
 
     def counts(self) -> dict[str, object]:
         """Per kind what the run did, and its requests: what the state file keeps with the run for `status`."""
