@@ -24,6 +24,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Literal
 
+from bridge.emulator.core.bank import BankFeed
 from bridge.emulator.core.files import Shelf
 from bridge.emulator.core.ledger import Ledger
 
@@ -351,6 +352,7 @@ class Workspace:
     library: Library = field(default_factory=Library)
     version: int = 0
     files: Shelf = field(default_factory=Shelf)
+    bank: BankFeed = field(default_factory=BankFeed)
 
 
 @dataclass(frozen=True, slots=True)

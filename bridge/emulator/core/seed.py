@@ -33,6 +33,7 @@ from bridge.emulator.core.model import (
     SubActual,
     Workspace,
 )
+from bridge.emulator.core.seed_bank import BANK_FEED, seed_bank
 from bridge.emulator.core.seed_files import seed_files
 from bridge.emulator.core.store import Service
 from bridge.emulator.core.totals import cell_value
@@ -131,6 +132,7 @@ def seeded_fleet(
         target = service.create_workspace(target_name)
         _SourceBuilder(service, source, random.Random(seed + index), size).build()
         seed_files(source, random.Random(f"files:{seed + index}"))
+        seed_bank(source, random.Random(f"bank:{seed + index}"), BANK_FEED[size])
         if target_library:
             _seed_target_library(service, target)
         if dirty:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from bridge.emulator.core import validate
 from bridge.emulator.core.actuals import ActualsStore
+from bridge.emulator.core.bank_store import BankStore
 from bridge.emulator.core.errors import InvalidInput, NotFound, SpaceNotEmpty
 from bridge.emulator.core.file_store import FilesStore
 from bridge.emulator.core.ids import slugify, unique_alias
@@ -25,7 +26,7 @@ from bridge.emulator.core.workspace_library import WorkspaceLibraryStore
 PROJECT_STATUSES: tuple[ProjectStatus, ...] = ("active", "archived")
 
 
-class Service(WorkspaceLibraryStore, ActualsStore, FilesStore):
+class Service(WorkspaceLibraryStore, ActualsStore, FilesStore, BankStore):
     """Every workspace of the emulated service, with the rules that guard them."""
 
     # -- spaces ---------------------------------------------------------------------------------------------

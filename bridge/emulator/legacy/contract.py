@@ -22,8 +22,10 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from bridge.emulator.core.bank import BANK_STATUSES, BANK_SUB_STATUSES, BANK_TYPES
 from bridge.emulator.core.errors import InvalidInput
 from bridge.emulator.legacy import contract_shapes as shapes
+from bridge.emulator.legacy import transaction_contract as bank
 from bridge.emulator.wire.formats import is_date_time
 
 BASE = "/api/v1"
@@ -97,6 +99,17 @@ DECLARED: Mapping[tuple[str, str], Mapping[str, Param]] = {
     ("GET", PROJECT + "/actuals/{actual_id}"): {"expands": TEXT},
     ("GET", "/contacts/{contact_id}"): {"expands": TEXT},
     ("GET", PROJECT + "/tags"): {"name": TEXT, "sortBy": one_of("name"), "sortOrder": one_of("asc", "desc")},
+    ("GET", "/transactions"): {
+        "type": one_of(*BANK_TYPES),
+        "status": one_of(*BANK_STATUSES),
+        "subStatus": one_of(*BANK_SUB_STATUSES),
+        **dict.fromkeys(("projectId", "sourceType", "sourceName", "sourceLast4"), TEXT),
+        **dict.fromkeys(("description", "merchant", "contactTitle"), TEXT),
+        **dict.fromkeys(("hasAccount", "isActualized", "hasAttachments", "hasContact"), BOOLEAN),
+        "startDate": DATE_TIME,
+        "endDate": DATE_TIME,
+        "expands": TEXT,
+    },
 }
 
 
@@ -143,6 +156,14 @@ FILE_ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("POST", "/contacts/{contact_id}/attachment"): {201: shapes.File},
     ("POST", "/contacts/{contact_id}/tax-document"): {201: shapes.File},
 }
+TRANSACTION = "/transactions/{transaction_id}"
+TRANSACTION_ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
+    ("GET", "/transactions"): {200: bank.Transactions},
+    ("GET", TRANSACTION): {200: bank.Transaction},
+    ("PUT", TRANSACTION): {200: bank.Transaction},
+    ("POST", TRANSACTION + "/attachment"): {201: shapes.File},
+    ("POST", TRANSACTION + "/attachments/parse"): {200: bank.ParsedAttachments},
+}
 
 # (method, route path) -> the published success status -> its shape (``legacy.contract_shapes``); every error
 # status answers with the Error shape. Only the reads the bridge and the runbooks make are encoded.
@@ -162,6 +183,7 @@ ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("GET", PROJECT + "/actuals/{actual_id}"): {200: shapes.Actual},
     ("GET", "/contacts/{contact_id}"): {200: shapes.Contact},
     **FILE_ANSWERS,
+    **TRANSACTION_ANSWERS,
 }
 
 

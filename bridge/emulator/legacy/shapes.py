@@ -290,6 +290,7 @@ class LegacyView:
             "number": actual.number,
             "tags": list(actual.tags),
             "contactId": actual.contact_id,
+            "transactionId": self.workspace.bank.source_of(actual.id),
             "attachments": files_json(self.workspace.files, "actual", actual.id),
             "subactuals": [
                 {

@@ -1,6 +1,7 @@
 """The legacy surface (``/api/v1``, ``X-API-Key``): spaces, projects and contacts here (each declared once,
 ``legacy.crud``); the budget in ``budget_routes``, the project library in ``library_routes``, actuals in
-``actuals_routes``. Routes only parse, call the store and shape; ``mount_legacy`` mounts them all.
+``actuals_routes``, bank and card transactions in ``transaction_routes``. Routes only parse, call the store and
+shape; ``mount_legacy`` mounts them all.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from starlette.responses import Response
 
 from bridge.emulator.core.errors import NotFound
 from bridge.emulator.core.model import Contact, Project, Space, Workspace
-from bridge.emulator.legacy import actuals_routes, budget_routes, file_routes, library_routes
+from bridge.emulator.legacy import actuals_routes, budget_routes, file_routes, library_routes, transaction_routes
 from bridge.emulator.legacy.contract import BASE
 from bridge.emulator.legacy.crud import Resource, in_workspace, resource_routes
 from bridge.emulator.legacy.file_routes import contact_file_filter
@@ -156,6 +157,13 @@ async def unknown_route(ctx: Ctx, rest: str) -> Response:
 
 def mount_legacy(app: FastAPI) -> None:
     """Mount the legacy surface on ``app``; its routes read the app's state holder as a ``LegacyContext``."""
-    routers = (router, budget_routes.router, library_routes.router, actuals_routes.router, file_routes.router)
+    routers = (
+        router,
+        budget_routes.router,
+        library_routes.router,
+        actuals_routes.router,
+        file_routes.router,
+        transaction_routes.router,
+    )
     for module_router in (*routers, fallback):
         app.include_router(module_router, prefix=PREFIX)
