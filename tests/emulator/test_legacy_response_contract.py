@@ -37,7 +37,8 @@ EVERYTHING = tuple(("expands[]", e) for e in ("phases", "fringes", "globals", "l
 
 async def test_every_read_the_bridge_makes_keeps_the_published_shapes(legacy_client: httpx.AsyncClient) -> None:
     """Spaces, projects, contacts, the expanded budget, accounts, phases, fringes, globals, tags and actuals of
-    every seeded project answer in their published shapes (the fixture's contract hook checks each)."""
+    every seeded project, and the bank and card transactions with every expand, answer in their published shapes
+    (the fixture's contract hook checks each)."""
     spaces = (await legacy_client.get("/spaces")).json()["spaces"]
     for space in spaces:
         assert (await legacy_client.get(f"/spaces/{space['id']}")).status_code == 200
@@ -51,6 +52,11 @@ async def test_every_read_the_bridge_makes_keeps_the_published_shapes(legacy_cli
         assert {"phases", "fringes", "globals"} <= budget.json().keys()
         for part in ("budget/accounts", "budget/phases", "budget/fringes", "budget/globals", "tags", "actuals"):
             assert (await legacy_client.get(f"{base}/{part}")).status_code == 200
+    expanded = {"expands[]": ["project", "contact", "account", "actual", "attachments"]}
+    transactions = (await legacy_client.get("/transactions", params=expanded)).json()["transactions"]
+    assert transactions
+    for transaction in transactions:
+        assert (await legacy_client.get(f"/transactions/{transaction['id']}")).status_code == 200
 
 
 async def test_error_answers_keep_the_published_error_shape(legacy_client: httpx.AsyncClient) -> None:
