@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Literal
+from typing import Literal, get_args
 
 BankType = Literal[
     "bank.deposit", "bank.withdrawal", "bank.ach", "bank.wire",
@@ -23,12 +23,9 @@ BankType = Literal[
 ]  # fmt: skip
 BankStatus = Literal["posted", "pending", "void"]
 BankSubStatus = Literal["settled", "refund", "reverse", "rejected"]
-BANK_TYPES: tuple[BankType, ...] = (
-    "bank.deposit", "bank.withdrawal", "bank.ach", "bank.wire",
-    "card.spend", "card.payment", "card.dispute", "card.refund", "card.cashback",
-)  # fmt: skip
-BANK_STATUSES: tuple[BankStatus, ...] = ("posted", "pending", "void")
-BANK_SUB_STATUSES: tuple[BankSubStatus, ...] = ("settled", "refund", "reverse", "rejected")
+BANK_TYPES: tuple[BankType, ...] = get_args(BankType)
+BANK_STATUSES: tuple[BankStatus, ...] = get_args(BankStatus)
+BANK_SUB_STATUSES: tuple[BankSubStatus, ...] = get_args(BankSubStatus)
 
 
 @dataclass(frozen=True, slots=True)

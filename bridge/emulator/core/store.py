@@ -3,9 +3,9 @@
 The service is split by domain: this module holds spaces, projects and contacts and assembles ``Service``;
 ``budget`` holds phases, currencies and the budget tree; ``project_library`` a project's fringes, globals and
 tags; ``workspace_library`` the workspace library and the project copies made from it; ``actuals`` holds
-actuals (v1 transactions); ``workspaces`` what they all share. Updates take a mapping of model-attribute names
-to new values, so the legacy PUT and the v1 PATCH share one rule set; every value is checked here, not in the
-surfaces.
+actuals (v1 transactions); ``bank_store`` the legacy bank and card feed; ``workspaces`` what they all share.
+Updates take a mapping of model-attribute names to new values, so the legacy PUT and the v1 PATCH share one
+rule set; every value is checked here, not in the surfaces.
 """
 
 from __future__ import annotations
