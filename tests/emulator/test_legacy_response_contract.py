@@ -38,8 +38,8 @@ EVERYTHING = tuple(("expands[]", e) for e in ("phases", "fringes", "globals", "l
 
 async def test_every_read_the_bridge_makes_keeps_the_published_shapes(legacy_client: httpx.AsyncClient) -> None:
     """Spaces, projects, contacts, the expanded budget, accounts, phases, fringes, globals, tags, actuals and
-    purchase orders (expanded, listed and read one by one) of every seeded project answer in their published
-    shapes (the fixture's contract hook checks each)."""
+    purchase orders (expanded, listed and read one by one) of every seeded project, and the bank and card
+    transactions with every expand, answer in their published shapes (the fixture's contract hook checks each)."""
     spaces = (await legacy_client.get("/spaces")).json()["spaces"]
     for space in spaces:
         assert (await legacy_client.get(f"/spaces/{space['id']}")).status_code == 200
@@ -56,6 +56,11 @@ async def test_every_read_the_bridge_makes_keeps_the_published_shapes(legacy_cli
         orders = await legacy_client.get(f"{base}/purchaseOrders", params=ORDER_EXPANDS)
         for order in orders.json()["purchaseOrders"]:
             assert (await legacy_client.get(f"{base}/purchaseOrders/{order['id']}", params=ORDER_EXPANDS)).is_success
+    expanded = {"expands[]": ["project", "contact", "account", "actual", "attachments"]}
+    transactions = (await legacy_client.get("/transactions", params=expanded)).json()["transactions"]
+    assert transactions
+    for transaction in transactions:
+        assert (await legacy_client.get(f"/transactions/{transaction['id']}")).status_code == 200
 
 
 async def test_comments_notes_and_rates_keep_the_published_shapes(legacy_client: httpx.AsyncClient) -> None:

@@ -24,6 +24,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Literal
 
+from bridge.emulator.core.bank import BankFeed
 from bridge.emulator.core.files import Shelf
 from bridge.emulator.core.ledger import Ledger
 from bridge.emulator.core.purchase_orders import LegacyPurchaseOrder, PurchaseOrder
@@ -363,6 +364,7 @@ class Workspace:
     rates: dict[str, Rate] = field(default_factory=dict)
     # The v1 plan: which paid features (rate packs) the workspace has (``core.rates.PLANS``).
     plan: str = "studio"
+    bank: BankFeed = field(default_factory=BankFeed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ from bridge.emulator.core.model import (
     SubActual,
     Workspace,
 )
+from bridge.emulator.core.seed_bank import BANK_FEED, seed_bank
 from bridge.emulator.core.seed_files import seed_files
 from bridge.emulator.core.seed_purchase_orders import add_purchase_orders, po_ids
 from bridge.emulator.core.seed_remarks import add_dirty_remarks, add_remarks
@@ -135,6 +136,7 @@ def seeded_fleet(
         target = service.create_workspace(target_name)
         _SourceBuilder(service, source, random.Random(seed + index), size).build()
         seed_files(source, random.Random(f"files:{seed + index}"))
+        seed_bank(source, random.Random(f"bank:{seed + index}"), BANK_FEED[size])
         if target_library:
             _seed_target_library(service, target)
         if dirty:

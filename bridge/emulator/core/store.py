@@ -4,9 +4,9 @@ The service is split by domain: this module holds spaces, projects and contacts 
 ``budget`` holds phases, currencies and the budget tree; ``project_library`` a project's fringes, globals and
 tags; ``workspace_library`` the workspace library and the project copies made from it; ``actuals`` holds
 actuals (v1 transactions); ``purchase_order_store`` purchase orders; ``comments``, ``notes`` and ``rates``
-comments, budget notes and workspace rates; ``workspaces`` what they all share. Updates take a mapping of
-model-attribute names to new values, so the legacy PUT and the v1 PATCH share one rule set; every value is
-checked here, not in the surfaces.
+comments, budget notes and workspace rates; ``bank_store`` the legacy bank and card feed; ``workspaces`` what
+they all share. Updates take a mapping of model-attribute names to new values, so the legacy PUT and the v1
+PATCH share one rule set; every value is checked here, not in the surfaces.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from bridge.emulator.core import validate
 from bridge.emulator.core.actuals import ActualsStore
+from bridge.emulator.core.bank_store import BankStore
 from bridge.emulator.core.comments import CommentsStore
 from bridge.emulator.core.errors import InvalidInput, NotFound, SpaceNotEmpty
 from bridge.emulator.core.file_store import FilesStore
@@ -31,7 +32,14 @@ PROJECT_STATUSES: tuple[ProjectStatus, ...] = ("active", "archived")
 
 
 class Service(
-    WorkspaceLibraryStore, PurchaseOrderStore, ActualsStore, FilesStore, CommentsStore, NotesStore, RatesStore
+    WorkspaceLibraryStore,
+    PurchaseOrderStore,
+    ActualsStore,
+    FilesStore,
+    CommentsStore,
+    NotesStore,
+    RatesStore,
+    BankStore,
 ):
     """Every workspace of the emulated service, with the rules that guard them."""
 

@@ -94,12 +94,16 @@ def _filter(ctx: Ctx, account: str | None) -> Callable[[Actual], bool]:
     """The request's coding filters, read once (the window is the store's: it reads only the actuals in it)."""
     assigned = ctx.flag("hasAssignedAccount") if ctx.param("hasAssignedAccount") is not None else None
     attached = presence(ctx, "hasAttachments")
-    # The emulator links no bank transactions to actuals.
-    none_match = ctx.flag("hasLinkedTransaction")
-    shelf = ctx.workspace.files
+    linked = presence(ctx, "hasLinkedTransaction")
+    # A-guess: the source ids an actual has are the bank transaction it was made from.
+    sources = frozenset(ctx.multi("sourceIds"))
+    shelf, bank = ctx.workspace.files, ctx.workspace.bank
 
     def keep(actual: Actual) -> bool:
-        if none_match:
+        source = bank.source_of(actual.id)
+        if linked is not None and linked != (source is not None):
+            return False
+        if sources and source not in sources:
             return False
         if attached is not None and attached != bool(shelf.files_of("actual", actual.id)):
             return False

@@ -23,10 +23,12 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from bridge.emulator.core.bank import BANK_STATUSES, BANK_SUB_STATUSES, BANK_TYPES
 from bridge.emulator.core.errors import InvalidInput
 from bridge.emulator.legacy import contract_shapes as shapes
 from bridge.emulator.legacy import purchase_order_contract as po
 from bridge.emulator.legacy import remark_contract as remarks
+from bridge.emulator.legacy import transaction_contract as bank
 from bridge.emulator.wire.formats import is_date_time
 
 BASE = "/api/v1"
@@ -122,6 +124,17 @@ DECLARED: Mapping[tuple[str, str], Mapping[str, Param]] = {
     ("GET", PROJECT + "/budget/note"): {"format": NOTE_FORMAT},
     ("GET", PROJECT + "/budget/note/{line_id:path}"): {"format": NOTE_FORMAT},
     ("GET", "/rates"): {"expands": TEXT, "search": TEXT, "limit": TEXT, "offset": TEXT},
+    ("GET", "/transactions"): {
+        "type": one_of(*BANK_TYPES),
+        "status": one_of(*BANK_STATUSES),
+        "subStatus": one_of(*BANK_SUB_STATUSES),
+        **dict.fromkeys(("projectId", "sourceType", "sourceName", "sourceLast4"), TEXT),
+        **dict.fromkeys(("description", "merchant", "contactTitle"), TEXT),
+        **dict.fromkeys(("hasAccount", "isActualized", "hasAttachments", "hasContact"), BOOLEAN),
+        "startDate": DATE_TIME,
+        "endDate": DATE_TIME,
+        "expands": TEXT,
+    },
 }
 
 
@@ -169,6 +182,14 @@ FILE_ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("POST", "/contacts/{contact_id}/attachment"): {201: shapes.File},
     ("POST", "/contacts/{contact_id}/tax-document"): {201: shapes.File},
 }
+TRANSACTION = "/transactions/{transaction_id}"
+TRANSACTION_ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
+    ("GET", "/transactions"): {200: bank.Transactions},
+    ("GET", TRANSACTION): {200: bank.Transaction},
+    ("PUT", TRANSACTION): {200: bank.Transaction},
+    ("POST", TRANSACTION + "/attachment"): {201: shapes.File},
+    ("POST", TRANSACTION + "/attachments/parse"): {200: bank.ParsedAttachments},
+}
 
 # (method, route path) -> the published success status -> its shape (``legacy.contract_shapes``); every error
 # status answers with the Error shape. The reads the bridge and the runbooks make, and the purchase-order
@@ -201,6 +222,7 @@ ANSWERS: Mapping[tuple[str, str], Mapping[int, Any]] = {
     ("GET", "/rates"): {200: remarks.Rates},
     ("POST", "/rates"): {201: remarks.Rate},
     ("PUT", "/rates/{rate_id}"): {200: remarks.Rate},
+    **TRANSACTION_ANSWERS,
 }
 
 

@@ -62,7 +62,8 @@ async def _file_part(ctx: Ctx) -> tuple[Part, dict[str, Part]]:
     return part, parts
 
 
-async def _attach(ctx: Ctx, kind: AttachmentKind, owner_id: str) -> Response:
+async def attach_upload(ctx: Ctx, kind: AttachmentKind, owner_id: str) -> Response:
+    """An attachment upload of any owner: the form's file kept and attached to it (201 with its File)."""
     part, _ = await _file_part(ctx)
     try:
         stored = ctx.service.upload_file(
@@ -117,16 +118,16 @@ async def delete_file(ctx: Ctx, file_id: str) -> Response:
 @router.post("/projects/{project_id}/actuals/{actual_id}/attachment")
 async def upload_actual_attachment(ctx: Ctx, project_id: str, actual_id: str) -> Response:
     actual = ctx.service.get_actual(ctx.project(project_id), actual_id)
-    return await _attach(ctx, "actual", actual.id)
+    return await attach_upload(ctx, "actual", actual.id)
 
 
 @router.post("/contacts/{contact_id}/attachment")
 async def upload_contact_attachment(ctx: Ctx, contact_id: str) -> Response:
     contact = ctx.service.get_contact(ctx.workspace, contact_id)
-    return await _attach(ctx, CONTACT_FILES["attachments"][1], contact.id)
+    return await attach_upload(ctx, CONTACT_FILES["attachments"][1], contact.id)
 
 
 @router.post("/contacts/{contact_id}/tax-document")
 async def upload_contact_tax_document(ctx: Ctx, contact_id: str) -> Response:
     contact = ctx.service.get_contact(ctx.workspace, contact_id)
-    return await _attach(ctx, CONTACT_FILES["taxDocuments"][1], contact.id)
+    return await attach_upload(ctx, CONTACT_FILES["taxDocuments"][1], contact.id)

@@ -293,6 +293,7 @@ class LegacyView:
             "tags": list(actual.tags),
             "contactId": actual.contact_id,
             "purchaseOrderId": actual.purchase_order_id,
+            "transactionId": self.workspace.bank.source_of(actual.id),
             "attachments": files_json(self.workspace.files, "actual", actual.id),
             "subactuals": [
                 {

@@ -1,7 +1,7 @@
 """The legacy surface (``/api/v1``, ``X-API-Key``): spaces, projects and contacts here (each declared once,
 ``legacy.crud``); the budget in ``budget_routes``, the project library in ``library_routes``, actuals in
-``actuals_routes``, purchase orders in ``purchase_order_routes``. Routes only parse, call the store and shape;
-``mount_legacy`` mounts them all.
+``actuals_routes``, purchase orders in ``purchase_order_routes``, bank and card transactions in
+``transaction_routes``. Routes only parse, call the store and shape; ``mount_legacy`` mounts them all.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from bridge.emulator.legacy import (
     note_routes,
     purchase_order_routes,
     rate_routes,
+    transaction_routes,
 )
 from bridge.emulator.legacy.contract import BASE
 from bridge.emulator.legacy.crud import Resource, in_workspace, resource_routes
@@ -167,6 +168,12 @@ async def unknown_route(ctx: Ctx, rest: str) -> Response:
 def mount_legacy(app: FastAPI) -> None:
     """Mount the legacy surface on ``app``; its routes read the app's state holder as a ``LegacyContext``."""
     routers = (router, budget_routes.router, note_routes.router, comment_routes.router, rate_routes.router)
-    tail = (library_routes.router, actuals_routes.router, file_routes.router, purchase_order_routes.router)
+    tail = (
+        library_routes.router,
+        actuals_routes.router,
+        file_routes.router,
+        purchase_order_routes.router,
+        transaction_routes.router,
+    )
     for module_router in (*routers, *tail, fallback):
         app.include_router(module_router, prefix=PREFIX)
