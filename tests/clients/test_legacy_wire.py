@@ -38,7 +38,14 @@ ListRead = tuple[
     tuple[tuple[str, str], ...],
 ]
 SIMPLE: list[ListRead] = [
-    ("contacts", lambda c: c.contacts(), "/contacts", "contacts", {"id": "c1", "name": "Ana"}, ()),
+    (
+        "contacts",
+        lambda c: c.contacts(),
+        "/contacts",
+        "contacts",
+        {"id": "c1", "name": "Ana"},
+        (("expands[]", "attachments"), ("expands[]", "taxDocuments")),  # counted by the inventory (A78)
+    ),
     (
         "phases",
         lambda c: c.phases("p1"),
@@ -252,7 +259,7 @@ async def test_actuals_windows_are_disjoint_split_when_big_and_complete(controls
         assert (start - end).days == 1
     assert max(count for _, _, count in windows) <= 5
     assert reader.summary.total_amount == pytest.approx(1.5 * len(ids))
-    assert route.calls.last.request.url.params.get_list("expands[]") == ["contact", "subactual"]
+    assert route.calls.last.request.url.params.get_list("expands[]") == ["contact", "subactual", "attachments"]
 
 
 @pytest.mark.anyio
@@ -312,3 +319,65 @@ async def test_phase_data_cells_are_read_as_written(controls: RunControls) -> No
     assert (second.quantity, second.rate) == (2, "1,000.00")
     settings = by_id["m1"].phase_data["ph1"]
     assert (settings.type, settings.amount, settings.exclude_fringes) == ("percent", None, None)
+
+
+@pytest.mark.anyio
+async def test_rates_are_read_a_thousand_at_a_time_to_a_short_page_each_once(controls: RunControls) -> None:
+    """GET /rates pages by limit and offset (its largest published limit); a rate seen twice as offsets move
+    is kept once (A71)."""
+    first = [{"id": f"r{n}"} for n in range(1000)]
+    second = [{"id": "r999"}, {"id": "r1000"}]
+    async with respx.mock(assert_all_called=True, using="bridge") as router:
+        route = router.get(f"{BASE}/rates").mock(
+            side_effect=[httpx.Response(200, json={"rates": first}), httpx.Response(200, json={"rates": second})]
+        )
+        async with open_legacy(BASE, KEY, controls) as client:
+            rates = await client.rates()
+    assert len(rates) == 1001
+    assert [(c.request.url.params["limit"], c.request.url.params["offset"]) for c in route.calls] == [
+        ("1000", "0"),
+        ("1000", "1000"),
+    ]
+
+
+@pytest.mark.anyio
+async def test_a_project_without_a_budget_note_reads_as_none_and_other_refusals_stop(controls: RunControls) -> None:
+    """The root note is asked in every format; its 404 is no note (A70), any other refusal is the read's error."""
+    async with respx.mock(using="bridge") as router:
+        route = router.get(f"{BASE}/projects/p1/budget/note").mock(
+            side_effect=[
+                httpx.Response(200, json={"note": {"id": "n1", "text": "Keep"}}),
+                httpx.Response(404, json={"error": "not found"}),
+                httpx.Response(400, json={"error": "bad"}),
+            ]
+        )
+        async with open_legacy(BASE, KEY, controls) as client:
+            assert await client.root_note("p1") == {"id": "n1", "text": "Keep"}
+            assert await client.root_note("p1") is None
+            with pytest.raises(errors.SourceUnreadable):
+                await client.root_note("p1")
+    assert dict(route.calls[0].request.url.params) == {"format": "all", "idMode": "system"}
+
+
+@pytest.mark.anyio
+async def test_purchase_orders_comments_and_the_bank_feed_ask_for_what_the_inventory_counts(
+    controls: RunControls,
+) -> None:
+    """Purchase orders with their items, the bank feed with its attachments, comments as they are."""
+    async with respx.mock(assert_all_called=True, using="bridge") as router:
+        orders = router.get(f"{BASE}/projects/p1/purchaseOrders").mock(
+            return_value=httpx.Response(200, json={"purchaseOrders": [{"id": "po1"}]})
+        )
+        comments = router.get(f"{BASE}/projects/p1/comments").mock(
+            return_value=httpx.Response(200, json={"comments": [{"id": "c1"}]})
+        )
+        bank = router.get(f"{BASE}/transactions").mock(
+            return_value=httpx.Response(200, json={"transactions": [{"id": "t1"}]})
+        )
+        async with open_legacy(BASE, KEY, controls) as client:
+            assert await client.purchase_orders("p1") == [{"id": "po1"}]
+            assert await client.comments("p1") == [{"id": "c1"}]
+            assert await client.bank_transactions() == [{"id": "t1"}]
+    assert list(orders.calls.last.request.url.params.multi_items()) == [("expands[]", "items"), SYSTEM]
+    assert list(comments.calls.last.request.url.params.multi_items()) == [SYSTEM]
+    assert list(bank.calls.last.request.url.params.multi_items()) == [("expands[]", "attachments"), SYSTEM]
