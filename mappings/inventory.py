@@ -41,6 +41,18 @@ class Stock:
         return Stock(self.kind, self.count + other.count, money, self.bytes + other.bytes, unreadable, unread)
 
 
+def figures(stock: Stock) -> str:
+    """The stock as people read it, thousands separated: ``12, 4,500.25 USD, 1,024 bytes``."""
+    said = [f"{stock.count:,}", *(f"{value:,} {currency}" for currency, value in sorted(stock.money.items()))]
+    if stock.bytes:
+        said.append(f"{stock.bytes:,} bytes")
+    if stock.unreadable:
+        said.append(f"{stock.unreadable:,} left out of the sums (no readable amount or size)")
+    if stock.unread:
+        said.append(f"not all counted ({stock.unread})")
+    return ", ".join(said)
+
+
 def amount(value: object) -> Decimal | None:
     """A legacy number as an exact Decimal, None for anything else (text, null, NaN, infinities, true)."""
     if isinstance(value, bool) or not isinstance(value, int | float):

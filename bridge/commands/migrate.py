@@ -31,6 +31,7 @@ from bridge.engine.run import Interrupted, Outcome, migrate
 from bridge.errors import FatalError, ResumableStop, RetriableError, UsageError
 from bridge.files import write_private
 from bridge.terminal import console, plain, shown
+from mappings.inventory import figures
 from state.errors import StateCorruptError, StateLockedError, StateStorageError
 
 EXIT_CODES = """\b
@@ -152,14 +153,7 @@ def _list_not_carried(plan: Plan) -> None:
     v1 publishes no field for, by kind, field and reason."""
     click.echo("not carried (each record is listed in the plan's JSON, --out):")
     for held, stock in plan.held():
-        figures = [f"{stock.count:,}", *(f"{value:,} {currency}" for currency, value in sorted(stock.money.items()))]
-        if stock.bytes:
-            figures.append(f"{stock.bytes:,} bytes")
-        if stock.unreadable:
-            figures.append(f"{stock.unreadable:,} left out of the sums (no readable amount or size)")
-        if stock.unread:
-            figures.append(f"not all counted ({plain(stock.unread)})")
-        click.echo(f"  {held.label}: {', '.join(figures)}: {held.why}")
+        click.echo(f"  {held.label}: {plain(figures(stock))}: {held.why}")
     click.echo(f"  not counted: {UNLISTED}")
     values: Counter[tuple[str, str, str]] = Counter()
     records: dict[tuple[str, str, str], set[tuple[str, str]]] = {}

@@ -11,6 +11,7 @@ from bridge.engine.inventory import BY_KIND, HELD
 from bridge.verify.ledger import KindTally
 from bridge.verify.schema import InventoryEntry
 from mappings.inventory import Stock
+from mappings.inventory import figures as stock_figures
 
 
 def summed(stocks: Iterable[Stock]) -> dict[str, Stock]:
@@ -52,15 +53,9 @@ def inventory(stocks: Iterable[Stock]) -> list[InventoryEntry]:
 
 
 def figures(entry: InventoryEntry) -> str:
-    """An entry's count, money per currency and bytes, with thousands separators: ``12, 4,500.25 USD``."""
-    said = [f"{entry.count:,}", *(f"{Decimal(value):,} {currency}" for currency, value in entry.money.items())]
-    if entry.bytes:
-        said.append(f"{entry.bytes:,} bytes")
-    if entry.unreadable:
-        said.append(f"{entry.unreadable:,} left out of the sums")
-    if entry.unread:
-        said.append(f"not all counted ({entry.unread})")
-    return ", ".join(said)
+    """An entry's count, money per currency and bytes, as the plan says them (``mappings.inventory.figures``)."""
+    money = {currency: Decimal(value) for currency, value in entry.money.items()}
+    return stock_figures(Stock(entry.kind, entry.count, money, entry.bytes, entry.unreadable, entry.unread))
 
 
 def summary(entries: Iterable[InventoryEntry]) -> str:
