@@ -403,9 +403,9 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "Where a published schema admits no null under OpenAPI 3.0.3 (nullable beside allOf with no type of its"
         " own; an enum that does not list null), the emulator omits the field instead: a budget line without a "
         "note has no note key, a project without a budget note answers an empty NoteData, a rate without a unit"
-        " has no unit. The bridge reads all three as 'none'.",
+        " has no unit, a bank transaction without a sub-status has no subStatus. The bridge reads each as 'none'.",
         "OAS 3.0.3: nullable adds null only to a type given in the same schema object; L-SPEC marks "
-        "BudgetLine.note, BudgetNoteResponse.note and Rate.unit nullable in those forms.",
+        "BudgetLine.note, BudgetNoteResponse.note, Rate.unit and Transaction.subStatus nullable in those forms.",
         ("emulator.legacy", "clients.legacy"),
     ),
 )

@@ -72,7 +72,7 @@ FILTERS: list[tuple[dict[str, str | list[str]], Callable[[Txn], bool]]] = [
     ({"type[]": "card.spend"}, lambda t: t["type"] == "card.spend"),
     ({"type": ["bank.ach", "bank.deposit"]}, lambda t: t["type"] in ("bank.ach", "bank.deposit")),
     ({"status": ["pending", "void"]}, lambda t: t["status"] in ("pending", "void")),
-    ({"subStatus": "refund"}, lambda t: t["subStatus"] == "refund"),
+    ({"subStatus": "refund"}, lambda t: t.get("subStatus") == "refund"),
     ({"projectId": "night-harbor"}, lambda t: t["projectId"] == "night-harbor"),
     ({"sourceType": "bank"}, lambda t: t["source"]["type"] == "bank"),
     ({"sourceName": "amex 001"}, lambda t: t["source"]["name"] == "Amex 001"),

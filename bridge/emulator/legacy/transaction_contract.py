@@ -32,7 +32,7 @@ class Transaction(TypedDict):
     id: str
     type: BankType
     status: Literal["posted", "pending", "void"]
-    subStatus: NotRequired[Literal["settled", "refund", "reverse", "rejected"] | None]
+    subStatus: NotRequired[Literal["settled", "refund", "reverse", "rejected"]]
     description: str
     amount: Number
     date: DateTime

@@ -24,7 +24,6 @@ def transaction_json(view: LegacyView, txn: BankTransaction) -> Json:
         "id": txn.id,
         "type": txn.type,
         "status": txn.status,
-        "subStatus": txn.sub_status,
         "description": txn.description,
         "amount": num(txn.amount),
         "date": stamp(txn.date),
@@ -33,6 +32,8 @@ def transaction_json(view: LegacyView, txn: BankTransaction) -> Json:
         "isActualized": txn.is_actualized,
         "source": {"id": txn.source.id, "type": txn.source.kind, "name": txn.source.name, "last4": txn.source.last4},
     }
+    if txn.sub_status is not None:  # the published enum holds no null (OAS 3.0.3, A82): none is omitted
+        shaped["subStatus"] = txn.sub_status
     expands = view.expands
     if "attachments" in expands:
         shaped["attachments"] = files_json(workspace.files, "transaction", txn.id)
