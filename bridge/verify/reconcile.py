@@ -42,7 +42,7 @@ from bridge.engine.wanted import WORKSPACE_CURRENCY, LibraryPlans, View
 from bridge.errors import ConfigError, NotFound
 from bridge.verify.actuals import STREAMED, Context, compare_actuals
 from bridge.verify.compare import FailOn, Verdict, worst
-from bridge.verify.convert import PhaseRate, convert, format_minor
+from bridge.verify.convert import PhaseRate
 from bridge.verify.declared import sources, state_scope, targets
 from bridge.verify.findings import Identity, Ledgers, LibraryFindings, ProjectFindings, fold
 from bridge.verify.heldback import (
@@ -59,7 +59,6 @@ from bridge.verify.ledger import CrosswalkEntry, KindInput, KindTally, SourceKey
 from bridge.verify.library import library_differences, workspace_differences
 from bridge.verify.notes import note_differences
 from bridge.verify.project import (
-    PhasePlan,
     ProjectComparer,
     actual_currency,
     actual_sums,
@@ -67,13 +66,13 @@ from bridge.verify.project import (
     phase_rate,
     selected,
 )
-from bridge.verify.schema import Figure, ProjectReport, QuarantinedRecord, Reconciliation, TagSummary
+from bridge.verify.schema import ProjectReport, QuarantinedRecord, Reconciliation
+from bridge.verify.tags import tag_summaries
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
-from mappings.errors import ErrorCode, MappingError
+from mappings.errors import ErrorCode
 from mappings.inventory import Stock
 from mappings.kinds import Kind
 from mappings.records import Project, ProjectBudget
-from mappings.refs import RecordRef
 from state import StateStore, open_state
 from state.journal import members_of
 from state.models import IntentRow
@@ -473,7 +472,9 @@ class Verifier:
         copies = await self._copies(v1)
         library = library_differences(legacy.budget, lookup, copies.items, copies.phases)
         library += note_differences(project.id, legacy.budget.lines, v1.lines, lookup)
-        tags, tag_notes = self._tags(legacy, plans, currency)
+        tags, tag_notes = tag_summaries(
+            legacy, plans, currency, self.quarantine, partial(self.lookup, Kind.TAG, WORKSPACE_SCOPE)
+        )
         sums = actual_sums(actuals, actuals_currency)
         verdicts = [*result.verdicts, *(Verdict.QUARANTINE for _ in refused), *(a.verdict for a in sums)]
         verdicts += [Verdict.MISMATCH for _ in library]
@@ -519,41 +520,6 @@ class Verifier:
             if kind.stored_as is not None
         }
         return Copies(phases, items, rows)
-
-    def _tags(self, legacy: LegacyProject, plans: list[PhasePlan], currency: str) -> tuple[list[TagSummary], list[str]]:
-        """Each legacy tag's totals and fringe totals, as money not carried, and notes saying so.
-
-        v1 publishes no write for a budget line's tags (BudgetLineCreate and BudgetLineUpdate have no tag
-        field), so no v1 line carries a migrated tag and no v1 tag total can equal the legacy one: each
-        figure is the legacy amount with the verdict not_carried, and v1 is not read for it.
-        """
-        summaries = []
-        notes = []
-        compared = [p for p in plans if p.legacy.type != "rollup"]
-        carried_not = 0
-        for tag_id, totals in sorted(legacy.tags.items()):
-            code = self.quarantine.get((Kind.TAG, legacy.budget.project_id, tag_id))
-            if code is not None:
-                notes.append(f"tag {tag_id!r} of project {legacy.budget.project_id} is quarantined ({code})")
-                continue
-            amounts: dict[str, Figure] = {}
-            fringes: dict[str, Figure] = {}
-            for plan in compared:
-                for out, raw in (
-                    (amounts, totals.phase_totals.get(plan.legacy.id, 0)),
-                    (fringes, totals.fringe_totals.get(plan.legacy.id, 0)),
-                ):
-                    out[plan.v1_id] = _tag_figure(tag_id, plan, raw, currency)
-            carried_not += sum(abs(f.legacy_minor or 0) for f in amounts.values())
-            v1_tag = self.lookup(Kind.TAG, WORKSPACE_SCOPE, tag_id)
-            summaries.append(TagSummary(name=tag_id, v1_tag_id=v1_tag, totals=amounts, fringes=fringes))
-        if summaries:
-            notes.append(
-                f"project {legacy.budget.project_id}: {len(summaries)} line tags not carried (no published write "
-                f"for a budget line's tags on v1); their tag totals come to {format_minor(carried_not, currency)} "
-                f"{currency} across phases"
-            )
-        return summaries, notes
 
     def _workspace_kinds(self) -> tuple[KindSpec, ...]:
         """The workspace kinds the verification counts: all of them for the whole workspace; for chosen projects
@@ -620,25 +586,3 @@ def library_of(project: Project, legacy: LegacyProject) -> ProjectLibrary:
 def _row(model: BaseModel) -> dict[str, object]:
     """A parsed v1 record as the row its listing answered (published names, unmodelled fields kept)."""
     return model.model_dump(by_alias=True, mode="json")
-
-
-def _tag_figure(tag: str, plan: PhasePlan, raw: object, currency: str) -> Figure:
-    """A legacy tag total as money not carried: v1 holds no tag on any line, so there is no v1 figure."""
-    try:
-        legacy = convert(raw if isinstance(raw, int | float) else 0, plan.rate, RecordRef(Kind.TAG, tag), "totals")
-        legacy_minor: int | None = legacy.minor
-        amount: str | None = str(legacy.amount)
-    except MappingError:
-        legacy_minor, amount = None, None
-    return Figure(
-        legacy_amount=amount,
-        legacy_currency=plan.rate.currency,
-        rate=str(plan.rate.rate),
-        legacy_minor=legacy_minor,
-        v1_minor=None,
-        currency=currency,
-        difference_minor=None,
-        verdict=Verdict.EXACT if legacy_minor == 0 else Verdict.NOT_CARRIED,
-        rounding_bound_minor="0",
-        quarantined_minor=0,
-    )
