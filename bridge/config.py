@@ -120,6 +120,10 @@ class Settings(BaseSettings):
     state: str = "bridge-state.db"
     migration: str = "default"
     projects: tuple[str, ...] = ()
+    # Kinds left behind (``--without``) and extras asked for (``--with``), as named; ``engine.choices`` checks
+    # the names against the declared kinds.
+    without: tuple[str, ...] = ()
+    extras: tuple[str, ...] = ()
     concurrency: Annotated[int, Field(ge=1, le=64)] = 8
     log_file: Path | None = None
     report_dir: Path = Path("reports")
@@ -151,12 +155,16 @@ class Settings(BaseSettings):
     def _state_text(cls, value: object) -> object:
         return str(value) if isinstance(value, Path) else value
 
-    @field_validator("projects", mode="before")
+    @field_validator("projects", "without", "extras", mode="before")
     @classmethod
-    def _project_list(cls, value: object) -> object:
+    def _comma_list(cls, value: object, info: ValidationInfo) -> object:
+        """A comma-separated text; for the choices also each item of a list (``--without a,b --without c``).
+        A project id given as an option stays whole."""
         if isinstance(value, str):
-            return tuple(p.strip() for p in value.split(",") if p.strip())
-        return value
+            value = [value]
+        elif info.field_name == "projects" or not isinstance(value, list | tuple):
+            return value
+        return tuple(part.strip() for item in value for part in str(item).split(",") if part.strip())
 
     @field_validator("legacy_url", "v1_url")
     @classmethod
@@ -185,7 +193,12 @@ _FILE_KEYS = {file_key: name for name, file_key in SECRETS.items()}
 _ENVIRONMENT = {ENV_LEGACY_URL: "legacy_url", ENV_LEGACY_KEY: "legacy_key", ENV_V1_URL: "v1_url"}
 _ENVIRONMENT |= {ENV_TOKEN: "token", ENV_STATE: "state"}
 _BASES = {"legacy_url": LEGACY_BASE, "v1_url": V1_BASE}
-_OPTION_NAMES = {"legacy_key": "--legacy-key-file", "token": "--token-file", "projects": "--project"}
+_OPTION_NAMES = {
+    "legacy_key": "--legacy-key-file",
+    "token": "--token-file",
+    "projects": "--project",
+    "extras": "--with",
+}
 # Values never echoed in a message: secrets, and URLs that may carry credentials.
 _UNSHOWN = {"legacy_key", "token", "legacy_url", "v1_url", "state"}
 

@@ -23,7 +23,9 @@ from rich.text import Text
 
 from bridge.commands import Ending
 from bridge.commands.options import connection_options, settings_from
+from bridge.engine.choices import LEFT_OUT
 from bridge.engine.inventory import UNLISTED
+from bridge.engine.kinds import spec
 from bridge.engine.plan import Plan
 from bridge.engine.points import WriteObserver
 from bridge.engine.progress import display, planned
@@ -144,6 +146,13 @@ def plan_command(out: Path | None, **options: object) -> Ending:
     return Ending.DONE
 
 
+def _list_left_out(plan: Plan) -> None:
+    """The kinds the operator left behind, with what the source holds of each (a run's report)."""
+    left = [f"{spec(row.kind).label} {row.left_out:,}" for row in plan.ordered() if row.left_out]
+    if left:
+        click.echo(f"not carried, {LEFT_OUT}: {', '.join(left)}")
+
+
 _PHASE_CELL = re.compile(r"^phaseData\.[^.]+\.")
 
 
@@ -152,6 +161,9 @@ def _list_not_carried(plan: Plan) -> None:
     holds that the run does not write, with its count, money and bytes, then the values of written records that
     v1 publishes no field for, by kind, field and reason."""
     click.echo("not carried (each record is listed in the plan's JSON, --out):")
+    for row in plan.ordered():
+        if row.left_out:
+            click.echo(f"  {spec(row.kind).label}: {row.left_out:,}: {LEFT_OUT}")
     for held, stock in plan.held():
         click.echo(f"  {held.label}: {plain(figures(stock))}: {held.why}")
     click.echo(f"  not counted: {UNLISTED}")
@@ -208,6 +220,7 @@ def run_command(plan_file: Path | None, as_json: bool, **options: object) -> End
         return ending
     console().print(render_plan(outcome.ledger, f"run {outcome.run_id} of migration {outcome.ledger.migration}"))
     _list_removed(outcome.ledger)
+    _list_left_out(outcome.ledger)
     if outcome.ledger.quarantine:
         click.echo(f"{len(outcome.ledger.quarantine)} records quarantined:")
     for record in outcome.ledger.quarantine:

@@ -41,6 +41,18 @@ _OPTIONS: tuple[Callable[[F], F], ...] = (
     click.option("--state", help="State file or SQLAlchemy URL [env BRIDGE_STATE]."),
     click.option("--migration", help="Idempotency-key namespace [default: derived from both workspaces]."),
     click.option("--project", "projects", multiple=True, help="Legacy project id to migrate (repeatable).[all]"),
+    click.option(
+        "--without",
+        multiple=True,
+        help="Kinds to leave behind, comma-separated (e.g. comments,purchase-orders): counted and reported as "
+        "not carried. [none]",
+    ),
+    click.option(
+        "--with",
+        "extras",
+        multiple=True,
+        help="Extras carried only when asked: tax-documents, contact-private, submit-pending. [none]",
+    ),
     click.option("--concurrency", type=click.IntRange(1, 64), help="Requests in flight at once [8]."),
     click.option("--log-file", type=click.Path(path_type=Path, dir_okay=False), help="JSON-lines log file."),
 )

@@ -167,6 +167,7 @@ REPORT_COLUMNS = (
     ("to_update", "updated"),
     ("unchanged", "unchanged"),
     ("held_back", "held back"),
+    ("left_out", "left out"),
     ("quarantined", "quarantined"),
     ("removed_at_source", "removed at source"),
     ("requests", "requests"),

@@ -101,9 +101,9 @@ class ActualsStep(ProjectStep):
         _reader, rows = self.legacy.actuals(project_id, start, end, max_rows=ACTUALS_WINDOW_ROWS)
         return rows
 
-    async def count(self, project_id: str) -> Tally:
-        """The actuals and split parts the project holds, as held back (read, not mapped: for a held-back
-        project), and their receipts."""
+    async def count(self, project_id: str, fate: Fate = Fate.HELD_BACK) -> Tally:
+        """The actuals and split parts the project holds, as ``fate`` (read, not mapped: for a held-back
+        project, or actuals left out by the operator), and their receipts."""
         actuals = splits = 0
         receipts = Stock(RECEIPT)
         async for actual in self._rows(project_id):
@@ -111,7 +111,7 @@ class ActualsStep(ProjectStep):
             splits += len(actual.subactuals)
             if actual.attachments:
                 receipts += files(RECEIPT, actual.attachments)
-        held = Tally.of(Kind.ACTUAL, Fate.HELD_BACK, actuals) + Tally.of(Kind.SPLIT, Fate.HELD_BACK, splits)
+        held = Tally.of(Kind.ACTUAL, fate, actuals) + Tally.of(Kind.SPLIT, fate, splits)
         return held + Tally(stock=(receipts,))
 
     async def run(self, project_id: str, v1_project: str, currency: str, read: ReadAhead) -> Tally:

@@ -70,6 +70,11 @@ def removed(books: Books, kind: Kind, scope: str, seen: Iterable[str]) -> Tally:
     return Tally.of(kind, Fate.REMOVED, len(gone)) if gone else Tally()
 
 
+def left_out(kind: Kind, wanted: Wanted) -> Tally:
+    """A kind the operator left behind: every source record of it counted, nothing mapped or sent."""
+    return Tally.of(kind, Fate.LEFT_OUT, wanted.records)
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
     """Where one kind's records go: the kind, its scope (the workspace or a legacy project) and the path

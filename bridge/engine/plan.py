@@ -11,7 +11,9 @@ added per kind ``replayed`` (in flight when a run stopped, finished by this one)
 quarantined parent, never attempted) and ``removed_at_source`` (crosswalked by an earlier run, gone from the
 source since: reported, left on the target, never deleted). Version 3 added ``inventory``: each kind the source
 holds that the run does not write (``engine.inventory``), counted, with money per currency, bytes and why, and
-``unlisted``: what the legacy surface holds but publishes no way to list. Rendering for a terminal lives in the CLI.
+``unlisted``: what the legacy surface holds but publishes no way to list. Version 4 added per kind ``left_out``
+(records of a kind the operator left behind with ``--without``) and ``choices`` (the kinds left out and the
+extras asked for with ``--with``). Rendering for a terminal lives in the CLI.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bridge import assumptions
+from bridge.engine.choices import Choices
 from bridge.engine.inventory import HELD, UNLISTED, Held
 from bridge.engine.kinds import order, stages
 from mappings.inventory import Stock
 from mappings.kinds import Kind
 from mappings.notes import Note, NoteKind
 
-PLAN_SCHEMA_VERSION = 3
+PLAN_SCHEMA_VERSION = 4
 
 # The components whose guesses a migration run depends on: the engine, its mappings and the client wire.
 RUN_COMPONENTS = ("engine", "mappings", "clients")
@@ -86,6 +89,8 @@ class Fate(StrEnum):
     UPDATED = "to_update"
     UNCHANGED = "unchanged"
     HELD_BACK = "held_back"
+    # Of a kind the operator left behind (``--without``): counted, never sent.
+    LEFT_OUT = "left_out"
     # Not a source record: one the crosswalk knows that the source no longer holds (left on the target).
     REMOVED = "removed_at_source"
 
@@ -138,6 +143,7 @@ class KindPlan:
     to_update: int = 0
     unchanged: int = 0
     held_back: int = 0
+    left_out: int = 0
     removed_at_source: int = 0
     quarantined: Counter[str] = field(default_factory=Counter)
     requests: int = 0
@@ -151,6 +157,7 @@ class KindPlan:
             + self.to_update
             + self.unchanged
             + self.held_back
+            + self.left_out
             + sum(self.quarantined.values())
         )
 
@@ -161,6 +168,7 @@ class KindPlan:
             "to_update": self.to_update,
             "unchanged": self.unchanged,
             "held_back": self.held_back,
+            "left_out": self.left_out,
             "quarantined": sum(self.quarantined.values()),
             "quarantine_codes": dict(sorted(self.quarantined.items())),
             "removed_at_source": self.removed_at_source,
@@ -184,6 +192,8 @@ class Plan:
     not_carried: list[NotCarried] = field(default_factory=list)
     # What the source holds of each kind the run does not write (``engine.inventory``), by kind.
     inventory: dict[str, Stock] = field(default_factory=dict)
+    # The kinds left behind and the extras asked for (``engine.choices``).
+    choices: Choices = field(default_factory=Choices)
     # Wall seconds of the workspace stage and of each project's pipeline (projects run side by side).
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -254,6 +264,10 @@ class Plan:
             "latency_ms": round(self.latency_s * 1000, 1),
             "concurrency": self.concurrency,
             "estimate_s": self.estimate_s,
+            "choices": {
+                "without": sorted(kind.value for kind in self.choices.without),
+                "with": sorted(extra.value for extra in self.choices.extras),
+            },
             "quarantine": [
                 {
                     "kind": q.kind,

@@ -24,7 +24,8 @@ from dataclasses import replace
 from typing import TypeVar, Unpack
 
 from bridge.engine.actuals import ActualsStep, ReadAhead, actual_currency
-from bridge.engine.apply import Target
+from bridge.engine.apply import Target, left_out
+from bridge.engine.choices import Choices
 from bridge.engine.inventory import project_stock
 from bridge.engine.kinds import KindSpec, Reads, Scope, of_scope, spec, waves
 from bridge.engine.plan import Fate, Tally, total
@@ -87,9 +88,10 @@ class TreeRoom:
 class ProjectPipeline(ProjectStep):
     """Writes everything inside one project, after the workspace stage has run."""
 
-    def __init__(self, *, view: View, **tools: Unpack[ProjectTools]) -> None:
+    def __init__(self, *, view: View, choices: Choices, **tools: Unpack[ProjectTools]) -> None:
         super().__init__(**tools)
         self.view = view
+        self.choices = choices
         self.trees = TreeRoom()
         self.actuals = ActualsStep(**tools)
 
@@ -99,8 +101,13 @@ class ProjectPipeline(ProjectStep):
 
     def _writer(self, kind: KindSpec, view: View, read: ReadAhead) -> Writer:
         library = view.inside
+        carried = self.choices.carries(kind.kind)
         if kind.reads is Reads.ACTUALS:
+            if not carried:
+                return lambda: self.actuals.count(library.project.id, Fate.LEFT_OUT)
             return lambda: self.actuals.run(library.project.id, view.v1_project, actual_currency(library.phases), read)
+        if not carried:
+            return lambda: self._records(kind, view, _left_out(kind.kind))
         target = Target(kind, library.project.id, (view.v1_project,))
         return lambda: self._records(kind, view, lambda wanted: self.applier.write(target, wanted))
 
@@ -151,3 +158,10 @@ class ProjectPipeline(ProjectStep):
 
 async def _at_source(wanted: Wanted) -> int:
     return len(wanted.seen)
+
+
+def _left_out(kind: Kind) -> Callable[[Wanted], Awaitable[Tally]]:
+    async def count(wanted: Wanted) -> Tally:
+        return left_out(kind, wanted)
+
+    return count

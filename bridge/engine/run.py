@@ -33,6 +33,7 @@ from bridge.clients.v1 import V1Client, open_v1
 from bridge.config import Settings
 from bridge.engine.apply import Applier
 from bridge.engine.books import Books
+from bridge.engine.choices import Choices
 from bridge.engine.collector import run_pace
 from bridge.engine.executor import Executor
 from bridge.engine.inventory import workspace_stock
@@ -108,6 +109,7 @@ async def migrate(
     """
     legacy_url, legacy_key = settings.require_legacy()
     v1_url, token = settings.require_v1()
+    choices = Choices.of(settings.without, settings.extras)
     wires = transports or Transports()
     controls = controls or RunControls.of(settings)
     store = open_state(str(settings.state), migration=settings.migration)
@@ -124,6 +126,7 @@ async def migrate(
                     store,
                     legacy,
                     v1,
+                    choices,
                     dry_run=dry_run,
                     progress=progress,
                     pipelines=pipelines,
@@ -154,6 +157,7 @@ async def _migrate(
     store: StateStore,
     legacy: LegacyClient,
     v1: V1Client,
+    choices: Choices,
     *,
     dry_run: bool,
     progress: Progress,
@@ -163,7 +167,7 @@ async def _migrate(
     checked = await preflight(legacy, v1, store, settings.legacy_url)
     migration = settings.migration if settings.migration != "default" else None
     namespace = checked.namespace(migration)
-    ledger = Plan(namespace, checked.source, checked.target, checked.latency_s, settings.concurrency)
+    ledger = Plan(namespace, checked.source, checked.target, checked.latency_s, settings.concurrency, choices=choices)
     ledger.unknown_on_target.update(checked.unknown_on_target)
     ledger.notes.extend(checked.warnings)
     run_id = None if dry_run else store.runs.start(namespace, checked.source, checked.target, _options(settings)).id
@@ -176,7 +180,9 @@ async def _migrate(
             replay = await replay_in_flight(books, executor, v1)
             report.fold(replay.tally)
             applier = Applier(executor, books, namespace, salt=f"run-{run_id}", replayed=replay.finished)
-            projects = await _write_everything(settings, legacy, checked.listed, applier, report, pipelines=pipelines)
+            projects = await _write_everything(
+                settings, legacy, checked.listed, applier, report, choices=choices, pipelines=pipelines
+            )
     except BaseException as exc:
         await books.aclose()
         if run_id is not None:
@@ -220,12 +226,13 @@ async def _write_everything(
     applier: Applier,
     report: Report,
     *,
+    choices: Choices,
     pipelines: bool,
 ) -> tuple[str, ...]:
     """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read."""
     source = await read_workspace(legacy, listed, settings.projects)
     read = tuple(library.project.id for library in source.projects)
-    stage = WorkspaceStage(applier, source, whole=not settings.projects)
+    stage = WorkspaceStage(applier, source, whole=not settings.projects, choices=choices)
     started = time.monotonic()
     if not settings.projects:
         # Counted when the whole workspace is, as verify counts it (a run of some projects leaves it out).
@@ -242,6 +249,7 @@ async def _write_everything(
         executor=applier.executor,
         namespace=applier.namespace,
         view=stage.view,
+        choices=choices,
     )
     # Projects are independent of each other; the limiter bounds the requests in flight across all of them.
     # Budget trees (the big memory) are admitted by the lines they hold (TreeRoom), several at once.

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
 
-from bridge.engine.apply import Applier, Target
+from bridge.engine.apply import Applier, Target, left_out
+from bridge.engine.choices import Choices
 from bridge.engine.kinds import KindSpec, Scope, of_scope
 from bridge.engine.plan import Tally
 from bridge.engine.source import WorkspaceSource
@@ -24,9 +25,10 @@ Writer = Callable[[], Coroutine[object, object, Tally]]
 class WorkspaceStage:
     """Writes the workspace-wide kinds of one run."""
 
-    def __init__(self, applier: Applier, source: WorkspaceSource, *, whole: bool) -> None:
+    def __init__(self, applier: Applier, source: WorkspaceSource, *, whole: bool, choices: Choices) -> None:
         self.applier = applier
         self.whole = whole
+        self.choices = choices
         self.view = View(source, LibraryPlans.of(source, whole=whole))
 
     def writers(self) -> dict[Kind, Writer]:
@@ -41,6 +43,8 @@ class WorkspaceStage:
         async def write() -> Tally:
             # Listed when its wave comes: a kind's records may look up the v1 ids of the waves before it.
             wanted = records(self.view, self.applier.books.lookup)
+            if not self.choices.carries(spec.kind):
+                return left_out(spec.kind, wanted)
             return await self.applier.write(Target(spec, WORKSPACE), wanted, whole=self.whole)
 
         return write

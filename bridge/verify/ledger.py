@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from bridge.engine.choices import LEFT_OUT
 from bridge.verify.schema import Duplicate, KindLedger
 
 SourceKey = tuple[str, str]
@@ -114,6 +115,14 @@ def tally(data: KindInput, latest_run: str | None) -> KindTally:
         duplicated=tuple(duplicated),
         checked=data.target is not None,
     )
+
+
+def left_behind(found: KindTally) -> KindTally:
+    """A kind the operator left out (``--without``): what no run carried is not carried rather than pending,
+    and the kind is not looked for on the target (what an earlier run wrote of it still counts as migrated or
+    unchanged, and a v1 object no record claims is still unexpected)."""
+    reason = Counter({LEFT_OUT: found.pending}) if found.pending else Counter[str]()
+    return replace(found, pending=0, not_carried=found.not_carried + reason, missing=())
 
 
 def kind_ledger(kind: str, found: KindTally) -> KindLedger:

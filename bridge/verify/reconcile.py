@@ -32,6 +32,7 @@ from bridge.clients.v1 import V1Client, open_v1
 from bridge.clients.wire import AiohttpTransport
 from bridge.config import Settings
 from bridge.engine.actuals import actual_currency as engine_currency
+from bridge.engine.choices import Choices
 from bridge.engine.inventory import project_stock, workspace_stock
 from bridge.engine.kinds import KindSpec, Scope, of_scope
 from bridge.engine.preflight import check_workspaces
@@ -88,6 +89,8 @@ class VerifyOptions:
     projects: tuple[str, ...] = ()
     phases: tuple[str, ...] = ()
     fail_on: FailOn = FailOn.MISMATCH
+    # The kinds the operator left behind (``--without``, as the run was given it): counted as not carried.
+    left_out: frozenset[Kind] = frozenset()
 
 
 class CountingTransport(httpx.AsyncBaseTransport):
@@ -117,6 +120,7 @@ async def verify(
     """
     legacy_url, legacy_key = settings.require_legacy()
     v1_url, token = settings.require_v1()
+    options = replace(options, left_out=options.left_out | Choices.of(settings.without, settings.extras).without)
     state = str(settings.state)
     if "://" not in state and not Path(state).exists():
         raise ConfigError(
@@ -233,7 +237,13 @@ class Verifier:
             for r in self.quarantine_rows
         ]
         identity = Identity(
-            self.options.fail_on, migration, self.latest_run, self.source_workspace, self.target_workspace, currency
+            self.options.fail_on,
+            migration,
+            self.latest_run,
+            self.source_workspace,
+            self.target_workspace,
+            currency,
+            self.options.left_out,
         )
         return fold(
             identity,
