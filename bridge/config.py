@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import ipaddress
 import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -92,17 +93,62 @@ class _KeyFile:
     path: Path
 
 
+# A key or a token is a few hundred characters at most; a secret file larger than this is the wrong file.
+SECRET_FILE_MAX_BYTES = 64 * 1024
+
+
 def _read_secret_file(key_file: _KeyFile, name: str) -> Secret:
+    """The secret a file holds. Only a regular file is read (a FIFO would block for ever and a device never
+    ends), at most ``SECRET_FILE_MAX_BYTES``; every refusal is a ConfigError naming the setting and the file."""
+    path = key_file.path
     try:
-        # utf-8-sig drops the byte-order mark an editor on Windows writes; Secret strips the newline.
-        text = key_file.path.read_text(encoding="utf-8-sig")
+        # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        raise ConfigError(f"cannot read {name} from {key_file.path}: {exc.strerror}") from exc
+        raise ConfigError(f"cannot read {name} from {path}: {exc.strerror}") from exc
+    with os.fdopen(fd, "rb") as file:
+        mode = os.fstat(file.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise ConfigError(f"{name} file {path} is not a regular file ({_file_type(mode)}): name the file itself")
+        raw = file.read(SECRET_FILE_MAX_BYTES + 1)
+    if len(raw) > SECRET_FILE_MAX_BYTES:
+        raise ConfigError(f"{name} file {path} is larger than {SECRET_FILE_MAX_BYTES // 1024} KiB: not a key file")
+    try:
+        # utf-8-sig drops the byte-order mark an editor on Windows writes; the line's end is stripped below.
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{name} file {key_file.path} is not UTF-8 text") from exc
+        raise ConfigError(f"{name} file {path} is not UTF-8 text") from exc
     if not text.strip():
-        raise ConfigError(f"{name} file {key_file.path} is empty: write the {name} into it")
-    return Secret(text)
+        raise ConfigError(f"{name} file {path} is empty: write the {name} into it")
+    return secret_value(text, name, f"file {path}")
+
+
+def _file_type(mode: int) -> str:
+    kinds = {
+        "a directory": stat.S_ISDIR,
+        "a FIFO": stat.S_ISFIFO,
+        "a character device": stat.S_ISCHR,
+        "a block device": stat.S_ISBLK,
+        "a socket": stat.S_ISSOCK,
+    }
+    return next((said for said, test in kinds.items() if test(mode)), "not a plain file")
+
+
+def secret_value(text: str, name: str, where: str) -> Secret:
+    """``text`` (surrounding blanks and the line's end dropped) as a Secret, if it can be one: the published
+    schemes (an API key header, a bearer token) carry printable ASCII without spaces, so anything else is a
+    wrong file or a pasting accident, refused naming the setting and where it came from (never the value)."""
+    value = text.strip()
+    if not value:
+        raise ConfigError(f"{name} from {where} is empty: set it")
+    odd = next((c for c in value if not "!" <= c <= "~"), None)
+    if odd is not None:
+        what = "a space or line break" if odd.isspace() else f"the character U+{ord(odd):04X}"
+        raise ConfigError(
+            f"{name} from {where} holds {what}: a key or token is printable ASCII without spaces; "
+            "write the value alone on one line"
+        )
+    return Secret(value)
 
 
 class Settings(BaseSettings):
@@ -232,7 +278,8 @@ class _Environment(PydanticBaseSettingsSource):
         for variable, name in _ENVIRONMENT.items():
             if environ.get(variable):
                 self.names[name] = variable
-                self.values[name] = Secret(environ[variable]) if name in SECRETS else environ[variable]
+                given = environ[variable]
+                self.values[name] = secret_value(given, name, variable) if name in SECRETS else given
 
     def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[object, str, bool]:
         return self.values.get(field_name), field_name, False
