@@ -195,7 +195,7 @@ def read_failure(response: httpx.Response, surface: Surface, timing: Timing, sec
     raw_message = fields.get("message") if surface == "v1" else fields.get("error", fields.get("message"))
     request_id = fields.get("requestId") or response.headers.get(REQUEST_ID_HEADER)
     ability = fields.get("requiredAbility")
-    retry_after = parse_retry_after(response.headers.get("Retry-After"), timing.wall())
+    retry_after = parse_retry_after(response.headers.get("Retry-After"), timing.wall(), response.headers.get("Date"))
     body_retry = fields.get("retryAfter")
     if isinstance(body_retry, int | float) and not isinstance(body_retry, bool):
         # Both forms may be present; honour the longer one so we never come back early.

@@ -39,20 +39,30 @@ class Timing:
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
 
-def parse_retry_after(value: str | None, now: datetime) -> float | None:
-    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date, RFC 9110 10.2.3); None if unusable."""
+def parse_retry_after(value: str | None, now: datetime, served: str | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date, RFC 9110 10.2.3); None if unusable.
+
+    An HTTP-date is measured from the answer's own ``Date`` header (``served``) when it has a readable one: both
+    are the server's clock, so a server minutes ahead of ours is not read as "wait minutes"; else from ``now``.
+    """
     if value is None or not value.strip():
         return None
     text = value.strip()
     if text.isdigit():
         return float(text)
+    when = _http_date(text)
+    if when is None:
+        return None
+    start = _http_date(served) if served else None
+    return max(0.0, (when - (start or now)).total_seconds())
+
+
+def _http_date(text: str) -> datetime | None:
     try:
         when = parsedate_to_datetime(text)
     except (TypeError, ValueError):
         return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - now).total_seconds())
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 @dataclass(slots=True)

@@ -39,6 +39,37 @@ def test_retry_after_parses_seconds_and_http_date() -> None:
     assert parse_retry_after(None, WALL_START) is None
 
 
+@pytest.mark.anyio
+async def test_a_date_retry_after_is_measured_on_the_servers_clock(clock: FakeClock) -> None:
+    """A server whose clock is 10 minutes ahead of ours, asking for 4 s by date: we wait about 4 s, not 10 min
+    (which would be past the retry deadline and stop the run at once)."""
+    sent_at: list[float] = []
+    ahead = timedelta(minutes=10)
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent_at.append(clock.now)
+        if len(sent_at) == 1:
+            served = clock.wall() + ahead
+            stamps = {"Date": format_datetime(served, usegmt=True)}
+            stamps["Retry-After"] = format_datetime(served + timedelta(seconds=4), usegmt=True)
+            return httpx.Response(429, json={"code": "rate_limited", "message": "slow"}, headers=stamps)
+        return httpx.Response(200, json={"id": "u"})
+
+    async with respx.mock(assert_all_called=True, using="bridge") as router:
+        router.get(f"{BASE}/me").mock(side_effect=answer)
+        async with session(controls_for(clock)) as http:
+            response = await http.send(Call("GET", "/me"))
+    assert response.status_code == 200
+    assert 4 <= sent_at[1] - sent_at[0] < 60
+
+
+def test_a_date_retry_after_without_a_readable_date_is_measured_on_ours() -> None:
+    later = format_datetime(WALL_START.replace(second=30), usegmt=True)
+    assert parse_retry_after(later, WALL_START, "not a date") == 30.0
+    earlier = format_datetime(WALL_START.replace(second=20), usegmt=True)
+    assert parse_retry_after(later, WALL_START, earlier) == 10.0
+
+
 def test_full_jitter_stays_within_cap() -> None:
     """Each backoff lies in [0, min(cap, base * 2**(n-1))]."""
     policy = RetryPolicy(base=0.5, cap=4.0, rng=random.Random(1))
