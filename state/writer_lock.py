@@ -6,8 +6,11 @@ running them. So every writer holds an exclusive ``flock`` on a sidecar file, ``
 long as the store is open. The kernel releases it when the process ends, however it ends: a killed run never
 leaves a stale lock behind, and the next run starts without anyone deleting anything.
 
-The lock is on a sidecar, never on the database file: closing any descriptor of the database would drop the
-POSIX locks SQLite holds on it in this process.
+The sidecar is found by name, so a second name for the same file (a hard link, a bind mount) would find
+another sidecar; the writer therefore also holds an ``flock`` on the database file itself, which follows the
+file, not the name. That descriptor is opened once and closed only after the database is (``StateStore.close``):
+closing any descriptor of the database would drop the POSIX locks SQLite holds on it in this process, and an
+``flock`` is not one of them.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ class WriterLock:
 
     path: Path
     _fd: int | None
+    # The flock on the database file itself: held for as long as the sidecar's (see the module's text).
+    _file_fd: int | None = None
 
     @classmethod
     def acquire(cls, database: Path) -> WriterLock:
@@ -53,13 +58,38 @@ class WriterLock:
                 "interleave one journal: wait for that run to finish (`bridge status` shows its progress) or "
                 "stop it, then run again; a stopped run resumes where it stopped"
             ) from None
+        try:
+            file_fd = _hold_file(database)
+        except BaseException:
+            os.close(fd)
+            raise
         os.ftruncate(fd, 0)
         started = utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
         os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} (since {started})\n".encode(), 0)
-        return cls(path, fd)
+        return cls(path, fd, file_fd)
 
     def release(self) -> None:
         """Free the lock (closing the descriptor releases the flock); the sidecar file stays for the next run."""
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        for fd in (self._file_fd, self._fd):
+            if fd is not None:
+                os.close(fd)
+        self._fd = self._file_fd = None
+
+
+def _hold_file(database: Path) -> int:
+    """An flock on the database file itself, or StateInUseError: another writer holds the same file under
+    another name."""
+    try:
+        fd = os.open(database, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        raise StateLocationError(f"cannot open the state file {database} ({exc.strerror})") from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StateInUseError(
+            f"the state file {database} is being written by another run that reached it under another name (a "
+            "hard link or another mount of the same file). Two runs on one state file would interleave one "
+            "journal: wait for that run to finish or stop it, then run again"
+        ) from None
+    return fd

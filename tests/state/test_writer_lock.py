@@ -35,6 +35,21 @@ def test_a_second_writer_is_refused_while_the_first_is_open(state_target: StateT
         assert len(again.runs.last_runs()) == 1
 
 
+def test_a_second_name_for_the_same_file_is_refused_while_a_writer_holds_it(store_path: Path) -> None:
+    """A hard link is the same file under another name (another sidecar): the second writer is still refused,
+    and once the first closes the link opens (SQLite only)."""
+    open_state(store_path).close()
+    link = store_path.with_name("linked.db")
+    os.link(store_path, link)
+    with open_state(store_path) as first:
+        first.runs.start("m", "legacy:a", "v1:b", {})
+        with pytest.raises(StateInUseError, match="under another name") as refused:
+            open_state(link)
+        assert exit_code(refused.value) == 3
+    with open_state(link) as again:
+        assert len(again.runs.last_runs()) == 1
+
+
 def test_the_lock_file_is_private(store_path: Path) -> None:
     """The sidecar lock file is readable by its owner only, like the state file (SQLite: PostgreSQL has none)."""
     open_state(store_path).close()
