@@ -175,6 +175,25 @@ def prepare_file(path: Path) -> None:
     os.close(fd)
 
 
+def _immutable(path: Path) -> str:
+    """``&immutable=1`` for a state in a folder we may not write, else nothing.
+
+    Reading a WAL database takes a ``-shm`` file beside it, which SQLite cannot make in a read-only folder (it
+    answers "attempt to write a readonly database"). Without a ``-wal`` file no writer has it open and every
+    change is in the file itself, so reading it as immutable is exact; with one, a run may be writing it (or
+    stopped before folding its journal in), and what the file alone holds could be stale: refused, saying what
+    to do instead of "free disk space"."""
+    if os.access(path.parent, os.W_OK):
+        return ""
+    if path.with_name(path.name + "-wal").exists():
+        raise StateLocationError(
+            f"the state file {path} is in a folder this user may not write, and a run is writing it or stopped "
+            "before closing it (its -wal file is there): read it when that run has finished, or copy the state "
+            "file with its -wal file into a folder you may write and read the copy"
+        )
+    return "&immutable=1"
+
+
 def make_engine(where: Location, *, read_only: bool = False) -> Engine:
     """An engine whose every SQLite connection uses WAL, synchronous=FULL, a busy timeout and foreign keys.
 
@@ -195,7 +214,7 @@ def make_engine(where: Location, *, read_only: bool = False) -> Engine:
     if where.path is None:
         engine = create_engine(where.url, poolclass=StaticPool, connect_args={"check_same_thread": False})
     elif read_only:
-        uri = f"file:{pathname2url(str(where.path))}?mode=ro"
+        uri = f"file:{pathname2url(str(where.path))}?mode=ro{_immutable(where.path)}"
         engine = create_engine(
             "sqlite://",
             poolclass=QueuePool,  # "sqlite://" alone would mean one in-memory connection per thread
