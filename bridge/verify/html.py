@@ -10,8 +10,6 @@ description is data, never markup.
 
 from __future__ import annotations
 
-from html import escape
-
 from bridge.verify.headline import (
     Entry,
     MoneyRow,
@@ -24,6 +22,7 @@ from bridge.verify.headline import (
 )
 from bridge.verify.html_project import held_back_section, ledger_table, library_table, money, num, project_section
 from bridge.verify.inventory import figures, summary
+from bridge.verify.safe import escape
 from bridge.verify.schema import Difference, QuarantinedRecord, Reconciliation
 
 _STYLE = """

@@ -8,9 +8,9 @@ differing accounts as a tree. Every piece of text from either workspace is escap
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 
 from bridge.verify.convert import format_minor
+from bridge.verify.safe import escape
 from bridge.verify.schema import KindLedger, LibraryDifference, ProjectReport, Reconciliation, TreeNode
 from bridge.verify.svg import Bar, difference_chart
 

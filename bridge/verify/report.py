@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from bridge.terminal import plain
 from bridge.verify.convert import format_minor
 from bridge.verify.headline import (
     Entry,
@@ -306,13 +307,14 @@ _MARKDOWN = str.maketrans(
 
 
 def _text(text: str) -> str:
-    """Source text as Markdown that renders as exactly that text, on one line (safe in a table cell)."""
-    return _ENTITY.sub("&amp;", text).translate(_MARKDOWN)
+    """Source text as Markdown that renders as exactly that text, on one line (safe in a table cell), what a
+    terminal would escape (a control character, a bidi override) shown as its escape."""
+    return _ENTITY.sub("&amp;", plain(text)).translate(_MARKDOWN)
 
 
 def _code(text: str) -> str:
     """An id in a code span (where nothing is markup) when it can be one; as escaped text otherwise."""
     if "`" in text or "\n" in text or "\r" in text:
         return _text(text)
-    cell = text.replace("|", "\\|")  # GFM ends a table cell at a bare pipe even inside a code span
+    cell = plain(text).replace("|", "\\|")  # GFM ends a table cell at a bare pipe even inside a code span
     return f"`{cell}`"

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from html import escape
 
 from bridge.verify.compare import Verdict
 from bridge.verify.convert import format_minor
+from bridge.verify.safe import escape
 from mappings.money import exponent
 
 _ROW = 24

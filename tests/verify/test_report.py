@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+from bridge.verify.html import render_html
 from bridge.verify.report import HTML_NAME, JSON_NAME, MD_NAME, render_markdown, write_reports
 from bridge.verify.schema import SCHEMA_VERSION, Reconciliation, json_schema
 
@@ -52,3 +53,17 @@ def test_the_published_schema_document_matches_the_models() -> None:
     document = (Path(__file__).resolve().parents[2] / "docs" / "reconciliation-schema.md").read_text()
     assert f"schema {SCHEMA_VERSION}" in document
     assert json_schema() in document
+
+
+def test_bidi_and_control_characters_in_source_text_are_escaped_everywhere(report: Reconciliation) -> None:
+    """A project name, a workspace and a migration holding a right-to-left override and an escape sequence:
+    every heading and cell of both documents shows them escaped, none raw."""
+    hostile = "Feature \u202egnp.exe\u202c \x1b[31m"
+    project = report.projects[0].model_copy(update={"name": hostile})
+    tampered = report.model_copy(
+        update={"projects": [project], "source_workspace": hostile, "target_workspace": hostile, "migration": hostile}
+    )
+    for document in (render_markdown(tampered), render_html(tampered)):
+        assert "\u202e" not in document
+        assert "\x1b" not in document
+        assert "\\u202e" in document
