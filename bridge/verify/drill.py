@@ -20,11 +20,13 @@ from bridge.verify.compare import NOTHING, Explanation, Verdict, classify
 
 
 class Presence(StrEnum):
-    """Where a node exists: on both sides, only in the legacy tree, or only on v1 (unknown to the crosswalk)."""
+    """Where a node exists: on both sides, only in the legacy tree, only on v1 (unknown to the crosswalk), or
+    only on v1 as written for a record the source no longer holds (removed at source, left on the target)."""
 
     BOTH = "both"
     MISSING = "missing"
     UNEXPECTED = "unexpected"
+    REMOVED = "removed_at_source"
 
 
 # The line types a v1 budget document lists (the published ComputedLineType): a subtotal or a markup shows only

@@ -24,7 +24,7 @@ from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.drill import Presence
 
-SCHEMA_VERSION: Final = "1.6.0"
+SCHEMA_VERSION: Final = "1.7.0"
 
 
 class ReportModel(BaseModel):
@@ -172,6 +172,9 @@ class TransactionDifference(ReportModel):
         v1 = f"{format_minor(self.v1_minor, self.v1_currency or self.currency)} {self.v1_currency}"
         if self.presence is Presence.UNEXPECTED:
             return f"v1 transaction {self.v1_id}: unknown to the crosswalk (v1 {v1})"
+        if self.presence is Presence.REMOVED:
+            gone = f"its actual {self.legacy_id} was removed at source, left on target"
+            return f"v1 transaction {self.v1_id}: {gone} (v1 {v1})"
         parts = [f"actual {self.legacy_id} (v1 {self.v1_id}): legacy {legacy}, v1 {v1}"]
         if self.legacy_line_id and self.v1_line_id != self.expected_v1_line_id:
             parts.append(
@@ -340,7 +343,7 @@ class InventoryEntry(ReportModel):
 class Reconciliation(ReportModel):
     """The whole report: ``reconciled`` is the answer; the rest says why."""
 
-    schema_version: Literal["1.6.0"] = SCHEMA_VERSION
+    schema_version: Literal["1.7.0"] = SCHEMA_VERSION
     reconciled: bool
     held_back: HeldBack = Field(
         default=HeldBack(summary=NOTHING_HELD_BACK, records={}, money=[], groups=[]),

@@ -408,3 +408,28 @@ def test_a_line_note_changed_on_v1_is_a_mismatch_naming_the_line(world: World, t
     found = [(d.legacy_id, d.field, d.legacy, d.v1) for p in report.projects for d in p.library]
     assert found == [(_legacy_id(world, "line", line["id"]), "notes", line["notes"], "Edited on v1")]
     assert report.verdicts.mismatch == 1
+
+
+def test_a_transaction_whose_actual_was_deleted_at_source_is_named_removed_not_unknown(
+    world: World, tmp_path: Path
+) -> None:
+    """The bridge never deletes v1 data: the transaction of an actual deleted on legacy after the migration
+    stays on v1, and verify names the actual it was written for instead of calling it unknown."""
+    headers = {"X-API-Key": world.legacy_key}
+    path = f"/api/v1/projects/{world.project_id}/actuals"
+
+    async def delete_one() -> str:
+        async with world.client("") as legacy:
+            actuals = (await legacy.get(path, params={"idMode": "system"}, headers=headers)).json()["actuals"]
+            with open_state(str(world.state), read_only=True) as store:
+                gone = next(a["id"] for a in actuals if store.crosswalk.lookup("actual", a["id"], world.project_id))
+            assert (await legacy.delete(f"{path}/{gone}", headers=headers)).status_code == 204
+            return str(gone)
+
+    gone = asyncio.run(delete_one())
+    code, report, _ = run_cli(world, tmp_path / "reports")
+    assert report is not None
+    found = [t for p in report.projects for t in p.transactions if t.legacy_id == gone]
+    assert [t.presence for t in found] == [Presence.REMOVED]
+    assert found[0].said().startswith(f"v1 transaction {found[0].v1_id}: its actual {gone} was removed at source")
+    assert code == 1  # the actual phase on v1 still holds its amount: a difference, named
