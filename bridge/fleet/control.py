@@ -14,6 +14,7 @@ These talk to the queue through DBOS's client (no workflow code runs here) and t
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,8 +24,9 @@ from dbos import DBOS, DBOSClient, WorkflowHandle, WorkflowStatus
 from sqlalchemy import Engine
 
 from bridge.clients.http import RunControls
+from bridge.clients.legacy import open_legacy
 from bridge.clients.v1 import open_v1
-from bridge.engine.preflight import target_identity
+from bridge.engine.preflight import source_identity, target_identity
 from bridge.errors import BridgeError, UsageError
 from bridge.fleet import registry
 from bridge.fleet.database import fleet_engine, fleet_url, reaching, secret_url
@@ -94,13 +96,45 @@ class Submission(TypedDict):
     state: str
 
 
-async def _target(spec: WorkspaceSpec, state: str) -> str:
-    """The target workspace the token works in, as the queue's partition key."""
+async def _identities(spec: WorkspaceSpec, state: str) -> tuple[str, str]:
+    """The target workspace the token works in (the queue's partition key) and the source the key opens."""
     settings = spec.settings(state)
     v1_url, token = settings.require_v1()
-    async with open_v1(v1_url, token, RunControls.of(settings), timeout=settings.request_timeout) as v1:
+    legacy_url, key = settings.require_legacy()
+    controls = RunControls.of(settings)
+    async with open_v1(v1_url, token, controls, timeout=settings.request_timeout) as v1:
         identity = await v1.me()
-    return f"{target_identity(identity)[0]}@{v1_url}"
+    async with open_legacy(legacy_url, key, controls, timeout=settings.request_timeout) as legacy:
+        source = source_of(
+            legacy_url, [*(s.id for s in await legacy.spaces()), *(p.id for p in await legacy.projects())]
+        )
+    return f"{target_identity(identity)[0]}@{v1_url}", source
+
+
+def source_of(legacy_url: str, ids: list[str]) -> str:
+    """The legacy workspace a key opens, recognised by its records: the legacy surface publishes no identity
+    for it, and every workspace of a service shares its URL. "" for a workspace holding no space or project
+    (nothing to recognise it by)."""
+    if not ids:
+        return ""
+    digest = hashlib.sha256("\n".join(sorted(ids)).encode()).hexdigest()[:32]
+    return f"{source_identity(legacy_url)}#{digest}"
+
+
+def _one_migration_each(fleet: Fleet, known: dict[str, Submitted], new: list[Submitted]) -> None:
+    """Refuse a new entry whose target or source another name already holds (one not cancelled): two
+    migrations into one target would write its books twice, two out of one source would race."""
+    holders = [s for s in known.values() if (flow := _status(fleet, s)) is None or flow.status != "CANCELLED"]
+    for index, entry in enumerate(new):
+        for other in [*holders, *new[:index]]:
+            for what, mine, theirs in (("target", entry.target, other.target), ("source", entry.source, other.source)):
+                if mine and mine == theirs:
+                    raise UsageError(
+                        f"workspace {entry.spec.name} has the same {what} as workspace {other.spec.name} "
+                        f"({'who the token is' if what == 'target' else 'what the legacy key opens'}): one "
+                        f"{what}, one migration. Remove one of the two entries, or cancel {other.spec.name} first "
+                        f"(`bridge fleet cancel {other.spec.name}`)"
+                    )
 
 
 def submit(fleet: Fleet, specs: tuple[WorkspaceSpec, ...]) -> list[Submission]:
@@ -113,16 +147,21 @@ def submit(fleet: Fleet, specs: tuple[WorkspaceSpec, ...]) -> list[Submission]:
                 f"workspace {spec.name} was submitted before with other settings; a name is one migration: "
                 "give the changed workspace a new name, or keep its entry as it was"
             )
+    new: list[Submitted] = []
+    for spec in specs:
+        if spec.name not in known:
+            try:
+                target, source = asyncio.run(_identities(spec, fleet.state))
+            except BridgeError as exc:
+                exc.add_note(f"while asking which workspaces the key and the token of {spec.name} open")
+                raise
+            new.append(Submitted(spec, target, 1, source))
+    _one_migration_each(fleet, known, new)
+    for entry in new:
+        known[entry.spec.name] = registry.add(fleet.engine, entry.spec, entry.target, entry.source)
     done: list[Submission] = []
     for spec in specs:
-        entry = known.get(spec.name)
-        if entry is None:
-            try:
-                target = asyncio.run(_target(spec, fleet.state))
-            except BridgeError as exc:
-                exc.add_note(f"while asking v1 which workspace the token of {spec.name} works in")
-                raise
-            entry = registry.add(fleet.engine, spec, target)
+        entry = known[spec.name]
         before_status = _status(fleet, entry)
         handle: WorkflowHandle[Verdict] = fleet.client.enqueue(
             {

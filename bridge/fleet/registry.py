@@ -49,6 +49,8 @@ workspaces = Table(
     Column("name", String(63), primary_key=True),
     Column("spec_json", Text, nullable=False),
     Column("target", String(500), nullable=False),
+    # What the legacy key opens, recognised by its records (``control.source_of``); "" when it holds none.
+    Column("source", String(500), nullable=False, server_default=""),
     Column("attempt", Integer, nullable=False, default=1),
     Column("submitted_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
 )
@@ -74,6 +76,7 @@ class Submitted:
     spec: WorkspaceSpec
     target: str
     attempt: int
+    source: str = ""
 
     @property
     def workflow_id(self) -> str:
@@ -102,6 +105,10 @@ def ensure_tables(engine: Engine) -> None:
         connection.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext('bridge_fleet.schema'))")
         connection.exec_driver_sql(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
         metadata.create_all(connection, checkfirst=True)
+        # A fleet submitted before sources were recorded: its table gains the column (create_all adds none).
+        connection.exec_driver_sql(
+            f"ALTER TABLE {SCHEMA}.workspaces ADD COLUMN IF NOT EXISTS source VARCHAR(500) NOT NULL DEFAULT ''"
+        )
 
 
 def exists(engine: Engine) -> bool:
@@ -116,7 +123,10 @@ def submitted(engine: Engine, name: str | None = None) -> list[Submitted]:
         statement = statement.where(workspaces.c.name == name)
     with engine.connect() as connection:
         rows = connection.execute(statement).mappings().all()
-    return [Submitted(WorkspaceSpec.model_validate_json(r["spec_json"]), r["target"], r["attempt"]) for r in rows]
+    return [
+        Submitted(WorkspaceSpec.model_validate_json(r["spec_json"]), r["target"], r["attempt"], r["source"])
+        for r in rows
+    ]
 
 
 def find(engine: Engine, name: str) -> Submitted | None:
@@ -124,11 +134,12 @@ def find(engine: Engine, name: str) -> Submitted | None:
     return found[0] if found else None
 
 
-def add(engine: Engine, spec: WorkspaceSpec, target: str) -> Submitted:
+def add(engine: Engine, spec: WorkspaceSpec, target: str, source: str) -> Submitted:
     """Record a new workspace at attempt 1 (the caller checked it was not there)."""
+    row = {"name": spec.name, "spec_json": spec.model_dump_json(), "target": target, "source": source}
     with engine.begin() as connection:
-        connection.execute(insert(workspaces).values(name=spec.name, spec_json=spec.model_dump_json(), target=target))
-    return Submitted(spec, target, 1)
+        connection.execute(insert(workspaces).values(**row))
+    return Submitted(spec, target, 1, source)
 
 
 def next_attempt(engine: Engine, name: str) -> Submitted:

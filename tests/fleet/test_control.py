@@ -199,3 +199,34 @@ def test_a_manifest_that_selects_projects_moves_and_verifies_only_those(pg: Loca
         assert (row["state"], row["reconciled"], row["steps_done"]) == ("verified", True, 3)
         assert [p["project_id"] for p in row["verdict"]["projects"]] == [SMALL_PROJECT]
         assert row["counts"]["project"]["mapped"] == 1
+
+
+def test_two_entries_for_one_target_or_one_source_are_refused_at_submit(pg: LocalPostgres, tmp_path: Path) -> None:
+    """Two names whose tokens open one target would write its books twice; two whose keys open one source would
+    race: submit refuses the second (exit 2, naming both), in one manifest or across submissions, until the
+    first is cancelled."""
+    state = pg.create_database(f"fleet_{uuid.uuid4().hex[:8]}")
+    with rehearsal(tmp_path, state, 2) as fleet:
+        specs = {spec.name: spec for spec in load_manifest(fleet.manifest)}
+        text = fleet.manifest.read_text()
+        for shared, other in (("token_file", "target"), ("legacy_key_file", "source")):
+            first = getattr(specs["ws-01"], shared)
+            twin = tmp_path / f"twin-{shared}.toml"
+            twin.write_text(text.replace(str(getattr(specs["ws-02"], shared).name), str(first.name)))
+            refused = fleet.bridge("fleet", "submit", str(twin))
+            assert refused.returncode == 2, refused.stderr
+            said = " ".join(refused.stderr.split())
+            assert f"workspace ws-02 has the same {other} as workspace ws-01" in said
+        assert fleet.status() == []  # nothing was submitted
+
+        # Across submissions: ws-01 alone, then another name for its target; refused until ws-01 is cancelled.
+        alone = tmp_path / "alone.toml"
+        alone.write_text(text.split("[[workspace]]")[0] + "[[workspace]]" + text.split("[[workspace]]")[1])
+        assert fleet.bridge("fleet", "submit", str(alone)).returncode == 0
+        renamed = tmp_path / "renamed.toml"
+        renamed.write_text(alone.read_text().replace('name = "ws-01"', 'name = "ws-01-again"'))
+        again = fleet.bridge("fleet", "submit", str(renamed))
+        assert again.returncode == 2
+        assert "workspace ws-01-again has the same target as workspace ws-01" in " ".join(again.stderr.split())
+        assert fleet.bridge("fleet", "cancel", "ws-01").returncode == 0
+        assert fleet.bridge("fleet", "submit", str(renamed)).returncode == 0
