@@ -17,6 +17,7 @@ Start any number, on any machine that reaches the database. Each one:
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import secrets
 import signal
@@ -73,6 +74,16 @@ def run_worker(options: WorkerOptions) -> str:
         return _work(options, fleet_url(options.state), fleet.engine)
 
 
+def _through_our_log() -> None:
+    """DBOS's own log lines (a failed step's traceback holds the server's text) through the bridge's handlers:
+    masked like a run's (every secret in every encoding), escaped, and a traceback kept to its last line.
+    DBOS prints to a console handler of its own that does none of that: it is removed."""
+    dbos_log = logging.getLogger("dbos")
+    for handler in list(dbos_log.handlers):
+        dbos_log.removeHandler(handler)
+    dbos_log.propagate = True
+
+
 def _work(options: WorkerOptions, url: URL, engine: Engine) -> str:
     me = executor_id()
     bind(WorkerContext(options.state, AimdLimiter.fixed(options.concurrency), options.report_dir))
@@ -88,6 +99,7 @@ def _work(options: WorkerOptions, url: URL, engine: Engine) -> str:
     # uvloop's, the loop `bridge run` uses.
     asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     DBOS(config=config)
+    _through_our_log()
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:

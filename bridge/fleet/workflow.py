@@ -37,7 +37,8 @@ from bridge.engine.progress import Progress
 from bridge.engine.run import migrate
 from bridge.errors import BridgeError
 from bridge.fleet.manifest import WorkspaceSpec
-from bridge.logging import register_secret
+from bridge.logging import redact_text, register_secret
+from bridge.terminal import plain
 from bridge.verify.compare import FailOn
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.report import write_reports
@@ -116,7 +117,9 @@ async def _held_patiently(work: Callable[[], Awaitable[T]], stage: str) -> T:
                 result: T = await work()
                 return result
     except BridgeError as exc:
-        raise StageStoppedError(f"{stage}: {type(exc).__name__}: {exc}") from None
+        # Stored by DBOS (its workflow_status table) and printed by `fleet status` and the worker: the same
+        # masking as a single run's log (every registered secret in every encoding) and the same escaping.
+        raise StageStoppedError(plain(redact_text(f"{stage}: {type(exc).__name__}: {exc}"))) from None
     raise AssertionError("unreachable: tenacity either returns or re-raises")
 
 
