@@ -121,6 +121,14 @@ def source_of(legacy_url: str, ids: list[str]) -> str:
     return f"{source_identity(legacy_url)}#{digest}"
 
 
+def _same_entry(before: Submitted, spec: WorkspaceSpec) -> None:
+    if before.spec != spec:
+        raise UsageError(
+            f"workspace {spec.name} was submitted before with other settings; a name is one migration: "
+            "give the changed workspace a new name, or keep its entry as it was"
+        )
+
+
 def _one_migration_each(fleet: Fleet, known: dict[str, Submitted], new: list[Submitted]) -> None:
     """Refuse a new entry whose target or source another name already holds (one not cancelled): two
     migrations into one target would write its books twice, two out of one source would race."""
@@ -142,11 +150,8 @@ def submit(fleet: Fleet, specs: tuple[WorkspaceSpec, ...]) -> list[Submission]:
     known = {s.spec.name: s for s in registry.submitted(fleet.engine)}
     for spec in specs:
         before = known.get(spec.name)
-        if before is not None and before.spec != spec:
-            raise UsageError(
-                f"workspace {spec.name} was submitted before with other settings; a name is one migration: "
-                "give the changed workspace a new name, or keep its entry as it was"
-            )
+        if before is not None:
+            _same_entry(before, spec)
     new: list[Submitted] = []
     for spec in specs:
         if spec.name not in known:
@@ -157,8 +162,13 @@ def submit(fleet: Fleet, specs: tuple[WorkspaceSpec, ...]) -> list[Submission]:
                 raise
             new.append(Submitted(spec, target, 1, source))
     _one_migration_each(fleet, known, new)
-    for entry in new:
-        known[entry.spec.name] = registry.add(fleet.engine, entry.spec, entry.target, entry.source)
+    raced: set[str] = set()
+    for mine in new:
+        entry, inserted = registry.add(fleet.engine, mine.spec, mine.target, mine.source)
+        if not inserted:  # a submit running at the same time recorded this name first
+            _same_entry(entry, mine.spec)
+            raced.add(entry.spec.name)
+        known[entry.spec.name] = entry
     done: list[Submission] = []
     for spec in specs:
         entry = known[spec.name]
@@ -179,7 +189,7 @@ def submit(fleet: Fleet, specs: tuple[WorkspaceSpec, ...]) -> list[Submission]:
             {
                 "name": spec.name,
                 "workflow_id": entry.workflow_id,
-                "started": before_status is None,
+                "started": before_status is None and spec.name not in raced,
                 "state": STATES.get(status.status, status.status.lower()),
             }
         )

@@ -33,6 +33,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from bridge.fleet.manifest import WorkspaceSpec
 
@@ -134,12 +135,16 @@ def find(engine: Engine, name: str) -> Submitted | None:
     return found[0] if found else None
 
 
-def add(engine: Engine, spec: WorkspaceSpec, target: str, source: str) -> Submitted:
-    """Record a new workspace at attempt 1 (the caller checked it was not there)."""
+def add(engine: Engine, spec: WorkspaceSpec, target: str, source: str) -> tuple[Submitted, bool]:
+    """Record a new workspace at attempt 1; or, when a racing submit of the same name recorded it first, that
+    entry and False (the caller compares the entries: one name is one migration)."""
     row = {"name": spec.name, "spec_json": spec.model_dump_json(), "target": target, "source": source}
+    statement = pg_insert(workspaces).values(**row).on_conflict_do_nothing(index_elements=["name"])
     with engine.begin() as connection:
-        connection.execute(insert(workspaces).values(**row))
-    return Submitted(spec, target, 1, source)
+        inserted = connection.execute(statement.returning(workspaces.c.name)).first() is not None
+    found = find(engine, spec.name)
+    assert found is not None  # just inserted, or inserted by the racing submit; rows are never deleted
+    return found, inserted
 
 
 def next_attempt(engine: Engine, name: str) -> Submitted:

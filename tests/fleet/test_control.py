@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import signal
+import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -18,7 +19,7 @@ from click.testing import CliRunner
 
 from bridge.cli import cli
 from bridge.fleet.manifest import WorkspaceSpec, load_manifest
-from bridge.fleet.rehearsal import Rehearsal, rehearsal
+from bridge.fleet.rehearsal import Rehearsal, bridge_command, rehearsal
 from bridge.localpg import LocalPostgres
 from tests.support.world import SMALL_PROJECT
 
@@ -230,3 +231,29 @@ def test_two_entries_for_one_target_or_one_source_are_refused_at_submit(pg: Loca
         assert "workspace ws-01-again has the same target as workspace ws-01" in " ".join(again.stderr.split())
         assert fleet.bridge("fleet", "cancel", "ws-01").returncode == 0
         assert fleet.bridge("fleet", "submit", str(renamed)).returncode == 0
+
+
+RACERS = 6
+
+
+def test_racing_submits_of_one_new_name_start_it_once(pg: LocalPostgres, tmp_path: Path) -> None:
+    """Six `fleet submit`s of one new manifest at once (on a database no fleet used yet): all exit 0, one
+    starts the workspace, the others say it was already submitted; one workflow exists."""
+    state = pg.create_database(f"fleet_{uuid.uuid4().hex[:8]}")
+    with rehearsal(tmp_path, state, 1) as fleet:
+        racers = [
+            subprocess.Popen(
+                bridge_command("fleet", "submit", str(fleet.manifest)),
+                env=fleet.env(),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(RACERS)
+        ]
+        answers = [(racer.wait(timeout=120), *racer.communicate()) for racer in racers]
+        assert [code for code, _, _ in answers] == [0] * RACERS, answers
+        said = sorted(out.strip().splitlines()[-1] for _, out, _ in answers)
+        assert said == ["0 started, 1 already submitted"] * (RACERS - 1) + ["1 started, 0 already submitted"]
+        (row,) = fleet.status()
+        assert (row["state"], row["attempt"]) == ("queued", 1)
