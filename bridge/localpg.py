@@ -102,23 +102,38 @@ class LocalPostgres:
             self._run([*as_user, str(bindir / "initdb"), "-D", str(data), "-U", USER, "-A", "trust", "-E", "UTF8"])
             (data / "pg_hba.conf").write_text("host all all 127.0.0.1/32 trust\n")
             self.port = free_port()
-            settings = {"listen_addresses": "127.0.0.1", "port": str(self.port), "unix_socket_directories": ""}
-            settings |= {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
-            settings |= {"max_connections": "200", "shared_buffers": "32MB"}
-            options = [arg for name, value in settings.items() for arg in ("-c", f"{name}={value}")]
-            log = (self._directory / "server.log").open("wb")
-            with log:
-                self._process = subprocess.Popen(  # noqa: S603 -- our own binaries and settings, no shell
-                    [*as_user, str(bindir / "postgres"), "-D", str(data), *options],
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,  # a Ctrl-C in the terminal reaches the tests, and stop() ends this
-                )
-            self._wait_until_ready()
+            self._launch()
         except BaseException:
             self.stop()
             raise
         return self
+
+    def _launch(self) -> None:
+        """Run the server on this directory's data and port, and wait until it accepts connections."""
+        assert self._directory is not None
+        bindir = find_bindir(None if self._bindir is None else [self._bindir])
+        settings = {"listen_addresses": "127.0.0.1", "port": str(self.port), "unix_socket_directories": ""}
+        settings |= {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
+        settings |= {"max_connections": "200", "shared_buffers": "32MB"}
+        options = [arg for name, value in settings.items() for arg in ("-c", f"{name}={value}")]
+        as_user = self._unprivileged(self._directory)
+        with (self._directory / "server.log").open("ab") as log:
+            self._process = subprocess.Popen(  # noqa: S603 -- our own binaries and settings, no shell
+                [*as_user, str(bindir / "postgres"), "-D", str(self._directory / "data"), *options],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # a Ctrl-C in the terminal reaches the tests, and stop() ends this
+            )
+        self._wait_until_ready()
+
+    def halt(self) -> None:
+        """End the server (a fast shutdown: clients are cut off) and keep its data, for ``resume``: a database
+        restart, as an operator's fleet meets one."""
+        self._end()
+
+    def resume(self) -> None:
+        """Run the halted server again on the same data and port."""
+        self._launch()
 
     def create_database(self, name: str) -> str:
         """Create an empty database and return its URL (``name`` goes into the URL as is: keep it plain)."""
@@ -131,6 +146,12 @@ class LocalPostgres:
 
     def stop(self) -> None:
         """End the server (a fast shutdown) and remove its directory."""
+        self._end()
+        if self._directory is not None:
+            shutil.rmtree(self._directory, ignore_errors=True)
+            self._directory = None
+
+    def _end(self) -> None:
         if self._process is not None:
             self._process.terminate()
             try:
@@ -139,9 +160,6 @@ class LocalPostgres:
                 self._process.kill()
                 self._process.wait()
             self._process = None
-        if self._directory is not None:
-            shutil.rmtree(self._directory, ignore_errors=True)
-            self._directory = None
 
     def __enter__(self) -> LocalPostgres:
         return self.start()

@@ -85,14 +85,28 @@ def submit_command(state: str, manifest: Path) -> Ending:
 @click.option("--report-dir", type=click.Path(path_type=Path, file_okay=False), default=Path("reports"))
 @click.option("--until-idle", is_flag=True, help="Leave once nothing is queued or running in the whole fleet.")
 @click.option("--log-file", type=click.Path(path_type=Path, dir_okay=False), help="JSON-lines log file.")
+@click.option(
+    "--heal-for",
+    type=click.FloatRange(0),
+    default=600.0,
+    show_default=True,
+    help="Seconds a workspace keeps retrying a stop that passes by itself (service or database away, full disk, "
+    "rate limits) before it is stopped with the reason.",
+)
 def worker_command(  # noqa: PLR0917 - click passes every option by name
-    state: str, concurrency: int, workspaces: int, report_dir: Path, until_idle: bool, log_file: Path | None
+    state: str,
+    concurrency: int,
+    workspaces: int,
+    report_dir: Path,
+    until_idle: bool,
+    log_file: Path | None,
+    heal_for: float,
 ) -> Ending:
     """Run workspaces from the fleet's queue until SIGINT/SIGTERM (or, with --until-idle, until all are done)."""
     from bridge.fleet.worker import WorkerOptions, run_worker  # noqa: PLC0415 -- DBOS loads only in a worker
 
     configure_logging("INFO", log_file=log_file, console=safe_stderr(), console_level="WARNING")
-    me = run_worker(WorkerOptions(state, concurrency, workspaces, report_dir, until_idle))
+    me = run_worker(WorkerOptions(state, concurrency, workspaces, report_dir, until_idle, heal_for))
     click.echo(f"worker {me} left")
     return Ending.DONE
 

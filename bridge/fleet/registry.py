@@ -161,12 +161,25 @@ def join(engine: Engine, executor_id: str, host: str, pid: int, concurrency: int
         connection.execute(insert(workers).values(executor_id=executor_id, host=host, pid=pid, concurrency=concurrency))
 
 
-def beat(engine: Engine, executor_id: str) -> None:
+def beat(engine: Engine, executor_id: str) -> bool:
+    """Stamp a live worker's heartbeat; False when it is no longer alive (another declared it dead)."""
     with engine.begin() as connection:
-        connection.execute(
+        stamped = connection.execute(
             update(workers)
             .where(workers.c.executor_id == executor_id, workers.c.state == "alive")
             .values(beat_at=func.now())
+            .returning(workers.c.executor_id)
+        ).first()
+    return stamped is not None
+
+
+def rejoin(engine: Engine, executor_id: str) -> None:
+    """A worker declared dead that is alive after all: alive again, and again open to being taken over."""
+    with engine.begin() as connection:
+        connection.execute(
+            update(workers)
+            .where(workers.c.executor_id == executor_id)
+            .values(state="alive", taken_over_by=None, beat_at=func.now())
         )
 
 

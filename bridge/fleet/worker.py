@@ -24,6 +24,8 @@ import signal
 import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -31,8 +33,10 @@ from types import FrameType
 import structlog
 import uvloop
 from dbos import DBOS, DBOSConfig
+from dbos._error import DBOSException  # its errors' root: not exported by the package
 from sqlalchemy import Engine
 from sqlalchemy.engine import URL
+from sqlalchemy.exc import DBAPIError
 
 from bridge.clients.limiter import AimdLimiter
 from bridge.fleet import registry
@@ -56,6 +60,7 @@ class WorkerOptions:
     workspaces: int
     report_dir: Path
     until_idle: bool
+    heal_for: float = 600.0
 
 
 def executor_id() -> str:
@@ -86,7 +91,7 @@ def _through_our_log() -> None:
 
 def _work(options: WorkerOptions, url: URL, engine: Engine) -> str:
     me = executor_id()
-    bind(WorkerContext(options.state, AimdLimiter.fixed(options.concurrency), options.report_dir))
+    bind(WorkerContext(options.state, AimdLimiter.fixed(options.concurrency), options.report_dir, options.heal_for))
     config: DBOSConfig = {
         "name": APP,
         "system_database_url": secret_url(url),
@@ -111,19 +116,52 @@ def _work(options: WorkerOptions, url: URL, engine: Engine) -> str:
         DBOS.launch()
         log.info("bridge.fleet.worker.started", executor_id=me, workspaces=options.workspaces)
         beat_due = 0.0
+        away = Outage()
         while not stop.wait(IDLE_CHECK_S if options.until_idle else registry.BEAT_S):
-            if time.monotonic() >= beat_due:
-                registry.beat(engine, me)
-                _take_over(engine, me)
-                beat_due = time.monotonic() + registry.BEAT_S
-            if options.until_idle and _fleet_idle():
-                break
+            with away.tolerated():
+                if time.monotonic() >= beat_due:
+                    _beat(engine, me)
+                    _take_over(engine, me)
+                    beat_due = time.monotonic() + registry.BEAT_S
+                if options.until_idle and _fleet_idle():
+                    break
     finally:
-        registry.leave(engine, me)
+        with Outage().tolerated():
+            registry.leave(engine, me)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         DBOS.destroy()
     return me
+
+
+class Outage:
+    """The fleet's database away for a while (a restart, a failover, a full disk): the worker keeps its loop
+    and tries again at the next beat, saying so once per outage; DBOS's own threads retry on their own."""
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+
+    @contextmanager
+    def tolerated(self) -> Iterator[None]:
+        try:
+            yield
+        except (DBAPIError, DBOSException) as error:
+            if self.since is None:
+                self.since = time.monotonic()
+                log.warning("bridge.fleet.worker.database_away", error=type(error).__name__)
+            return
+        if self.since is not None:
+            log.warning("bridge.fleet.worker.database_back", away_s=round(time.monotonic() - self.since, 1))
+            self.since = None
+
+
+def _beat(engine: Engine, me: str) -> None:
+    """Stamp the heartbeat; a worker declared dead while it was silent (frozen, paused, cut off) joins again,
+    so that if it then dies, its workflows are taken over again (the ones taken while it was silent run on
+    their taker; the journal and the state's writer lock keep both from sending anything twice)."""
+    if not registry.beat(engine, me):
+        registry.rejoin(engine, me)
+        log.warning("bridge.fleet.worker.rejoined", executor_id=me)
 
 
 def _fleet_idle() -> bool:

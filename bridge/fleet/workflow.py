@@ -27,15 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict, TypeVar
 
+import structlog
 from dbos import DBOS
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, wait_exponential
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_delay, wait_exponential
 
 from bridge.clients.http import RunControls
 from bridge.clients.limiter import AimdLimiter
 from bridge.config import Settings
 from bridge.engine.progress import Progress
 from bridge.engine.run import migrate
-from bridge.errors import BridgeError
+from bridge.errors import BridgeError, RetriableError, RetryBudgetExhausted, ServiceUnavailable
 from bridge.fleet.manifest import WorkspaceSpec
 from bridge.logging import redact_text, register_secret
 from bridge.terminal import plain
@@ -43,7 +44,9 @@ from bridge.verify.compare import FailOn
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.report import write_reports
 from bridge.verify.summary import summary
-from state.errors import StateInUseError
+from state.errors import StateInUseError, StateLockedError, StateStorageError
+
+log = structlog.get_logger("bridge.fleet")
 
 QUEUE = "bridge-fleet"
 WORKFLOW = "bridge.fleet.migrate"
@@ -61,6 +64,8 @@ class WorkerContext:
     state: str
     ceiling: AimdLimiter
     report_dir: Path
+    # Seconds a step keeps retrying a stop that passes by itself (``HEALS``) before the workspace stops.
+    heal_for: float = 600.0
 
 
 _bound: list[WorkerContext] = []
@@ -103,14 +108,22 @@ def _settings(spec_json: str, **extra: object) -> Settings:
     return settings
 
 
+# Stops that pass by themselves: the service or the fleet's database away, a full disk, rate limits past the
+# run's budget. The fleet retries them (each attempt resumes from the journal: nothing is sent twice) for up to
+# the worker's bound; a stop a person must act on (credentials, permissions, a record the source refuses)
+# stops the workspace at once, with its reason.
+HEALS = (ServiceUnavailable, RetryBudgetExhausted, RetriableError, StateStorageError, StateLockedError)
+
+
 async def _held_patiently(work: Callable[[], Awaitable[T]], stage: str) -> T:
-    """Run ``work``; a migration held by another process is waited for, any other bridge error becomes the
-    step's StageStoppedError."""
+    """Run ``work``; a migration held by another process is waited for, a stop that passes by itself is retried
+    with backoff for up to the worker's bound, any other bridge error becomes the step's StageStoppedError."""
     try:
         async for attempt in AsyncRetrying(
-            retry=retry_if_exception_type(StateInUseError),
-            wait=wait_exponential(multiplier=1, max=15),
-            stop=stop_after_delay(HELD_WAIT_S),
+            retry=retry_if_exception_type(StateInUseError) | retry_if_exception_type(HEALS),
+            wait=wait_exponential(multiplier=1, max=30),
+            stop=stop_after_delay(max(HELD_WAIT_S, _context().heal_for)),
+            before_sleep=_said,
             reraise=True,
         ):
             with attempt:
@@ -121,6 +134,16 @@ async def _held_patiently(work: Callable[[], Awaitable[T]], stage: str) -> T:
         # masking as a single run's log (every registered secret in every encoding) and the same escaping.
         raise StageStoppedError(plain(redact_text(f"{stage}: {type(exc).__name__}: {exc}"))) from None
     raise AssertionError("unreachable: tenacity either returns or re-raises")
+
+
+def _said(state: RetryCallState) -> None:
+    failure = state.outcome.exception() if state.outcome is not None else None
+    log.warning(
+        "bridge.fleet.step.retrying",
+        attempt=state.attempt_number,
+        error=type(failure).__name__,
+        message=redact_text(str(failure)),
+    )
 
 
 async def _migrate_stage(spec_json: str, stage: str, projects: tuple[str, ...] | None) -> StageResult:
