@@ -334,10 +334,15 @@ class CompactLine:
 
 class SubActual(LegacyRecord):
     id: str | None = None
+    # The part's own line label ("Line identifier for ordering and referencing", e.g. A-10): v1 ``lineNumber``.
     line_id: str | None = Field(default=None, alias="lineId")
     description: str | None = None
     amount: RawNumber = None
+    # The budget line the part is coded to (system idMode: the line's id).
     account_id: str | None = Field(default=None, alias="accountId")
+    quantity: RawNumber = None
+    unit: str | None = None
+    rate: RawNumber = None
 
 
 class Actual(LegacyRecord):

@@ -472,6 +472,7 @@ class Verifier:
         copies = await self._copies(v1)
         library = library_differences(legacy.budget, lookup, copies.items, copies.phases)
         library += note_differences(project.id, legacy.budget.lines, v1.lines, lookup)
+        library += actuals.parts
         tags, tag_notes = tag_summaries(
             legacy, plans, currency, self.quarantine, partial(self.lookup, Kind.TAG, WORKSPACE_SCOPE)
         )
