@@ -433,4 +433,19 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "`number` among the subActuals create fields. Which read field echoes `number` is not said.",
         ("mappings.actuals", "verify.project", "verify.split_parts", "emulator.legacy"),
     ),
+    Assumption(
+        "A101",
+        "contacts' private fields",
+        "The legacy contacts are always read with expands[]=secureInfo, so each private value is counted; "
+        "phone and address go into the v1 contact's create and update bodies (ContactCreate/ContactUpdate "
+        "`phone`, `address`, as text) only with the operator's opt-in (`--with contact-private`); without it "
+        "each value is reported as not carried by field, never by value. taxIdLast4 has no v1 contact field: "
+        "never carried, never shown. Verify compares carried values by SHA-256 and reports only present, "
+        "absent or differs (a phone's hash is no secret). A non-text or over-long value is not carried, said by"
+        " field and problem; the contact still migrates.",
+        "L-SPEC Contact.secureInfo {address, phone, taxIdLast4} has no formats or bounds; V-SPEC ContactCreate "
+        "phone/address are plain nullable strings; neither says secureInfo needs consent, but it is personal "
+        "data.",
+        ("mappings.contacts", "mappings.private", "clients.legacy", "verify.contacts_private", "emulator.legacy"),
+    ),
 )

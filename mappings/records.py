@@ -108,6 +108,10 @@ class Contact(LegacyRecord):
     rate: RawNumber = None
     attachments: Files = ()
     tax_documents: Files = Field(default=(), alias="taxDocuments")
+    # The private fields {address, phone, taxIdLast4} as read (``expands[]=secureInfo``): personal data, kept
+    # out of ``repr`` and read as any JSON value, so no malformed one refuses the contact (a refusal prints
+    # its value); ``mappings.private`` reads it (A101).
+    secure_info: object = Field(default=None, alias="secureInfo", repr=False)
 
 
 class PhaseCurrency(LegacyRecord):

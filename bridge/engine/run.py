@@ -99,12 +99,14 @@ async def migrate(
     controls: RunControls | None = None,
     pipelines: bool = True,
     observer: WriteObserver | None = None,
+    contact_private: bool = False,
 ) -> Outcome:
     """Plan (``dry_run``) or run the migration the settings describe.
 
     ``pipelines=False`` runs the workspace stage alone (a fleet's first step; each project is then a step of
     its own, run with ``settings.projects`` naming it). ``transports``, ``controls`` and ``observer`` are test
     seams (in-process emulator, a clock that never sleeps, a watcher of every write's points).
+    ``contact_private`` (``--with contact-private``) carries the contacts' phone and address (A101).
     """
     legacy_url, legacy_key = settings.require_legacy()
     v1_url, token = settings.require_v1()
@@ -128,6 +130,7 @@ async def migrate(
                     progress=progress,
                     pipelines=pipelines,
                     observer=observer,
+                    contact_private=contact_private,
                 )
     finally:
         store.close()
@@ -159,6 +162,7 @@ async def _migrate(
     progress: Progress,
     pipelines: bool,
     observer: WriteObserver | None,
+    contact_private: bool,
 ) -> Outcome:
     checked = await preflight(legacy, v1, store, settings.legacy_url)
     migration = settings.migration if settings.migration != "default" else None
@@ -176,7 +180,9 @@ async def _migrate(
             replay = await replay_in_flight(books, executor, v1)
             report.fold(replay.tally)
             applier = Applier(executor, books, namespace, salt=f"run-{run_id}", replayed=replay.finished)
-            projects = await _write_everything(settings, legacy, checked.listed, applier, report, pipelines=pipelines)
+            projects = await _write_everything(
+                settings, legacy, checked.listed, applier, report, pipelines=pipelines, contact_private=contact_private
+            )
     except BaseException as exc:
         await books.aclose()
         if run_id is not None:
@@ -221,9 +227,10 @@ async def _write_everything(
     report: Report,
     *,
     pipelines: bool,
+    contact_private: bool,
 ) -> tuple[str, ...]:
     """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read."""
-    source = await read_workspace(legacy, listed, settings.projects)
+    source = await read_workspace(legacy, listed, settings.projects, contact_private=contact_private)
     read = tuple(library.project.id for library in source.projects)
     stage = WorkspaceStage(applier, source, whole=not settings.projects)
     started = time.monotonic()

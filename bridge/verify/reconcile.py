@@ -33,7 +33,7 @@ from bridge.clients.wire import AiohttpTransport
 from bridge.config import Settings
 from bridge.engine.actuals import actual_currency as engine_currency
 from bridge.engine.inventory import project_stock, workspace_stock
-from bridge.engine.kinds import KindSpec, Scope, of_scope
+from bridge.engine.kinds import KindSpec, Scope, of_scope, spec
 from bridge.engine.preflight import check_workspaces
 from bridge.engine.run import Transports
 from bridge.engine.source import ProjectLibrary, WorkspaceSource
@@ -42,6 +42,7 @@ from bridge.engine.wanted import WORKSPACE_CURRENCY, LibraryPlans, View
 from bridge.errors import ConfigError, NotFound
 from bridge.verify.actuals import STREAMED, Context, compare_actuals
 from bridge.verify.compare import FailOn, Verdict, worst
+from bridge.verify.contacts_private import private_differences
 from bridge.verify.convert import PhaseRate
 from bridge.verify.declared import sources, state_scope, targets
 from bridge.verify.findings import Identity, Ledgers, LibraryFindings, ProjectFindings, fold
@@ -66,7 +67,7 @@ from bridge.verify.project import (
     phase_rate,
     selected,
 )
-from bridge.verify.schema import ProjectReport, QuarantinedRecord, Reconciliation
+from bridge.verify.schema import LibraryDifference, ProjectReport, QuarantinedRecord, Reconciliation
 from bridge.verify.tags import tag_summaries
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
 from mappings.errors import ErrorCode
@@ -88,6 +89,8 @@ class VerifyOptions:
     projects: tuple[str, ...] = ()
     phases: tuple[str, ...] = ()
     fail_on: FailOn = FailOn.MISMATCH
+    # ``--with contact-private``: the run carried contacts' phone and address; compare them (A101).
+    contact_private: bool = False
 
 
 class CountingTransport(httpx.AsyncBaseTransport):
@@ -228,6 +231,8 @@ class Verifier:
         rows = await self._workspace_rows()
         workspace, stock = await self._workspace(libraries, rows)
         library = self._library(rows)
+        if self.options.contact_private and not self.options.projects:
+            library = LibraryFindings(library.differences + tuple(await self._private(rows)))
         quarantine = [
             QuarantinedRecord(kind=r.kind, scope=r.scope, legacy_id=r.legacy_id, code=r.code, message=r.message)
             for r in self.quarantine_rows
@@ -559,6 +564,13 @@ class Verifier:
         parents = {key: above for library in libraries for key, above in self._chain(library.project).items()}
         stock = await workspace_stock(self.legacy, contacts, WORKSPACE_CURRENCY) if whole else ()
         return self._listed(records, WORKSPACE_SCOPE, parents, listed), stock
+
+    async def _private(self, rows: Mapping[str, list[object]]) -> list[LibraryDifference]:
+        """The contacts' private fields against v1's (``contacts_private``): their own read of the contacts,
+        made only on the opt-in."""
+        listing = spec(Kind.CONTACT).natural.listed_by
+        lookup = partial(self.lookup, Kind.CONTACT, WORKSPACE_SCOPE)
+        return private_differences(await self.legacy.contacts(), rows.get(listing, []), lookup)
 
     def _library(self, rows: Mapping[str, list[object]]) -> LibraryFindings:
         """The workspace library items the runs wrote (the kinds merged from the projects' libraries), against

@@ -224,6 +224,7 @@ class World:
         dry_run: bool = False,
         controls: RunControls | None = None,
         observer: WriteObserver | None = None,
+        contact_private: bool = False,
         **overrides: object,
     ) -> Outcome:
         return await migrate(
@@ -233,6 +234,7 @@ class World:
             transports=self.transports(),
             controls=controls or fast_controls(),
             observer=observer,
+            contact_private=contact_private,
         )
 
     async def census(self) -> Counter[tuple[str, ...]]:
