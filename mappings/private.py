@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from mappings.notes import Note, NoteKind
+from mappings.notes import NO_PUBLISHED_WRITE, Note, NoteKind
 from mappings.refs import RecordRef
 
 OPT_IN: Final = "contact-private"
@@ -20,6 +20,7 @@ NEEDS_OPT_IN: Final = f"needs --with {OPT_IN}"
 CARRIED: Final = (("phone", "phone"), ("address", "address"))
 """(legacy secureInfo field, v1 ContactCreate field) of what the opt-in carries."""
 TAX_ID: Final = "taxIdLast4"
+TAX_ID_WHY: Final = "tax ids reach v1 only as documents"
 TEXT_LIMIT: Final = 2000
 """No bound is published for phone or address; this only keeps runaway text out of requests."""
 
@@ -61,5 +62,5 @@ def private_fields(secure_info: object, ref: RecordRef, *, carry: bool) -> tuple
         else:
             body[v1] = str(value)
     if secure_info.get(TAX_ID) not in (None, ""):
-        notes.append(_withheld(ref, TAX_ID, "no published write: tax ids reach v1 only as documents"))
+        notes.append(_withheld(ref, TAX_ID, f"{NO_PUBLISHED_WRITE}: {TAX_ID_WHY}"))
     return body, notes
