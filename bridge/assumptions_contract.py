@@ -408,4 +408,44 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "BudgetLine.note, BudgetNoteResponse.note, Rate.unit and Transaction.subStatus nullable in those forms.",
         ("emulator.legacy", "clients.legacy"),
     ),
+    Assumption(
+        "A99",
+        "split part quantity, unit and rate",
+        "A split part's quantity and rate go to v1 as item `qty` and `rate`: the exact decimal the legacy "
+        "number denotes, as plain text without exponent or trailing zeros (4, 700.5), never rounded; the rate in"
+        " major units of the transaction's currency, as the legacy part holds it (v1 publishes `rate` as 'Rate "
+        "or formula', a string, not Money). `unit` is carried as is (the legacy UnitType names, e.g. Day, are "
+        "text v1 takes). Each is sent only when the source holds it; a changed part's PATCH clears (null) the "
+        "ones the source no longer holds. A malformed quantity or rate refuses the actual like a bad amount.",
+        "L-SPEC SubActual.quantity/rate: 'number, format float', no unit of money; V-SPEC TransactionItemCreate"
+        " qty/rate: 'type string', 'Quantity or formula'; neither says how one maps to the other.",
+        ("mappings.actuals", "engine.actuals", "verify.split_parts", "emulator.legacy", "emulator.v1"),
+    ),
+    Assumption(
+        "A100",
+        "split part lineId is its label, accountId its coding",
+        "A legacy split part's `lineId` is the part's own line label (written as `number` on AddSubActualInput,"
+        " e.g. A-10 or SA-001) and goes to the v1 item's `lineNumber`; the budget line it is coded to is its "
+        "`accountId` (a line id in system idMode), which becomes `budgetLineId`. The bridge before this read "
+        "`lineId or accountId` as the line; a label is never taken for a budget line.",
+        "L-SPEC SubActual.lineId: 'Line identifier for ordering and referencing', example A-10; accountId: "
+        "'Associated account ID'; AddSubActualInput.number: 'Line reference number'; the legacy seed lists "
+        "`number` among the subActuals create fields. Which read field echoes `number` is not said.",
+        ("mappings.actuals", "verify.project", "verify.split_parts", "emulator.legacy"),
+    ),
+    Assumption(
+        "A101",
+        "contacts' private fields",
+        "The legacy contacts are always read with expands[]=secureInfo, so each private value is counted; "
+        "phone and address go into the v1 contact's create and update bodies (ContactCreate/ContactUpdate "
+        "`phone`, `address`, as text) only with the operator's opt-in (`--with contact-private`); without it "
+        "each value is reported as not carried by field, never by value. taxIdLast4 has no v1 contact field: "
+        "never carried, never shown. Verify compares carried values by SHA-256 and reports only present, "
+        "absent or differs (a phone's hash is no secret). A non-text or over-long value is not carried, said by"
+        " field and problem; the contact still migrates.",
+        "L-SPEC Contact.secureInfo {address, phone, taxIdLast4} has no formats or bounds; V-SPEC ContactCreate "
+        "phone/address are plain nullable strings; neither says secureInfo needs consent, but it is personal "
+        "data.",
+        ("mappings.contacts", "mappings.private", "clients.legacy", "verify.contacts_private", "emulator.legacy"),
+    ),
 )

@@ -15,9 +15,9 @@ from typing import Final, Required, TypedDict
 from mappings.enums import ACTUAL_STATUSES, ACTUAL_TYPES, DEFAULT_ACTUAL_STATUS, DEFAULT_ACTUAL_TYPE
 from mappings.errors import ErrorCode, MappingError
 from mappings.kinds import Kind
-from mappings.money import Money, to_money, total
+from mappings.money import Money, parse_decimal, to_money, total
 from mappings.notes import Note, lossy, unassigned
-from mappings.records import Actual
+from mappings.records import Actual, RawNumber, SubActual
 from mappings.refs import WORKSPACE, Lookup, RecordRef
 from mappings.results import Mapped
 from mappings.shapes import check_refusal
@@ -48,12 +48,20 @@ class TransactionCreate(TypedDict, total=False):
 
 
 class TransactionItem(TypedDict, total=False):
-    """POST /transactions/{id}/items (A16)."""
+    """POST /transactions/{id}/items (A16); the part's label, quantity, unit and rate as A99 and A100 say."""
 
+    lineNumber: str
     description: str
     budgetLineId: str
+    qty: str
+    unit: str
+    rate: str
     amount: Required[Money]
     tagIds: list[str]
+
+
+PART_DETAILS: Final = ("lineNumber", "qty", "unit", "rate")
+"""The item fields a split part may leave unset: a PATCH sends each one it lacks as null (``item_patch``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,12 +165,15 @@ def _items(
         description = check_text(part.description, part_ref, "description", limit=FREE_TEXT_LIMIT)
         if description:
             body["description"] = description
+        _details(part, part_ref, body)
         notes: list[Note] = []
-        line_id = part.line_id or part.account_id
-        if line_id is not None:
-            line = lookup(Kind.LINE, project_id, line_id)
+        # A100: ``accountId`` is the part's coding; ``lineId`` its own label (carried as lineNumber above).
+        if part.account_id is not None:
+            line = lookup(Kind.LINE, project_id, part.account_id)
             if line is None:
-                notes.append(unassigned(part_ref, "lineId", line_id, "budget line has no v1 id; left uncoded"))
+                notes.append(
+                    unassigned(part_ref, "accountId", part.account_id, "budget line has no v1 id; left uncoded")
+                )
             else:
                 body["budgetLineId"] = line
         tags = tag_ids(part_ref, actual.tags, lookup, notes)
@@ -179,3 +190,31 @@ def _items(
             f"parts add up to {parts.exact} {currency}",
         )
     return tuple(items)
+
+
+def _details(part: SubActual, ref: RecordRef, body: TransactionItem) -> None:
+    """The part's label, quantity, unit and rate, each only when the source holds it (A99)."""
+    label = check_text(part.line_id, ref, "lineId", limit=FREE_TEXT_LIMIT)
+    if label:
+        body["lineNumber"] = label
+    unit = check_text(part.unit, ref, "unit", limit=FREE_TEXT_LIMIT)
+    if unit:
+        body["unit"] = unit
+    if part.quantity is not None:
+        body["qty"] = number_text(part.quantity, ref, "quantity")
+    if part.rate is not None:
+        body["rate"] = number_text(part.rate, ref, "rate")
+
+
+def number_text(value: RawNumber, ref: RecordRef, field: str) -> str:
+    """A legacy number as the text v1 takes for a quantity or rate: the exact decimal it denotes, in plain
+    notation and without trailing zeros ("700.5", "4"), never rounded; a malformed one refuses the record."""
+    number = parse_decimal(value, ref, field)
+    text = format(number.normalize(), "f")
+    return "0" if number.is_zero() else text
+
+
+def item_patch(item: TransactionItem) -> dict[str, object]:
+    """The full state a changed part is PATCHed to: a detail the source no longer holds is cleared (null),
+    not left as v1 last had it."""
+    return {**dict.fromkeys(PART_DETAILS), **item}

@@ -9,6 +9,7 @@ from mappings.errors import ErrorCode, MappingError
 from mappings.kinds import Kind
 from mappings.money import Money, to_money
 from mappings.notes import Note, not_carried, rounding
+from mappings.private import private_fields
 from mappings.records import Contact
 from mappings.refs import WORKSPACE, RecordRef
 from mappings.results import Mapped
@@ -21,12 +22,15 @@ class ContactCreate(TypedDict, total=False):
     company: str
     title: str
     email: str
+    phone: str
+    address: str
     type: str
     rate: Money
 
 
-def map_contact(contact: Contact, currency: str) -> Mapped[ContactCreate]:
-    """A contact's create body; ``currency`` is the workspace currency its legacy rate is expressed in."""
+def map_contact(contact: Contact, currency: str, *, private: bool = False) -> Mapped[ContactCreate]:
+    """A contact's create body; ``currency`` is the workspace currency its legacy rate is expressed in.
+    ``private`` (``--with contact-private``) carries its phone and address (``mappings.private``, A101)."""
     check_refusal(contact)
     ref = RecordRef(Kind.CONTACT, contact.id, WORKSPACE)
     notes: list[Note] = []
@@ -56,4 +60,7 @@ def map_contact(contact: Contact, currency: str) -> Mapped[ContactCreate]:
             notes.append(
                 rounding(ref, "rate", conversion.exact, conversion.exact + conversion.rounding, conversion.rounding)
             )
+    carried, withheld = private_fields(contact.secure_info, ref, carry=private)
+    body.update(carried)  # type: ignore[typeddict-item]  # phone and address only (``private.CARRIED``)
+    notes.extend(withheld)
     return Mapped(ref, body, tuple(notes))

@@ -108,6 +108,10 @@ class Contact(LegacyRecord):
     rate: RawNumber = None
     attachments: Files = ()
     tax_documents: Files = Field(default=(), alias="taxDocuments")
+    # The private fields {address, phone, taxIdLast4} as read (``expands[]=secureInfo``): personal data, kept
+    # out of ``repr`` and read as any JSON value, so no malformed one refuses the contact (a refusal prints
+    # its value); ``mappings.private`` reads it (A101).
+    secure_info: object = Field(default=None, alias="secureInfo", repr=False)
 
 
 class PhaseCurrency(LegacyRecord):
@@ -334,10 +338,15 @@ class CompactLine:
 
 class SubActual(LegacyRecord):
     id: str | None = None
+    # The part's own line label ("Line identifier for ordering and referencing", e.g. A-10): v1 ``lineNumber``.
     line_id: str | None = Field(default=None, alias="lineId")
     description: str | None = None
     amount: RawNumber = None
+    # The budget line the part is coded to (system idMode: the line's id).
     account_id: str | None = Field(default=None, alias="accountId")
+    quantity: RawNumber = None
+    unit: str | None = None
+    rate: RawNumber = None
 
 
 class Actual(LegacyRecord):

@@ -133,7 +133,7 @@ def split_actuals(draw: st.DrawFn) -> Actual:
     """An actual whose parts add up exactly to it, in cents."""
     cents = draw(st.lists(st.integers(-(10**9), 10**9), min_size=1, max_size=5))
     parts = tuple(
-        LegacySubActual(id=f"s{i}", amount=format(Decimal(c).scaleb(-2), "f"), lineId=f"n{i}")
+        LegacySubActual(id=f"s{i}", amount=format(Decimal(c).scaleb(-2), "f"), accountId=f"n{i}")
         for i, c in enumerate(cents)
     )
     return Actual(

@@ -197,8 +197,9 @@ class LegacyClient:
         return list(merged.values())
 
     async def contacts(self) -> list[Contact]:
-        """Every contact, with the names and sizes of its attachments and tax documents (counted by the inventory)."""
-        params = [("expands[]", "attachments"), ("expands[]", "taxDocuments")]
+        """Every contact, with the names and sizes of its attachments and tax documents (counted by the inventory)
+        and its private fields (``secureInfo``: personal data, carried only on opt-in and never logged, A101)."""
+        params = [("expands[]", "attachments"), ("expands[]", "taxDocuments"), ("expands[]", "secureInfo")]
         return await self._list("/contacts", "contacts", Contact, (Kind.CONTACT, WORKSPACE), params)
 
     async def phases(self, project_id: str) -> list[Phase]:

@@ -285,19 +285,27 @@ class TransactionBulkCreate(Closed):
 
 
 class TransactionItemCreate(Closed):
+    line_number: StrictStr = ""
     description: StrictStr = ""
     budget_line_id: Id = "-"
     fringe_id: Id = "-"
     contact_id: Id = "-"
+    qty: StrictStr = ""
+    unit: StrictStr = ""
+    rate: StrictStr = ""
     amount: Money
     tag_ids: list[Id] = []
 
 
 class TransactionItemPatch(Closed):
+    line_number: StrictStr | None = None
     description: StrictStr | None = None
     budget_line_id: Id | None = None
     fringe_id: Id | None = None
     contact_id: Id | None = None
+    qty: StrictStr | None = None
+    unit: StrictStr | None = None
+    rate: StrictStr | None = None
     amount: Money | None = None
     tag_ids: list[Id] = []
 

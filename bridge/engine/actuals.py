@@ -25,9 +25,10 @@ from bridge.engine.project_step import ProjectStep
 from bridge.engine.tasks import run_all, task_group
 from bridge.engine.wanted import Desired, JsonObject
 from bridge.engine.writes import Write
-from mappings.actuals import MappedActual, TransactionItem, map_actual, part_ids
+from mappings.actuals import MappedActual, TransactionItem, item_patch, map_actual, part_ids
 from mappings.errors import MappingError
 from mappings.inventory import Stock, files
+from mappings.keys import source_hash
 from mappings.kinds import Kind
 from mappings.records import Actual, Phase
 from mappings.results import Mapped
@@ -198,13 +199,21 @@ class ActualsStep(ProjectStep):
                     missing.append((item.ref.legacy_id, entry))
                 else:
                     # A part already on v1 is patched in place when its source changed (transactions_updateItem).
-                    known.append((transaction, Desired(item.ref.legacy_id, dict(item.body))))
+                    known.append((transaction, self._known_part(project_id, item)))
             if missing and len(groups[-1]) + len(missing) > fan_out.limit:
                 groups.append([])
             groups[-1].extend(missing)
         updates = (self.applier.update(Target(ITEMS, project_id, (t,)), desired) for t, desired in known)
         standing += total(await run_all(updates))
         return standing + total(await run_all(self._fan_out(project_id, group) for group in groups if group))
+
+    def _known_part(self, project_id: str, item: Mapped[TransactionItem]) -> Desired:
+        """A part on v1 as it should stay: as created when its create body is unchanged, else the full state
+        a PATCH brings it to, a detail the source dropped cleared (its hash is then the one the PATCH keeps)."""
+        body = dict(item.body)
+        if self.books.unchanged(ITEMS.stored, project_id, item.ref.legacy_id, source_hash(body)):
+            return Desired(item.ref.legacy_id, body)
+        return Desired(item.ref.legacy_id, body, state=item_patch(item.body))
 
     async def _fan_out(self, project_id: str, group: Sequence[tuple[str, JsonObject]]) -> Tally:
         members = tuple(legacy_id for legacy_id, _ in group)

@@ -33,7 +33,7 @@ from bridge.clients.v1 import V1Client, open_v1
 from bridge.config import Settings
 from bridge.engine.apply import Applier
 from bridge.engine.books import Books
-from bridge.engine.choices import Choices
+from bridge.engine.choices import Choices, Extra
 from bridge.engine.collector import run_pace
 from bridge.engine.executor import Executor
 from bridge.engine.inventory import workspace_stock
@@ -230,7 +230,9 @@ async def _write_everything(
     pipelines: bool,
 ) -> tuple[str, ...]:
     """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read."""
-    source = await read_workspace(legacy, listed, settings.projects)
+    # ``--with contact-private``: the contacts' phone and address are carried (A101).
+    private = choices.wants(Extra.CONTACT_PRIVATE)
+    source = await read_workspace(legacy, listed, settings.projects, contact_private=private)
     read = tuple(library.project.id for library in source.projects)
     stage = WorkspaceStage(applier, source, whole=not settings.projects, choices=choices)
     started = time.monotonic()

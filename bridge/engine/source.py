@@ -52,6 +52,8 @@ class WorkspaceSource:
     spaces: tuple[Space, ...]
     contacts: tuple[Contact, ...]
     projects: tuple[ProjectLibrary, ...]
+    # ``--with contact-private``: the contacts' phone and address are carried (A101).
+    contact_private: bool = False
 
 
 async def _library(legacy: LegacyClient, project: Project) -> ProjectLibrary:
@@ -75,9 +77,11 @@ async def _library(legacy: LegacyClient, project: Project) -> ProjectLibrary:
     return ProjectLibrary(project, tuple(phases), budget, tuple(tags))
 
 
-async def read_workspace(legacy: LegacyClient, listed: Listed, only: Sequence[str] = ()) -> WorkspaceSource:
+async def read_workspace(
+    legacy: LegacyClient, listed: Listed, only: Sequence[str] = (), *, contact_private: bool = False
+) -> WorkspaceSource:
     """The listed spaces and contacts, the selected projects (all by default, in legacy id order) and their
-    libraries."""
+    libraries; ``contact_private`` as the operator chose it."""
     chosen = sorted(listed.projects, key=lambda p: p.id)
     if only:
         known = {p.id for p in chosen}
@@ -90,4 +94,5 @@ async def read_workspace(legacy: LegacyClient, listed: Listed, only: Sequence[st
         tuple(sorted(listed.spaces, key=lambda s: s.id)),
         tuple(sorted(listed.contacts, key=lambda c: c.id)),
         tuple(libraries),
+        contact_private,
     )

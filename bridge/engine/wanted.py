@@ -183,7 +183,7 @@ def spaces(view: View, _lookup: Find) -> Wanted:
 def contacts(view: View, _lookup: Find) -> Wanted:
     def want(contact: Contact) -> Want:
         def build(_: Lookup) -> Desired:
-            mapped = map_contact(contact, WORKSPACE_CURRENCY)
+            mapped = map_contact(contact, WORKSPACE_CURRENCY, private=view.source.contact_private)
             return Desired(contact.id, dict(mapped.body), notes=mapped.notes)
 
         return Want(contact.id, build)

@@ -42,7 +42,8 @@ from bridge.verify.findings import Ledgers
 from bridge.verify.heldback import HeldCount, RecordKey, held_back
 from bridge.verify.index import Held, TargetIndex, key_of
 from bridge.verify.ledger import KindTally, TargetObject, source_label
-from bridge.verify.schema import Duplicate, TransactionDifference
+from bridge.verify.schema import Duplicate, LibraryDifference, TransactionDifference
+from bridge.verify.split_parts import ItemDetails
 from bridge.verify.targets import item_targets, transaction_target
 from bridge.verify.transactions import LineLookup, transaction_difference, unclaimed_transaction
 from mappings.actuals import part_ids
@@ -85,6 +86,8 @@ class Target:
     """currency -> (transactions, total in minor units)."""
     days: Counter[date] = field(default_factory=Counter)
     """Transactions per day of their timestamp: where the legacy list is cut into windows."""
+    details: ItemDetails = field(default_factory=ItemDetails)
+    """The split items' line labels, quantities, units and rates (``split_parts``)."""
 
     def index(self, kind: Kind) -> TargetIndex:
         return self.transactions if kind is Kind.ACTUAL else self.items
@@ -105,6 +108,8 @@ class ActualsFound:
     ledgers: Ledgers
     # The receipts and attachments on the actuals (``engine.inventory``: not carried yet).
     stock: tuple[Stock, ...] = ()
+    # Split parts whose v1 item holds another line label, quantity, unit or rate (``split_parts``).
+    parts: tuple[LibraryDifference, ...] = ()
 
 
 async def list_target(v1: V1Client, v1_project_id: str, project_id: str) -> Target:
@@ -117,6 +122,7 @@ async def list_target(v1: V1Client, v1_project_id: str, project_id: str) -> Targ
         target.transactions.add(transaction.id, transaction_target(project_id, transaction).natural_key, held)
         for item in item_targets(project_id, transaction):
             target.items.add(item.v1_id, item.natural_key)
+        target.details.add((transaction.model_extra or {}).get("items"))
         sums[money.currency][0] += 1
         sums[money.currency][1] += money.amount
         stamp = (transaction.model_extra or {}).get("timestamp")
@@ -212,6 +218,7 @@ class _Comparison:
         self.quarantined: list[Actual] = []
         self.differences: list[TransactionDifference] = []
         self.unexpected: list[TransactionDifference] = []
+        self.parts: list[LibraryDifference] = []
         self.tallies = {kind: KindTally(checked=target is not None) for kind in STREAMED}
         self.held = HeldCount()
         self.receipts = Stock(RECEIPT)
@@ -239,7 +246,7 @@ class _Comparison:
         for kind in STREAMED:
             self._count(kind, ids[kind], copies[kind], {key[2]: by.label for key, by in held.items() if key[0] == kind})
         for actual in actuals:
-            self._actual(actual, copies[Kind.ACTUAL].get(actual.id))
+            self._actual(actual, copies[Kind.ACTUAL].get(actual.id), copies[Kind.SPLIT])
             if actual.attachments:
                 self.receipts += files(RECEIPT, actual.attachments)
 
@@ -270,7 +277,7 @@ class _Comparison:
             checked=index is not None,
         )
 
-    def _actual(self, actual: Actual, v1_id: str | None) -> None:
+    def _actual(self, actual: Actual, v1_id: str | None, part_copies: Mapping[str, str]) -> None:
         self.count += 1
         if (Kind.ACTUAL, self.context.project_id, actual.id) in self.context.quarantine:
             self.held_amount += as_counted(actual.amount)
@@ -283,6 +290,7 @@ class _Comparison:
         difference = transaction_difference(actual, v1_id, found, self.context.line_copy, self.context.currency)
         if difference is not None:
             self.differences.append(difference)
+        self.parts += self.target.details.differences(actual, part_copies)
 
     async def unclaimed(self, v1: V1Client, v1_project_id: str, target: Target) -> None:
         """Read the transactions again for the objects no source record claimed, and their twins."""
@@ -363,4 +371,5 @@ class _Comparison:
             transactions=(*self.differences, *self.unexpected),
             ledgers=Ledgers(tallies, self.held),
             stock=(self.receipts,),
+            parts=tuple(self.parts),
         )

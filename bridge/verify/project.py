@@ -226,7 +226,7 @@ class ProjectComparer:
         actuals: list[tuple[str, dict[str, Converted]]] = []
         for actual in self.quarantined_actuals:
             # A split is counted where its parts are coded; a plain actual on its own line (A16).
-            parts = [(p.line_id, p.amount) for p in actual.subactuals] or [(actual.account_id, actual.amount)]
+            parts = [(p.account_id, p.amount) for p in actual.subactuals] or [(actual.account_id, actual.amount)]
             for line_id, amount in parts:
                 if line_id in self.parents:
                     counted = as_counted(amount)  # A39

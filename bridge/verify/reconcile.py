@@ -32,9 +32,9 @@ from bridge.clients.v1 import V1Client, open_v1
 from bridge.clients.wire import AiohttpTransport
 from bridge.config import Settings
 from bridge.engine.actuals import actual_currency as engine_currency
-from bridge.engine.choices import Choices
+from bridge.engine.choices import Choices, Extra
 from bridge.engine.inventory import project_stock, workspace_stock
-from bridge.engine.kinds import KindSpec, Scope, of_scope
+from bridge.engine.kinds import KindSpec, Scope, of_scope, spec
 from bridge.engine.preflight import check_workspaces
 from bridge.engine.run import Transports
 from bridge.engine.source import ProjectLibrary, WorkspaceSource
@@ -43,6 +43,7 @@ from bridge.engine.wanted import WORKSPACE_CURRENCY, LibraryPlans, View
 from bridge.errors import ConfigError, NotFound
 from bridge.verify.actuals import STREAMED, Context, compare_actuals
 from bridge.verify.compare import FailOn, Verdict, worst
+from bridge.verify.contacts_private import private_differences
 from bridge.verify.convert import PhaseRate
 from bridge.verify.declared import sources, state_scope, targets
 from bridge.verify.findings import Identity, Ledgers, LibraryFindings, ProjectFindings, fold
@@ -67,7 +68,7 @@ from bridge.verify.project import (
     phase_rate,
     selected,
 )
-from bridge.verify.schema import ProjectReport, QuarantinedRecord, Reconciliation
+from bridge.verify.schema import LibraryDifference, ProjectReport, QuarantinedRecord, Reconciliation
 from bridge.verify.tags import tag_summaries
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
 from mappings.errors import ErrorCode
@@ -91,6 +92,8 @@ class VerifyOptions:
     fail_on: FailOn = FailOn.MISMATCH
     # The kinds the operator left behind (``--without``, as the run was given it): counted as not carried.
     left_out: frozenset[Kind] = frozenset()
+    # Set from the settings' ``--with contact-private``: the run carried contacts' phone and address (A101).
+    contact_private: bool = False
 
 
 class CountingTransport(httpx.AsyncBaseTransport):
@@ -120,7 +123,12 @@ async def verify(
     """
     legacy_url, legacy_key = settings.require_legacy()
     v1_url, token = settings.require_v1()
-    options = replace(options, left_out=options.left_out | Choices.of(settings.without, settings.extras).without)
+    choices = Choices.of(settings.without, settings.extras)
+    options = replace(
+        options,
+        left_out=options.left_out | choices.without,
+        contact_private=options.contact_private or choices.wants(Extra.CONTACT_PRIVATE),
+    )
     state = str(settings.state)
     if "://" not in state and not Path(state).exists():
         raise ConfigError(
@@ -232,6 +240,8 @@ class Verifier:
         rows = await self._workspace_rows()
         workspace, stock = await self._workspace(libraries, rows)
         library = self._library(rows)
+        if self.options.contact_private and not self.options.projects:
+            library = LibraryFindings(library.differences + tuple(await self._private(rows)))
         quarantine = [
             QuarantinedRecord(kind=r.kind, scope=r.scope, legacy_id=r.legacy_id, code=r.code, message=r.message)
             for r in self.quarantine_rows
@@ -482,6 +492,7 @@ class Verifier:
         copies = await self._copies(v1)
         library = library_differences(legacy.budget, lookup, copies.items, copies.phases)
         library += note_differences(project.id, legacy.budget.lines, v1.lines, lookup)
+        library += actuals.parts
         tags, tag_notes = tag_summaries(
             legacy, plans, currency, self.quarantine, partial(self.lookup, Kind.TAG, WORKSPACE_SCOPE)
         )
@@ -568,6 +579,13 @@ class Verifier:
         parents = {key: above for library in libraries for key, above in self._chain(library.project).items()}
         stock = await workspace_stock(self.legacy, contacts, WORKSPACE_CURRENCY) if whole else ()
         return self._listed(records, WORKSPACE_SCOPE, parents, listed), stock
+
+    async def _private(self, rows: Mapping[str, list[object]]) -> list[LibraryDifference]:
+        """The contacts' private fields against v1's (``contacts_private``): their own read of the contacts,
+        made only on the opt-in."""
+        listing = spec(Kind.CONTACT).natural.listed_by
+        lookup = partial(self.lookup, Kind.CONTACT, WORKSPACE_SCOPE)
+        return private_differences(await self.legacy.contacts(), rows.get(listing, []), lookup)
 
     def _library(self, rows: Mapping[str, list[object]]) -> LibraryFindings:
         """The workspace library items the runs wrote (the kinds merged from the projects' libraries), against

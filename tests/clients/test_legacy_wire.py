@@ -44,7 +44,8 @@ SIMPLE: list[ListRead] = [
         "/contacts",
         "contacts",
         {"id": "c1", "name": "Ana"},
-        (("expands[]", "attachments"), ("expands[]", "taxDocuments")),  # counted by the inventory (A78)
+        # Files counted by the inventory (A78); private fields counted, carried only on opt-in (A101).
+        (("expands[]", "attachments"), ("expands[]", "taxDocuments"), ("expands[]", "secureInfo")),
     ),
     (
         "phases",

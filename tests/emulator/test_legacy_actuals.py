@@ -69,10 +69,10 @@ async def test_actuals_filter_by_line_and_assignment(legacy_client: httpx.AsyncC
     """accountId (a line id in system mode) keeps actuals coded to that line, split parts included."""
     actuals = (await legacy_client.get(A, params={"idMode": "system"})).json()["actuals"]
     split = next(a for a in actuals if a["subactuals"])
-    line = split["subactuals"][0]["lineId"]
+    line = split["subactuals"][0]["accountId"]
     coded = (await legacy_client.get(A, params={"idMode": "system", "accountId": line})).json()["actuals"]
     assert split["id"] in {a["id"] for a in coded}
-    assert all(a["accountId"] == line or any(p["lineId"] == line for p in a["subactuals"]) for a in coded)
+    assert all(a["accountId"] == line or any(p["accountId"] == line for p in a["subactuals"]) for a in coded)
     expanded = (await legacy_client.get(A, params={"expands[]": ["account", "contact"]})).json()["actuals"]
     coded = next(a for a in expanded if a["accountId"])
     assert coded["account"]["accountId"] == coded["accountId"]

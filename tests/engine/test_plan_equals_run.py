@@ -51,8 +51,11 @@ async def add_actual(legacy: httpx.AsyncClient, project: str) -> None:
 async def change_split_part(legacy: httpx.AsyncClient, project: str) -> None:
     answer = await legacy.get(f"/projects/{project}/actuals", params={"idMode": "system", "expands[]": "subactual"})
     actual = next(a for a in answer.json()["actuals"] if a.get("subactuals"))
+    # Each part written back as it was (its label is written as ``number``), but the first one's description.
+    details = {"number": "lineId", "quantity": "quantity", "unit": "unit", "rate": "rate"}
     parts = [
         {"amount": p["amount"], "description": p.get("description"), "accountId": p.get("accountId")}
+        | {field: p[read] for field, read in details.items() if p.get(read) is not None}
         for p in actual["subactuals"]
     ]
     parts[0]["description"] = "Part 1, revised"

@@ -312,7 +312,7 @@ CASES = [
                 id="bad",
                 amount=100,
                 date="2026-01-05",
-                subactuals=(SubActual(amount=60, lineId="l1"), SubActual(amount=30, lineId="l2")),
+                subactuals=(SubActual(amount=60, accountId="l1"), SubActual(amount=30, accountId="l2")),
             )
         ),
         "amount",

@@ -96,7 +96,7 @@ def test_a_split_actual_becomes_items_coded_to_lines() -> None:
         id="a2",
         amount=100,
         date="2026-02-01",
-        subactuals=(SubActual(amount=60.25, lineId="l1"), SubActual(amount=39.75, lineId="l2")),
+        subactuals=(SubActual(amount=60.25, accountId="l1"), SubActual(amount=39.75, accountId="l2")),
     )
     mapped = map_actual("p1", "prj_1", actual, "USD", LOOKUP)
     assert "budgetLineId" not in mapped.transaction.body
@@ -114,7 +114,7 @@ def test_a_split_actuals_tags_go_on_each_of_its_items() -> None:
         amount=10,
         date="2026-02-01",
         tags=("union", "gone"),
-        subactuals=(SubActual(amount=6, lineId="l1"), SubActual(amount=4, lineId="l2")),
+        subactuals=(SubActual(amount=6, accountId="l1"), SubActual(amount=4, accountId="l2")),
     )
     mapped = map_actual("p1", "prj_1", actual, "USD", LOOKUP)
     assert [i.body.get("tagIds") for i in mapped.items] == [["tag_u"], ["tag_u"]]

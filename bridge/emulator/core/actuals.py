@@ -179,6 +179,10 @@ class ActualsStore(StoreCore):
                 "description": p.description,
                 "notes": p.notes,
                 "tags": p.tags,
+                "line_number": p.line_number,
+                "quantity": p.quantity,
+                "unit": p.unit,
+                "rate": p.rate,
             }
             for p in actual.subactuals
         ]
@@ -233,6 +237,10 @@ class ActualsStore(StoreCore):
             description=validate.text(f"{label}.description", part.get("description"), max_len=1000),
             notes=validate.text(f"{label}.notes", part.get("notes"), max_len=1000),
             tags=validate.string_list(f"{label}.tags", part.get("tags"), max_len=100),
+            line_number=validate.text(f"{label}.number", part.get("line_number"), max_len=255),
+            quantity=validate.cell(f"{label}.quantity", part.get("quantity")),
+            unit=validate.text(f"{label}.unit", part.get("unit"), max_len=255),
+            rate=validate.cell(f"{label}.rate", part.get("rate")),
         )
 
     def _line_ref(self, project: Project, label: str, value: object) -> str | None:

@@ -178,6 +178,12 @@ class SubActual:
     description: str | None = None
     notes: str | None = None
     tags: list[str] = field(default_factory=list)
+    # The part's own line label (legacy ``lineId`` read, ``number`` written; v1 ``lineNumber``), not its coding.
+    line_number: str | None = None
+    # Quantity and rate as numbers (legacy) or the text v1 was sent ("Quantity or formula"); rate in major units.
+    quantity: Cell = None
+    unit: str | None = None
+    rate: Cell = None
 
 
 @dataclass(slots=True)
@@ -255,6 +261,8 @@ class Contact:
     rate: Cell = None
     phone: str | None = None
     address: str | None = None
+    # Legacy ``secureInfo.taxIdLast4``: v1 publishes no contact field for it (tax ids go through documents).
+    tax_id_last4: str | None = None
     website: str | None = None
     instagram: str | None = None
     imdb: str | None = None

@@ -35,6 +35,7 @@ from bridge.emulator.core.model import (
     Workspace,
 )
 from bridge.emulator.core.seed_bank import BANK_FEED, seed_bank
+from bridge.emulator.core.seed_details import add_details
 from bridge.emulator.core.seed_files import seed_files
 from bridge.emulator.core.seed_purchase_orders import add_purchase_orders, po_ids
 from bridge.emulator.core.seed_remarks import add_dirty_remarks, add_remarks
@@ -153,6 +154,9 @@ def seeded_fleet(
         add_remarks(service, source, seed + index, size)
         if source.id in dirty_lines:
             add_dirty_remarks(service, source, dirty_lines[source.id])
+    # Last of all, from a generator of their own: they fill only fields left empty (``core.seed_details``).
+    for index, (source_name, _) in enumerate(pairs):
+        add_details(service.workspace(source_name), seed + index)
     service.clock = utc_now
     return service
 

@@ -36,6 +36,11 @@ ACTUAL_FIELDS = {
     "payId": "pay_id",
     "ref": "ref",
 }
+# The published UnitType of a split part's ``unit`` (AddSubActualInput).
+UNIT_TYPES = (
+    "Allow", "Day", "HalfDay", "Each", "Episodes", "Fare", "Flat", "Foot", "Hour", "Minute", "Month", "Night",
+    "Percent", "Person", "SQFT", "Unit", "Week",
+)  # fmt: skip
 
 
 def line_id(ctx: Ctx, project: Project, ref: object, label: str) -> str | None:
@@ -72,11 +77,19 @@ def _part(ctx: Ctx, project: Project, index: int, part: object) -> dict[str, obj
     if not isinstance(part, Mapping):
         raise InvalidInput(f"subActuals[{index}]", "must be an object")
     ref = part.get("lineItemId", part.get("accountId"))
+    unit = part.get("unit")
+    if unit is not None and unit not in UNIT_TYPES:
+        raise InvalidInput(f"subActuals[{index}].unit", f"must be one of {', '.join(UNIT_TYPES)}")
     return {
         "amount": part.get("amount"),
         "description": part.get("description"),
         "notes": part.get("notes"),
         "line_id": line_id(ctx, project, ref, f"subActuals[{index}].accountId"),
+        # AddSubActualInput's ``number`` ("Line reference number") is what the read calls ``lineId``.
+        "line_number": part.get("number"),
+        "quantity": part.get("quantity"),
+        "unit": unit,
+        "rate": part.get("rate"),
     }
 
 

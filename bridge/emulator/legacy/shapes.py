@@ -27,6 +27,7 @@ from bridge.emulator.core.model import (
     Project,
     ProjectTag,
     Space,
+    SubActual,
     Workspace,
 )
 from bridge.emulator.core.store import Service
@@ -117,6 +118,12 @@ class LegacyView:
         }
         if contact.type is not None:  # the published enum has no null: an unset type is left out
             shaped["type"] = contact.type
+        if "secureInfo" in self.expands:
+            shaped["secureInfo"] = {
+                "address": contact.address,
+                "phone": contact.phone,
+                "taxIdLast4": contact.tax_id_last4,
+            }
         return shaped
 
     # -- project library --------------------------------------------------------------------------------
@@ -295,28 +302,36 @@ class LegacyView:
             "purchaseOrderId": actual.purchase_order_id,
             "transactionId": self.workspace.bank.source_of(actual.id),
             "attachments": files_json(self.workspace.files, "actual", actual.id),
-            "subactuals": [
-                {
-                    "id": part.id,
-                    "lineId": part.line_id,
-                    "description": part.description,
-                    "amount": num(part.amount),
-                    "accountId": self.line_ref(project.nodes.get(part.line_id or "")),
-                    "accountPath": (
-                        self.path(project, project.nodes[part.line_id]) if part.line_id in project.nodes else None
-                    ),
-                    "notes": part.notes,
-                    # A part has no stamp of its own: it changes only with its actual.
-                    "lastModified": modified,
-                }
-                for part in actual.subactuals
-            ],
+            "subactuals": [self.part(project, part, modified) for part in actual.subactuals],
             "lastModified": modified,
         }
         if "contact" in self.expands and actual.contact_id in self.workspace.contacts:
             shaped["contact"] = self.contact_of(actual.contact_id or "")
         if "account" in self.expands and line is not None:
             shaped["account"] = self.line(project, line, self.service.totals(self.workspace, project))
+        return shaped
+
+    def part(self, project: Project, part: SubActual, modified: str | None) -> Json:
+        """A split part: ``lineId`` is its own line label ("Line identifier for ordering and referencing"),
+        ``accountId`` the budget line it is coded to."""
+        shaped: Json = {
+            "id": part.id,
+            "lineId": part.line_number,
+            "description": part.description,
+            "amount": num(part.amount),
+            "accountId": self.line_ref(project.nodes.get(part.line_id or "")),
+            "accountPath": self.path(project, project.nodes[part.line_id]) if part.line_id in project.nodes else None,
+            "notes": part.notes,
+            # A part has no stamp of its own: it changes only with its actual.
+            "lastModified": modified,
+        }
+        # Published as a number and a string, never null: left out when unset (or a formula a v1 write sent).
+        for name in ("quantity", "rate"):
+            value = getattr(part, name)
+            if value is not None and not isinstance(value, str):
+                shaped[name] = num(value)
+        if part.unit is not None:
+            shaped["unit"] = part.unit
         return shaped
 
     def contact_of(self, contact_id: str) -> Json:

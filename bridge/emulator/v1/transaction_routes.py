@@ -19,7 +19,7 @@ from starlette.responses import Response
 
 from bridge.emulator.core.actuals import parse_date
 from bridge.emulator.core.ledger import Sliced, order_key
-from bridge.emulator.core.model import Actual, Project, SubActual, Workspace
+from bridge.emulator.core.model import Actual, Cell, Project, SubActual, Workspace
 from bridge.emulator.core.money import minor_digits
 from bridge.emulator.v1 import requests, shapes
 from bridge.emulator.v1.auth import Grant
@@ -61,8 +61,12 @@ CREATE_FIELDS = {
     "actualized": "actualized",
 }
 ITEM_FIELDS = {
+    "lineNumber": "line_number",
     "description": "description",
     "budgetLineId": "line_id",
+    "qty": "quantity",
+    "unit": "unit",
+    "rate": "rate",
     "amount": "amount",
     "tagIds": "tags",
 }
@@ -91,9 +95,12 @@ def item_view(
 ) -> Json:
     body: Json = {
         "id": part.id,
-        "lineNumber": None,
+        "lineNumber": part.line_number,
         "description": part.description,
         "budgetLineId": part.line_id,
+        "qty": _text(part.quantity),
+        "unit": part.unit,
+        "rate": _text(part.rate),
         "amount": shapes.money(part.amount, actual.currency),
         "tagIds": shapes.tag_ids(workspace, part.tags),
         "tags": shapes.item_tags(workspace, part.tags),
@@ -101,6 +108,14 @@ def item_view(
     if "items.account" in expand:
         body["account"] = account_ref(project, part.line_id)
     return body
+
+
+def _text(value: Cell) -> str | None:
+    """A stored quantity or rate as v1 publishes it, a string ("Quantity or formula"): a number in plain
+    notation (no exponent), a formula as it was written."""
+    if value is None or isinstance(value, str):
+        return value
+    return format(Decimal(str(value)), "f")
 
 
 def view(workspace: Workspace, project: Project, actual: Actual, expand: frozenset[str] = frozenset()) -> Json:
