@@ -45,7 +45,6 @@ from bridge.engine.project import ProjectPipeline
 from bridge.engine.replay import replay_in_flight
 from bridge.engine.source import Listed, ProjectLibrary, read_workspace
 from bridge.engine.tasks import run_all
-from bridge.engine.wanted import WORKSPACE_CURRENCY
 from bridge.engine.workspace import WorkspaceStage, Writer
 from bridge.errors import ResumableStop
 from mappings.kinds import Kind
@@ -229,7 +228,7 @@ async def _write_everything(
     started = time.monotonic()
     if not settings.projects:
         # Counted when the whole workspace is, as verify counts it (a run of some projects leaves it out).
-        report.fold(Tally(stock=await workspace_stock(legacy, source.contacts, WORKSPACE_CURRENCY)))
+        report.fold(Tally(stock=await workspace_stock(legacy, source.contacts)))
     writers = stage.writers()
     for kinds in waves(Scope.WORKSPACE):
         report.fold(await _wave(kinds, writers))

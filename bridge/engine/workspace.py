@@ -40,7 +40,11 @@ class WorkspaceStage:
 
         async def write() -> Tally:
             # Listed when its wave comes: a kind's records may look up the v1 ids of the waves before it.
-            wanted = records(self.view, self.applier.books.lookup)
-            return await self.applier.write(Target(spec, WORKSPACE), wanted, whole=self.whole)
+            lookup = self.applier.books.lookup
+            wanted = records(self.view, lookup)
+            # A kind written under another record (a pack's items) takes that record's v1 id as its first
+            # path parameter; its records are held back while that record has none.
+            within = () if spec.within is None else (lookup(spec.within[0], WORKSPACE, spec.within[1]) or "",)
+            return await self.applier.write(Target(spec, WORKSPACE, within), wanted, whole=self.whole)
 
         return write

@@ -38,7 +38,7 @@ from bridge.engine.preflight import check_workspaces
 from bridge.engine.run import Transports
 from bridge.engine.source import ProjectLibrary, WorkspaceSource
 from bridge.engine.tasks import run_all
-from bridge.engine.wanted import WORKSPACE_CURRENCY, LibraryPlans, View
+from bridge.engine.wanted import LibraryPlans, View
 from bridge.errors import ConfigError, NotFound
 from bridge.verify.actuals import STREAMED, Context, compare_actuals
 from bridge.verify.compare import FailOn, Verdict, worst
@@ -66,6 +66,7 @@ from bridge.verify.project import (
     phase_rate,
     selected,
 )
+from bridge.verify.remarks import listed_rows, with_remarks, workspace_rates
 from bridge.verify.schema import ProjectReport, QuarantinedRecord, Reconciliation
 from bridge.verify.tags import tag_summaries
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
@@ -380,7 +381,7 @@ class Verifier:
         )
         log.info("bridge.verify.project", project=project.id, verdict=report.verdict.value, held_back_by=held_by)
         verdicts = [p.total.verdict for p in report.phases] + [a.verdict for a in report.actuals]
-        library = library_of(project, legacy)
+        library = await with_remarks(self.legacy, library_of(project, legacy))
         ledgers = self._budget_ledgers(library, legacy, None) + actuals.ledgers
         report = report.model_copy(update={"notes": report.notes + notes})
         return ProjectFindings(report, tuple(verdicts), ledgers, library=library, stock=actuals.stock)
@@ -402,7 +403,7 @@ class Verifier:
             # Counted in the source even though its v1 copy is gone: its actuals are read without a v1 side.
             actuals_currency = actual_currency(legacy, DEFAULT_CURRENCY)
             actuals = await compare_actuals(self.legacy, None, None, self._context(project, actuals_currency))
-            library = library_of(project, legacy)
+            library = await with_remarks(self.legacy, library_of(project, legacy))
             ledgers = self._budget_ledgers(library, legacy, None) + actuals.ledgers
             return self._gone(project, error, ledgers, library, actuals.stock)
 
@@ -501,7 +502,7 @@ class Verifier:
             transactions=list(actuals.transactions),
             notes=notes + result.notes,
         )
-        library_read = library_of(project, legacy)
+        library_read = await with_remarks(self.legacy, library_of(project, legacy))
         ledgers = self._budget_ledgers(library_read, legacy, copies) + actuals.ledgers
         return ProjectFindings(report, tuple(verdicts), ledgers, tuple(tag_notes), library_read, actuals.stock)
 
@@ -536,8 +537,7 @@ class Verifier:
         compared with what the runs wrote whatever projects are chosen)."""
         rows: dict[str, list[object]] = {}
         for kind in {*self._workspace_kinds(), *_merged()}:
-            listing = kind.natural.listed_by
-            rows[listing] = [row async for page in self.v1.rows(listing) for row in page]
+            rows[kind.natural.listed_by] = await listed_rows(self.v1, kind, self.lookup)
         return rows
 
     async def _workspace(
@@ -550,13 +550,14 @@ class Verifier:
         whole = not self.options.projects
         spaces = tuple(await self.legacy.spaces()) if whole else ()
         contacts = tuple(await self.legacy.contacts()) if whole else ()
-        source = WorkspaceSource(spaces, contacts, tuple(libraries))
+        rates = await workspace_rates(self.legacy) if whole else ()
+        source = WorkspaceSource(spaces, contacts, tuple(libraries), rates)
         view = View(source, LibraryPlans.of(source, whole=whole))
         records = {kind: sources(kind, view, self.find, WORKSPACE_SCOPE) for kind in kinds}
         listed = {kind.kind: targets(kind, rows[kind.natural.listed_by], WORKSPACE_SCOPE) for kind in kinds}
         listed[Kind.PROJECT] = tuple(t for t in listed.get(Kind.PROJECT, ()) if self._selected(t.v1_id))
         parents = {key: above for library in libraries for key, above in self._chain(library.project).items()}
-        stock = await workspace_stock(self.legacy, contacts, WORKSPACE_CURRENCY) if whole else ()
+        stock = await workspace_stock(self.legacy, contacts) if whole else ()
         return self._listed(records, WORKSPACE_SCOPE, parents, listed), stock
 
     def _library(self, rows: Mapping[str, list[object]]) -> LibraryFindings:
