@@ -66,7 +66,7 @@ from bridge.verify.project import (
     phase_rate,
     selected,
 )
-from bridge.verify.remarks import listed_rows, with_remarks, workspace_rates
+from bridge.verify.remarks import listed_rows, with_remarks, within_parents, workspace_rates
 from bridge.verify.schema import ProjectReport, QuarantinedRecord, Reconciliation
 from bridge.verify.tags import tag_summaries
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
@@ -557,6 +557,7 @@ class Verifier:
         listed = {kind.kind: targets(kind, rows[kind.natural.listed_by], WORKSPACE_SCOPE) for kind in kinds}
         listed[Kind.PROJECT] = tuple(t for t in listed.get(Kind.PROJECT, ()) if self._selected(t.v1_id))
         parents = {key: above for library in libraries for key, above in self._chain(library.project).items()}
+        parents.update(within_parents(records))
         stock = await workspace_stock(self.legacy, contacts) if whole else ()
         return self._listed(records, WORKSPACE_SCOPE, parents, listed), stock
 

@@ -9,7 +9,7 @@ v1) is in ``remark_checks.py``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from bridge.clients.legacy import LegacyClient
@@ -32,6 +32,19 @@ async def with_remarks(legacy: LegacyClient, library: ProjectLibrary) -> Project
 
 async def workspace_rates(legacy: LegacyClient) -> tuple[Rate, ...]:
     return await remarks_read.rates(legacy)
+
+
+def within_parents(
+    records: Mapping[KindSpec, frozenset[tuple[str, str]]],
+) -> dict[tuple[str, str, str], tuple[str, str, str]]:
+    """Each record of a kind written within another record (a rate under its pack) hangs under that record: a
+    refused pack holds its items back (the workspace plan without rate packs, A87)."""
+    return {
+        (kind.stored, scope, legacy_id): (kind.within[0].value, scope, kind.within[1])
+        for kind, found in records.items()
+        if kind.within is not None
+        for scope, legacy_id in found
+    }
 
 
 async def listed_rows(v1: V1Client, kind: KindSpec, lookup: Callable[[str, str, str], str | None]) -> list[object]:
