@@ -68,7 +68,18 @@ UNLISTED = (
     "list them, so they can be neither counted nor carried"
 )
 
-BY_KIND: dict[str, Held] = {held.kind: held for held in HELD}
+# Kinds a run writes that the target's plan may lack (``engine.features``): counted as not carried only then.
+UNAVAILABLE: tuple[Held, ...] = (
+    Held(
+        "rate",
+        "workspace rates",
+        Scope.WORKSPACE,
+        "listWorkspaceRates",
+        "the workspace plan has no rate packs (v1 answers 402 feature_not_available, A87)",
+    ),
+)
+
+BY_KIND: dict[str, Held] = {held.kind: held for held in (*HELD, *UNAVAILABLE)}
 
 
 def contact_files(contacts: Iterable[Contact]) -> tuple[Stock, Stock]:

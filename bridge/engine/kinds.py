@@ -108,6 +108,8 @@ class KindSpec:
     within: tuple[Kind, str] | None = None
     # What a carried record of the kind loses on the way (the plan prints the kind as carried with losses).
     losses: str = ""
+    # The v1 plan feature the kind needs (``engine.features``): on a plan without it the kind is not carried.
+    feature: str = ""
 
     @property
     def stored(self) -> str:
@@ -275,6 +277,7 @@ KINDS: tuple[KindSpec, ...] = (
         update=None,
         natural=Natural("library_listRatePacks", ("name",)),
         records=remarks.rate_packs,
+        feature="rate packs",
     ),
     KindSpec(
         Kind.RATE,
@@ -287,6 +290,7 @@ KINDS: tuple[KindSpec, ...] = (
         needs=(Kind.RATE_PACK,),
         within=remarks.PACK,
         money=("rate",),
+        feature="rate packs",
     ),
 )
 

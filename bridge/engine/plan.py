@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bridge import assumptions
-from bridge.engine.inventory import HELD, UNLISTED, Held
+from bridge.engine.inventory import HELD, UNAVAILABLE, UNLISTED, Held
 from bridge.engine.kinds import KINDS, KindSpec, order, stages
 from mappings.inventory import Stock
 from mappings.kinds import Kind
@@ -239,7 +239,7 @@ class Plan:
     def held(self) -> list[tuple[Held, Stock]]:
         """Each kind the run does not write that it counted, in declaration order, with what the source holds of
         it (a kind counted empty is listed with 0; the workspace's kinds are counted on whole-workspace runs)."""
-        return [(held, self.inventory[held.kind]) for held in HELD if held.kind in self.inventory]
+        return [(held, self.inventory[held.kind]) for held in (*HELD, *UNAVAILABLE) if held.kind in self.inventory]
 
     def lossy(self) -> list[tuple[KindSpec, int]]:
         """Each kind the run carries with losses (``KindSpec.losses``) that it met, with its record count."""

@@ -9,10 +9,13 @@ wait for their pack, and are all held back when the pack could not be written.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import TypeVar
 
+from bridge.engine.source import WorkspaceSource
 from bridge.engine.wanted import WORKSPACE_CURRENCY, Desired, Find, View, Want, Wanted
 from mappings.errors import MappingError
+from mappings.inventory import Stock, amount
 from mappings.kinds import Kind
 from mappings.records import BudgetNote, Comment, Rate
 from mappings.refs import WORKSPACE
@@ -66,6 +69,15 @@ def rate_packs(view: View, _lookup: Find) -> Wanted:
         return Wanted()
     want = Want(RATE_PACK, lambda _: _desired(rate_pack()))
     return Wanted(((want,),), (), 0, (RATE_PACK,))
+
+
+def rates_stock(source: WorkspaceSource) -> Stock:
+    """The workspace rates as the inventory counts what is not carried: how many, their sum in the workspace
+    currency (A72), and how many hold no readable rate."""
+    amounts = [amount(rate.rate) for rate in source.rates]
+    money = sum((found for found in amounts if found is not None), Decimal(0))
+    held = {WORKSPACE_CURRENCY: money} if source.rates else {}
+    return Stock(Kind.RATE.value, len(amounts), held, unreadable=sum(found is None for found in amounts))
 
 
 def rates(view: View, lookup: Find) -> Wanted:

@@ -35,6 +35,7 @@ from bridge.engine.apply import Applier
 from bridge.engine.books import Books
 from bridge.engine.collector import run_pace
 from bridge.engine.executor import Executor
+from bridge.engine.features import lacking_kinds, left_out
 from bridge.engine.inventory import workspace_stock
 from bridge.engine.kinds import Scope, waves
 from bridge.engine.plan import Plan, Tally, total
@@ -175,7 +176,10 @@ async def _migrate(
             replay = await replay_in_flight(books, executor, v1)
             report.fold(replay.tally)
             applier = Applier(executor, books, namespace, salt=f"run-{run_id}", replayed=replay.finished)
-            projects = await _write_everything(settings, legacy, checked.listed, applier, report, pipelines=pipelines)
+            lacking = await lacking_kinds(v1)
+            projects = await _write_everything(
+                settings, legacy, checked.listed, applier, report, pipelines=pipelines, lacking=lacking
+            )
     except BaseException as exc:
         await books.aclose()
         if run_id is not None:
@@ -220,11 +224,13 @@ async def _write_everything(
     report: Report,
     *,
     pipelines: bool,
+    lacking: frozenset[Kind] = frozenset(),
 ) -> tuple[str, ...]:
     """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read."""
     source = await read_workspace(legacy, listed, settings.projects)
     read = tuple(library.project.id for library in source.projects)
-    stage = WorkspaceStage(applier, source, whole=not settings.projects)
+    stage = WorkspaceStage(applier, source, whole=not settings.projects, lacking=lacking)
+    report.fold(Tally(stock=left_out(source, lacking)))
     started = time.monotonic()
     if not settings.projects:
         # Counted when the whole workspace is, as verify counts it (a run of some projects leaves it out).

@@ -24,9 +24,13 @@ Writer = Callable[[], Coroutine[object, object, Tally]]
 class WorkspaceStage:
     """Writes the workspace-wide kinds of one run."""
 
-    def __init__(self, applier: Applier, source: WorkspaceSource, *, whole: bool) -> None:
+    def __init__(
+        self, applier: Applier, source: WorkspaceSource, *, whole: bool, lacking: frozenset[Kind] = frozenset()
+    ) -> None:
         self.applier = applier
         self.whole = whole
+        # Kinds the target's plan lacks (``engine.features``): not written, counted as not carried by the run.
+        self.lacking = lacking
         self.view = View(source, LibraryPlans.of(source, whole=whole))
 
     def writers(self) -> dict[Kind, Writer]:
@@ -39,6 +43,8 @@ class WorkspaceStage:
             raise ValueError(f"workspace kind {spec.kind} declares no records")
 
         async def write() -> Tally:
+            if spec.kind in self.lacking:
+                return Tally()
             # Listed when its wave comes: a kind's records may look up the v1 ids of the waves before it.
             lookup = self.applier.books.lookup
             wanted = records(self.view, lookup)

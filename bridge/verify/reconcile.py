@@ -32,6 +32,7 @@ from bridge.clients.v1 import V1Client, open_v1
 from bridge.clients.wire import AiohttpTransport
 from bridge.config import Settings
 from bridge.engine.actuals import actual_currency as engine_currency
+from bridge.engine.features import lacking_kinds, left_out
 from bridge.engine.inventory import project_stock, workspace_stock
 from bridge.engine.kinds import KindSpec, Scope, of_scope
 from bridge.engine.preflight import check_workspaces
@@ -66,7 +67,7 @@ from bridge.verify.project import (
     phase_rate,
     selected,
 )
-from bridge.verify.remarks import listed_rows, with_remarks, within_parents, workspace_rates
+from bridge.verify.remarks import available, listed_rows, with_remarks, within_parents, workspace_rates
 from bridge.verify.schema import ProjectReport, QuarantinedRecord, Reconciliation
 from bridge.verify.tags import tag_summaries
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
@@ -553,12 +554,13 @@ class Verifier:
         rates = await workspace_rates(self.legacy) if whole else ()
         source = WorkspaceSource(spaces, contacts, tuple(libraries), rates)
         view = View(source, LibraryPlans.of(source, whole=whole))
-        records = {kind: sources(kind, view, self.find, WORKSPACE_SCOPE) for kind in kinds}
+        lacking = await lacking_kinds(self.v1)
+        records = {kind: available(kind, lacking, view, self.find) for kind in kinds}
         listed = {kind.kind: targets(kind, rows[kind.natural.listed_by], WORKSPACE_SCOPE) for kind in kinds}
         listed[Kind.PROJECT] = tuple(t for t in listed.get(Kind.PROJECT, ()) if self._selected(t.v1_id))
         parents = {key: above for library in libraries for key, above in self._chain(library.project).items()}
         parents.update(within_parents(records))
-        stock = await workspace_stock(self.legacy, contacts) if whole else ()
+        stock = (*(await workspace_stock(self.legacy, contacts) if whole else ()), *left_out(source, lacking))
         return self._listed(records, WORKSPACE_SCOPE, parents, listed), stock
 
     def _library(self, rows: Mapping[str, list[object]]) -> LibraryFindings:

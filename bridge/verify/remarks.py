@@ -17,8 +17,10 @@ from bridge.clients.v1 import V1Client
 from bridge.engine import remarks_read
 from bridge.engine.kinds import KindSpec
 from bridge.engine.source import ProjectLibrary
+from bridge.engine.wanted import Find, View
 from bridge.errors import FeatureUnavailable
-from bridge.verify.declared import state_scope
+from bridge.verify.declared import sources, state_scope
+from mappings.kinds import Kind
 from mappings.records import Rate
 from mappings.refs import WORKSPACE
 
@@ -32,6 +34,12 @@ async def with_remarks(legacy: LegacyClient, library: ProjectLibrary) -> Project
 
 async def workspace_rates(legacy: LegacyClient) -> tuple[Rate, ...]:
     return await remarks_read.rates(legacy)
+
+
+def available(kind: KindSpec, lacking: frozenset[Kind], view: View, find: Find) -> frozenset[tuple[str, str]]:
+    """The kind's source records in the workspace, none when the target's plan lacks its feature (they are then
+    counted as not carried, ``engine.features``)."""
+    return frozenset() if kind.kind in lacking else sources(kind, view, find, state_scope(WORKSPACE))
 
 
 def within_parents(
