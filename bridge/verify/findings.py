@@ -19,6 +19,7 @@ from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.heldback import KIND_ORDER, HeldCount, money_of, summarize
 from bridge.verify.inventory import inventory, tallies
 from bridge.verify.ledger import KindTally, is_clean, kind_ledger
+from bridge.verify.remark_checks import RemarkFindings
 from bridge.verify.schema import LibraryDifference, ProjectReport, QuarantinedRecord, Reconciliation, Totals
 from mappings.inventory import Stock
 
@@ -90,10 +91,12 @@ def fold(
     library: LibraryFindings,
     quarantine: Sequence[QuarantinedRecord],
     notes: Sequence[str],
+    remarks: RemarkFindings | None = None,
 ) -> Reconciliation:
     """Every finding into the one reconciliation: the only place verdicts and the ledger are counted."""
     every = [*migrated, *unmigrated]
-    verdicts = [v for found in every for v in found.verdicts] + list(library.verdicts)
+    remarks = remarks or RemarkFindings()
+    verdicts = [v for found in every for v in found.verdicts] + list(library.verdicts) + list(remarks.verdicts)
     stocks = [*stock, *(s for found in every for s in found.stock)]
     ledgers = sum((found.ledgers for found in every), workspace) + Ledgers(tallies(stocks))
     entries = [kind_ledger(kind, ledgers.kinds[kind]) for kind in LEDGER_ORDER if kind in ledgers.kinds]
@@ -117,6 +120,7 @@ def fold(
         projects=reports,
         library=list(library.differences),
         ledger=entries,
+        remarks=remarks.check,
         inventory=held,
         unlisted=UNLISTED,
         quarantine=list(quarantine),

@@ -67,6 +67,7 @@ from bridge.verify.project import (
     phase_rate,
     selected,
 )
+from bridge.verify.remark_checks import RemarkChecker
 from bridge.verify.remarks import available, listed_rows, with_remarks, within_parents, workspace_rates
 from bridge.verify.schema import ProjectReport, QuarantinedRecord, Reconciliation
 from bridge.verify.tags import tag_summaries
@@ -230,6 +231,7 @@ class Verifier:
         rows = await self._workspace_rows()
         workspace, stock = await self._workspace(libraries, rows)
         library = self._library(rows)
+        remarks = await RemarkChecker(self.v1, self.legacy, self.find).check(libraries, whole=not self.options.projects)
         quarantine = [
             QuarantinedRecord(kind=r.kind, scope=r.scope, legacy_id=r.legacy_id, code=r.code, message=r.message)
             for r in self.quarantine_rows
@@ -246,6 +248,7 @@ class Verifier:
             library=library,
             quarantine=quarantine,
             notes=notes,
+            remarks=remarks,
         )
 
     async def _counted(self, compared: Awaitable[ProjectFindings]) -> ProjectFindings:
