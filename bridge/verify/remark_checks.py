@@ -79,31 +79,23 @@ def compare_comments(
         if v1_id is None or row is None:
             continue
         compared += 1
-        want, have = digest(desired.body.get("content")), digest(row.get("content"))
-        if want != have:
-            out.append(
-                RemarkDifference(
-                    kind="comment",
-                    scope=project_id,
-                    legacy_id=desired.legacy_id,
-                    v1_id=v1_id,
-                    field="content",
-                    legacy=want,
-                    v1=have,
-                )
+        compared_fields = (
+            ("content", digest(desired.body.get("content")), digest(row.get("content"))),
+            ("target", _target(desired.body.get("target")), _target(row.get("target"))),
+        )
+        out += [
+            RemarkDifference(
+                kind="comment",
+                scope=project_id,
+                legacy_id=desired.legacy_id,
+                v1_id=v1_id,
+                field=name,
+                legacy=want,
+                v1=have,
             )
-        if _target(desired.body.get("target")) != _target(row.get("target")):
-            out.append(
-                RemarkDifference(
-                    kind="comment",
-                    scope=project_id,
-                    legacy_id=desired.legacy_id,
-                    v1_id=v1_id,
-                    field="target",
-                    legacy=_target(desired.body.get("target")),
-                    v1=_target(row.get("target")),
-                )
-            )
+            for name, want, have in compared_fields
+            if want != have
+        ]
     placed = Counter(_target(d.body.get("target")) for d in expected if d.legacy_id in v1_ids)
     listed = Counter(_target(row.get("target")) for row in rows)
     out += _counted("comment_target", project_id, "count", placed, listed)
