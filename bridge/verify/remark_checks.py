@@ -22,6 +22,7 @@ from bridge.engine import remarks
 from bridge.engine.features import lacking_kinds
 from bridge.engine.source import ProjectLibrary, WorkspaceSource
 from bridge.engine.wanted import Desired, Find, LibraryPlans, View, Wanted
+from bridge.errors import NotFound
 from bridge.verify.compare import Verdict
 from bridge.verify.remarks import workspace_rates
 from bridge.verify.schema import RemarkCheck, RemarkDifference
@@ -200,7 +201,10 @@ class RemarkChecker:
             view = View(source, LibraryPlans.of(source), library, v1_project)
             expected = _mapped(remarks.comments(view, self.find), self.find)
             v1_ids = self._v1_ids(Kind.COMMENT, library.project.id, expected)
-            rows = await self._rows("comments_list", (v1_project,))
+            try:
+                rows = await self._rows("comments_list", (v1_project,))
+            except NotFound:
+                continue  # the v1 project is gone: its own findings say so, as a mismatch
             found, compared, placed = compare_comments(library.project.id, expected, v1_ids, rows)
             differences += found
             comments, targets = comments + compared, targets + placed
