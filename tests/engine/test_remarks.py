@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bridge.emulator.core.records import ROOT_NOTE
+from bridge.engine.kinds import spec
 from bridge.engine.plan import Plan
 from mappings.kinds import Kind
 from tests.support.forked import KILLED, run_forked
@@ -43,6 +44,15 @@ def test_rates_on_a_plan_without_rate_packs_are_not_carried_and_the_run_goes_on(
         assert held.count == len(rates)
         assert held.money == {"USD": sum((r.rate for r in rates if r.rate is not None), Decimal(0))}
         assert ledger.of(Kind.COMMENT).to_create > 0
+        assert ledger.to_json()["carried_with_losses"] == [
+            {
+                "kind": "comment",
+                "label": spec(Kind.COMMENT).label,
+                "records": ledger.of(Kind.COMMENT).records,
+                "lost": spec(Kind.COMMENT).losses,
+            }
+        ]
+        assert "the author and the time" in spec(Kind.COMMENT).losses
     assert done.of(Kind.RATE_PACK).requests == 0
     asyncio.run(world.control("PUT", "/workspaces/target/plan", {"plan": "studio"}))
     assert world.list_all("/library/rate-packs") == []

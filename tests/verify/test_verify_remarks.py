@@ -64,3 +64,17 @@ def test_a_comment_edited_and_a_rate_changed_on_v1_are_differences_in_every_repo
         text = (tmp_path / name).read_text()
         assert text.index(f"({len(report.remarks.differences)} differences)") < text.index("comments compared")
         assert comment["id"] in text
+
+
+def test_the_dirty_world_verifies_with_the_rate_without_unit_quarantined(tmp_path: Path) -> None:
+    """On `--dirty`, the comment on a quarantined line is verified on the project it went to, the rate without a
+    unit is in the ledger as quarantined, and the remarks show no difference."""
+    world = fresh_world(tmp_path / "state.sqlite", dirty=True, projects=())
+    asyncio.run(world.run())
+    report = _verified(world)
+    ledger = {entry.kind: entry for entry in report.ledger}
+    assert report.remarks.differences == []
+    assert ledger["rate"].quarantined == {"rate.unit_missing": 1}
+    for kind in ("comment", "rate_pack", "rate"):
+        assert (ledger[kind].closed, ledger[kind].pending) == (True, 0), kind
+    assert report.remarks.rates == len(world.service.workspace("source").rates) - 1
