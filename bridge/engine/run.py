@@ -224,9 +224,10 @@ async def _write_everything(
     report: Report,
     *,
     pipelines: bool,
-    lacking: frozenset[Kind] = frozenset(),
+    lacking: frozenset[Kind],
 ) -> tuple[str, ...]:
-    """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read."""
+    """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read. The
+    ``lacking`` kinds (the target's plan lacks their feature) are counted as not carried instead."""
     source = await read_workspace(legacy, listed, settings.projects)
     read = tuple(library.project.id for library in source.projects)
     stage = WorkspaceStage(applier, source, whole=not settings.projects, lacking=lacking)

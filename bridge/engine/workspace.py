@@ -24,9 +24,7 @@ Writer = Callable[[], Coroutine[object, object, Tally]]
 class WorkspaceStage:
     """Writes the workspace-wide kinds of one run."""
 
-    def __init__(
-        self, applier: Applier, source: WorkspaceSource, *, whole: bool, lacking: frozenset[Kind] = frozenset()
-    ) -> None:
+    def __init__(self, applier: Applier, source: WorkspaceSource, *, whole: bool, lacking: frozenset[Kind]) -> None:
         self.applier = applier
         self.whole = whole
         # Kinds the target's plan lacks (``engine.features``): not written, counted as not carried by the run.
