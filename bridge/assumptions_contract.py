@@ -300,10 +300,10 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
     Assumption(
         "A72",
         "the currency of workspace rates",
-        "A legacy rate's `rate` is in the workspace currency (USD, as contacts' rates, A09): the inventory sums "
-        "it in that currency.",
+        "A legacy rate's `rate` is in the workspace currency (USD, as contacts' rates, A09): its rate pack item "
+        "carries it in that currency (A86).",
         "L-SPEC: Rate.rate is a number with no currency field.",
-        ("engine.inventory",),
+        ("mappings.remarks",),
     ),
     Assumption(
         "A73",
@@ -407,6 +407,59 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "OAS 3.0.3: nullable adds null only to a type given in the same schema object; L-SPEC marks "
         "BudgetLine.note, BudgetNoteResponse.note, Rate.unit and Transaction.subStatus nullable in those forms.",
         ("emulator.legacy", "clients.legacy"),
+    ),
+    Assumption(
+        "A83",
+        "legacy comment HTML as Markdown",
+        "A legacy comment's content (HTML or plain text) becomes v1 Markdown through markdownify: headings as #, "
+        "lists as - bullets (nested by indent), bold and italics kept; script and style bodies dropped, links kept "
+        "only to http(s) and mailto addresses (any other keeps its text), images reduced to their alt text. The "
+        "body opens with a quoted provenance line: `> Legacy comment by <name>, <YYYY-MM-DD HH:MM> UTC (legacy id "
+        "<id>)`, the author's name (never the email) escaped for Markdown; a time without an offset is UTC.",
+        "L-SPEC: Comment.content is 'HTML or plain text' (L:6278); V-SPEC: Comment.content is 'Markdown comment "
+        "body' (V:11385) with no dialect named; v1 sets the author and time itself (V:11381).",
+        ("mappings.remarks",),
+    ),
+    Assumption(
+        "A84",
+        "where a legacy comment goes",
+        "A comment goes on the v1 budget line made from its `lineId`, else on the one made from its `accountId` "
+        "(an account is a line on v1), else on the project. When that line or account has no v1 id (it is "
+        "quarantined) the comment goes on the project, with a note naming the line; it is not held back.",
+        "L-SPEC: Comment has accountId and lineId (L:6280, L:6285), how they combine is not said; V-SPEC: "
+        "CommentTarget kinds project and budgetLine (V:11239).",
+        ("mappings.remarks", "engine.remarks"),
+    ),
+    Assumption(
+        "A85",
+        "the root budget note's home",
+        "v1 has no field for a project's root budget note (ProjectUpdate has none; the project brief is "
+        "read-only), so it is posted as one project comment opening `> Legacy budget note (legacy id <id>)`, its "
+        "HTML form converted as a comment's (A83), else its text; an empty note is no note (A70).",
+        "L-SPEC: getRootAccountNote (L:635) and NoteData (L:4380); V-SPEC: no write for it.",
+        ("mappings.remarks", "engine.remarks"),
+    ),
+    Assumption(
+        "A86",
+        "workspace rates as one rate pack",
+        "The legacy workspace rates become the items of ONE workspace rate pack named 'Workspace rates (migrated)' "
+        "(category custom): title = identifier (else description), rate in the workspace currency (A72) exactly "
+        "in minor units (a sub-cent rate is quarantined), unit as sent (a rate without one is quarantined, "
+        "rate.unit_missing), quantity as sent; emoji, note and contact have no item field and are reported as not "
+        "carried. A resume past key retention finds an item by title, rate and unit in the pack.",
+        "V-SPEC: RatePackCreate (V:9166) and RatePackItemCreate (V:9261) require title, rate and unit; L-SPEC: "
+        "Rate (L:6457) requires only id and has no currency.",
+        ("mappings.remarks", "engine.remarks"),
+    ),
+    Assumption(
+        "A87",
+        "a workspace plan without rate packs",
+        "v1's 402 feature_not_available on a rate pack create means the workspace plan lacks rate packs: the pack "
+        "is refused (target_feature_not_available), the rates are not carried, and the run goes on; any other 402 "
+        "or 403 still stops the run as a lost permission. Verify reads a 402 on the packs' list as no packs.",
+        "V-SPEC: 402 'This feature is not available on the workspace plan' (V:7449) on the rate pack operations; "
+        "which plans have it is not said.",
+        ("clients.http", "engine.remarks", "verify.remarks"),
     ),
     Assumption(
         "A99",

@@ -112,6 +112,12 @@ class NotFound(RecordError):
     remedy = "check the id exists and is visible to these credentials; the record is quarantined"
 
 
+class FeatureUnavailable(RecordError):
+    """v1's 402 ``feature_not_available``: the workspace plan lacks what the record needs (rate packs, A87)."""
+
+    remedy = "the record is not carried on this workspace plan; upgrade the plan, then rerun to carry it"
+
+
 class ResumableStop(BridgeError):
     remedy = "the run stopped cleanly; fix the cause, then run the same command again to resume"
 

@@ -73,6 +73,8 @@ class ErrorCode(StrEnum):
     ACTUAL_STATUS_UNKNOWN = "actual.status_unknown"
     DATE_INVALID = "date.invalid"
     SPLIT_SUM_MISMATCH = "split.sum_mismatch"
+    # Workspace rates
+    RATE_UNIT_MISSING = "rate.unit_missing"
 
 
 # code -> (what is wrong, what the operator can do). One line each; the message adds record, field, value.
@@ -196,6 +198,10 @@ CATALOGUE: Final[dict[ErrorCode, tuple[str, str]]] = {
     ErrorCode.SPLIT_SUM_MISMATCH: (
         "does not equal the sum of the split's parts",
         "correct the parts or the total in the legacy workspace and re-run",
+    ),
+    ErrorCode.RATE_UNIT_MISSING: (
+        "has no unit, which a v1 rate pack item requires",
+        "set the rate's unit (hour, day, week, ...) in the legacy workspace and re-run",
     ),
 }
 

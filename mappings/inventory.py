@@ -100,13 +100,6 @@ def nested(rows: Iterable[object], field_name: str) -> list[object]:
     return found
 
 
-def note(kind: str, raw: object) -> Stock:
-    """A budget note as sent (``NoteData``): one record when its text or HTML form holds anything, else none."""
-    forms = raw if isinstance(raw, dict) else {}
-    present = any(isinstance(forms.get(form), str) and forms[form].strip() for form in ("text", "html"))
-    return Stock(kind, 1 if present else 0)
-
-
 def as_files(rows: Iterable[object]) -> list[File]:
     """Attachments as sent (a purchase order's, a bank transaction's) as files; an entry that is not an object
     is a file whose size cannot be read."""

@@ -27,3 +27,6 @@ class Kind(StrEnum):
     LINE = "line"
     ACTUAL = "actual"
     SPLIT = "split"
+    COMMENT = "comment"
+    RATE_PACK = "rate_pack"
+    RATE = "rate"

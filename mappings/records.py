@@ -392,21 +392,40 @@ class PurchaseOrder(LegacyRecord):
     attachments: Files = ()
 
 
+class CommentAuthor(LegacyRecord):
+    id: str | None = None
+    name: str | None = None
+    email: str | None = None
+
+
 class Comment(LegacyRecord):
     id: str
     content: str | None = None
     account_id: str | None = Field(default=None, alias="accountId")
     line_id: str | None = Field(default=None, alias="lineId")
+    author: CommentAuthor | None = None
     created_at: str | None = Field(default=None, alias="createdAt")
+
+
+class BudgetNote(LegacyRecord):
+    """A project's root budget note (``NoteData``) in the forms the bridge reads."""
+
+    id: str | None = None
+    text: str | None = None
+    html: str | None = None
 
 
 class Rate(LegacyRecord):
     id: str
     identifier: str | None = None
+    emoji: str | None = None
     description: str | None = None
+    note: str | None = None
     quantity: RawNumber = None
     rate: RawNumber = None
     unit: str | None = None
+    # The rate's contact as ``expands[]=contact`` shows it (any object: only its presence is reported).
+    contact: dict[str, object] | None = None
 
 
 class BankTransaction(LegacyRecord):

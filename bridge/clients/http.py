@@ -36,6 +36,7 @@ from bridge.errors import (
     ConfigError,
     CursorInvalid,
     FatalError,
+    FeatureUnavailable,
     IdempotencyConflict,
     NetworkError,
     NotFound,
@@ -156,6 +157,9 @@ def error_for_status(surface: Surface, what: str, failure: Failure) -> BridgeErr
     if status == 401 or code in AUTH_CODES:
         credential = "API key" if surface == "legacy" else "token"
         return AuthenticationLost(f"the {credential} was rejected: {text}", **origin)
+    if status == 402 and code == "feature_not_available":
+        # A record the plan cannot hold, not a credential that lost its rights: the rest of the run goes on.
+        return FeatureUnavailable(text, **origin)
     if status in {402, 403} or code == "permission_revoked":
         ability = f" (needs {failure.required_ability})" if failure.required_ability else ""
         return PermissionRevoked(

@@ -165,7 +165,9 @@ class LegacyClient:
         seen: dict[object, object] = {}
         offset = 0
         while True:
-            page = await self.rows("/rates", "rates", [("limit", str(page_size)), ("offset", str(offset))])
+            # With its contact (``expands[]=contact``), so a rate's contact is reported as not carried (A86).
+            query = [("limit", str(page_size)), ("offset", str(offset)), ("expands[]", "contact")]
+            page = await self.rows("/rates", "rates", query)
             for row in page:
                 seen.setdefault(row.get("id") if isinstance(row, dict) else id(row), row)
             if len(page) < page_size:

@@ -310,6 +310,30 @@ class TransactionItemPatch(Closed):
     tag_ids: list[Id] = []
 
 
+class CommentTarget(Closed):
+    kind: Literal["project", "budgetLine", "transaction", "purchaseOrder", "contact", "document"]
+    id: Id
+
+
+class CommentCreate(Closed):
+    content: Annotated[StrictStr, Field(min_length=1)]
+    target: CommentTarget
+
+
+class RatePackCreate(Closed):
+    name: Name
+    description: StrictStr = ""
+    category: StrictStr = "custom"
+
+
+class RatePackItemCreate(Closed):
+    title: Name
+    rate: Money
+    unit: StrictStr
+    description: StrictStr = ""
+    quantity: Number = 0
+
+
 @dataclass(frozen=True, slots=True)
 class FanOut:
     """A write the engine journals as one intent of many single-record requests (split items have no bulk).
@@ -483,6 +507,12 @@ OPERATIONS: tuple[Operation, ...] = (
         "transactions_createItem", "POST", "/transactions/{transactionId}/items", TransactionItemCreate, fan_out=_ITEMS
     ),
     _op("transactions_updateItem", "PATCH", "/transactions/{transactionId}/items/{itemId}", TransactionItemPatch),
+    _op("comments_list", "GET", f"{_PROJECT}/comments"),
+    _op("comments_create", "POST", f"{_PROJECT}/comments", CommentCreate),
+    _op("library_listRatePacks", "GET", "/library/rate-packs"),
+    _op("library_createRatePack", "POST", "/library/rate-packs", RatePackCreate),
+    _op("library_listRatePackItems", "GET", "/library/rate-packs/{packId}/items"),
+    _op("library_createRatePackItem", "POST", "/library/rate-packs/{packId}/items", RatePackItemCreate),
 )
 BY_ID: dict[str, Operation] = {op.id: op for op in OPERATIONS}
 

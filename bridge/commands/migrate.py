@@ -160,6 +160,8 @@ def _list_not_carried(plan: Plan) -> None:
     """What stays behind, grouped, never a line per record (each record is in plan.json): every kind the source
     holds that the run does not write, with its count, money and bytes, then the values of written records that
     v1 publishes no field for, by kind, field and reason."""
+    for lossy, count in plan.lossy():
+        click.echo(f"{lossy.label}: {count:,} carried with losses: {lossy.losses}")
     click.echo("not carried (each record is listed in the plan's JSON, --out):")
     for row in plan.ordered():
         if row.left_out:

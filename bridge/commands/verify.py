@@ -19,6 +19,7 @@ from bridge.commands.options import connection_options, settings_from
 from bridge.engine.progress import display
 from bridge.errors import BridgeError
 from bridge.terminal import console, plain, shown
+from bridge.verify import remarks_report
 from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.inventory import summary as not_carried
@@ -127,5 +128,7 @@ def summary_table(report: Reconciliation) -> Table:
         plain(report.held_back.summary),
         "\n",
         plain(not_carried(report.inventory)),
+        "\n",
+        plain(remarks_report.terminal_line(report.remarks)),
     )
     return table

@@ -17,9 +17,8 @@ from dataclasses import dataclass, replace
 
 from bridge.clients.legacy import LegacyClient
 from bridge.engine.kinds import Scope
-from bridge.engine.tasks import task_group
 from bridge.errors import SourceUnreadable
-from mappings.inventory import Stock, as_files, files, nested, note, summed
+from mappings.inventory import Stock, as_files, files, nested, summed
 from mappings.records import Contact
 
 NOT_YET = "the bridge does not write them yet"
@@ -40,7 +39,6 @@ class Held:
 
 
 HELD: tuple[Held, ...] = (
-    Held("rate", "workspace rates", Scope.WORKSPACE, "listWorkspaceRates", NOT_YET),
     Held("contact_file", "contact attachments", Scope.WORKSPACE, "listContacts", NOT_YET),
     Held(
         "tax_document",
@@ -63,14 +61,6 @@ HELD: tuple[Held, ...] = (
     Held("purchase_order_item", "purchase order items", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
     Held("purchase_order_file", "purchase order attachments", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
     Held(RECEIPT, "receipts and attachments on actuals", Scope.PROJECT, "listActuals", NOT_YET),
-    Held("comment", "comments", Scope.PROJECT, "listComments", NOT_YET),
-    Held(
-        "budget_note",
-        "budget notes (the project's root note)",
-        Scope.PROJECT,
-        "getRootAccountNote",
-        "v1 publishes no field for a project's budget note",
-    ),
 )
 
 UNLISTED = (
@@ -78,7 +68,18 @@ UNLISTED = (
     "list them, so they can be neither counted nor carried"
 )
 
-BY_KIND: dict[str, Held] = {held.kind: held for held in HELD}
+# Kinds a run writes that the target's plan may lack (``engine.features``): counted as not carried only then.
+UNAVAILABLE: tuple[Held, ...] = (
+    Held(
+        "rate",
+        "workspace rates",
+        Scope.WORKSPACE,
+        "listWorkspaceRates",
+        "the workspace plan has no rate packs (v1 answers 402 feature_not_available, A87)",
+    ),
+)
+
+BY_KIND: dict[str, Held] = {held.kind: held for held in (*HELD, *UNAVAILABLE)}
 
 
 def contact_files(contacts: Iterable[Contact]) -> tuple[Stock, Stock]:
@@ -90,14 +91,10 @@ def contact_files(contacts: Iterable[Contact]) -> tuple[Stock, Stock]:
     )
 
 
-async def workspace_stock(legacy: LegacyClient, contacts: Sequence[Contact], currency: str) -> tuple[Stock, ...]:
-    """What the workspace holds beyond the kinds a run writes; rates in ``currency``, the workspace's (A72)."""
-    async with task_group() as reads:
-        rates = reads.create_task(_listed(legacy.rates()))
-        bank = reads.create_task(_listed(legacy.bank_transactions()))
-    (rate_rows, rates_unread), (transactions, bank_unread) = rates.result(), bank.result()
+async def workspace_stock(legacy: LegacyClient, contacts: Sequence[Contact]) -> tuple[Stock, ...]:
+    """What the workspace holds beyond the kinds a run writes."""
+    transactions, bank_unread = await _listed(legacy.bank_transactions())
     return (
-        _unread(summed("rate", rate_rows, "rate", currency), rates_unread),
         *contact_files(contacts),
         _unread(summed("bank_transaction", transactions), bank_unread),
         _unread(files("bank_transaction_file", as_files(nested(transactions, "attachments"))), bank_unread),
@@ -108,26 +105,12 @@ async def project_stock(legacy: LegacyClient, project_id: str, currency: str) ->
     """What one project holds beyond the kinds a run writes (its receipts are counted with its actuals).
 
     Purchase orders and their items are summed in the project's actuals currency (A73)."""
-    async with task_group() as reads:
-        orders_read = reads.create_task(_listed(legacy.purchase_orders(project_id)))
-        comments_read = reads.create_task(_listed(legacy.comments(project_id)))
-        root = reads.create_task(_listed(_as_rows(legacy.root_note(project_id))))
-    (orders, orders_unread), (comments, comments_unread), (notes, note_unread) = (
-        orders_read.result(),
-        comments_read.result(),
-        root.result(),
-    )
+    orders, orders_unread = await _listed(legacy.purchase_orders(project_id))
     return (
         _unread(summed("purchase_order", orders, "amount", currency), orders_unread),
         _unread(summed("purchase_order_item", nested(orders, "items"), "totalPrice", currency), orders_unread),
         _unread(files("purchase_order_file", as_files(nested(orders, "attachments"))), orders_unread),
-        _unread(summed("comment", comments), comments_unread),
-        _unread(note("budget_note", notes[0] if notes else None), note_unread),
     )
-
-
-async def _as_rows(read: Awaitable[object]) -> list[object]:
-    return [await read]
 
 
 async def _listed(read: Awaitable[list[object]]) -> tuple[list[object], str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from bridge.engine import wanted
+from bridge.engine import remarks, wanted
 from bridge.engine.wanted import Records
 from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
 from mappings.kinds import Kind
@@ -103,6 +103,13 @@ class KindSpec:
     key_kind: str = ""
     # Where a v1 record of the kind holds its amount (a published Money object), for verify's sums.
     money: tuple[str, ...] = ()
+    # (crosswalk kind, legacy id) of the one record in the kind's scope whose v1 id its operations take as
+    # their first path parameter (a rate pack's items are written and listed under the pack).
+    within: tuple[Kind, str] | None = None
+    # What a carried record of the kind loses on the way (the plan prints the kind as carried with losses).
+    losses: str = ""
+    # The v1 plan feature the kind needs (``engine.features``): on a plan without it the kind is not carried.
+    feature: str = ""
 
     @property
     def stored(self) -> str:
@@ -247,6 +254,43 @@ KINDS: tuple[KindSpec, ...] = (
         written_with=Kind.ACTUAL,
         key_kind="split.fanout",
         money=("amount",),
+    ),
+    KindSpec(
+        Kind.COMMENT,
+        "comments and root budget notes",
+        Scope.PROJECT,
+        create="comments_create",
+        update=None,
+        # The content holds the provenance header with the legacy id: target and content recognise a comment.
+        natural=Natural("comments_list", ("target", "content")),
+        records=remarks.comments,
+        # Last in a project: a comment's target is its budget line.
+        needs=(Kind.LINE, Kind.ACTUAL),
+        losses="the author and the time (v1 sets the token's user and the time of the run; both are kept in "
+        "the comment's first line), and HTML formatting Markdown has no form for",
+    ),
+    KindSpec(
+        Kind.RATE_PACK,
+        "workspace rate pack",
+        Scope.WORKSPACE,
+        create="library_createRatePack",
+        update=None,
+        natural=Natural("library_listRatePacks", ("name",)),
+        records=remarks.rate_packs,
+        feature="rate packs",
+    ),
+    KindSpec(
+        Kind.RATE,
+        "workspace rates",
+        Scope.WORKSPACE,
+        create="library_createRatePackItem",
+        update=None,
+        natural=Natural("library_listRatePackItems", ("title", "rate", "unit")),
+        records=remarks.rates,
+        needs=(Kind.RATE_PACK,),
+        within=remarks.PACK,
+        money=("rate",),
+        feature="rate packs",
     ),
 )
 

@@ -12,8 +12,9 @@ quarantined parent, never attempted) and ``removed_at_source`` (crosswalked by a
 source since: reported, left on the target, never deleted). Version 3 added ``inventory``: each kind the source
 holds that the run does not write (``engine.inventory``), counted, with money per currency, bytes and why, and
 ``unlisted``: what the legacy surface holds but publishes no way to list. Version 4 added per kind ``left_out``
-(records of a kind the operator left behind with ``--without``) and ``choices`` (the kinds left out and the
-extras asked for with ``--with``). Rendering for a terminal lives in the CLI.
+(records of a kind the operator left behind with ``--without``), ``choices`` (the kinds left out and the
+extras asked for with ``--with``) and ``carried_with_losses`` (each kind carried with what its records lose on
+the way: a comment's author and time). Rendering for a terminal lives in the CLI.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from enum import StrEnum
 
 from bridge import assumptions
 from bridge.engine.choices import Choices
-from bridge.engine.inventory import HELD, UNLISTED, Held
-from bridge.engine.kinds import order, stages
+from bridge.engine.inventory import HELD, UNAVAILABLE, UNLISTED, Held
+from bridge.engine.kinds import KINDS, KindSpec, order, stages
 from mappings.inventory import Stock
 from mappings.kinds import Kind
 from mappings.notes import Note, NoteKind
@@ -247,7 +248,11 @@ class Plan:
     def held(self) -> list[tuple[Held, Stock]]:
         """Each kind the run does not write that it counted, in declaration order, with what the source holds of
         it (a kind counted empty is listed with 0; the workspace's kinds are counted on whole-workspace runs)."""
-        return [(held, self.inventory[held.kind]) for held in HELD if held.kind in self.inventory]
+        return [(held, self.inventory[held.kind]) for held in (*HELD, *UNAVAILABLE) if held.kind in self.inventory]
+
+    def lossy(self) -> list[tuple[KindSpec, int]]:
+        """Each kind the run carries with losses (``KindSpec.losses``) that it met, with its record count."""
+        return [(kind, self.of(kind.kind).records) for kind in KINDS if kind.losses and kind.kind in self.kinds]
 
     def counts(self) -> dict[str, object]:
         """Per kind what the run did, and its requests: what the state file keeps with the run for `status`."""
@@ -304,6 +309,10 @@ class Plan:
                     "unreadable": stock.unreadable,
                 }
                 for held, stock in self.held()
+            ],
+            "carried_with_losses": [
+                {"kind": kind.kind.value, "label": kind.label, "records": records, "lost": kind.losses}
+                for kind, records in self.lossy()
             ],
             "unlisted": UNLISTED,
             "unknown_on_target": dict(sorted(self.unknown_on_target.items())),

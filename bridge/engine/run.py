@@ -36,6 +36,7 @@ from bridge.engine.books import Books
 from bridge.engine.choices import Choices, Extra
 from bridge.engine.collector import run_pace
 from bridge.engine.executor import Executor
+from bridge.engine.features import lacking_kinds, left_out
 from bridge.engine.inventory import workspace_stock
 from bridge.engine.kinds import Scope, waves
 from bridge.engine.plan import Plan, Tally, total
@@ -46,7 +47,6 @@ from bridge.engine.project import ProjectPipeline
 from bridge.engine.replay import replay_in_flight
 from bridge.engine.source import Listed, ProjectLibrary, read_workspace
 from bridge.engine.tasks import run_all
-from bridge.engine.wanted import WORKSPACE_CURRENCY
 from bridge.engine.workspace import WorkspaceStage, Writer
 from bridge.errors import ResumableStop
 from mappings.kinds import Kind
@@ -180,8 +180,9 @@ async def _migrate(
             replay = await replay_in_flight(books, executor, v1)
             report.fold(replay.tally)
             applier = Applier(executor, books, namespace, salt=f"run-{run_id}", replayed=replay.finished)
+            lacking = await lacking_kinds(v1)
             projects = await _write_everything(
-                settings, legacy, checked.listed, applier, report, choices=choices, pipelines=pipelines
+                settings, legacy, checked.listed, applier, report, choices=choices, pipelines=pipelines, lacking=lacking
             )
     except BaseException as exc:
         await books.aclose()
@@ -228,17 +229,20 @@ async def _write_everything(
     *,
     choices: Choices,
     pipelines: bool,
+    lacking: frozenset[Kind],
 ) -> tuple[str, ...]:
-    """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read."""
+    """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read. The
+    ``lacking`` kinds (the target's plan lacks their feature) are counted as not carried instead."""
     # ``--with contact-private``: the contacts' phone and address are carried (A101).
     private = choices.wants(Extra.CONTACT_PRIVATE)
     source = await read_workspace(legacy, listed, settings.projects, contact_private=private)
     read = tuple(library.project.id for library in source.projects)
-    stage = WorkspaceStage(applier, source, whole=not settings.projects, choices=choices)
+    stage = WorkspaceStage(applier, source, whole=not settings.projects, choices=choices, lacking=lacking)
+    report.fold(Tally(stock=left_out(source, lacking)))
     started = time.monotonic()
     if not settings.projects:
         # Counted when the whole workspace is, as verify counts it (a run of some projects leaves it out).
-        report.fold(Tally(stock=await workspace_stock(legacy, source.contacts, WORKSPACE_CURRENCY)))
+        report.fold(Tally(stock=await workspace_stock(legacy, source.contacts)))
     writers = stage.writers()
     for kinds in waves(Scope.WORKSPACE):
         report.fold(await _wave(kinds, writers))

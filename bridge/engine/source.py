@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bridge.clients.legacy import LegacyClient
+from bridge.engine import remarks_read
 from bridge.engine.tasks import run_all, task_group
 from bridge.errors import UsageError
-from mappings.records import Contact, Phase, Project, ProjectBudget, Space, Tag
+from mappings.records import BudgetNote, Comment, Contact, Phase, Project, ProjectBudget, Rate, Space, Tag
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,8 @@ class ProjectLibrary:
     phases: tuple[Phase, ...]
     budget: ProjectBudget
     tags: tuple[Tag, ...]
+    comments: tuple[Comment, ...] = ()
+    root_note: BudgetNote | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +55,7 @@ class WorkspaceSource:
     spaces: tuple[Space, ...]
     contacts: tuple[Contact, ...]
     projects: tuple[ProjectLibrary, ...]
+    rates: tuple[Rate, ...] = ()
     # ``--with contact-private``: the contacts' phone and address are carried (A101).
     contact_private: bool = False
 
@@ -65,6 +69,8 @@ async def _library(legacy: LegacyClient, project: Project) -> ProjectLibrary:
         fringes_read = reads.create_task(legacy.fringes(project.id))
         globals_read = reads.create_task(legacy.globals(project.id))
         tags_read = reads.create_task(legacy.tags(project.id))
+        comments_read = reads.create_task(remarks_read.comments(legacy, project.id))
+        note_read = reads.create_task(remarks_read.root_note(legacy, project.id))
     phases, fringes, globals_, tags = (
         phases_read.result(),
         fringes_read.result(),
@@ -74,7 +80,7 @@ async def _library(legacy: LegacyClient, project: Project) -> ProjectLibrary:
     budget = ProjectBudget(
         project_id=project.id, phases=tuple(phases), fringes=tuple(fringes), globals_=tuple(globals_)
     )
-    return ProjectLibrary(project, tuple(phases), budget, tuple(tags))
+    return ProjectLibrary(project, tuple(phases), budget, tuple(tags), comments_read.result(), note_read.result())
 
 
 async def read_workspace(
@@ -94,5 +100,6 @@ async def read_workspace(
         tuple(sorted(listed.spaces, key=lambda s: s.id)),
         tuple(sorted(listed.contacts, key=lambda c: c.id)),
         tuple(libraries),
+        await remarks_read.rates(legacy),
         contact_private,
     )

@@ -25,10 +25,14 @@ Writer = Callable[[], Coroutine[object, object, Tally]]
 class WorkspaceStage:
     """Writes the workspace-wide kinds of one run."""
 
-    def __init__(self, applier: Applier, source: WorkspaceSource, *, whole: bool, choices: Choices) -> None:
+    def __init__(
+        self, applier: Applier, source: WorkspaceSource, *, whole: bool, choices: Choices, lacking: frozenset[Kind]
+    ) -> None:
         self.applier = applier
         self.whole = whole
         self.choices = choices
+        # Kinds the target's plan lacks (``engine.features``): not written, counted as not carried by the run.
+        self.lacking = lacking
         self.view = View(source, LibraryPlans.of(source, whole=whole))
 
     def writers(self) -> dict[Kind, Writer]:
@@ -41,10 +45,16 @@ class WorkspaceStage:
             raise ValueError(f"workspace kind {spec.kind} declares no records")
 
         async def write() -> Tally:
+            if spec.kind in self.lacking:
+                return Tally()
             # Listed when its wave comes: a kind's records may look up the v1 ids of the waves before it.
-            wanted = records(self.view, self.applier.books.lookup)
+            lookup = self.applier.books.lookup
+            wanted = records(self.view, lookup)
             if not self.choices.carries(spec.kind):
                 return left_out(spec.kind, wanted)
-            return await self.applier.write(Target(spec, WORKSPACE), wanted, whole=self.whole)
+            # A kind written under another record (a pack's items) takes that record's v1 id as its first
+            # path parameter; its records are held back while that record has none.
+            within = () if spec.within is None else (lookup(spec.within[0], WORKSPACE, spec.within[1]) or "",)
+            return await self.applier.write(Target(spec, WORKSPACE, within), wanted, whole=self.whole)
 
         return write

@@ -20,6 +20,7 @@ from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.heldback import KIND_ORDER, HeldCount, money_of, summarize
 from bridge.verify.inventory import inventory, tallies
 from bridge.verify.ledger import KindTally, is_clean, kind_ledger, left_behind
+from bridge.verify.remark_checks import RemarkFindings
 from bridge.verify.schema import LibraryDifference, ProjectReport, QuarantinedRecord, Reconciliation, Totals
 from mappings.inventory import Stock
 
@@ -92,10 +93,12 @@ def fold(
     library: LibraryFindings,
     quarantine: Sequence[QuarantinedRecord],
     notes: Sequence[str],
+    remarks: RemarkFindings | None = None,
 ) -> Reconciliation:
     """Every finding into the one reconciliation: the only place verdicts and the ledger are counted."""
     every = [*migrated, *unmigrated]
-    verdicts = [v for found in every for v in found.verdicts] + list(library.verdicts)
+    remarks = remarks or RemarkFindings()
+    verdicts = [v for found in every for v in found.verdicts] + list(library.verdicts) + list(remarks.verdicts)
     stocks = [*stock, *(s for found in every for s in found.stock)]
     ledgers = sum((found.ledgers for found in every), workspace) + Ledgers(tallies(stocks))
     found = {kind: left_behind(t) if kind in identity.left_out else t for kind, t in ledgers.kinds.items()}
@@ -127,6 +130,7 @@ def fold(
         projects=reports,
         library=list(library.differences),
         ledger=entries,
+        remarks=remarks.check,
         inventory=held,
         unlisted=UNLISTED,
         quarantine=list(quarantine),

@@ -10,6 +10,7 @@ description is data, never markup.
 
 from __future__ import annotations
 
+from bridge.verify import remarks_report
 from bridge.verify.headline import (
     Entry,
     MoneyRow,
@@ -65,6 +66,7 @@ def render_html(report: Reconciliation) -> str:
         *_differences_section(entries, index),
         *(f'<p class="note">{escape(n)}</p>' for n in report.notes),
         *_workspace_library(report),
+        *remarks_report.html(report.remarks),
         '<h2 id="projects">Projects, most severe first</h2>',
     ]
     for project in projects:

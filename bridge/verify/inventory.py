@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable
 from decimal import Decimal
 
-from bridge.engine.inventory import BY_KIND, HELD
+from bridge.engine.inventory import BY_KIND, HELD, UNAVAILABLE
 from bridge.verify.ledger import KindTally
 from bridge.verify.schema import InventoryEntry
 from mappings.inventory import Stock
@@ -31,10 +31,11 @@ def tallies(stocks: Iterable[Stock]) -> dict[str, KindTally]:
 
 
 def inventory(stocks: Iterable[Stock]) -> list[InventoryEntry]:
-    """Every kind the bridge does not write, in declaration order, with what the source holds of it."""
+    """Every kind the bridge does not write, in declaration order, with what the source holds of it (a kind the
+    target's plan lacks only when it was counted so)."""
     found = summed(stocks)
     entries = []
-    for held in HELD:
+    for held in (*HELD, *(held for held in UNAVAILABLE if held.kind in found)):
         stock = found.get(held.kind, Stock(held.kind))
         entries.append(
             InventoryEntry(

@@ -33,13 +33,14 @@ from bridge.clients.wire import AiohttpTransport
 from bridge.config import Settings
 from bridge.engine.actuals import actual_currency as engine_currency
 from bridge.engine.choices import Choices, Extra
+from bridge.engine.features import lacking_kinds, left_out
 from bridge.engine.inventory import project_stock, workspace_stock
 from bridge.engine.kinds import KindSpec, Scope, of_scope, spec
 from bridge.engine.preflight import check_workspaces
 from bridge.engine.run import Transports
 from bridge.engine.source import ProjectLibrary, WorkspaceSource
 from bridge.engine.tasks import run_all
-from bridge.engine.wanted import WORKSPACE_CURRENCY, LibraryPlans, View
+from bridge.engine.wanted import LibraryPlans, View
 from bridge.errors import ConfigError, NotFound
 from bridge.verify.actuals import STREAMED, Context, compare_actuals
 from bridge.verify.compare import FailOn, Verdict, worst
@@ -68,6 +69,8 @@ from bridge.verify.project import (
     phase_rate,
     selected,
 )
+from bridge.verify.remark_checks import RemarkChecker
+from bridge.verify.remarks import available, listed_rows, with_remarks, within_parents, workspace_rates
 from bridge.verify.schema import LibraryDifference, ProjectReport, QuarantinedRecord, Reconciliation
 from bridge.verify.tags import tag_summaries
 from bridge.verify.totals import LegacyProject, V1Branches, V1Project, read_legacy, read_v1
@@ -242,6 +245,7 @@ class Verifier:
         library = self._library(rows)
         if self.options.contact_private and not self.options.projects:
             library = LibraryFindings(library.differences + tuple(await self._private(rows)))
+        remarks = await RemarkChecker(self.v1, self.legacy, self.find).check(libraries, whole=not self.options.projects)
         quarantine = [
             QuarantinedRecord(kind=r.kind, scope=r.scope, legacy_id=r.legacy_id, code=r.code, message=r.message)
             for r in self.quarantine_rows
@@ -264,6 +268,7 @@ class Verifier:
             library=library,
             quarantine=quarantine,
             notes=notes,
+            remarks=remarks,
         )
 
     async def _counted(self, compared: Awaitable[ProjectFindings]) -> ProjectFindings:
@@ -400,7 +405,7 @@ class Verifier:
         )
         log.info("bridge.verify.project", project=project.id, verdict=report.verdict.value, held_back_by=held_by)
         verdicts = [p.total.verdict for p in report.phases] + [a.verdict for a in report.actuals]
-        library = library_of(project, legacy)
+        library = await with_remarks(self.legacy, library_of(project, legacy))
         ledgers = self._budget_ledgers(library, legacy, None) + actuals.ledgers
         report = report.model_copy(update={"notes": report.notes + notes})
         return ProjectFindings(report, tuple(verdicts), ledgers, library=library, stock=actuals.stock)
@@ -422,7 +427,7 @@ class Verifier:
             # Counted in the source even though its v1 copy is gone: its actuals are read without a v1 side.
             actuals_currency = actual_currency(legacy, DEFAULT_CURRENCY)
             actuals = await compare_actuals(self.legacy, None, None, self._context(project, actuals_currency))
-            library = library_of(project, legacy)
+            library = await with_remarks(self.legacy, library_of(project, legacy))
             ledgers = self._budget_ledgers(library, legacy, None) + actuals.ledgers
             return self._gone(project, error, ledgers, library, actuals.stock)
 
@@ -522,7 +527,7 @@ class Verifier:
             transactions=list(actuals.transactions),
             notes=notes + result.notes,
         )
-        library_read = library_of(project, legacy)
+        library_read = await with_remarks(self.legacy, library_of(project, legacy))
         ledgers = self._budget_ledgers(library_read, legacy, copies) + actuals.ledgers
         return ProjectFindings(report, tuple(verdicts), ledgers, tuple(tag_notes), library_read, actuals.stock)
 
@@ -557,8 +562,7 @@ class Verifier:
         compared with what the runs wrote whatever projects are chosen)."""
         rows: dict[str, list[object]] = {}
         for kind in {*self._workspace_kinds(), *_merged()}:
-            listing = kind.natural.listed_by
-            rows[listing] = [row async for page in self.v1.rows(listing) for row in page]
+            rows[kind.natural.listed_by] = await listed_rows(self.v1, kind, self.lookup)
         return rows
 
     async def _workspace(
@@ -571,13 +575,16 @@ class Verifier:
         whole = not self.options.projects
         spaces = tuple(await self.legacy.spaces()) if whole else ()
         contacts = tuple(await self.legacy.contacts()) if whole else ()
-        source = WorkspaceSource(spaces, contacts, tuple(libraries))
+        rates = await workspace_rates(self.legacy) if whole else ()
+        source = WorkspaceSource(spaces, contacts, tuple(libraries), rates)
         view = View(source, LibraryPlans.of(source, whole=whole))
-        records = {kind: sources(kind, view, self.find, WORKSPACE_SCOPE) for kind in kinds}
+        lacking = await lacking_kinds(self.v1)
+        records = {kind: available(kind, lacking, view, self.find) for kind in kinds}
         listed = {kind.kind: targets(kind, rows[kind.natural.listed_by], WORKSPACE_SCOPE) for kind in kinds}
         listed[Kind.PROJECT] = tuple(t for t in listed.get(Kind.PROJECT, ()) if self._selected(t.v1_id))
         parents = {key: above for library in libraries for key, above in self._chain(library.project).items()}
-        stock = await workspace_stock(self.legacy, contacts, WORKSPACE_CURRENCY) if whole else ()
+        parents.update(within_parents(records))
+        stock = (*(await workspace_stock(self.legacy, contacts) if whole else ()), *left_out(source, lacking))
         return self._listed(records, WORKSPACE_SCOPE, parents, listed), stock
 
     async def _private(self, rows: Mapping[str, list[object]]) -> list[LibraryDifference]:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bridge.terminal import plain
+from bridge.verify import remarks_report
 from bridge.verify.convert import format_minor
 from bridge.verify.headline import (
     Entry,
@@ -84,6 +85,7 @@ def render_markdown(report: Reconciliation) -> str:
             *_library_md(report.library, "written"),
             "",
         ]
+    lines += remarks_report.markdown(report.remarks, _code)
     for project in by_severity(report.projects):
         lines += _project_md(project, report.currency)
     lines += _held_back_md(report)

@@ -198,6 +198,32 @@ class LibraryDifference(ReportModel):
     v1: str | None
 
 
+class RemarkDifference(ReportModel):
+    """A comment, a comment target, a rate item or a rate sum whose v1 state differs from what the mapping would
+    send now (1.7.0). ``legacy`` and ``v1`` are what was compared: a SHA-256 of the body, a count, a sum in
+    minor units."""
+
+    kind: str = Field(description="comment, comment_target, rate or rate_sum")
+    scope: str = Field(description="the legacy project id, empty for the workspace")
+    legacy_id: str = Field(description="the legacy id, the target ('budgetLine:<v1 id>') or the currency")
+    v1_id: str | None
+    field: str = Field(description="what differs: content, target, count, item or sum")
+    legacy: str | None
+    v1: str | None
+
+
+class RemarkCheck(ReportModel):
+    """What verify compared of the comments (root budget notes among them) and the workspace rates (1.7.0):
+    each comment's body by hash and its target, the count of comments per target, each rate item by the hash
+    of its title, rate, unit and quantity, their count and their sums per currency. Differences first."""
+
+    differences: list[RemarkDifference] = Field(default_factory=list)
+    comments: int = Field(default=0, description="comments compared body by body")
+    targets: int = Field(default=0, description="comment targets whose counts were compared")
+    rates: int = Field(default=0, description="rate items compared")
+    rate_sums: dict[str, int] = Field(default_factory=dict, description="the rates' sum per currency, minor units")
+
+
 class ProjectReport(ReportModel):
     project_id: str
     v1_project_id: str | None
@@ -364,6 +390,10 @@ class Reconciliation(ReportModel):
         "what the runs wrote: each is a mismatch (1.4.0)",
     )
     ledger: list[KindLedger]
+    remarks: RemarkCheck = Field(
+        default_factory=RemarkCheck,
+        description="comments, root budget notes and workspace rates compared with what the mapping sends (1.7.0)",
+    )
     inventory: list[InventoryEntry] = Field(
         default_factory=list,
         description="every kind the source holds that the bridge does not write, counted, with why (1.6.0)",

@@ -324,8 +324,8 @@ async def test_phase_data_cells_are_read_as_written(controls: RunControls) -> No
 
 @pytest.mark.anyio
 async def test_rates_are_read_a_thousand_at_a_time_to_a_short_page_each_once(controls: RunControls) -> None:
-    """GET /rates pages by limit and offset (its largest published limit); a rate seen twice as offsets move
-    is kept once (A71)."""
+    """GET /rates pages by limit and offset (its largest published limit), with each rate's contact; a rate seen
+    twice as offsets move is kept once (A71)."""
     first = [{"id": f"r{n}"} for n in range(1000)]
     second = [{"id": "r999"}, {"id": "r1000"}]
     async with respx.mock(assert_all_called=True, using="bridge") as router:
@@ -339,6 +339,7 @@ async def test_rates_are_read_a_thousand_at_a_time_to_a_short_page_each_once(con
         ("1000", "0"),
         ("1000", "1000"),
     ]
+    assert all(c.request.url.params["expands[]"] == "contact" for c in route.calls)
 
 
 @pytest.mark.anyio

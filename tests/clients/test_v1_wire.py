@@ -149,6 +149,21 @@ WIRES = [
         "/transactions/txn_1/items/tit_1",
         {"id": "tit_1"},
     ),
+    _write(
+        "comments_create",
+        ("prj_1",),
+        {"content": "> Legacy comment by Ana\n\nHi", "target": {"kind": "budgetLine", "id": "lin_1"}},
+        "/projects/prj_1/comments",
+        {"id": "cmt_1"},
+    ),
+    _write("library_createRatePack", (), {"name": "Rates"}, "/library/rate-packs", {"id": "rpk_1"}),
+    _write(
+        "library_createRatePackItem",
+        ("rpk_1",),
+        {"title": "Gaffer", "rate": MONEY, "unit": "day", "quantity": 5},
+        "/library/rate-packs/rpk_1/items",
+        {"id": "rpi_1"},
+    ),
     Wire(
         "get_line",
         lambda c: c.get_line("prj_1", "lin_1", expand=("phaseData", "contact")),

@@ -58,8 +58,10 @@ async def test_one_bad_line_is_isolated_and_quarantined(world: World, reference:
     missing = reference - census
     [line] = [key for key in missing if key[0] == Kind.LINE.value]
     assert f"|{poisoned['description']}|" in line[2]
-    # What named the line is on v1 once, without it (its actuals and parts lost their budget line).
-    assert all(f"budgetLineId={line[2]}" in key[3] for key in missing if key != line)
+    # What named the line is on v1 once, without it (its actuals and parts lost their budget line, its comments
+    # went on the project, A84).
+    on_line = (f"budgetLineId={line[2]}", f"target={{id:{line[2]},kind:budgetLine}}")
+    assert all(any(said in key[3] for said in on_line) for key in missing if key != line)
     assert sum(census.values()) == sum(reference.values()) - 1
     sizes = rejecting[0].bulk_sizes
     assert 1 in sizes

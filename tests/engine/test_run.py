@@ -181,14 +181,15 @@ async def test_a_split_actuals_tags_arrive_on_each_of_its_items(world: World) ->
 
 @pytest.mark.anyio
 async def test_plan_lists_per_record_what_v1_has_no_published_write_for(world: World) -> None:
-    """Line tags and markup excludeFringes are never sent (no published write) and never silently dropped: the
-    plan lists each one on its record as not carried, and the run sends bodies without them."""
+    """Line tags, markup excludeFringes and a rate's emoji, note and contact are never sent (no published write)
+    and never silently dropped: the plan lists each one on its record as not carried, and the run sends bodies
+    without them."""
     plan = await world.run(dry_run=True)
     listed = plan.ledger.to_json()["not_carried"]
     assert isinstance(listed, list)
     fields = {entry["field"].split(".")[-1] for entry in listed}
     assert "tags" in fields
-    assert all(entry["kind"] in (Kind.LINE, Kind.CONTACT) for entry in listed)
+    assert all(entry["kind"] in (Kind.LINE, Kind.CONTACT, Kind.RATE) for entry in listed)
     # A contact's private fields are withheld for want of the opt-in, or (a tax id) have no write (A101).
     private = [entry for entry in listed if entry["field"].startswith("secureInfo.")]
     assert {entry["reason"] for entry in private} <= {NEEDS_OPT_IN, f"{NO_PUBLISHED_WRITE}: {TAX_ID_WHY}"}

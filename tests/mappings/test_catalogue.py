@@ -26,9 +26,11 @@ from mappings.records import (
     PhaseCurrency,
     PhaseData,
     ProjectBudget,
+    Rate,
     SubActual,
     Tag,
 )
+from mappings.remarks import map_rate
 from mappings.shapes import parse_row, without_duplicates
 from mappings.tags import plan_tags
 from tests.mappings.budget_levels import mapped_levels, wanted_lines
@@ -48,6 +50,22 @@ def _actuals(*bad: Actual, currency: str = "USD") -> Run:
         for actual in without_duplicates([good, *bad], Kind.ACTUAL, "p1"):
             try:
                 emitted.add(map_actual("p1", "prj_1", actual, currency, lookup_from({})).transaction.ref.legacy_id)
+            except MappingError as error:
+                errors.append(error)
+        return errors, emitted
+
+    return run
+
+
+def _rate(**fields: object) -> Run:
+    """A workspace rate beside a good one, each mapped as a rate pack item."""
+
+    def run() -> tuple[Sequence[MappingError], set[str]]:
+        errors: list[MappingError] = []
+        emitted: set[str] = set()
+        for row in ({"id": "ok", "identifier": "Grip", "rate": 1, "unit": "day"}, {"id": "bad", **fields}):
+            try:
+                emitted.add(map_rate(Rate.model_validate(row), "USD").ref.legacy_id)
             except MappingError as error:
                 errors.append(error)
         return errors, emitted
@@ -318,6 +336,7 @@ CASES = [
         "amount",
         "100",
     ),
+    Case(ErrorCode.RATE_UNIT_MISSING, _rate(identifier="Gaffer", rate=650), "unit", "None"),
 ]
 
 

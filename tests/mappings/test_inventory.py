@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from mappings.inventory import Stock, as_files, files, nested, note, summed
+from mappings.inventory import Stock, as_files, files, nested, summed
 from mappings.records import File
 
 
@@ -47,11 +47,3 @@ def test_nested_rows_and_attachments_as_sent() -> None:
     assert files("purchase_order_file", as_files(nested(orders, "attachments"))) == Stock(
         "purchase_order_file", 2, bytes=7, unreadable=1
     )
-
-
-@pytest.mark.parametrize(
-    ("raw", "count"),
-    [(None, 0), ({"text": "", "html": "  "}, 0), ({"text": "Shoot days are fixed"}, 1), ({"html": "<p>x</p>"}, 1)],
-)
-def test_a_budget_note_counts_when_it_holds_text(raw: object, count: int) -> None:
-    assert note("budget_note", raw).count == count

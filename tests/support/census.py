@@ -57,8 +57,13 @@ async def _listed(get: Callable[..., Awaitable[httpx.Response]]) -> list[Listed]
     found: list[Listed] = []
     projects = [str(row["id"]) for row in await pages(get, "/projects")]
     transactions: list[str] = []
+    listed_ids: dict[Kind, list[str]] = {}
     for kind in KINDS:
         listing = BY_ID[kind.natural.listed_by]
+        if kind.within is not None:  # listed under each record of another kind (a rate pack's items)
+            for parent in listed_ids.get(kind.within[0], []):
+                found += [(kind, "", row) for row in await pages(get, listing.render((parent,)))]
+            continue
         if kind.natural.rows is not None:  # listed inside each record of its parent (a transaction's items)
             for parent in transactions:
                 response = await get(listing.render((parent,)))
@@ -70,6 +75,7 @@ async def _listed(get: Callable[..., Awaitable[httpx.Response]]) -> list[Listed]
         for project in scopes:
             rows = await pages(get, listing.render((project,) if project else ()))
             found += [(kind, project or str(row.get("projectId") or ""), row) for row in rows]
+            listed_ids.setdefault(kind.kind, []).extend(str(row["id"]) for row in rows)
             if kind.kind is Kind.ACTUAL:
                 transactions += [str(row["id"]) for row in rows]
     return found

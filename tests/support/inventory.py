@@ -11,9 +11,7 @@ def inventory_counts(workspace: Workspace, projects: list[Project], actuals: lis
     shelf = workspace.files
     orders = [order for p in projects for order in p.purchase_orders.values()]
     contacts = list(workspace.contacts)
-    notes = [p.notes.get(ROOT_NOTE) for p in projects]
     return {
-        "rate": len(workspace.rates),
         "contact_file": sum(len(shelf.files_of("contact.attachment", c)) for c in contacts),
         "tax_document": sum(len(shelf.files_of("contact.taxDocument", c)) for c in contacts),
         "bank_transaction": len(workspace.bank.transactions),
@@ -22,6 +20,16 @@ def inventory_counts(workspace: Workspace, projects: list[Project], actuals: lis
         "purchase_order_item": sum(len(order.items) for order in orders),
         "purchase_order_file": sum(len(order.attachments) for order in orders),
         "receipt": sum(len(shelf.files_of("actual", a.id)) for a in actuals),
-        "comment": sum(len(p.comments) for p in projects),
-        "budget_note": sum(1 for note in notes if note is not None and (note.text.strip() or note.html.strip())),
+    }
+
+
+def remark_counts(workspace: Workspace, projects: list[Project]) -> dict[str, int]:
+    """The comments (a project's root budget note among them), the workspace rates and their one pack, as the
+    emulator's store counts them."""
+    notes = [p.notes.get(ROOT_NOTE) for p in projects]
+    return {
+        "comment": sum(len(p.comments) for p in projects)
+        + sum(1 for note in notes if note is not None and (note.text.strip() or note.html.strip())),
+        "rate_pack": 1 if workspace.rates else 0,
+        "rate": len(workspace.rates),
     }

@@ -26,7 +26,7 @@ from bridge.verify.compare import Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.report import HTML_NAME, JSON_NAME, MD_NAME
 from bridge.verify.schema import Reconciliation
-from tests.support.inventory import inventory_counts
+from tests.support.inventory import inventory_counts, remark_counts
 from tests.support.migrated import LEGACY_KEY, TOKEN, settings_for
 from tests.support.serving import serving as served
 
@@ -142,6 +142,7 @@ def source_counts(service: Service) -> dict[str, int]:
         "actual": len(actuals),
         "split": sum(len(a.subactuals) for a in actuals),
         **inventory_counts(workspace, projects, actuals),
+        **remark_counts(workspace, projects),
     }
 
 
