@@ -257,15 +257,16 @@ KINDS: tuple[KindSpec, ...] = (
     ),
     KindSpec(
         Kind.COMMENT,
-        "comments and root budget notes",
+        # A project's root budget note is posted as a comment too (A85), counted here.
+        "comments",
         Scope.PROJECT,
         create="comments_create",
         update=None,
         # The content holds the provenance header with the legacy id: target and content recognise a comment.
         natural=Natural("comments_list", ("target", "content")),
         records=remarks.comments,
-        # Last in a project: a comment's target is its budget line.
-        needs=(Kind.LINE, Kind.ACTUAL),
+        # A comment's target is its budget line (or the project).
+        needs=(Kind.LINE,),
         losses="the author and the time (v1 sets the token's user and the time of the run; both are kept in "
         "the comment's first line), and HTML formatting Markdown has no form for",
     ),
