@@ -27,3 +27,5 @@ class Kind(StrEnum):
     LINE = "line"
     ACTUAL = "actual"
     SPLIT = "split"
+    PURCHASE_ORDER = "purchase_order"
+    PO_LINK = "purchase_order_link"

@@ -59,8 +59,6 @@ HELD: tuple[Held, ...] = (
         "currency)",
     ),
     Held("bank_transaction_file", "bank transaction attachments", Scope.WORKSPACE, "listTransactions", NOT_YET),
-    Held("purchase_order", "purchase orders", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
-    Held("purchase_order_item", "purchase order items", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
     Held("purchase_order_file", "purchase order attachments", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
     Held(RECEIPT, "receipts and attachments on actuals", Scope.PROJECT, "listActuals", NOT_YET),
     Held("comment", "comments", Scope.PROJECT, "listComments", NOT_YET),
@@ -105,9 +103,8 @@ async def workspace_stock(legacy: LegacyClient, contacts: Sequence[Contact], cur
 
 
 async def project_stock(legacy: LegacyClient, project_id: str, currency: str) -> tuple[Stock, ...]:
-    """What one project holds beyond the kinds a run writes (its receipts are counted with its actuals).
-
-    Purchase orders and their items are summed in the project's actuals currency (A73)."""
+    """What one project holds beyond the kinds a run writes (its receipts are counted with its actuals; its
+    purchase orders by their own step, ``engine.purchase_orders``, which carries them)."""
     async with task_group() as reads:
         orders_read = reads.create_task(_listed(legacy.purchase_orders(project_id)))
         comments_read = reads.create_task(_listed(legacy.comments(project_id)))
@@ -118,8 +115,6 @@ async def project_stock(legacy: LegacyClient, project_id: str, currency: str) ->
         root.result(),
     )
     return (
-        _unread(summed("purchase_order", orders, "amount", currency), orders_unread),
-        _unread(summed("purchase_order_item", nested(orders, "items"), "totalPrice", currency), orders_unread),
         _unread(files("purchase_order_file", as_files(nested(orders, "attachments"))), orders_unread),
         _unread(summed("comment", comments), comments_unread),
         _unread(note("budget_note", notes[0] if notes else None), note_unread),

@@ -29,6 +29,7 @@ from bridge.engine.inventory import project_stock
 from bridge.engine.kinds import KindSpec, Reads, Scope, of_scope, spec, waves
 from bridge.engine.plan import Fate, Tally, total
 from bridge.engine.project_step import ProjectStep, ProjectTools
+from bridge.engine.purchase_orders import OrdersRead, OrdersStep
 from bridge.engine.source import ProjectLibrary
 from bridge.engine.tasks import run_all
 from bridge.engine.wanted import View, Wanted
@@ -87,20 +88,27 @@ class TreeRoom:
 class ProjectPipeline(ProjectStep):
     """Writes everything inside one project, after the workspace stage has run."""
 
-    def __init__(self, *, view: View, **tools: Unpack[ProjectTools]) -> None:
+    def __init__(self, *, view: View, submit_pending: bool = False, **tools: Unpack[ProjectTools]) -> None:
         super().__init__(**tools)
         self.view = view
         self.trees = TreeRoom()
         self.actuals = ActualsStep(**tools)
+        self.orders = OrdersStep(submit_pending=submit_pending, **tools)
 
     def writers(self, view: View, read: ReadAhead) -> dict[Kind, Writer]:
         """The coroutine that writes each project-scoped kind of ``view``'s project (its actuals from ``read``)."""
-        return {s.kind: self._writer(s, view, read) for s in of_scope(Scope.PROJECT) if s.written_with is None}
+        orders = self.orders.read(view.inside.project.id)
+        return {s.kind: self._writer(s, view, read, orders) for s in of_scope(Scope.PROJECT) if s.written_with is None}
 
-    def _writer(self, kind: KindSpec, view: View, read: ReadAhead) -> Writer:
+    def _writer(self, kind: KindSpec, view: View, read: ReadAhead, orders: OrdersRead) -> Writer:
         library = view.inside
+        currency = actual_currency(library.phases)
         if kind.reads is Reads.ACTUALS:
-            return lambda: self.actuals.run(library.project.id, view.v1_project, actual_currency(library.phases), read)
+            return lambda: self.actuals.run(library.project.id, view.v1_project, currency, read)
+        if kind.kind is Kind.PO_LINK:
+            return lambda: self.orders.links(library.project.id, orders)
+        if kind.reads is Reads.ORDERS:
+            return lambda: self.orders.orders(library.project.id, view.v1_project, currency, orders)
         target = Target(kind, library.project.id, (view.v1_project,))
         return lambda: self._records(kind, view, lambda wanted: self.applier.write(target, wanted))
 
@@ -146,7 +154,7 @@ class ProjectPipeline(ProjectStep):
             if kind.records is not None:
                 counts[kind.kind] = await self._records(kind, view, _at_source)
         held = total(Tally.of(kind, Fate.HELD_BACK, n) for kind, n in counts.items())
-        return held + await self.actuals.count(library.project.id)
+        return held + await self.actuals.count(library.project.id) + await self.orders.count(library.project.id)
 
 
 async def _at_source(wanted: Wanted) -> int:

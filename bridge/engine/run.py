@@ -99,8 +99,12 @@ async def migrate(
     controls: RunControls | None = None,
     pipelines: bool = True,
     observer: WriteObserver | None = None,
+    submit_pending: bool = False,
 ) -> Outcome:
     """Plan (``dry_run``) or run the migration the settings describe.
+
+    ``submit_pending`` submits the drafts of legacy pending purchase orders into v1's approval flow, which
+    notifies their approvers (``engine.purchase_orders``): off unless the operator asks (`--with submit-pending`).
 
     ``pipelines=False`` runs the workspace stage alone (a fleet's first step; each project is then a step of
     its own, run with ``settings.projects`` naming it). ``transports``, ``controls`` and ``observer`` are test
@@ -128,6 +132,7 @@ async def migrate(
                     progress=progress,
                     pipelines=pipelines,
                     observer=observer,
+                    submit_pending=submit_pending,
                 )
     finally:
         store.close()
@@ -159,6 +164,7 @@ async def _migrate(
     progress: Progress,
     pipelines: bool,
     observer: WriteObserver | None,
+    submit_pending: bool,
 ) -> Outcome:
     checked = await preflight(legacy, v1, store, settings.legacy_url)
     migration = settings.migration if settings.migration != "default" else None
@@ -176,7 +182,9 @@ async def _migrate(
             replay = await replay_in_flight(books, executor, v1)
             report.fold(replay.tally)
             applier = Applier(executor, books, namespace, salt=f"run-{run_id}", replayed=replay.finished)
-            projects = await _write_everything(settings, legacy, checked.listed, applier, report, pipelines=pipelines)
+            projects = await _write_everything(
+                settings, legacy, checked.listed, applier, report, pipelines=pipelines, submit_pending=submit_pending
+            )
     except BaseException as exc:
         await books.aclose()
         if run_id is not None:
@@ -221,6 +229,7 @@ async def _write_everything(
     report: Report,
     *,
     pipelines: bool,
+    submit_pending: bool = False,
 ) -> tuple[str, ...]:
     """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read."""
     source = await read_workspace(legacy, listed, settings.projects)
@@ -242,6 +251,7 @@ async def _write_everything(
         executor=applier.executor,
         namespace=applier.namespace,
         view=stage.view,
+        submit_pending=submit_pending,
     )
     # Projects are independent of each other; the limiter bounds the requests in flight across all of them.
     # Budget trees (the big memory) are admitted by the lines they hold (TreeRoom), several at once.
