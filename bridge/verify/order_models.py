@@ -54,3 +54,18 @@ class OrdersReport(OrdersModel):
     links_v1: int = Field(description="transactions linked to the v1 copies")
     awaiting_approval: int = Field(description="orders past draft on legacy that are drafts on v1")
     committed: str = Field(default="", description="why v1's committed phases leave those orders out")
+
+    def lines(self) -> list[str]:
+        """The section as plain lines, differences first (the terminal, Markdown and HTML reports escape them)."""
+        lines = [f"difference: {d.said()}" for d in self.differences]
+        legacy = ", ".join(f"{c} {n}" for c, n in self.items_legacy_minor.items()) or "none"
+        v1 = ", ".join(f"{c} {n}" for c, n in self.items_v1_minor.items()) or "none"
+        lines.append(f"items, minor units: legacy {legacy}; v1 {v1}")
+        lines.append(f"links to transactions: legacy {self.links_legacy}, v1 {self.links_v1}")
+        for row in self.statuses:
+            money = ", ".join(f"{v} {c}" for c, v in row.money.items())
+            approve = " (approve in the app)" if row.needs_approval else ""
+            lines.append(f"{row.legacy_status} -> {row.v1_status}: {row.count} ({money}){approve}: {row.why}")
+        if self.committed:
+            lines.append(self.committed)
+        return lines

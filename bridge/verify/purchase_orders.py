@@ -232,19 +232,3 @@ def _targets(rows: Sequence[Row], scope: str) -> dict[Kind, tuple[TargetObject, 
     ]
     orders = tuple(TargetObject(str(row["id"]), scope, natural_key(ORDERS, row)) for row in rows)
     return {Kind.PURCHASE_ORDER: orders, Kind.PO_LINK: tuple(links)}
-
-
-def orders_lines(report: OrdersReport) -> list[str]:
-    """The section as plain lines (differences first), for the terminal and the Markdown report to wrap."""
-    lines = [f"difference: {d.said()}" for d in report.differences]
-    legacy = ", ".join(f"{c} {n}" for c, n in report.items_legacy_minor.items()) or "none"
-    v1 = ", ".join(f"{c} {n}" for c, n in report.items_v1_minor.items()) or "none"
-    lines.append(f"items, minor units: legacy {legacy}; v1 {v1}")
-    lines.append(f"links to transactions: legacy {report.links_legacy}, v1 {report.links_v1}")
-    for row in report.statuses:
-        money = ", ".join(f"{v} {c}" for c, v in row.money.items())
-        approve = " (approve in the app)" if row.needs_approval else ""
-        lines.append(f"{row.legacy_status} -> {row.v1_status}: {row.count} ({money}){approve}: {row.why}")
-    if report.committed:
-        lines.append(report.committed)
-    return lines
