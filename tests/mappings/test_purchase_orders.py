@@ -131,8 +131,14 @@ def test_items_past_the_hundredth_go_after_the_order() -> None:
 
 @pytest.mark.parametrize(
     ("legacy", "v1", "approve"),
-    [("draft", "draft", False), ("pending", "draft", True), ("approved", "draft", True), ("paid", "draft", True)]
-    + [("rejected", "draft", False), ("archived", "draft", True)],
+    [
+        ("draft", "draft", False),
+        ("pending", "draft", True),
+        ("approved", "draft", True),
+        ("paid", "draft", True),
+        ("rejected", "draft", False),
+        ("archived", "draft", True),
+    ],
 )
 def test_every_legacy_status_becomes_a_draft_with_its_reason(legacy: str, v1: str, approve: bool) -> None:
     """Only drafts can be created: each status says why, and which need approving in the app."""
