@@ -43,6 +43,8 @@ COMMITTED_STATUSES = ("approved", "paymentRequested", "paymentRejected", "paymen
 Row = Mapping[str, object]
 Lookup = Callable[[str, str], str | None]
 """(crosswalk kind, legacy id) -> v1 id, in the project."""
+Transactions = Callable[[Sequence[str]], Mapping[str, str]]
+"""Legacy actual ids -> the v1 transactions made from them (those the crosswalk knows)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,11 +79,15 @@ async def compare_orders(
     currency: str,
     phases: Sequence[Phase],
     lookup: Lookup,
+    transactions: Transactions,
 ) -> OrdersFound:
-    """Read both sides and compare (``v1_project_id`` None: the project is not on v1, nothing to list there)."""
+    """Read both sides and compare (``v1_project_id`` None: the project is not on v1, nothing to list there).
+    ``transactions`` gives the v1 transactions of legacy actuals (the crosswalk's actuals are not kept in
+    memory by verify: looked up for the actuals naming an order only)."""
     orders = await legacy.purchase_order_records(project_id)
     rows = await read_v1_orders(v1, v1_project_id) if v1 is not None and v1_project_id else None
-    return compared(orders, rows, project_id=project_id, currency=currency, phases=phases, lookup=lookup)
+    made = transactions([a.id for order in orders for a in order.actuals if a.id])
+    return compared(orders, rows, project_id=project_id, currency=currency, phases=phases, lookup=lookup, made=made)
 
 
 def _expected(order: PurchaseOrder, project_id: str, currency: str) -> MappedOrder | None:
@@ -115,8 +121,10 @@ def compared(
     currency: str,
     phases: Sequence[Phase],
     lookup: Lookup,
+    made: Mapping[str, str],
 ) -> OrdersFound:
-    """The comparison of ``orders`` with the v1 ``rows`` (None: not listed on v1), pure."""
+    """The comparison of ``orders`` with the v1 ``rows`` (None: not listed on v1), pure; ``made``: legacy actual
+    id -> the v1 transaction made from it."""
     by_id = {str(row["id"]): row for row in rows or ()}
     differences: list[OrderDifference] = []
     legacy_sums: Counter[str] = Counter()
@@ -136,7 +144,7 @@ def compared(
         items = [*expected.order.body.get("items", []), *expected.extra]
         want_count, want_sum = len(items), sum(item["amount"] for item in items)
         legacy_sums[currency] += want_sum
-        linked = {t for a in order.actuals if a.id and (t := lookup(Kind.ACTUAL, a.id)) is not None}
+        linked = {made[a.id] for a in order.actuals if a.id is not None and a.id in made}
         links_legacy += len(linked)
 
         def differs(what: str, ours: object, theirs: object, v1_id: str = v1_id, order: PurchaseOrder = order) -> None:

@@ -353,6 +353,7 @@ class Verifier:
             currency=currency,
             phases=legacy.budget.phases,
             lookup=lambda kind, legacy_id: self.lookup(kind, project.id, legacy_id),
+            transactions=lambda ids: self.store.crosswalk.lookup_many(Kind.ACTUAL, ids, project.id),
         )
         own: RecordKey = (Kind.PROJECT, WORKSPACE_SCOPE, project.id)
         parents = {**self._chain(project), **found.parents}
