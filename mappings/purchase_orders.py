@@ -137,20 +137,21 @@ def map_order(
     notes: list[Note] = []
     amount = to_money(order.amount, currency, ref, "amount", exact=True)
     body = PurchaseOrderCreate(projectId=v1_project_id, sort=sort)
-    for field, key, value in (("purchaseOrderId", "number", order.number), ("title", "name", order.title)):
+    texts = (
+        ("purchaseOrderId", "number", order.number),
+        ("title", "name", order.title),
+        ("notes", "notes", order.notes),
+    )
+    for field, key, value in texts:
         text = check_text(value, ref, field, limit=FREE_TEXT_LIMIT)
         if text:
             body[key] = text  # type: ignore[literal-required]
-    text_notes = check_text(order.notes, ref, "notes", limit=FREE_TEXT_LIMIT)
-    if text_notes:
-        body["notes"] = text_notes
-    contact_id = order.contact.id if order.contact is not None else None
-    if contact_id is not None:
-        contact = lookup(Kind.CONTACT, WORKSPACE, contact_id)
-        if contact is None:
-            notes.append(unassigned(ref, "contact", contact_id, "contact has no v1 id"))
-        else:
-            body["contactId"] = contact
+    vendor = order.contact.id if order.contact is not None else None
+    contact = lookup(Kind.CONTACT, WORKSPACE, vendor) if vendor is not None else None
+    if contact is not None:
+        body["contactId"] = contact
+    elif vendor is not None:
+        notes.append(unassigned(ref, "contact", vendor, "contact has no v1 id"))
     items = [_item(ref, n, item, currency, lookup, notes) for n, item in enumerate(order.items)]
     synthesized = not items
     if synthesized:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Unpack
 
 import structlog
@@ -71,6 +71,15 @@ class OrdersRead:
             if self._orders is None:
                 self._orders = await self.legacy.purchase_order_records(self.project_id)
             return self._orders
+
+
+@dataclass(frozen=True, slots=True)
+class Drafts:
+    """A project's orders as mapped, the v1 ids the crosswalk holds for them, and the v1 list's rows by id."""
+
+    mapped: Mapping[str, MappedOrder]
+    ids: Mapping[str, str]
+    rows: Mapping[str, Mapping[str, object]]
 
 
 def linked_actuals(order: PurchaseOrder) -> list[str]:
@@ -127,11 +136,13 @@ class OrdersStep(ProjectStep):
         done += await self._extra_items(project_id, mapped, ids, fresh)
         if self.v1 is not None and ids:
             rows = {str(row["id"]): row for row in await self._listed(v1_project)}
-            wrong = await self._currencies(project_id, mapped, ids, rows)
+            wrong = await self._currencies(project_id, Drafts(mapped, ids, rows))
             done = _moved(done, wrong, fresh, self.applier.standing, project_id) + wrong
             ids = {i: v for i, v in ids.items() if i not in {r.record.legacy_id for r in wrong.quarantine}}
-            done += await self._submit(project_id, mapped, ids, rows)
-        lines = tuple(line_of(order, mapped[order.id], ids.get(order.id)) for order in found if order.id in ids)
+            done += await self._submit(project_id, Drafts(mapped, ids, rows))
+        # A plan's placeholder is no id to list: the approvals list of a plan names none.
+        real = {i: v for i, v in ids.items() if not v.startswith(PLACEHOLDER)}
+        lines = tuple(line_of(order, mapped[order.id], real.get(order.id)) for order in found if order.id in ids)
         return done + Tally(orders=lines)
 
     async def _listed(self, v1_project: str) -> list[Mapping[str, object]]:
@@ -163,22 +174,16 @@ class OrdersStep(ProjectStep):
                 done += Tally(requests=Counter({Kind.PURCHASE_ORDER: 1}))
         return done
 
-    async def _currencies(
-        self,
-        project_id: str,
-        mapped: Mapping[str, MappedOrder],
-        ids: Mapping[str, str],
-        rows: Mapping[str, Mapping[str, object]],
-    ) -> Tally:
+    async def _currencies(self, project_id: str, drafts: Drafts) -> Tally:
         """Orders v1 gave another currency than assumed (A89): deleted again and quarantined. One already gone
         from v1 (deleted by a run that stopped before forgetting it) is only forgotten and quarantined."""
         assert self.v1 is not None
         done = Tally()
-        for order_id, v1_id in ids.items():
-            row = rows.get(v1_id)
+        for order_id, v1_id in drafts.ids.items():
+            row = drafts.rows.get(v1_id)
             amount = row.get("amount") if row is not None else None
             given = amount.get("currency") if isinstance(amount, Mapping) else None
-            wanted = mapped[order_id].currency
+            wanted = drafts.mapped[order_id].currency
             if row is not None and given == wanted:
                 continue
             if row is not None:
@@ -194,20 +199,14 @@ class OrdersStep(ProjectStep):
             )
         return done
 
-    async def _submit(
-        self,
-        project_id: str,
-        mapped: Mapping[str, MappedOrder],
-        ids: Mapping[str, str],
-        rows: Mapping[str, Mapping[str, object]],
-    ) -> Tally:
+    async def _submit(self, project_id: str, drafts: Drafts) -> Tally:
         """With ``submit_pending``: submit the drafts of legacy pending orders into v1's approval flow. This
         NOTIFIES THE APPROVERS of each order: it is the operator's explicit choice (`--with submit-pending`)."""
         assert self.v1 is not None
         due = [
             (order_id, v1_id)
-            for order_id, v1_id in ids.items()
-            if mapped[order_id].status.v1 == "pending" and rows.get(v1_id, {}).get("status") == "draft"
+            for order_id, v1_id in drafts.ids.items()
+            if drafts.mapped[order_id].status.v1 == "pending" and drafts.rows.get(v1_id, {}).get("status") == "draft"
         ]
         for order_id, v1_id in due:
             log.warning("bridge.step.submitted", kind=Kind.PURCHASE_ORDER.value, member=order_id, notifies="approvers")
