@@ -14,7 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from bridge.engine.run import Transports
+from bridge.engine.progress import Progress
+from bridge.engine.run import Transports, migrate
 from bridge.engine.writes import Write
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.report import render_markdown
@@ -72,21 +73,26 @@ def test_every_order_is_a_draft_with_its_items_and_its_links(tmp_path: Path) -> 
     assert {line.legacy_status for line in outcome.ledger.orders} == {o.status for o in source.values()}
 
 
-def _big_order(world: World, items: int) -> None:
-    """A legacy order with more items than one v1 create takes."""
+def _legacy_order(world: World, order_id: str, number: str, status: str, items: int) -> None:
+    """A legacy order made through the legacy surface, its items 1 x (10 + n) each."""
     body = {
-        "purchaseOrderId": "PO-BIG",
+        "purchaseOrderId": number,
         "title": "Everything",
-        "status": "approved",
+        "status": status,
         "items": [{"description": f"part {n}", "quantity": 1, "unitPrice": 10 + n} for n in range(items)],
     }
 
     async def create() -> None:
         async with world.legacy_client() as legacy:
-            answer = await legacy.post(f"/projects/{SMALL_PROJECT}/purchaseOrders/{BIG}", json=body)
+            answer = await legacy.post(f"/projects/{SMALL_PROJECT}/purchaseOrders/{order_id}", json=body)
             assert answer.status_code in (200, 201), answer.text
 
     asyncio.run(create())
+
+
+def _big_order(world: World, items: int) -> None:
+    """A legacy order with more items than one v1 create takes."""
+    _legacy_order(world, BIG, "PO-BIG", "approved", items)
 
 
 def test_a_crash_after_an_order_before_its_extra_items_resumes_with_nothing_twice(tmp_path: Path) -> None:
@@ -216,3 +222,30 @@ def test_the_dirty_orders_are_carried_with_what_v1_cannot_hold_reported(tmp_path
     legacy = _source_orders(world, first)
     (dirty,) = [o for o in legacy.values() if o.number == "PO-DIRTY-SUM"]
     assert Decimal(sent) / 100 == dirty.amount - Decimal("100.25")
+
+
+def test_submit_pending_is_off_by_default_and_submits_only_the_pending_drafts(tmp_path: Path) -> None:
+    """By default every order stays a draft; with ``submit_pending`` (the operator's `--with submit-pending`)
+    the drafts of legacy pending orders go into v1's approval flow, once, however many runs follow."""
+    world = fresh_world(tmp_path / "state.sqlite")
+    _legacy_order(world, "po_wait", "PO-WAIT", "pending", 2)
+    asyncio.run(world.run())
+    assert {row["status"] for row in _v1_orders(world)} == {"draft"}
+
+    async def submitting() -> None:
+        await migrate(
+            world.settings(),
+            dry_run=False,
+            progress=Progress(),
+            transports=world.transports(),
+            controls=fast_controls(),
+            submit_pending=True,
+        )
+
+    asyncio.run(submitting())
+    asyncio.run(submitting())
+    pending = {o.number for o in _source_orders(world).values() if o.status == "pending"}
+    assert pending
+    assert {row["number"] for row in _v1_orders(world) if row["status"] == "pending"} == pending
+    stats = world.call("GET", "/_emulator/stats").json()["requests"]["byRoute"]
+    assert stats["POST /v1/purchase-orders/{order_id}/submit"] == len(pending)
