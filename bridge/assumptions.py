@@ -238,9 +238,14 @@ SEED_GAPS: tuple[Assumption, ...] = (
     Assumption(
         "A25",
         "committed phases",
-        "Purchase orders are not migrated; a committed-type phase's values come from its phase data like an "
-        "estimate phase's.",
-        "mission scope: purchase orders not listed; committed totals from POs on the real service.",
+        "A committed-type phase's values come from its phase data like an estimate phase's, on both surfaces of "
+        "the emulator: purchase orders never move them there. Purchase orders are carried as v1 drafts, and the "
+        "published v1 rule counts an order in a committed phase only in the statuses committedPoStatuses lists "
+        "(approved, paymentRequested, paymentRejected, paymentProcessing), which no write reaches: on the real "
+        "service a committed phase lacks the migrated orders until they are approved in the app, and verify "
+        "explains such a gap by the orders awaiting approval, never as a mismatch.",
+        "V-SPEC: committedPoStatuses (V:8049, V:732) selects orders by status; how phase data and orders "
+        "combine in a committed phase is not said; the legacy surface publishes no committed-phase rule.",
         ("emulator.core.totals", "mappings.phases"),
     ),
     Assumption(

@@ -462,6 +462,57 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         ("clients.http", "engine.remarks", "verify.remarks"),
     ),
     Assumption(
+        "A88",
+        "purchase order item money",
+        "A v1 purchase order item is sent with `amount` always (the legacy totalPrice in exact minor units of the "
+        "order's currency; a sub-minor remainder quarantines the order, money.too_precise), `qty` the legacy "
+        "quantity and `rate` the legacy unitPrice in minor units, both as plain decimal strings (no exponent, "
+        "trailing zeros cut): v1's `qty x rate` default is never relied on.",
+        "V-SPEC: rate is a string with no unit stated; the schema examples send qty '5', rate '25000' beside "
+        "amount 125000 (minor units), the operation examples send numbers; amount 'Defaults to qty x rate'.",
+        ("mappings.purchase_orders",),
+    ),
+    Assumption(
+        "A89",
+        "the currency of a purchase order on v1",
+        "A purchase order's amounts are read in its project's actuals currency (A73, A31) and v1 is assumed to "
+        "give the draft that currency; the run reads every draft back, and one v1 made in another currency is "
+        "deleted again (a draft may be) and quarantined as purchase_order.currency_differs.",
+        "V-SPEC: PurchaseOrder.currency is required and server-set, with no rule given; no create field sets it.",
+        ("engine.purchase_orders", "mappings.purchase_orders"),
+    ),
+    Assumption(
+        "A90",
+        "purchase orders v1 cannot express",
+        "A legacy order with no items becomes one synthetic item 'Total (legacy PO had no items)' carrying its "
+        "amount (reported as synthesized); an order whose items do not add up to its amount is carried with its "
+        "items as they are (v1's amount is their sum) and the difference is reported per order, in money.",
+        "V-SPEC: PurchaseOrder.amount is 'Sum of item amounts'; the create has no amount field.",
+        ("mappings.purchase_orders", "engine.purchase_orders"),
+    ),
+    Assumption(
+        "A91",
+        "purchase order statuses",
+        "Every order is created as a draft, whatever its legacy status; approved, pending and paid (and any "
+        "status the description does not list) need approving again in the app, listed in "
+        "purchase-orders-to-approve.csv; a rejected one stays a draft to edit. Submitting the legacy pending "
+        "ones (purchase-orders_submit) is the operator's opt-in only, as it notifies their approvers.",
+        "V-SPEC: 'Creates a draft purchase order'; approved, rejected, actualizing and paid are set by the "
+        "approval flow alone; submit starts that flow.",
+        ("mappings.purchase_orders", "engine.purchase_orders"),
+    ),
+    Assumption(
+        "A92",
+        "purchase order links and resumption",
+        "A transaction may be linked to a draft; linking it again to the same order changes nothing (so a link"
+        " whose answer was lost is settled by reading the order with expand=transactions, then sent again if "
+        "absent); an order past key retention is found by its number (exact match) in its project; the items "
+        "past the hundredth are appended in order, so those v1 lists beyond 100 are the ones already sent.",
+        "V-SPEC: linkTransaction is a PUT with no body and no key, its 409 not described; number 'Matching is "
+        "exact'; item order is not stated.",
+        ("engine.purchase_orders", "engine.stale", "engine.replay"),
+    ),
+    Assumption(
         "A99",
         "split part quantity, unit and rate",
         "A split part's quantity and rate go to v1 as item `qty` and `rate`: the exact decimal the legacy "

@@ -30,3 +30,5 @@ class Kind(StrEnum):
     COMMENT = "comment"
     RATE_PACK = "rate_pack"
     RATE = "rate"
+    PURCHASE_ORDER = "purchase_order"
+    PO_LINK = "purchase_order_link"

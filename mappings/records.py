@@ -379,6 +379,12 @@ class PurchaseOrderItem(LegacyRecord):
     account_id: str | None = Field(default=None, alias="accountId")
 
 
+class Linked(LegacyRecord):
+    """A related record as an expanded read nests it (a purchase order's contact, its actuals): its id."""
+
+    id: str | None = None
+
+
 class PurchaseOrder(LegacyRecord):
     id: str
     number: str | None = Field(default=None, alias="purchaseOrderId")
@@ -390,6 +396,9 @@ class PurchaseOrder(LegacyRecord):
     notes: str | None = None
     items: Annotated[tuple[PurchaseOrderItem, ...], Strict(False)] = ()
     attachments: Files = ()
+    # Only when expanded: the read shape has no contactId, and the actuals are the ones naming the order.
+    contact: Linked | None = None
+    actuals: Annotated[tuple[Linked, ...], Strict(False)] = ()
 
 
 class CommentAuthor(LegacyRecord):

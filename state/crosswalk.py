@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import Table, bindparam, func, insert, update
+from sqlalchemy import Table, bindparam, delete, func, insert, update
 from sqlmodel import Session, SQLModel, col, select
 
 from state.db import Database
@@ -177,6 +177,18 @@ class Crosswalk:
         """Write entries in one transaction (see ``upsert_entries`` for the rules)."""
         with self._db.write() as session:
             upsert_entries(self._db, session, entries, run_id)
+
+    def remove(self, kind: str, legacy_id: str, scope: str = "") -> None:
+        """Forget one record's entry: the run deleted its v1 object again (a purchase order draft whose
+        currency v1 set otherwise than assumed), so the next run may write it afresh."""
+        with self._db.write() as session:
+            session.execute(
+                delete(CrosswalkRow).where(
+                    col(CrosswalkRow.kind) == kind,
+                    col(CrosswalkRow.scope) == scope,
+                    col(CrosswalkRow.legacy_id) == legacy_id,
+                )
+            )
 
     def get(self, kind: str, legacy_id: str, scope: str = "") -> CrosswalkRow | None:
         """The whole entry for one legacy record, or None when it has not been migrated."""

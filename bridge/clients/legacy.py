@@ -39,6 +39,7 @@ from mappings.records import (
     Phase,
     Project,
     ProjectBudget,
+    PurchaseOrder,
     RawNumber,
     Space,
     Tag,
@@ -145,6 +146,13 @@ class LegacyClient:
     async def purchase_orders(self, project_id: str) -> list[object]:
         """The project's purchase orders, each with its items (no paging is published: A03)."""
         return await self.rows(f"/projects/{project_id}/purchaseOrders", "purchaseOrders", [("expands[]", "items")])
+
+    async def purchase_order_records(self, project_id: str) -> list[PurchaseOrder]:
+        """The project's purchase orders as records, with their items, contact and actuals (the actuals naming
+        each order: its links to carry); a row its type refuses is a refused record."""
+        expands = [("expands[]", name) for name in ("items", "contact", "actuals")]
+        path = f"/projects/{project_id}/purchaseOrders"
+        return await self._list(path, "purchaseOrders", PurchaseOrder, (Kind.PURCHASE_ORDER, project_id), expands)
 
     async def comments(self, project_id: str) -> list[object]:
         return await self.rows(f"/projects/{project_id}/comments", "comments")

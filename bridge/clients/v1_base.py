@@ -60,7 +60,9 @@ class V1Calls:
         call = Call(
             found.method, found.render(params), body=_wire(found, body), headers=headers, replay_safe=True, leaf=leaf
         )
-        return json_body(await self.session.send(call), call.what)
+        response = await self.session.send(call)
+        # A delete answers 204 with no content.
+        return None if response.status_code == 204 else json_body(response, call.what)
 
     async def read(self, operation: str, params: Sequence[str] = (), query: Sequence[tuple[str, str]] = ()) -> object:
         """The JSON answer of a read ``operation`` with its path ``params`` and ``query``."""
@@ -98,5 +100,5 @@ def _wire(operation: Operation, body: Mapping[str, object]) -> Json | Encoded:
     journalled body, its hash and its Idempotency-Key stay what they were)."""
     model = checked(operation, body)
     if model is None:
-        return {}
+        return None  # an operation that publishes no body (a link, a submit) is sent with none
     return encoded(operation, model) or wire(model) or {}

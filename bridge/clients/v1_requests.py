@@ -334,6 +334,31 @@ class RatePackItemCreate(Closed):
     quantity: Number = 0
 
 
+Int64 = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
+
+
+class PurchaseOrderItemWrite(Closed):
+    """PurchaseOrderItemWrite (create and update alike): qty and rate as text, amount in minor units."""
+
+    description: StrictStr | None = None
+    budget_line_id: StrictStr | None = None
+    qty: StrictStr | None = None
+    rate: StrictStr | None = None
+    amount: Int64 | None = None
+
+
+class PurchaseOrderCreate(Closed):
+    """PurchaseOrderCreate: a draft; nothing is required and nothing is nullable; at most 100 items inline."""
+
+    project_id: StrictStr = ""
+    number: StrictStr = ""
+    name: StrictStr = ""
+    contact_id: StrictStr = ""
+    notes: StrictStr = ""
+    sort: Number = 0
+    items: Annotated[list[PurchaseOrderItemWrite], Field(max_length=100)] = []
+
+
 @dataclass(frozen=True, slots=True)
 class FanOut:
     """A write the engine journals as one intent of many single-record requests (split items have no bulk).
@@ -461,6 +486,7 @@ _LINES = f"{_PROJECT}/budget/lines"
 # them as ONE intent (one journal record and one completion instead of one per item); each entry is
 # {"transactionId", "item"} and goes with its own key derived from the intent's.
 _ITEMS = FanOut(list_field="items", param="transactionId", body="item", limit=200)
+_ORDER = "/purchase-orders/{purchaseOrderId}"
 # The operations the bridge uses: the writes it sends and the lists it reads records back from.
 OPERATIONS: tuple[Operation, ...] = (
     _op("spaces_list", "GET", "/spaces"),
@@ -513,6 +539,15 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("library_createRatePack", "POST", "/library/rate-packs", RatePackCreate),
     _op("library_listRatePackItems", "GET", "/library/rate-packs/{packId}/items"),
     _op("library_createRatePackItem", "POST", "/library/rate-packs/{packId}/items", RatePackItemCreate),
+    _op("purchase-orders_list", "GET", "/purchase-orders"),
+    _op("purchase-orders_get", "GET", _ORDER),
+    _op("purchase-orders_create", "POST", "/purchase-orders", PurchaseOrderCreate),
+    _op("purchase-orders_delete", "DELETE", _ORDER),
+    _op("purchase-orders_submit", "POST", f"{_ORDER}/submit"),
+    _op("purchase-orders_listItems", "GET", f"{_ORDER}/items"),
+    _op("purchase-orders_createItem", "POST", f"{_ORDER}/items", PurchaseOrderItemWrite),
+    # A PUT with no body and no Idempotency-Key (none is published): linking again changes nothing.
+    _op("purchase-orders_linkTransaction", "PUT", f"{_ORDER}/transactions/{{transactionId}}"),
 )
 BY_ID: dict[str, Operation] = {op.id: op for op in OPERATIONS}
 

@@ -23,6 +23,7 @@ from rich.text import Text
 
 from bridge.commands import Ending
 from bridge.commands.options import connection_options, settings_from
+from bridge.commands.orders import show_orders
 from bridge.engine.choices import LEFT_OUT
 from bridge.engine.inventory import UNLISTED
 from bridge.engine.kinds import spec
@@ -140,6 +141,7 @@ def plan_command(out: Path | None, **options: object) -> Ending:
         click.echo(f"  the target already holds objects the state file does not know: {counts}")
     _list_removed(outcome.ledger)
     _list_not_carried(outcome.ledger)
+    show_orders(outcome.ledger, out.parent if out is not None else None)
     if out is not None:
         write_private(out, (json.dumps(outcome.ledger.to_json(), indent=2) + "\n").encode("utf-8"), option="--out")
         click.echo(f"plan written to {out}")
@@ -223,6 +225,7 @@ def run_command(plan_file: Path | None, as_json: bool, **options: object) -> End
     console().print(render_plan(outcome.ledger, f"run {outcome.run_id} of migration {outcome.ledger.migration}"))
     _list_removed(outcome.ledger)
     _list_left_out(outcome.ledger)
+    show_orders(outcome.ledger, settings.report_dir / f"run-{outcome.run_id}")
     if outcome.ledger.quarantine:
         click.echo(f"{len(outcome.ledger.quarantine)} records quarantined:")
     for record in outcome.ledger.quarantine:

@@ -83,6 +83,11 @@ def verify_command(
     # Amounts are never truncated: an accountant reads every digit, so the table may be wider than 80 columns.
     terminal.width = max(terminal.width, 120)
     terminal.print(summary_table(report))
+    for project in report.projects:
+        if project.purchase_orders is not None:
+            click.echo(f"purchase orders of {shown(project.name)}:")
+            for line in project.purchase_orders.lines():
+                click.echo(f"  {shown(line)}")
     for path in written:
         click.echo(f"report: {path}")
     return ending

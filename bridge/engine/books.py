@@ -110,6 +110,12 @@ class Books:
         for kind, v1_id in derived:
             self._put(kind, write.scope, write.members[0], v1_id, "")
 
+    async def drop(self, kind: str, scope: str, legacy_id: str) -> None:
+        """Forget a record whose v1 object the run deleted again, in the file and the cache."""
+        self._scope(scope).pop((kind, legacy_id), None)
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._writer, self.crosswalk.remove, kind, legacy_id, state_scope(scope))
+
     # Journal transitions.
 
     def _spec(self, write: Write) -> IntentSpec:

@@ -57,8 +57,6 @@ HELD: tuple[Held, ...] = (
         "currency)",
     ),
     Held("bank_transaction_file", "bank transaction attachments", Scope.WORKSPACE, "listTransactions", NOT_YET),
-    Held("purchase_order", "purchase orders", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
-    Held("purchase_order_item", "purchase order items", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
     Held("purchase_order_file", "purchase order attachments", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
     Held(RECEIPT, "receipts and attachments on actuals", Scope.PROJECT, "listActuals", NOT_YET),
 )
@@ -102,15 +100,10 @@ async def workspace_stock(legacy: LegacyClient, contacts: Sequence[Contact]) -> 
 
 
 async def project_stock(legacy: LegacyClient, project_id: str, currency: str) -> tuple[Stock, ...]:
-    """What one project holds beyond the kinds a run writes (its receipts are counted with its actuals).
-
-    Purchase orders and their items are summed in the project's actuals currency (A73)."""
+    """What one project holds beyond the kinds a run writes (its receipts are counted with its actuals; its
+    purchase orders by their own step, ``engine.purchase_orders``, which carries them): their attachments."""
     orders, orders_unread = await _listed(legacy.purchase_orders(project_id))
-    return (
-        _unread(summed("purchase_order", orders, "amount", currency), orders_unread),
-        _unread(summed("purchase_order_item", nested(orders, "items"), "totalPrice", currency), orders_unread),
-        _unread(files("purchase_order_file", as_files(nested(orders, "attachments"))), orders_unread),
-    )
+    return (_unread(files("purchase_order_file", as_files(nested(orders, "attachments"))), orders_unread),)
 
 
 async def _listed(read: Awaitable[list[object]]) -> tuple[list[object], str]:

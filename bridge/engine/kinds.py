@@ -42,6 +42,9 @@ class Reads(StrEnum):
     TREE = "tree"
     # A project's actuals, streamed window by window by a step of their own (``engine.actuals``).
     ACTUALS = "actuals"
+    # A project's purchase orders (with their items, contact and actuals), read and written by a step of their
+    # own (``engine.purchase_orders``): the orders, then their links to the transactions made from the actuals.
+    ORDERS = "orders"
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +257,32 @@ KINDS: tuple[KindSpec, ...] = (
         written_with=Kind.ACTUAL,
         key_kind="split.fanout",
         money=("amount",),
+    ),
+    KindSpec(
+        Kind.PURCHASE_ORDER,
+        "purchase orders",
+        Scope.PROJECT,
+        create="purchase-orders_create",
+        # A draft's header and items could be patched, but the bridge carries an order once (see
+        # ``engine.purchase_orders``): a change at source after that is reported, not sent.
+        update=None,
+        # The list's `number` filter is an exact match (published), scoped by the project's v1 id.
+        natural=Natural("purchase-orders_list", ("number", "name", "projectId"), filters=("projectId", "number")),
+        reads=Reads.ORDERS,
+        needs=(Kind.LINE, Kind.CONTACT),
+        money=("amount",),
+    ),
+    KindSpec(
+        Kind.PO_LINK,
+        "purchase order links",
+        Scope.PROJECT,
+        # Keyed by the actual whose transaction is linked; its v1 id is the transaction's.
+        create="purchase-orders_linkTransaction",
+        update=None,
+        # A link shows as its transaction's purchaseOrderId (a transaction not linked is no link).
+        natural=Natural("transactions_list", ("purchaseOrderId",), filters=("purchaseOrderId",)),
+        reads=Reads.ORDERS,
+        needs=(Kind.PURCHASE_ORDER, Kind.ACTUAL),
     ),
     KindSpec(
         Kind.COMMENT,

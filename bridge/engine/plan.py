@@ -32,6 +32,7 @@ from bridge.engine.kinds import KINDS, KindSpec, order, stages
 from mappings.inventory import Stock
 from mappings.kinds import Kind
 from mappings.notes import Note, NoteKind
+from mappings.purchase_orders import OrderLine, orders_json
 
 PLAN_SCHEMA_VERSION = 4
 
@@ -110,6 +111,8 @@ class Tally:
     not_carried: tuple[NotCarried, ...] = ()
     timings: tuple[tuple[str, float], ...] = ()
     stock: tuple[Stock, ...] = ()
+    # The purchase orders carried, with the status each had on legacy and has on v1 (``engine.purchase_orders``).
+    orders: tuple[OrderLine, ...] = ()
 
     @classmethod
     def of(cls, kind: Kind, fate: Fate, records: int = 1, *, requests: int = 0) -> Tally:
@@ -123,6 +126,7 @@ class Tally:
             self.not_carried + other.not_carried,
             self.timings + other.timings,
             self.stock + other.stock,
+            self.orders + other.orders,
         )
 
 
@@ -197,6 +201,7 @@ class Plan:
     choices: Choices = field(default_factory=Choices)
     # Wall seconds of the workspace stage and of each project's pipeline (projects run side by side).
     timings: dict[str, float] = field(default_factory=dict)
+    orders: list[OrderLine] = field(default_factory=list)
 
     def of(self, kind: Kind) -> KindPlan:
         """The counts of ``kind`` (empty when the run met none)."""
@@ -214,6 +219,7 @@ class Plan:
             self.quarantine.append(refusal.record)
         self.not_carried.extend(tally.not_carried)
         self.timings.update(tally.timings)
+        self.orders.extend(tally.orders)
         for stock in tally.stock:
             self.inventory[stock.kind] = self.inventory.get(stock.kind, Stock(stock.kind)) + stock
 
@@ -315,6 +321,7 @@ class Plan:
                 for kind, records in self.lossy()
             ],
             "unlisted": UNLISTED,
+            "purchase_orders": orders_json(self.orders),
             "unknown_on_target": dict(sorted(self.unknown_on_target.items())),
             "assumptions": [{"id": a.id, "topic": a.topic, "text": a.text} for a in self.depends_on()],
             "notes": list(self.notes),

@@ -25,11 +25,12 @@ from typing import TypeVar, Unpack
 
 from bridge.engine.actuals import ActualsStep, ReadAhead, actual_currency
 from bridge.engine.apply import Target, left_out
-from bridge.engine.choices import Choices
+from bridge.engine.choices import Choices, Extra
 from bridge.engine.inventory import project_stock
 from bridge.engine.kinds import KindSpec, Reads, Scope, of_scope, spec, waves
 from bridge.engine.plan import Fate, Tally, total
 from bridge.engine.project_step import ProjectStep, ProjectTools
+from bridge.engine.purchase_orders import OrdersRead, OrdersStep
 from bridge.engine.source import ProjectLibrary
 from bridge.engine.tasks import run_all
 from bridge.engine.wanted import View, Wanted
@@ -94,20 +95,29 @@ class ProjectPipeline(ProjectStep):
         self.choices = choices
         self.trees = TreeRoom()
         self.actuals = ActualsStep(**tools)
+        # ``--with submit-pending``: drafts of legacy pending orders go into v1's approval flow (notifies approvers).
+        self.orders = OrdersStep(submit_pending=choices.wants(Extra.SUBMIT_PENDING), **tools)
 
     def writers(self, view: View, read: ReadAhead) -> dict[Kind, Writer]:
         """The coroutine that writes each project-scoped kind of ``view``'s project (its actuals from ``read``)."""
-        return {s.kind: self._writer(s, view, read) for s in of_scope(Scope.PROJECT) if s.written_with is None}
+        orders = self.orders.read(view.inside.project.id)
+        return {s.kind: self._writer(s, view, read, orders) for s in of_scope(Scope.PROJECT) if s.written_with is None}
 
-    def _writer(self, kind: KindSpec, view: View, read: ReadAhead) -> Writer:
+    def _writer(self, kind: KindSpec, view: View, read: ReadAhead, orders: OrdersRead) -> Writer:
         library = view.inside
-        carried = self.choices.carries(kind.kind)
-        if kind.reads is Reads.ACTUALS:
-            if not carried:
+        currency = actual_currency(library.phases)
+        if not self.choices.carries(kind.kind):
+            if kind.reads is Reads.ACTUALS:  # split parts are left out with their transactions (``choices``)
                 return lambda: self.actuals.count(library.project.id, Fate.LEFT_OUT)
-            return lambda: self.actuals.run(library.project.id, view.v1_project, actual_currency(library.phases), read)
-        if not carried:
+            if kind.reads is Reads.ORDERS:
+                return lambda: self.orders.count(library.project.id, Fate.LEFT_OUT, only=kind.kind)
             return lambda: self._records(kind, view, _left_out(kind.kind))
+        if kind.reads is Reads.ACTUALS:
+            return lambda: self.actuals.run(library.project.id, view.v1_project, currency, read)
+        if kind.kind is Kind.PO_LINK:
+            return lambda: self.orders.links(library.project.id, orders)
+        if kind.reads is Reads.ORDERS:
+            return lambda: self.orders.orders(library.project.id, view.v1_project, currency, orders)
         target = Target(kind, library.project.id, (view.v1_project,))
         return lambda: self._records(kind, view, lambda wanted: self.applier.write(target, wanted))
 
@@ -153,7 +163,7 @@ class ProjectPipeline(ProjectStep):
             if kind.records is not None:
                 counts[kind.kind] = await self._records(kind, view, _at_source)
         held = total(Tally.of(kind, Fate.HELD_BACK, n) for kind, n in counts.items())
-        return held + await self.actuals.count(library.project.id)
+        return held + await self.actuals.count(library.project.id) + await self.orders.count(library.project.id)
 
 
 async def _at_source(wanted: Wanted) -> int:

@@ -30,7 +30,7 @@ from bridge.engine.books import Books, engine_scope
 from bridge.engine.executor import Executor, Sent
 from bridge.engine.kinds import crosswalk_kind
 from bridge.engine.plan import Tally
-from bridge.engine.stale import find_derived, find_fan_out_items, find_on_target
+from bridge.engine.stale import find_derived, find_fan_out_items, find_link, find_on_target
 from bridge.engine.writes import Write
 from mappings.kinds import Kind
 from state.journal import members_of
@@ -88,6 +88,11 @@ async def replay_in_flight(
 
 
 async def _replay(books: Books, executor: Executor, v1: V1Client, write: Write, *, stale: bool) -> Sent:
+    if write.method == "PUT" and write.key is None:
+        # A link has no key to replay its answer: read back whether it is there before sending it again.
+        linked = await find_link(v1, write)
+        if linked is not None:
+            return await _found(books, executor, write, linked, [])
     if stale and write.fanout:
         landed = await find_fan_out_items(v1, write)
         log.info("bridge.replay.found_on_target", kind=write.kind.value, step=write.step_key, entries=len(landed))
@@ -96,10 +101,17 @@ async def _replay(books: Books, executor: Executor, v1: V1Client, write: Write, 
         found = await find_on_target(v1, write)
         if found is not None:
             derived = await find_derived(v1, write, found[0]) if len(found) == 1 else []
-            if executor.dry_run:
-                books.remember(write, found, derived)
-            else:
-                await books.complete(write, found, derived)
-            log.info("bridge.replay.found_on_target", kind=write.kind.value, step=write.step_key)
-            return Sent(dict(zip(write.members, found, strict=True)), Tally())
+            return await _found(books, executor, write, found, derived)
     return await executor.write(write)
+
+
+async def _found(
+    books: Books, executor: Executor, write: Write, found: list[str], derived: list[tuple[str, str]]
+) -> Sent:
+    """Complete ``write`` from the target's own ids (a dry run only remembers them)."""
+    if executor.dry_run:
+        books.remember(write, found, derived)
+    else:
+        await books.complete(write, found, derived)
+    log.info("bridge.replay.found_on_target", kind=write.kind.value, step=write.step_key)
+    return Sent(dict(zip(write.members, found, strict=True)), Tally())

@@ -6,6 +6,10 @@ parent, description, account and type, a transaction's date, amount and referenc
 found: the intent completes with the target's ids. None found: the write never happened and is sent again.
 Some but not all of a bulk (which is all-or-nothing on the target): a person must look, so the run stops.
 
+A link (a keyless PUT of one object onto another: a transaction onto a purchase order) has no key to replay
+its first answer, so a lost answer is settled by reading the parent back (``find_link``) before anything is
+sent again.
+
 A split-item fan-out is different: its entries are independent requests, so any of them may have landed.
 ``find_fan_out_items`` reads each of its transactions once and says which entries' items are there; the
 replay books those with the target's ids and sends only the others.
@@ -19,6 +23,10 @@ from bridge.clients.v1 import V1Client
 from bridge.engine.kinds import created_by, spec
 from bridge.engine.writes import Write
 from bridge.errors import FatalError
+
+# A purchase order read with its transactions: what a lost link's answer is settled from.
+LINK_READ = "purchase-orders_get"
+LINK_EXPAND = "transactions"
 
 
 def _matches(entry: Mapping[str, object], row: Mapping[str, object], fields: Sequence[str]) -> bool:
@@ -117,3 +125,13 @@ async def find_fan_out_items(v1: V1Client, write: Write) -> dict[int, str]:
                 found[index] = str(items[position]["id"])
                 start = position + 1
     return found
+
+
+async def find_link(v1: V1Client, write: Write) -> list[str] | None:
+    """A link's v1 id (its child: the last path parameter) when the parent (the first) already holds it, read
+    through the parent's get with the children expanded; None when it does not (the PUT is sent again)."""
+    parent, child = write.params[0], write.params[-1]
+    answer = await v1.read(LINK_READ, (parent,), [("expand", LINK_EXPAND)])
+    children = answer.get(LINK_EXPAND) if isinstance(answer, Mapping) else None
+    held = {str(row.get("id")) for row in children or [] if isinstance(row, Mapping)}
+    return [child] if child in held else None

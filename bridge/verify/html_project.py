@@ -107,6 +107,9 @@ def project_section(project: ProjectReport, currency: str, index: int) -> list[s
         out += ["<h3>Settings that differ</h3>", library_table(project.library, "legacy")]
     if project.tree:
         out += ["<h3>Differing accounts</h3>", f'<ul class="tree">{"".join(_tree(n) for n in project.tree)}</ul>']
+    if project.purchase_orders is not None:
+        lines = project.purchase_orders.lines()
+        out += ['<h3>Purchase orders</h3><ul class="orders">', *(f"<li>{escape(line)}</li>" for line in lines), "</ul>"]
     out += [f'<p class="note">{escape(n)}</p>' for n in project.notes]
     out.append("</section>")
     return out

@@ -69,6 +69,7 @@ from bridge.verify.project import (
     phase_rate,
     selected,
 )
+from bridge.verify.purchase_orders import ORDERS, OrdersFound, compare_orders
 from bridge.verify.remark_checks import RemarkChecker
 from bridge.verify.remarks import available, listed_rows, with_remarks, within_parents, workspace_rates
 from bridge.verify.schema import LibraryDifference, ProjectReport, QuarantinedRecord, Reconciliation
@@ -83,6 +84,7 @@ from state.journal import members_of
 from state.models import IntentRow
 
 log = structlog.get_logger(__name__)
+ORDER_KIND = ORDERS.stored
 
 WORKSPACE_SCOPE = ""
 DEFAULT_CURRENCY = "USD"  # A09: the workspace currency when no v1 total names one
@@ -364,6 +366,25 @@ class Verifier:
             listed = {kind.kind: targets(kind, copies.rows.get(kind.natural.listed_by, ()), scope) for kind in kinds}
         return self._listed(records, scope, parents, listed)
 
+    async def _orders(
+        self, project: Project, legacy: LegacyProject, currency: str, v1_project_id: str | None
+    ) -> tuple[OrdersFound, Ledgers]:
+        """The project's purchase orders compared (``verify.purchase_orders``) and their part of the ledger."""
+        found = await compare_orders(
+            self.legacy,
+            self.v1,
+            project_id=project.id,
+            v1_project_id=v1_project_id,
+            currency=currency,
+            phases=legacy.budget.phases,
+            lookup=lambda kind, legacy_id: self.lookup(kind, project.id, legacy_id),
+            transactions=lambda ids: self.store.crosswalk.lookup_many(Kind.ACTUAL, ids, project.id),
+        )
+        own: RecordKey = (Kind.PROJECT, WORKSPACE_SCOPE, project.id)
+        parents = {**self._chain(project), **found.parents}
+        parents.update({(ORDER_KIND, project.id, legacy_id): own for _, legacy_id in found.sources[ORDERS]})
+        return found, self._listed(found.sources, project.id, parents, found.targets)
+
     def _context(self, project: Project, currency: str) -> Context:
         """What the project's actuals are compared in (``actuals.py``)."""
         chain = self._chain(project)
@@ -406,8 +427,9 @@ class Verifier:
         log.info("bridge.verify.project", project=project.id, verdict=report.verdict.value, held_back_by=held_by)
         verdicts = [p.total.verdict for p in report.phases] + [a.verdict for a in report.actuals]
         library = await with_remarks(self.legacy, library_of(project, legacy))
-        ledgers = self._budget_ledgers(library, legacy, None) + actuals.ledgers
-        report = report.model_copy(update={"notes": report.notes + notes})
+        orders, order_ledgers = await self._orders(project, legacy, actuals_currency, None)
+        ledgers = self._budget_ledgers(library, legacy, None) + actuals.ledgers + order_ledgers
+        report = report.model_copy(update={"notes": report.notes + notes, "purchase_orders": orders.report})
         return ProjectFindings(report, tuple(verdicts), ledgers, library=library, stock=actuals.stock)
 
     def _selected(self, v1_project_id: str) -> bool:
@@ -428,7 +450,8 @@ class Verifier:
             actuals_currency = actual_currency(legacy, DEFAULT_CURRENCY)
             actuals = await compare_actuals(self.legacy, None, None, self._context(project, actuals_currency))
             library = await with_remarks(self.legacy, library_of(project, legacy))
-            ledgers = self._budget_ledgers(library, legacy, None) + actuals.ledgers
+            _, order_ledgers = await self._orders(project, legacy, actuals_currency, None)
+            ledgers = self._budget_ledgers(library, legacy, None) + actuals.ledgers + order_ledgers
             return self._gone(project, error, ledgers, library, actuals.stock)
 
     def _gone(
@@ -502,7 +525,9 @@ class Verifier:
             legacy, plans, currency, self.quarantine, partial(self.lookup, Kind.TAG, WORKSPACE_SCOPE)
         )
         sums = actual_sums(actuals, actuals_currency)
+        orders, order_ledgers = await self._orders(project, legacy, actuals_currency, v1_project_id)
         verdicts = [*result.verdicts, *(Verdict.QUARANTINE for _ in refused), *(a.verdict for a in sums)]
+        verdicts += orders.verdicts
         verdicts += [Verdict.MISMATCH for _ in library]
         verdicts += [f.verdict for t in tags for f in (*t.totals.values(), *t.fringes.values())]
         log.info(
@@ -526,9 +551,10 @@ class Verifier:
             tree=result.tree,
             transactions=list(actuals.transactions),
             notes=notes + result.notes,
+            purchase_orders=orders.report,
         )
         library_read = await with_remarks(self.legacy, library_of(project, legacy))
-        ledgers = self._budget_ledgers(library_read, legacy, copies) + actuals.ledgers
+        ledgers = self._budget_ledgers(library_read, legacy, copies) + actuals.ledgers + order_ledgers
         return ProjectFindings(report, tuple(verdicts), ledgers, tuple(tag_notes), library_read, actuals.stock)
 
     async def _copies(self, v1: V1Project) -> Copies:

@@ -195,6 +195,8 @@ def _project_md(project: ProjectReport, currency: str) -> list[str]:
         out += ["|---|---|---|---|---|---|---|---|", *tag_rows, ""]
     if project.transactions:
         out += ["### Transactions that differ", "", *(f"- {_text(t.said())}" for t in project.transactions), ""]
+    if project.purchase_orders is not None:
+        out += ["### Purchase orders", "", *(f"- {_text(line)}" for line in project.purchase_orders.lines()), ""]
     if project.library:
         out += ["### Settings that differ (likely causes)", "", *_library_md(project.library, "legacy"), ""]
     out += [f"> {_text(note)}" for note in project.notes]

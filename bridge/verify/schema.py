@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.drill import Presence
+from bridge.verify.order_models import OrdersReport
 
 SCHEMA_VERSION: Final = "1.7.0"
 
@@ -248,6 +249,9 @@ class ProjectReport(ReportModel):
         "(1.3.0)",
     )
     notes: list[str] = Field(default_factory=list, description="what could not be compared, and why")
+    purchase_orders: OrdersReport | None = Field(
+        default=None, description="the project's purchase orders on both sides; null when it has none (1.7.0)"
+    )
 
     def inexact_tag_figures(self) -> list[tuple[str, str, str, Figure]]:
         """(tag, "total" or "fringe", phase name, figure) of every tag figure that is not exact."""

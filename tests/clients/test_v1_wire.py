@@ -64,8 +64,37 @@ def _write(op: str, params: tuple[str, ...], body: dict[str, object], path: str,
 
 FRINGE = {"name": "FICA", "calculationType": "percent", "rate": 7.65}
 TXN = {"type": "Cash", "amount": MONEY, "timestamp": STAMP}
+ORDER = {"id": "po_1", "status": "draft", "amount": {"amount": 125000, "currency": "USD"}}
+ORDER_ITEM = {"description": "Body", "qty": "5", "rate": "25000", "amount": 125000}
 WIRES = [
     Wire("me", lambda c: c.me(), "GET", "/me", {"id": "usr_1", "workspaces": []}),
+    _write("purchase-orders_create", (), {"projectId": "prj_1", "items": [ORDER_ITEM]}, "/purchase-orders", ORDER),
+    _write("purchase-orders_createItem", ("po_1",), ORDER_ITEM, "/purchase-orders/po_1/items", {"id": "poi_1"}),
+    # Keyed, with no body (none is published).
+    Wire(
+        "purchase-orders_submit",
+        lambda c: c.send_write("purchase-orders_submit", ("po_1",), {}, KEY),
+        "POST",
+        "/purchase-orders/po_1/submit",
+        ORDER,
+        keyed=True,
+    ),
+    # No key and no body: neither is published for a link or a delete.
+    Wire(
+        "purchase-orders_linkTransaction",
+        lambda c: c.send_write("purchase-orders_linkTransaction", ("po_1", "txn_1"), {}, None),
+        "PUT",
+        "/purchase-orders/po_1/transactions/txn_1",
+        ORDER,
+    ),
+    Wire(
+        "purchase-orders_delete",
+        lambda c: c.send_write("purchase-orders_delete", ("po_1",), {}, None),
+        "DELETE",
+        "/purchase-orders/po_1",
+        None,
+        status=204,
+    ),
     _write("spaces_create", (), {"name": "Films"}, "/spaces", {"id": "spc_1", "name": "Films"}),
     _write("spaces_update", ("spc_1",), {"archived": True}, "/spaces/spc_1", {"id": "spc_1", "archived": True}),
     _write("projects_create", (), {"name": "Film"}, "/projects", PROJECT),

@@ -184,7 +184,9 @@ def test_plan_counts_every_kind_it_does_not_carry_one_line_each(served: World, t
     assert {kind: entry["count"] for kind, entry in inventory.items()} == expected
     assert all(entry["carried"] is False and entry["why"] for entry in inventory.values())
     orders = [order for p in projects for order in p.purchase_orders.values()]
-    assert sum(Decimal(v) for v in inventory["purchase_order"]["money"].values()) == sum(o.amount for o in orders)
+    carried = json.loads(out.read_text())["purchase_orders"]["statuses"]  # carried now: in the status table
+    assert sum(row["count"] for row in carried) == len(orders)
+    assert sum(Decimal(v) for row in carried for v in row["money"].values()) == sum(o.amount for o in orders)
     receipts = [f for a in actuals for f in workspace.files.files_of("actual", a.id)]
     assert inventory["receipt"]["bytes"] == sum(f.size for f in receipts)
     shown = output[output.index("not carried (") :].splitlines()

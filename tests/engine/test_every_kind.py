@@ -101,13 +101,14 @@ class Crash(BaseException):
 
 @dataclass(slots=True)
 class CrashAfterCommit:
-    """Stops the run once the service has committed the first keyed create of ``kind``, before its answer is
-    read: the write's records are on v1 and the journal still holds the intent in flight."""
+    """Stops the run once the service has committed the first create of ``kind`` (its create operation: never
+    a follow-up PATCH), before its answer is read: the write's records are on v1 and the journal still holds the
+    intent in flight."""
 
     kind: KindSpec
 
     def reached(self, write: Write, point: str) -> None:
-        if point == "service" and write.kind is self.kind.kind and write.key is not None:
+        if point == "service" and write.kind is self.kind.kind and write.operation == self.kind.create:
             raise Crash
 
 

@@ -74,6 +74,9 @@ async def _listed(get: Callable[..., Awaitable[httpx.Response]]) -> list[Listed]
         scopes = projects if listing.parameters else [""]
         for project in scopes:
             rows = await pages(get, listing.render((project,) if project else ()))
+            # A row that holds none of the kind's natural fields is not one of its records (a transaction not
+            # linked to a purchase order is no link).
+            rows = [row for row in rows if any(row.get(name) is not None for name in kind.natural.fields)]
             found += [(kind, project or str(row.get("projectId") or ""), row) for row in rows]
             listed_ids.setdefault(kind.kind, []).extend(str(row["id"]) for row in rows)
             if kind.kind is Kind.ACTUAL:
@@ -101,7 +104,9 @@ async def census(get: Callable[..., Awaitable[httpx.Response]]) -> Counter[tuple
     replaced by that record's own label. Two runs compare as multisets: a duplicate shows as a count of two, a
     missing record or a follow-up PATCH left undone as a key of its own."""
     listed = await _listed(get)
-    rows = {str(row["id"]): (kind, row) for kind, _, row in listed}
+    rows: dict[str, tuple[KindSpec, dict[str, object]]] = {}
+    for kind, _, row in listed:
+        rows.setdefault(str(row["id"]), (kind, row))  # a link listed as its transaction: labelled as the latter
     labels: dict[str, str] = {}
 
     def label(v1_id: str) -> str:

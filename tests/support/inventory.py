@@ -16,8 +16,6 @@ def inventory_counts(workspace: Workspace, projects: list[Project], actuals: lis
         "tax_document": sum(len(shelf.files_of("contact.taxDocument", c)) for c in contacts),
         "bank_transaction": len(workspace.bank.transactions),
         "bank_transaction_file": sum(len(shelf.files_of("transaction", t)) for t in workspace.bank.transactions),
-        "purchase_order": len(orders),
-        "purchase_order_item": sum(len(order.items) for order in orders),
         "purchase_order_file": sum(len(order.attachments) for order in orders),
         "receipt": sum(len(shelf.files_of("actual", a.id)) for a in actuals),
     }

@@ -141,6 +141,8 @@ def source_counts(service: Service) -> dict[str, int]:
         "line": sum(len(p.nodes) for p in projects),
         "actual": len(actuals),
         "split": sum(len(a.subactuals) for a in actuals),
+        "purchase_order": sum(len(p.purchase_orders) for p in projects),
+        "purchase_order_link": sum(1 for a in actuals if a.purchase_order_id is not None),
         **inventory_counts(workspace, projects, actuals),
         **remark_counts(workspace, projects),
     }

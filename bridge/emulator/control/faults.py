@@ -32,6 +32,7 @@ import email.utils
 import fnmatch
 import json
 import random
+import re
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -75,6 +76,9 @@ REPLAYED_HEADER = b"idempotency-replayed"
 CREDENTIAL_HEADERS = frozenset({b"authorization", b"x-api-key"})
 # What an internal read keeps of the request's scope: the connection, not what routing added to it.
 CONNECTION_KEYS = ("type", "asgi", "http_version", "scheme", "server", "client", "root_path", "app")
+# A link (PUT /purchase-orders/{id}/transactions/{txn}) has no read of its own: it shows on its order, read
+# with its transactions expanded, so linking again (no change) is answered like a PATCH that changes nothing.
+LINK_PATH = re.compile(r"^(?P<order>.*/purchase-orders/[^/]+)/transactions/[^/]+$")
 
 
 class FaultRule(BaseModel):
@@ -360,6 +364,9 @@ async def _record_as_read(app: ASGIApp, scope: Scope) -> object:
     """The record a PATCH/PUT addresses as the surface reads it (``updatedAt`` aside): from its own GET, or
     from its collection's pages where the record has no GET of its own (a v1 space); None if unreadable."""
     path: str = scope["path"]
+    link = LINK_PATH.match(path)
+    if link is not None:
+        return _without_stamps(await _read(app, scope, link["order"], b"expand=transactions"))
     found = await _read(app, scope, path)
     if found is None:
         collection, _, record_id = path.rpartition("/")
