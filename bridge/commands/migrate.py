@@ -24,7 +24,7 @@ from rich.text import Text
 from bridge.commands import Ending
 from bridge.commands.options import connection_options, settings_from
 from bridge.commands.orders import show_orders
-from bridge.engine.choices import LEFT_OUT
+from bridge.engine.choices import LEFT_OUT, option_name
 from bridge.engine.inventory import UNLISTED
 from bridge.engine.kinds import spec
 from bridge.engine.plan import Plan
@@ -165,6 +165,10 @@ def _list_not_carried(plan: Plan) -> None:
     for lossy, count in plan.lossy():
         click.echo(f"{lossy.label}: {count:,} carried with losses: {lossy.losses}")
     click.echo("not carried (each record is listed in the plan's JSON, --out):")
+    following = sorted(option_name(spec(k)) for k in plan.choices.without - plan.choices.asked)
+    if following:
+        asked = ", ".join(sorted(option_name(spec(k)) for k in plan.choices.asked))
+        click.echo(f"  left out with {asked}, as they cannot go without it: {', '.join(following)}")
     for row in plan.ordered():
         if row.left_out:
             click.echo(f"  {spec(row.kind).label}: {row.left_out:,}: {LEFT_OUT}")

@@ -2,10 +2,10 @@
 ``--with`` for the extras that are sensitive or notify people.
 
 A kind is named by its label with dashes (``budget-lines``, ``transaction-items``), derived from
-``engine.kinds``, so a kind declared there can be left out without a line here. A kind another carried kind
-needs cannot be left out alone (the other would have nothing to point at): the error names what to leave out
-with it. What is left out is counted and reported as "not carried: left out by the operator", never dropped
-silently (``Fate.LEFT_OUT``).
+``engine.kinds``, so a kind declared there can be left out without a line here. A kind left out takes with it
+the kinds that cannot go without it (a purchase order's links to transactions go with the transactions), and
+the plan names them. What is left out is counted and reported as "not carried: left out by the operator",
+never dropped silently (``Fate.LEFT_OUT``).
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ class Choices:
 
     without: frozenset[Kind] = frozenset()
     extras: frozenset[Extra] = frozenset()
+    # The kinds the operator named; ``without`` also holds the kinds that cannot go without them.
+    asked: frozenset[Kind] = frozenset()
 
     def carries(self, kind: Kind) -> bool:
         return kind not in self.without
@@ -55,8 +57,8 @@ class Choices:
 
     @classmethod
     def of(cls, without: Iterable[str], extras: Iterable[str]) -> Choices:
-        """The choices the options name; ConfigError for a name that is not a kind or an extra, or for a kind
-        left out while a carried kind needs it."""
+        """The choices the options name (a kind left out takes with it the kinds that cannot go without it);
+        ConfigError for a name that is not a kind or an extra."""
         left = _names(without)
         unknown = sorted(name for name in left if name not in _BY_NAME)
         if unknown:
@@ -66,9 +68,8 @@ class Choices:
         strange = sorted(name for name in asked if name not in known)
         if strange:
             raise ConfigError(f"--with {', '.join(strange)}: not an extra; choose from {', '.join(known)}")
-        out = frozenset(_BY_NAME[name].kind for name in left)
-        _check_needs(out)
-        return cls(out, frozenset(Extra(name) for name in asked))
+        asked_out = frozenset(_BY_NAME[name].kind for name in left)
+        return cls(_with_dependents(asked_out), frozenset(Extra(name) for name in asked), asked_out)
 
 
 def _names(given: Iterable[str]) -> list[str]:
@@ -76,21 +77,20 @@ def _names(given: Iterable[str]) -> list[str]:
     return [name.strip().lower() for value in given for name in value.split(",") if name.strip()]
 
 
-def _check_needs(out: frozenset[Kind]) -> None:
-    """Refuse to leave a kind out while a kind that is still carried needs its v1 ids, and a kind written
-    with another (split parts, with their transaction's bulk) apart from it."""
-    for spec in KINDS:
-        writer = next((s for s in KINDS if s.kind == spec.written_with), None)
-        if writer is not None and (spec.kind in out) != (writer.kind in out):
-            raise ConfigError(
-                f"--without: {option_name(spec)} are written with {option_name(writer)}; leave both out or neither"
-            )
-        if spec.kind in out:
-            continue
-        missing = [need for need in spec.needs if need in out]
-        if missing:
-            names = ", ".join(option_name(s) for s in KINDS if s.kind in missing)
-            raise ConfigError(
-                f"--without {names}: {option_name(spec)} needs it; leave that out too "
-                f"(--without {names},{option_name(spec)}) or carry both"
-            )
+def _with_dependents(out: frozenset[Kind]) -> frozenset[Kind]:
+    """``out`` and every kind that cannot go without one of them: a kind that needs its v1 ids (a link needs
+    its transaction), and a kind written with it or that it is written with (split parts and their
+    transaction's bulk), until nothing more follows."""
+    left = set(out)
+    grown = True
+    while grown:
+        grown = False
+        for spec in KINDS:
+            if spec.kind in left:
+                continue
+            tied = {*spec.needs, *((spec.written_with,) if spec.written_with else ())}
+            tied |= {s.kind for s in KINDS if s.written_with == spec.kind}
+            if tied & left:
+                left.add(spec.kind)
+                grown = True
+    return frozenset(left)

@@ -277,6 +277,7 @@ class Plan:
             "estimate_s": self.estimate_s,
             "choices": {
                 "without": sorted(kind.value for kind in self.choices.without),
+                "asked_without": sorted(kind.value for kind in self.choices.asked),
                 "with": sorted(extra.value for extra in self.choices.extras),
             },
             "quarantine": [
