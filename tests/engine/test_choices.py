@@ -81,6 +81,7 @@ def test_kinds_left_out_are_counted_never_sent_and_verify_calls_them_not_carried
     assert on_v1 == []
     assert run.of(Kind.LINE).to_create > 0  # the rest went
     choices = plan.to_json()["choices"]
+    assert isinstance(choices, dict)
     assert choices["asked_without"] == ["actual"]
     assert {"actual", "split", "purchase_order_link"} <= set(choices["without"])
     ledger = {entry.kind: entry for entry in report.ledger}
