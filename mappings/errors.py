@@ -73,6 +73,7 @@ class ErrorCode(StrEnum):
     ACTUAL_STATUS_UNKNOWN = "actual.status_unknown"
     DATE_INVALID = "date.invalid"
     SPLIT_SUM_MISMATCH = "split.sum_mismatch"
+    FILE_INVALID = "file.invalid"
 
 
 # code -> (what is wrong, what the operator can do). One line each; the message adds record, field, value.
@@ -196,6 +197,10 @@ CATALOGUE: Final[dict[ErrorCode, tuple[str, str]]] = {
     ErrorCode.SPLIT_SUM_MISMATCH: (
         "does not equal the sum of the split's parts",
         "correct the parts or the total in the legacy workspace and re-run",
+    ),
+    ErrorCode.FILE_INVALID: (
+        "is not a usable attachment (a File needs a text id, a name, a type and a size in bytes)",
+        "re-attach the file in the legacy workspace and re-run, or carry it by hand",
     ),
 }
 

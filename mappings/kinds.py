@@ -27,3 +27,6 @@ class Kind(StrEnum):
     LINE = "line"
     ACTUAL = "actual"
     SPLIT = "split"
+    RECEIPT = "receipt"
+    CONTACT_FILE = "contact_file"
+    TAX_DOCUMENT = "tax_document"

@@ -12,7 +12,7 @@ references: there is no list operation for `/files`) is said in ``UNLISTED``.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterable, Sequence
+from collections.abc import Awaitable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from bridge.clients.legacy import LegacyClient
@@ -23,8 +23,7 @@ from mappings.inventory import Stock, as_files, files, nested, note, summed
 from mappings.records import Contact
 
 NOT_YET = "the bridge does not write them yet"
-# Counted by the actuals step as it reads the actuals (``engine.actuals``), not by a read of its own.
-RECEIPT = "receipt"
+TAX_DOCUMENT = "tax_document"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,13 +40,12 @@ class Held:
 
 HELD: tuple[Held, ...] = (
     Held("rate", "workspace rates", Scope.WORKSPACE, "listWorkspaceRates", NOT_YET),
-    Held("contact_file", "contact attachments", Scope.WORKSPACE, "listContacts", NOT_YET),
     Held(
-        "tax_document",
+        TAX_DOCUMENT,
         "contact tax documents",
         Scope.WORKSPACE,
         "listContacts",
-        "they hold tax ids; they are to be carried only on an explicit opt-in, which the bridge does not offer yet",
+        "they hold tax ids: carried only on the operator's choice, needs --with tax-documents",
     ),
     Held(
         "bank_transaction",
@@ -62,7 +60,6 @@ HELD: tuple[Held, ...] = (
     Held("purchase_order", "purchase orders", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
     Held("purchase_order_item", "purchase order items", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
     Held("purchase_order_file", "purchase order attachments", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
-    Held(RECEIPT, "receipts and attachments on actuals", Scope.PROJECT, "listActuals", NOT_YET),
     Held("comment", "comments", Scope.PROJECT, "listComments", NOT_YET),
     Held(
         "budget_note",
@@ -81,24 +78,25 @@ UNLISTED = (
 BY_KIND: dict[str, Held] = {held.kind: held for held in HELD}
 
 
-def contact_files(contacts: Iterable[Contact]) -> tuple[Stock, Stock]:
-    """The contacts' attachments and tax documents, from the contacts read at preflight."""
-    held = tuple(contacts)
-    return (
-        files("contact_file", (f for c in held for f in c.attachments)),
-        files("tax_document", (f for c in held for f in c.tax_documents)),
-    )
+def contact_files(contacts: Iterable[Contact], carried: Collection[str]) -> tuple[Stock, ...]:
+    """The contacts' tax documents, from the contacts read at preflight, unless the run carries them."""
+    if TAX_DOCUMENT in carried:
+        return ()
+    return (files(TAX_DOCUMENT, (f for c in contacts for f in c.tax_documents)),)
 
 
-async def workspace_stock(legacy: LegacyClient, contacts: Sequence[Contact], currency: str) -> tuple[Stock, ...]:
-    """What the workspace holds beyond the kinds a run writes; rates in ``currency``, the workspace's (A72)."""
+async def workspace_stock(
+    legacy: LegacyClient, contacts: Sequence[Contact], currency: str, *, carried: Collection[str] = ()
+) -> tuple[Stock, ...]:
+    """What the workspace holds beyond the kinds a run writes (``carried``: the opt-in kinds it writes too);
+    rates in ``currency``, the workspace's (A72)."""
     async with task_group() as reads:
         rates = reads.create_task(_listed(legacy.rates()))
         bank = reads.create_task(_listed(legacy.bank_transactions()))
     (rate_rows, rates_unread), (transactions, bank_unread) = rates.result(), bank.result()
     return (
         _unread(summed("rate", rate_rows, "rate", currency), rates_unread),
-        *contact_files(contacts),
+        *contact_files(contacts, carried),
         _unread(summed("bank_transaction", transactions), bank_unread),
         _unread(files("bank_transaction_file", as_files(nested(transactions, "attachments"))), bank_unread),
     )

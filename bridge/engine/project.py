@@ -25,6 +25,7 @@ from typing import TypeVar, Unpack
 
 from bridge.engine.actuals import ActualsStep, ReadAhead, actual_currency
 from bridge.engine.apply import Target
+from bridge.engine.documents import BY_KIND, Documents
 from bridge.engine.inventory import project_stock
 from bridge.engine.kinds import KindSpec, Reads, Scope, of_scope, spec, waves
 from bridge.engine.plan import Fate, Tally, total
@@ -33,6 +34,7 @@ from bridge.engine.source import ProjectLibrary
 from bridge.engine.tasks import run_all
 from bridge.engine.wanted import View, Wanted
 from bridge.engine.workspace import Writer
+from mappings.documents import Carried
 from mappings.kinds import Kind
 from mappings.records import LineFields
 from mappings.refs import WORKSPACE
@@ -87,11 +89,12 @@ class TreeRoom:
 class ProjectPipeline(ProjectStep):
     """Writes everything inside one project, after the workspace stage has run."""
 
-    def __init__(self, *, view: View, **tools: Unpack[ProjectTools]) -> None:
+    def __init__(self, *, view: View, documents: Documents | None = None, **tools: Unpack[ProjectTools]) -> None:
         super().__init__(**tools)
         self.view = view
         self.trees = TreeRoom()
         self.actuals = ActualsStep(**tools)
+        self.documents = documents
 
     def writers(self, view: View, read: ReadAhead) -> dict[Kind, Writer]:
         """The coroutine that writes each project-scoped kind of ``view``'s project (its actuals from ``read``)."""
@@ -101,8 +104,17 @@ class ProjectPipeline(ProjectStep):
         library = view.inside
         if kind.reads is Reads.ACTUALS:
             return lambda: self.actuals.run(library.project.id, view.v1_project, actual_currency(library.phases), read)
+        if kind.reads is Reads.FILES:
+            return lambda: self._files(BY_KIND[kind.kind], library.project.id)
         target = Target(kind, library.project.id, (view.v1_project,))
         return lambda: self._records(kind, view, lambda wanted: self.applier.write(target, wanted))
+
+    async def _files(self, carried: Carried, project_id: str) -> Tally:
+        """The files hanging on the project's actuals as the actuals step read them (their receipts)."""
+        attached = self.actuals.attached.pop(project_id, [])
+        if self.documents is None or carried.kind not in self.documents.kinds:
+            return Tally()
+        return await self.documents.write(carried, project_id, attached)
 
     async def _records(self, kind: KindSpec, view: View, then: Callable[[Wanted], Awaitable[T]]) -> T:
         """``then`` over the kind's records in ``view``'s project, what they are drawn from read first."""

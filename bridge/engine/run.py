@@ -34,6 +34,7 @@ from bridge.config import Settings
 from bridge.engine.apply import Applier
 from bridge.engine.books import Books
 from bridge.engine.collector import run_pace
+from bridge.engine.documents import Documents
 from bridge.engine.executor import Executor
 from bridge.engine.inventory import workspace_stock
 from bridge.engine.kinds import Scope, waves
@@ -44,10 +45,12 @@ from bridge.engine.progress import Progress
 from bridge.engine.project import ProjectPipeline
 from bridge.engine.replay import replay_in_flight
 from bridge.engine.source import Listed, ProjectLibrary, read_workspace
+from bridge.engine.spool import Spool
 from bridge.engine.tasks import run_all
 from bridge.engine.wanted import WORKSPACE_CURRENCY
 from bridge.engine.workspace import WorkspaceStage, Writer
 from bridge.errors import ResumableStop
+from mappings.documents import TAX_DOCUMENTS
 from mappings.kinds import Kind
 from state.store import StateStore, open_state
 
@@ -99,8 +102,12 @@ async def migrate(
     controls: RunControls | None = None,
     pipelines: bool = True,
     observer: WriteObserver | None = None,
+    tax_documents: bool = False,
 ) -> Outcome:
     """Plan (``dry_run``) or run the migration the settings describe.
+
+    ``tax_documents`` carries the contacts' tax documents too (they hold tax ids: only on the operator's
+    ``--with tax-documents``); without it they are counted as not carried.
 
     ``pipelines=False`` runs the workspace stage alone (a fleet's first step; each project is then a step of
     its own, run with ``settings.projects`` naming it). ``transports``, ``controls`` and ``observer`` are test
@@ -128,6 +135,7 @@ async def migrate(
                     progress=progress,
                     pipelines=pipelines,
                     observer=observer,
+                    extras=frozenset({TAX_DOCUMENTS}) if tax_documents else frozenset(),
                 )
     finally:
         store.close()
@@ -159,6 +167,7 @@ async def _migrate(
     progress: Progress,
     pipelines: bool,
     observer: WriteObserver | None,
+    extras: frozenset[str],
 ) -> Outcome:
     checked = await preflight(legacy, v1, store, settings.legacy_url)
     migration = settings.migration if settings.migration != "default" else None
@@ -168,7 +177,8 @@ async def _migrate(
     ledger.notes.extend(checked.warnings)
     run_id = None if dry_run else store.runs.start(namespace, checked.source, checked.target, _options(settings)).id
     books = Books(store.database, run_id)
-    executor = Executor(books=books, v1=None if dry_run else v1, observer=observer)
+    spool = Spool(settings.spool(), legacy.session, cap=settings.max_file_bytes)
+    executor = Executor(books=books, v1=None if dry_run else v1, observer=observer, spool=spool)
     report = Report(ledger, books, progress, live=not dry_run)
     log.info("bridge.run.started", run_id=run_id, migration=namespace, dry_run=dry_run)
     try:
@@ -176,7 +186,8 @@ async def _migrate(
             replay = await replay_in_flight(books, executor, v1)
             report.fold(replay.tally)
             applier = Applier(executor, books, namespace, salt=f"run-{run_id}", replayed=replay.finished)
-            projects = await _write_everything(settings, legacy, checked.listed, applier, report, pipelines=pipelines)
+            documents = Documents(applier, spool, cap=settings.max_file_bytes, extras=extras)
+            projects = await _write_everything(settings, legacy, checked.listed, documents, report, pipelines=pipelines)
     except BaseException as exc:
         await books.aclose()
         if run_id is not None:
@@ -217,19 +228,21 @@ async def _write_everything(
     settings: Settings,
     legacy: LegacyClient,
     listed: Listed,
-    applier: Applier,
+    documents: Documents,
     report: Report,
     *,
     pipelines: bool,
 ) -> tuple[str, ...]:
     """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read."""
+    applier = documents.applier
     source = await read_workspace(legacy, listed, settings.projects)
     read = tuple(library.project.id for library in source.projects)
-    stage = WorkspaceStage(applier, source, whole=not settings.projects)
+    stage = WorkspaceStage(applier, source, whole=not settings.projects, documents=documents)
     started = time.monotonic()
     if not settings.projects:
         # Counted when the whole workspace is, as verify counts it (a run of some projects leaves it out).
-        report.fold(Tally(stock=await workspace_stock(legacy, source.contacts, WORKSPACE_CURRENCY)))
+        stock = await workspace_stock(legacy, source.contacts, WORKSPACE_CURRENCY, carried=documents.kinds)
+        report.fold(Tally(stock=stock))
     writers = stage.writers()
     for kinds in waves(Scope.WORKSPACE):
         report.fold(await _wave(kinds, writers))
@@ -242,6 +255,7 @@ async def _write_everything(
         executor=applier.executor,
         namespace=applier.namespace,
         view=stage.view,
+        documents=documents,
     )
     # Projects are independent of each other; the limiter bounds the requests in flight across all of them.
     # Budget trees (the big memory) are admitted by the lines they hold (TreeRoom), several at once.

@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 
 from bridge.engine.apply import Applier, Target
-from bridge.engine.kinds import KindSpec, Scope, of_scope
+from bridge.engine.documents import BY_KIND, Documents
+from bridge.engine.kinds import KindSpec, Reads, Scope, of_scope
 from bridge.engine.plan import Tally
 from bridge.engine.source import WorkspaceSource
 from bridge.engine.wanted import LibraryPlans, View
+from mappings.documents import Carried, files_of
 from mappings.kinds import Kind
 from mappings.refs import WORKSPACE
 
@@ -24,16 +26,21 @@ Writer = Callable[[], Coroutine[object, object, Tally]]
 class WorkspaceStage:
     """Writes the workspace-wide kinds of one run."""
 
-    def __init__(self, applier: Applier, source: WorkspaceSource, *, whole: bool) -> None:
+    def __init__(
+        self, applier: Applier, source: WorkspaceSource, *, whole: bool, documents: Documents | None = None
+    ) -> None:
         self.applier = applier
         self.whole = whole
         self.view = View(source, LibraryPlans.of(source, whole=whole))
+        self.documents = documents
 
     def writers(self) -> dict[Kind, Writer]:
         """The coroutine that writes each workspace-wide kind."""
         return {spec.kind: self._writer(spec) for spec in of_scope(Scope.WORKSPACE)}
 
     def _writer(self, spec: KindSpec) -> Writer:
+        if spec.reads is Reads.FILES:
+            return self._files(BY_KIND[spec.kind])
         records = spec.records
         if records is None:
             raise ValueError(f"workspace kind {spec.kind} declares no records")
@@ -42,5 +49,17 @@ class WorkspaceStage:
             # Listed when its wave comes: a kind's records may look up the v1 ids of the waves before it.
             wanted = records(self.view, self.applier.books.lookup)
             return await self.applier.write(Target(spec, WORKSPACE), wanted, whole=self.whole)
+
+        return write
+
+    def _files(self, carried: Carried) -> Writer:
+        """The attachments of the contacts read (the workspace's one kind of record that holds files)."""
+        documents = self.documents
+
+        async def write() -> Tally:
+            if documents is None or carried.kind not in documents.kinds:
+                return Tally()  # not carried on this run: the inventory counts them (``engine.inventory``)
+            contacts = self.view.source.contacts
+            return await documents.write(carried, WORKSPACE, [(c.id, files_of(carried, c)) for c in contacts])
 
         return write

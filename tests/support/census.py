@@ -67,8 +67,10 @@ async def _listed(get: Callable[..., Awaitable[httpx.Response]]) -> list[Listed]
                 found += [(kind, parent, row) for row in rows]
             continue
         scopes = projects if listing.parameters else [""]
+        holds = kind.natural.holds
         for project in scopes:
             rows = await pages(get, listing.render((project,) if project else ()))
+            rows = [row for row in rows if holds is None or holds(row)]  # one listing of several kinds
             found += [(kind, project or str(row.get("projectId") or ""), row) for row in rows]
             if kind.kind is Kind.ACTUAL:
                 transactions += [str(row["id"]) for row in rows]

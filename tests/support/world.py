@@ -224,8 +224,10 @@ class World:
         dry_run: bool = False,
         controls: RunControls | None = None,
         observer: WriteObserver | None = None,
+        tax_documents: bool = True,
         **overrides: object,
     ) -> Outcome:
+        """A run (or plan) of this world; the tests carry every kind, the opt-in ones too, unless told not to."""
         return await migrate(
             self.settings(**overrides),
             dry_run=dry_run,
@@ -233,6 +235,7 @@ class World:
             transports=self.transports(),
             controls=controls or fast_controls(),
             observer=observer,
+            tax_documents=tax_documents,
         )
 
     async def census(self) -> Counter[tuple[str, ...]]:
