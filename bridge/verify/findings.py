@@ -19,8 +19,16 @@ from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.heldback import KIND_ORDER, HeldCount, money_of, summarize
 from bridge.verify.inventory import inventory, tallies
 from bridge.verify.ledger import KindTally, is_clean, kind_ledger
-from bridge.verify.schema import LibraryDifference, ProjectReport, QuarantinedRecord, Reconciliation, Totals
+from bridge.verify.schema import (
+    DocumentDifference,
+    LibraryDifference,
+    ProjectReport,
+    QuarantinedRecord,
+    Reconciliation,
+    Totals,
+)
 from mappings.inventory import Stock
+from mappings.records import File
 
 NOTHING_MIGRATED = "no migrated project to verify: run `bridge run` first"
 # The ledger's order: the kinds a run writes, in its order, then the kinds it does not, as declared.
@@ -55,6 +63,8 @@ class ProjectFindings:
     library: ProjectLibrary | None = None
     # What the project holds of the kinds the bridge does not write (``engine.inventory``).
     stock: tuple[Stock, ...] = ()
+    # (legacy actual id, its files) of each actual read with any: the receipts' part of the documents' ledger.
+    attached: tuple[tuple[str, tuple[File, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +100,7 @@ def fold(
     library: LibraryFindings,
     quarantine: Sequence[QuarantinedRecord],
     notes: Sequence[str],
+    documents: Sequence[DocumentDifference] = (),
 ) -> Reconciliation:
     """Every finding into the one reconciliation: the only place verdicts and the ledger are counted."""
     every = [*migrated, *unmigrated]
@@ -104,7 +115,7 @@ def fold(
     # A kind whose list the source refused is not counted: the ledger cannot be closed without it.
     uncounted = [f"{entry.label} could not all be counted: {entry.unread}" for entry in held if entry.unread]
     return Reconciliation(
-        reconciled=not failing and is_clean(entries) and bool(migrated) and not uncounted,
+        reconciled=not failing and is_clean(entries) and bool(migrated) and not uncounted and not documents,
         held_back=summarize(entries, quarantine, ledgers.held, money_of(reports)),
         fail_on=identity.fail_on,
         generated_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -119,6 +130,7 @@ def fold(
         ledger=entries,
         inventory=held,
         unlisted=UNLISTED,
+        documents=list(documents),
         quarantine=list(quarantine),
         requests={},
         assumptions=[f"{a.id} {a.topic}" for a in used_by("verify")],
