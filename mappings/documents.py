@@ -20,6 +20,8 @@ from mappings.text import NAME_LIMIT, required_text
 
 # research A.3: v1 has no document type; the description says what legacy kept apart.
 TAX_DOCUMENT_NOTE = "Tax document (legacy taxDocuments)"
+# The plan's figure of what a run uploads (v1 bills uploads, V:1020): a ``Stock`` of their count and bytes.
+UPLOADS = "billable_uploads"
 # The --with choice that carries contact tax documents (they hold tax ids; the CLI's `--with tax-documents`).
 TAX_DOCUMENTS = "tax-documents"
 

@@ -137,6 +137,9 @@ def plan_command(out: Path | None, **options: object) -> Ending:
         counts = ", ".join(f"{k} {n}" for k, n in sorted(outcome.ledger.unknown_on_target.items()))
         click.echo(f"  the target already holds objects the state file does not know: {counts}")
     _list_removed(outcome.ledger)
+    uploads = outcome.ledger.uploads
+    if uploads.count:
+        click.echo(f"  uploads {uploads.count:,} documents, {uploads.bytes:,} bytes: billable on v1 (documents_upload)")
     _list_not_carried(outcome.ledger)
     if out is not None:
         write_private(out, (json.dumps(outcome.ledger.to_json(), indent=2) + "\n").encode("utf-8"), option="--out")

@@ -82,9 +82,24 @@ def verify_command(
     # Amounts are never truncated: an accountant reads every digit, so the table may be wider than 80 columns.
     terminal.width = max(terminal.width, 120)
     terminal.print(summary_table(report))
+    for line in document_lines(report):
+        terminal.print(line)
     for path in written:
         click.echo(f"report: {path}")
     return ending
+
+
+def document_lines(report: Reconciliation) -> list[Text]:
+    """The documents that do not prove their legacy file, one line each (the first few; the rest in the
+    reports). Their ids and names are source text: plain, never markup."""
+    shown_here = report.documents[:TERMINAL_DIFFERENCES]
+    lines = [
+        Text(plain(f"document {d.kind} {d.legacy_id} (v1 {d.v1_id}): {d.problem}: legacy {d.legacy}, v1 {d.v1}"), "red")
+        for d in shown_here
+    ]
+    if len(report.documents) > len(shown_here):
+        lines.append(Text(f"... and {len(report.documents) - len(shown_here)} more documents in reconciliation.md"))
+    return lines
 
 
 def summary_table(report: Reconciliation) -> Table:

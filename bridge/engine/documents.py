@@ -32,15 +32,11 @@ from bridge.engine.spool import Spool
 from bridge.engine.tasks import run_all
 from bridge.engine.wanted import Desired, Want, Wanted
 from bridge.engine.writes import Write
-from mappings.documents import CARRIED, Attachment, Carried, attachment
+from mappings.documents import CARRIED, UPLOADS, Attachment, Carried, attachment
 from mappings.errors import MappingError
 from mappings.inventory import Stock
 from mappings.kinds import Kind
 from mappings.records import File
-
-# The plan's figure of what the run uploads (v1 bills uploads, V:1020): its count and bytes.
-UPLOADS = "billable_uploads"
-
 
 BY_KIND: dict[Kind, Carried] = {carried.kind: carried for carried in CARRIED}
 

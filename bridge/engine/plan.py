@@ -25,6 +25,7 @@ from enum import StrEnum
 from bridge import assumptions
 from bridge.engine.inventory import HELD, UNLISTED, Held
 from bridge.engine.kinds import order, stages
+from mappings.documents import UPLOADS
 from mappings.inventory import Stock
 from mappings.kinds import Kind
 from mappings.notes import Note, NoteKind
@@ -239,6 +240,11 @@ class Plan:
         it (a kind counted empty is listed with 0; the workspace's kinds are counted on whole-workspace runs)."""
         return [(held, self.inventory[held.kind]) for held in HELD if held.kind in self.inventory]
 
+    @property
+    def uploads(self) -> Stock:
+        """The documents the run uploads (``engine.documents``): their count and bytes; v1 bills each upload."""
+        return self.inventory.get(UPLOADS, Stock(UPLOADS))
+
     def counts(self) -> dict[str, object]:
         """Per kind what the run did, and its requests: what the state file keeps with the run for `status`."""
         return {"kinds": {k.kind.value: k.as_json() for k in self.ordered()}, "requests": self.requests}
@@ -292,6 +298,7 @@ class Plan:
                 for held, stock in self.held()
             ],
             "unlisted": UNLISTED,
+            "uploads": {"count": self.uploads.count, "bytes": self.uploads.bytes, "billable": True},
             "unknown_on_target": dict(sorted(self.unknown_on_target.items())),
             "assumptions": [{"id": a.id, "topic": a.topic, "text": a.text} for a in self.depends_on()],
             "notes": list(self.notes),
