@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bridge.clients.compose import Streamed, json_bytes
 from bridge.clients.http import Call, HttpSession
-from bridge.errors import NotFound, RecordError
+from bridge.errors import RecordError, SourceUnreadable
 
 CHUNK = 256 * 1024
 # Settings.max_file_bytes's default (see there).
@@ -111,8 +111,10 @@ async def download(
     sink = _SpoolSink(into, cap, what)
     try:
         await session.send(Call("GET", file_path(file_id), sink=sink))
-    except NotFound as exc:
+    except SourceUnreadable as exc:
         sink.discard()
+        if exc.status != 404:  # the legacy surface failing is the run's to stop for, not this file's
+            raise
         raise FileRefused(
             f"{what} is listed on its record but its download answered 404: restore it on the legacy side or "
             "attach it on v1 by hand",
