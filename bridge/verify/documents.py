@@ -30,6 +30,7 @@ from bridge.engine.spool import Spool
 from bridge.engine.tasks import run_all
 from bridge.errors import NotFound
 from bridge.verify.findings import Ledgers
+from bridge.verify.heldback import HeldBy, HeldCount, held_back
 from bridge.verify.ledger import CrosswalkEntry, KindInput, KindTally, SourceKey, TargetObject, tally
 from bridge.verify.schema import DocumentDifference
 from mappings.documents import CARRIED, Carried, document_id, file_of, files_of
@@ -79,13 +80,16 @@ class DocumentCheck:
         spool: Path | None,
         latest_run: str | None,
         find: Callable[[str, str, str], str | None],
+        above: Mapping[RecordKey, RecordKey],
     ) -> None:
         self.v1 = v1
         self.legacy = legacy
         self.crosswalk = crosswalk
         self.quarantine = quarantine
-        # The v1 id of the record a file hangs on: (crosswalk kind, state scope, legacy id) -> v1 id.
+        # The v1 id of a record (the one a file hangs on, its project...): (kind, state scope, legacy id) -> v1 id.
         self.find = find
+        # The parent links above the records files hang on (a project's space), for what a refusal holds back.
+        self.above = above
         self.spool = Spool(spool, None) if spool is not None else None
         self.latest_run = latest_run
         self.kinds = carried_in(crosswalk, quarantine)
@@ -103,7 +107,9 @@ class DocumentCheck:
             else:
                 attached = receipts
             source = self._source(carried, attached)
-            ledgers += Ledgers({carried.kind.value: self._tally(carried, source, rows)})
+            held = self._held(carried, source)
+            kind = Ledgers({carried.kind.value: self._tally(carried, source, rows, held)})
+            ledgers += kind + Ledgers(held=HeldCount.of(held, self.quarantine))
             checks += [self._document(carried, *written) for written in self._written(carried, source)]
         found = await run_all(checks)
         return DocumentFindings(ledgers, tuple(d for one in found for d in one))
@@ -127,7 +133,11 @@ class DocumentCheck:
         ]
 
     def _tally(
-        self, carried: Carried, source: Mapping[SourceKey, Origin], rows: Sequence[Mapping[str, object]]
+        self,
+        carried: Carried,
+        source: Mapping[SourceKey, Origin],
+        rows: Sequence[Mapping[str, object]],
+        held: Mapping[RecordKey, HeldBy],
     ) -> KindTally:
         kind = spec(carried.kind)
         holds = kind.natural.holds
@@ -136,21 +146,30 @@ class DocumentCheck:
             for row in rows
             if holds is None or holds(row)
         )
-        target_kind = spec(carried.target).stored
-        held = {
-            key: f"{carried.target.value} {origin.record}"
-            for key, origin in source.items()
-            if self.find(target_kind, key[0], origin.record) is None and (kind.stored, *key) not in self.quarantine
-        }
         data = KindInput(
             kind=carried.kind.value,
             source=frozenset(source),
             crosswalk={key: e for key in source if (e := self.crosswalk.get((kind.stored, *key))) is not None},
             quarantine={key: c for key in source if (c := self.quarantine.get((kind.stored, *key))) is not None},
             target=target,
-            held_back=held,
+            held_back={(by_key[1], by_key[2]): by.label for by_key, by in held.items()},
         )
         return tally(data, self.latest_run)
+
+    def _held(self, carried: Carried, source: Mapping[SourceKey, Origin]) -> dict[RecordKey, HeldBy]:
+        """The documents a refused record above them holds back (the record the file hangs on, its project,
+        that project's space), by that highest refused record, as the ledger names every held-back record."""
+        kind = spec(carried.kind).stored
+        target = spec(carried.target).stored
+        parents: dict[RecordKey, RecordKey] = dict(self.above)
+        for (scope, legacy_id), origin in source.items():
+            record = (target, scope, origin.record)
+            parents[kind, scope, legacy_id] = record
+            if scope:  # a project's record: its project is above it
+                parents[record] = (Kind.PROJECT.value, "", scope)
+        migrated = frozenset(key for key in set(parents.values()) if self.find(*key) is not None)
+        keys = [(kind, scope, legacy_id) for scope, legacy_id in source]
+        return held_back(keys, parents, migrated, self.quarantine)
 
     async def _document(self, carried: Carried, key: SourceKey, v1_id: str, origin: Origin) -> list[DocumentDifference]:
         """What differs between one document on v1 and its legacy file."""

@@ -266,6 +266,7 @@ class Verifier:
         of the whole workspace, the receipts of the projects read."""
         contacts = tuple(await self.legacy.contacts()) if not self.options.projects else ()
         receipts = [(f.report.project_id, actual, files) for f in compared for actual, files in f.attached]
+        above = {key: up for f in compared if f.library for key, up in self._chain(f.library.project).items()}
 
         def find(kind: str, scope: str, legacy_id: str) -> str | None:
             if kind in STREAMED:
@@ -280,6 +281,7 @@ class Verifier:
             spool=self.spool,
             latest_run=self.latest_run,
             find=find,
+            above=above,
         )
         return await check.run(contacts, receipts)
 

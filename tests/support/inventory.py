@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from bridge.emulator.core.model import Actual, Project, Workspace
+from bridge.emulator.core.model import Project, Workspace
 from bridge.emulator.core.records import ROOT_NOTE
 
 
-def inventory_counts(workspace: Workspace, projects: list[Project], actuals: list[Actual]) -> dict[str, int]:
+def inventory_counts(workspace: Workspace, projects: list[Project]) -> dict[str, int]:
     """What the source holds of each kind ``engine.inventory`` declares, as the emulator's store counts it."""
     shelf = workspace.files
     orders = [order for p in projects for order in p.purchase_orders.values()]
@@ -14,14 +14,12 @@ def inventory_counts(workspace: Workspace, projects: list[Project], actuals: lis
     notes = [p.notes.get(ROOT_NOTE) for p in projects]
     return {
         "rate": len(workspace.rates),
-        "contact_file": sum(len(shelf.files_of("contact.attachment", c)) for c in contacts),
         "tax_document": sum(len(shelf.files_of("contact.taxDocument", c)) for c in contacts),
         "bank_transaction": len(workspace.bank.transactions),
         "bank_transaction_file": sum(len(shelf.files_of("transaction", t)) for t in workspace.bank.transactions),
         "purchase_order": len(orders),
         "purchase_order_item": sum(len(order.items) for order in orders),
         "purchase_order_file": sum(len(order.attachments) for order in orders),
-        "receipt": sum(len(shelf.files_of("actual", a.id)) for a in actuals),
         "comment": sum(len(p.comments) for p in projects),
         "budget_note": sum(1 for note in notes if note is not None and (note.text.strip() or note.html.strip())),
     }

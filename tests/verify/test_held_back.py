@@ -141,7 +141,9 @@ def source_counts(service: Service) -> dict[str, int]:
         "line": sum(len(p.nodes) for p in projects),
         "actual": len(actuals),
         "split": sum(len(a.subactuals) for a in actuals),
-        **inventory_counts(workspace, projects, actuals),
+        "receipt": sum(len(workspace.files.files_of("actual", a.id)) for a in actuals),
+        "contact_file": sum(len(workspace.files.files_of("contact.attachment", c)) for c in workspace.contacts),
+        **inventory_counts(workspace, projects),
     }
 
 
