@@ -36,7 +36,7 @@ from bridge.engine.wanted import View, Wanted
 from bridge.engine.workspace import Writer
 from mappings.documents import Carried
 from mappings.kinds import Kind
-from mappings.records import LineFields
+from mappings.records import File, LineFields
 from mappings.refs import WORKSPACE
 
 # Budget lines the trees being written may hold before another tree waits: about 70 MB of compact nodes.
@@ -95,6 +95,9 @@ class ProjectPipeline(ProjectStep):
         self.trees = TreeRoom()
         self.actuals = ActualsStep(**tools)
         self.documents = documents
+        # The files hanging on each kind of project record, per project, as the step reading those records kept
+        # them: (legacy record id, its files). Another kind of attachment adds its records' step here.
+        self.attached: dict[Kind, dict[str, list[tuple[str, tuple[File, ...]]]]] = {Kind.ACTUAL: self.actuals.attached}
 
     def writers(self, view: View, read: ReadAhead) -> dict[Kind, Writer]:
         """The coroutine that writes each project-scoped kind of ``view``'s project (its actuals from ``read``)."""
@@ -110,8 +113,9 @@ class ProjectPipeline(ProjectStep):
         return lambda: self._records(kind, view, lambda wanted: self.applier.write(target, wanted))
 
     async def _files(self, carried: Carried, project_id: str) -> Tally:
-        """The files hanging on the project's actuals as the actuals step read them (their receipts)."""
-        attached = self.actuals.attached.pop(project_id, [])
+        """The files of ``carried``'s kind hanging on the project's records, as the step that read them kept them
+        (an actual's receipts: the actuals step)."""
+        attached = self.attached[carried.target].pop(project_id, [])
         if self.documents is None or carried.kind not in self.documents.kinds:
             return Tally()
         return await self.documents.write(carried, project_id, attached)
