@@ -125,9 +125,9 @@ def test_the_capture_keeps_a_form_as_its_parts_and_a_file_id_encoded(tmp_path: P
             file_id = next(f["id"] for c in contacts["contacts"] for f in c.get("taxDocuments") or [])
             quoted = httpx.URL(f"/api/v1/files/{file_id.replace('/', '%2F')}/download")
             assert (await client.get(quoted, headers=legacy)).status_code == 200
-            files = {
+            files: dict[str, tuple[str | None, bytes, str]] = {
                 "file": ("w9.pdf", secret, "application/pdf"),
-                "metadata": (None, '{"name":"w9.pdf"}', "text/plain"),
+                "metadata": (None, b'{"name":"w9.pdf"}', "text/plain"),
             }
             headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "key-0123456789abcdef"}
             assert (await client.post("/v1/documents", files=files, headers=headers)).status_code == 201
