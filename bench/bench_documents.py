@@ -3,7 +3,7 @@
 Two `bridge emulate --size small` processes, seeded alike. On one, a project's actuals get 1,000 more
 receipts (2 KiB each) and one of 10 MB (10,000,000 bytes: legacy's published limit), added through the legacy
 attachment upload as a user would; the other is left as seeded. Each is migrated whole by a `bridge run`
-child, whose own high-water mark (VmHWM) is read while it runs (as ``bench_engine`` reads `large`'s).
+child, whose own high-water mark (VmHWM) is read while it runs (``bench_engine.watched_run``).
 
 Figures: ``documents_peak_rss_mb`` and ``baseline_peak_rss_mb`` (their difference ``documents_rss_over_mb``),
 the documents uploaded and their bytes, and each run's wall time.
@@ -12,15 +12,13 @@ the documents uploaded and their bytes, and each run's wall time.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
-from bench.bench_engine import BRIDGE, LEGACY_KEY, Served, _high_water_kb, emulator
+from bench.bench_engine import LEGACY_KEY, Served, emulator, watched_run
 
 RECEIPTS = 1_000
 RECEIPT_BYTES = 2048
@@ -52,32 +50,6 @@ def _add_receipts(served: Served) -> tuple[str, int]:
     return project, added
 
 
-def _migrate(served: Served, state: Path) -> dict[str, object]:
-    """One whole `bridge run` of the served workspace: its peak resident memory, wall time and exit code."""
-    env = {
-        **os.environ,
-        "BRIDGE_LEGACY_URL": f"{served.base}/api/v1",
-        "BRIDGE_V1_URL": f"{served.base}/v1",
-        "BRIDGE_LEGACY_KEY": LEGACY_KEY,
-        "BRIDGE_V1_TOKEN": served.token,
-        "BRIDGE_STATE": str(state),
-    }
-    started = time.monotonic()
-    child = subprocess.Popen([*BRIDGE, "run", "--concurrency", "16"], env=env, stdout=subprocess.DEVNULL)
-    peak_kb = 0
-    while child.poll() is None and time.monotonic() - started < RUN_LIMIT_S:
-        peak_kb = max(peak_kb, _high_water_kb(child.pid))
-        time.sleep(0.1)
-    if child.poll() is None:
-        child.kill()
-        child.wait()
-    return {
-        "peak_rss_mb": round(peak_kb / 1024, 1),
-        "wall_s": round(time.monotonic() - started, 1),
-        "exit": child.returncode,
-    }
-
-
 def _uploads(served: Served) -> tuple[int, int]:
     """The documents v1 holds and their bytes, read back."""
     with httpx.Client(base_url=f"{served.base}/v1", headers={"Authorization": f"Bearer {served.token}"}) as v1:
@@ -95,21 +67,21 @@ def _uploads(served: Served) -> tuple[int, int]:
 def run() -> dict[str, object]:
     with tempfile.TemporaryDirectory() as scratch:
         with emulator("small") as plain:
-            baseline = _migrate(plain, Path(scratch) / "baseline.sqlite")
+            baseline = watched_run(plain, Path(scratch) / "baseline.sqlite", RUN_LIMIT_S)
             seeded = _uploads(plain)
         with emulator("small") as served:
             project, added = _add_receipts(served)
-            documents = _migrate(served, Path(scratch) / "documents.sqlite")
+            documents = watched_run(served, Path(scratch) / "documents.sqlite", RUN_LIMIT_S)
             uploaded = _uploads(served)
     return {
-        "documents_peak_rss_mb": documents["peak_rss_mb"],
-        "baseline_peak_rss_mb": baseline["peak_rss_mb"],
-        "documents_rss_over_mb": round(float(documents["peak_rss_mb"]) - float(baseline["peak_rss_mb"]), 1),  # type: ignore[arg-type]
+        "documents_peak_rss_mb": documents.peak_rss_mb,
+        "baseline_peak_rss_mb": baseline.peak_rss_mb,
+        "documents_rss_over_mb": round(documents.peak_rss_mb - baseline.peak_rss_mb, 1),
         "documents_uploaded": uploaded[0],
         "documents_bytes": uploaded[1],
         "documents_added": f"{RECEIPTS} x {RECEIPT_BYTES} B and 1 x {LARGE_BYTES} B on {project} ({added} B)",
         "baseline_documents": seeded[0],
-        "documents_wall_s": documents["wall_s"],
-        "baseline_wall_s": baseline["wall_s"],
-        "exits": json.dumps([baseline["exit"], documents["exit"]]),
+        "documents_wall_s": documents.wall_s,
+        "baseline_wall_s": baseline.wall_s,
+        "exits": json.dumps([baseline.exit, documents.exit]),
     }

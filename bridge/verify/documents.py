@@ -96,7 +96,7 @@ class DocumentCheck:
 
     async def run(self, contacts: Sequence[Contact], receipts: Attached) -> DocumentFindings:
         """The ledger and the differences of every carried kind: contacts' files (workspace) and receipts."""
-        rows = [row async for page in self.v1.rows("documents_list") for row in page if isinstance(row, dict)]
+        targets = await self._targets()
         ledgers = Ledgers()
         checks = []
         for carried in CARRIED:
@@ -108,11 +108,26 @@ class DocumentCheck:
                 attached = receipts
             source = self._source(carried, attached)
             held = self._held(carried, source)
-            kind = Ledgers({carried.kind.value: self._tally(carried, source, rows, held)})
+            kind = Ledgers({carried.kind.value: self._tally(carried, source, targets[carried.kind], held)})
             ledgers += kind + Ledgers(held=HeldCount.of(held, self.quarantine))
             checks += [self._document(carried, *written) for written in self._written(carried, source)]
         found = await run_all(checks)
         return DocumentFindings(ledgers, tuple(d for one in found for d in one))
+
+    async def _targets(self) -> dict[Kind, list[TargetObject]]:
+        """Every document v1 lists, as a target object of each carried kind that holds it, read page by page
+        (only the id, project and name of each are kept)."""
+        found: dict[Kind, list[TargetObject]] = {carried.kind: [] for carried in CARRIED}
+        holds = [(carried.kind, spec(carried.kind).natural.holds) for carried in CARRIED if carried.kind in self.kinds]
+        async for page in self.v1.rows("documents_list"):
+            for row in page:
+                if not isinstance(row, dict):
+                    continue
+                target = TargetObject(str(row.get("id")), str(row.get("projectId") or ""), str(row.get("name")))
+                for kind, held in holds:
+                    if held is None or held(row):
+                        found[kind].append(target)
+        return found
 
     def _source(self, carried: Carried, attached: Attached) -> dict[SourceKey, Origin]:
         """Each document the source holds: (scope, legacy id) -> its record and the file's published fields."""
@@ -136,22 +151,16 @@ class DocumentCheck:
         self,
         carried: Carried,
         source: Mapping[SourceKey, Origin],
-        rows: Sequence[Mapping[str, object]],
+        target: Sequence[TargetObject],
         held: Mapping[RecordKey, HeldBy],
     ) -> KindTally:
         kind = spec(carried.kind)
-        holds = kind.natural.holds
-        target = tuple(
-            TargetObject(str(row["id"]), str(row.get("projectId") or ""), str(row.get("name")))
-            for row in rows
-            if holds is None or holds(row)
-        )
         data = KindInput(
             kind=carried.kind.value,
             source=frozenset(source),
             crosswalk={key: e for key in source if (e := self.crosswalk.get((kind.stored, *key))) is not None},
             quarantine={key: c for key in source if (c := self.quarantine.get((kind.stored, *key))) is not None},
-            target=target,
+            target=tuple(target),
             held_back={(by_key[1], by_key[2]): by.label for by_key, by in held.items()},
         )
         return tally(data, self.latest_run)
