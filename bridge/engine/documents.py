@@ -1,10 +1,11 @@
 """The documents step: legacy attachments uploaded to v1 and linked to the records made from theirs.
 
 Which attachments are carried, and how, is declared once in ``mappings.documents.CARRIED`` (a ``Carried`` per
-kind: the v1 link kind, the crosswalk kind of the record the file hangs on, an optional description, the
-``--with`` choice that carries it); ``engine.kinds`` makes each its ``KindSpec``. A later kind of attachment is
-one more entry there, and its files handed to ``Documents.write`` by the step that reads their records:
-purchase-order attachments would be ``Carried(Kind.PURCHASE_ORDER_FILE, "purchaseOrder", Kind.PURCHASE_ORDER)``.
+kind: its label, the v1 link kind, the crosswalk kind of the record the file hangs on, the record's field holding
+the files, an optional description, the ``--with`` choice that carries it); ``engine.kinds`` makes each its
+``KindSpec``. A later kind of attachment is one more entry there, its files handed over by the step that reads
+their records (``ProjectPipeline.attached``): purchase-order attachments would be
+``Carried(Kind.PURCHASE_ORDER_FILE, "purchase order attachments", "purchaseOrder", Kind.PURCHASE_ORDER)``.
 
 For each (file, record) pair, in ``Documents.write``:
 
