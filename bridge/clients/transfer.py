@@ -116,9 +116,10 @@ async def download(
         if exc.status != 404:  # the legacy surface failing is the run's to stop for, not this file's
             raise
         raise FileRefused(
-            f"{what} is listed on its record but its download answered 404: restore it on the legacy side or "
-            "attach it on v1 by hand",
+            f"{what} ({declared if declared is not None else 'unknown'} bytes declared) is listed on its record "
+            "but its download answered 404: restore it on the legacy side or attach it on v1 by hand",
             code="file.not_found",
+            size=declared,
         ) from exc
     except BaseException:
         sink.discard()
