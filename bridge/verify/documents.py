@@ -94,15 +94,21 @@ class DocumentCheck:
         self.latest_run = latest_run
         self.kinds = carried_in(crosswalk, quarantine)
 
-    async def run(self, contacts: Sequence[Contact], receipts: Attached) -> DocumentFindings:
-        """The ledger and the differences of every carried kind: contacts' files (workspace) and receipts."""
+    async def run(
+        self, contacts: Sequence[Contact] | None, receipts: Attached, projects: frozenset[str] | None
+    ) -> DocumentFindings:
+        """The ledger and the differences of every carried kind: contacts' files (workspace; None when the
+        verification is of some projects only: not counted then) and receipts, of the v1 ``projects`` (None:
+        all)."""
         targets = await self._targets()
         ledgers = Ledgers()
         checks = []
         for carried in CARRIED:
-            if carried.kind not in self.kinds:
+            if carried.kind not in self.kinds or (carried.target is Kind.CONTACT and contacts is None):
                 continue
-            if carried.target is Kind.CONTACT:
+            if projects is not None:  # the documents of the projects verified, as their source is
+                targets[carried.kind] = [t for t in targets[carried.kind] if t.scope in projects]
+            if contacts is not None and carried.target is Kind.CONTACT:
                 attached: Attached = [("", c.id, files_of(carried, c)) for c in contacts]
             else:
                 attached = receipts

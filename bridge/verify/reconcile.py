@@ -264,7 +264,8 @@ class Verifier:
     async def _documents(self, compared: Sequence[ProjectFindings]) -> DocumentFindings:
         """The documents' ledger and differences (``verify.documents``): the contacts' files on a verification
         of the whole workspace, the receipts of the projects read."""
-        contacts = tuple(await self.legacy.contacts()) if not self.options.projects else ()
+        whole = not self.options.projects
+        contacts = tuple(await self.legacy.contacts()) if whole else None
         receipts = [(f.report.project_id, actual, files) for f in compared for actual, files in f.attached]
         above = {key: up for f in compared if f.library for key, up in self._chain(f.library.project).items()}
 
@@ -283,7 +284,8 @@ class Verifier:
             find=find,
             above=above,
         )
-        return await check.run(contacts, receipts)
+        verified = frozenset(f.report.v1_project_id for f in compared if f.report.v1_project_id)
+        return await check.run(contacts, receipts, None if whole else verified)
 
     async def _counted(self, compared: Awaitable[ProjectFindings]) -> ProjectFindings:
         """A project's findings with what it holds of the kinds the bridge does not write (read as a run reads

@@ -62,7 +62,12 @@ def _shape(documents: list[dict[str, Any]]) -> Counter[tuple[str, ...]]:
 def clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[Counter[tuple[str, ...]], Counter[tuple[str, ...]]]:
     """The documents and the census a clean run of the small project leaves (the census names links by label)."""
     world = fresh_world(tmp_path_factory.mktemp("documents") / "state.sqlite")
-    census = asyncio.run(world.clean_census())
+
+    async def clean() -> Counter[tuple[str, ...]]:
+        assert not (await world.run(tax_documents=True)).ledger.quarantine
+        return await world.census()
+
+    census = asyncio.run(clean())
     shapes = Counter(key for key in census.elements() if key[0] in DOCUMENT_KINDS)
     return shapes, census
 
@@ -71,8 +76,8 @@ def test_documents_are_uploaded_once_each_with_their_bytes_and_linked(tmp_path: 
     """Every receipt and contact file becomes one v1 document with the legacy name, size and type, linked to the
     transaction or contact made from its record; none is left unlinked; the spool keeps only 0600 manifests."""
     world = fresh_world(tmp_path / "state.sqlite")
-    plan = asyncio.run(world.run(dry_run=True))
-    run = asyncio.run(world.run())
+    plan = asyncio.run(world.run(dry_run=True, tax_documents=True))
+    run = asyncio.run(world.run(tax_documents=True))
     documents = _documents(world)
     uploads = sum(run.ledger.of(kind).to_create for kind in DOCUMENT_KINDS)
     assert uploads == len(documents) > 0
@@ -85,7 +90,7 @@ def test_documents_are_uploaded_once_each_with_their_bytes_and_linked(tmp_path: 
     spool = Path(f"{tmp_path / 'state.sqlite'}.spool")
     assert not list(spool.glob("*.bin"))
     assert all(stat.S_IMODE(m.stat().st_mode) == 0o600 for m in spool.glob("*.json"))
-    again = asyncio.run(world.run())
+    again = asyncio.run(world.run(tax_documents=True))
     assert sum(again.ledger.of(kind).requests for kind in DOCUMENT_KINDS) == 0
     assert len(_documents(world)) == len(documents)
 
@@ -102,8 +107,8 @@ def test_a_crash_between_upload_and_link_resumes_with_no_duplicate_document(
 
     async def crash_then_resume() -> Counter[tuple[str, ...]]:
         with pytest.raises(Crash):
-            await world.run(observer=CrashAt(kind, point))
-        resumed = await world.run()
+            await world.run(observer=CrashAt(kind, point), tax_documents=True)
+        resumed = await world.run(tax_documents=True)
         assert not resumed.ledger.quarantine
         return await world.census()
 

@@ -224,10 +224,10 @@ class World:
         dry_run: bool = False,
         controls: RunControls | None = None,
         observer: WriteObserver | None = None,
-        tax_documents: bool = True,
+        tax_documents: bool = False,
         **overrides: object,
     ) -> Outcome:
-        """A run (or plan) of this world; the tests carry every kind, the opt-in ones too, unless told not to."""
+        """A run (or plan) of this world as `bridge run` runs it; ``tax_documents`` is `--with tax-documents`."""
         return await migrate(
             self.settings(**overrides),
             dry_run=dry_run,

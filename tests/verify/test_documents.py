@@ -38,7 +38,7 @@ def migrated(tmp_path_factory: pytest.TempPathFactory) -> Verified:
     world = fresh_world(tmp_path_factory.mktemp("verify-documents") / "state.sqlite", projects=())
 
     async def both() -> Reconciliation:
-        await world.run()
+        await world.run(tax_documents=True)
         return await _verify(world)
 
     return Verified(world, asyncio.run(both()))
