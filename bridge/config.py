@@ -14,6 +14,7 @@ loopback one (a bearer token must not cross a network in clear).
 from __future__ import annotations
 
 import difflib
+import hashlib
 import ipaddress
 import os
 import tomllib
@@ -132,7 +133,7 @@ class Settings(BaseSettings):
     # 10 MB" (A78: 10 MiB), and one MiB above it leaves room for rounding (``clients.transfer``).
     max_file_bytes: Annotated[int, Field(ge=1)] = 11 * 1024 * 1024
     # Where downloads wait for their upload (0600 files) and their hashes are kept for verify; beside the state
-    # file when not set (``<state>.spool``), required for a state database given as a URL.
+    # file when not set (``<state>.spool``; see ``spool`` for a state database given as a URL).
     spool_dir: Path | None = None
 
     @classmethod
@@ -186,12 +187,14 @@ class Settings(BaseSettings):
         return self.v1_url, self.token
 
     def spool(self) -> Path:
-        """The spool directory (``spool_dir``, else beside the state file); ConfigError for a state URL without
-        one."""
+        """The spool directory: ``spool_dir``, else beside the state file; for a state database given as a URL,
+        ``bridge-spool/<digest of the URL and migration>`` in the working directory (the URL itself, which may
+        hold a password, is never a path)."""
         if self.spool_dir is not None:
             return self.spool_dir
         if "://" in self.state:
-            raise ConfigError("the state is a database URL: set spool_dir to a local directory for file downloads")
+            named = hashlib.sha256(f"{self.state}\n{self.migration}".encode()).hexdigest()[:16]
+            return Path("bridge-spool") / named
         return Path(f"{self.state}.spool")
 
 

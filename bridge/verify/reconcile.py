@@ -140,19 +140,11 @@ async def verify(
         ):
             # Credentials of another workspace would compare the wrong two sides: refused before any total is read.
             await check_workspaces(legacy, v1, store, legacy_url)
-            verifier = Verifier(legacy, v1, store, options, spool=_spool(settings))
+            verifier = Verifier(legacy, v1, store, options, spool=settings.spool())
             report = await verifier.run(migration_name(settings, store))
     finally:
         store.close()
     return report.model_copy(update={"requests": {name: c.count for name, c in counters.items()}})
-
-
-def _spool(settings: Settings) -> Path | None:
-    """Where the runs kept their files' hashes; None for a state URL without a spool_dir (legacy is re-read)."""
-    try:
-        return settings.spool()
-    except ConfigError:
-        return None
 
 
 def migration_name(settings: Settings, store: StateStore) -> str:

@@ -360,7 +360,9 @@ async def _record_as_read(app: ASGIApp, scope: Scope) -> object:
     """The record a PATCH/PUT addresses as the surface reads it (``updatedAt`` aside): from its own GET, or
     from its collection's pages where the record has no GET of its own (a v1 space); None if unreadable."""
     path: str = scope["path"]
-    found = await _read(app, scope, path)
+    # A document's link (PUT /documents/{id}/links/{kind}) has no GET of its own: it reads as its document.
+    owner, link, _ = path.partition("/links/")
+    found = await _read(app, scope, owner if link else path)
     if found is None:
         collection, _, record_id = path.rpartition("/")
         query: dict[str, object] | None = {"limit": 100}
