@@ -246,37 +246,53 @@ def _v1_project(settings: Settings, legacy_project: str) -> str:
     return found or legacy_project
 
 
+@dataclass(frozen=True, slots=True)
+class Watched:
+    """A `bridge run` child watched to its end: its peak resident memory, wall time, exit code, and whether it
+    finished within its limit."""
+
+    peak_rss_mb: float
+    wall_s: float
+    exit: int | None
+    finished: bool
+
+
+def watched_run(served: Served, state: Path, limit_s: float) -> Watched:
+    """A whole `bridge run` of the served workspace over ``state`` in a child process, its memory read while it
+    runs; past ``limit_s`` it is stopped with SIGTERM (a resumable stop, exit 3)."""
+    env = {
+        **os.environ,
+        "BRIDGE_LEGACY_URL": f"{served.base}/api/v1",
+        "BRIDGE_V1_URL": f"{served.base}/v1",
+        "BRIDGE_LEGACY_KEY": LEGACY_KEY,
+        "BRIDGE_V1_TOKEN": served.token,
+        "BRIDGE_STATE": str(state),
+    }
+    started = time.monotonic()
+    child = subprocess.Popen([*BRIDGE, "run", "--concurrency", "16"], env=env, stdout=subprocess.DEVNULL)
+    # The child's own high-water mark (VmHWM), read while it runs: ru_maxrss would not do, as Linux carries
+    # the spawning process's peak into the child's across exec, and this process held `medium` in memory.
+    peak_kb = 0
+    while child.poll() is None and time.monotonic() - started < limit_s:
+        peak_kb = max(peak_kb, _high_water_kb(child.pid))
+        time.sleep(0.2)
+    finished = child.poll() is not None
+    if not finished:
+        child.send_signal(signal.SIGTERM)
+        child.wait()
+    return Watched(round(peak_kb / 1024, 1), round(time.monotonic() - started, 1), child.returncode, finished)
+
+
 def _large_rss() -> dict[str, object]:
     with emulator("large") as served, tempfile.TemporaryDirectory() as scratch:
-        base, token = served.base, served.token
-        env = {
-            **os.environ,
-            "BRIDGE_LEGACY_URL": f"{base}/api/v1",
-            "BRIDGE_V1_URL": f"{base}/v1",
-            "BRIDGE_LEGACY_KEY": LEGACY_KEY,
-            "BRIDGE_V1_TOKEN": token,
-            "BRIDGE_STATE": str(Path(scratch) / "state.sqlite"),
-        }
-        started = time.monotonic()
-        child = subprocess.Popen([*BRIDGE, "run", "--concurrency", "16"], env=env, stdout=subprocess.DEVNULL)
-        # The child's own high-water mark (VmHWM), read while it runs: ru_maxrss would not do, as Linux carries
-        # the spawning process's peak into the child's across exec, and this process held `medium` in memory.
-        # Past the limit the run is stopped with SIGTERM (a resumable stop, exit 3) and the figures say so.
-        peak_kb = 0
-        while child.poll() is None and time.monotonic() - started < LARGE_TIME_LIMIT_S:
-            peak_kb = max(peak_kb, _high_water_kb(child.pid))
-            time.sleep(0.2)
-        finished = child.poll() is not None
-        if not finished:
-            child.send_signal(signal.SIGTERM)
-            child.wait()
+        watched = watched_run(served, Path(scratch) / "state.sqlite", LARGE_TIME_LIMIT_S)
         return {
-            "peak_rss_mb": round(peak_kb / 1024, 1),
-            "large_wall_s": round(time.monotonic() - started, 1),
-            "large_exit": child.returncode,
+            "peak_rss_mb": watched.peak_rss_mb,
+            "large_wall_s": watched.wall_s,
+            "large_exit": watched.exit,
             "rss_method": (
                 "VmHWM of the `bridge run` child on `large`, read every 0.2 s, "
-                + ("a complete run" if finished else f"stopped after {LARGE_TIME_LIMIT_S} s")
+                + ("a complete run" if watched.finished else f"stopped after {LARGE_TIME_LIMIT_S} s")
             ),
         }
 

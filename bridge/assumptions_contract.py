@@ -342,7 +342,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "answers 409 idempotency_conflict. The emulator fingerprints exactly that.",
         "V-SPEC: reuse 'with different content returns 409'; what is fingerprinted is not said, and httpx draws"
         " a random boundary per request.",
-        ("emulator.v1",),
+        ("emulator.v1", "clients.transfer"),
     ),
     Assumption(
         "A77",
@@ -364,7 +364,7 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "uploads take PDF and images only; a file id may hold '/', sent percent-encoded.",
         "legacy seed: attachments is a plain Actual field, contact fields 'when expanded'; L-SPEC: 'PDF or "
         "image files up to 10 MB', File.id example files/2024/03/budget-report.pdf.",
-        ("emulator.legacy", "clients.legacy"),
+        ("emulator.legacy", "clients.legacy", "clients.transfer"),
     ),
     Assumption(
         "A79",
@@ -511,6 +511,56 @@ PUBLISHED_CONTRACT: tuple[Assumption, ...] = (
         "V-SPEC: linkTransaction is a PUT with no body and no key, its 409 not described; number 'Matching is "
         "exact'; item order is not stated.",
         ("engine.purchase_orders", "engine.stale", "engine.replay"),
+    ),
+    Assumption(
+        "A93",
+        "how a document is uploaded and linked",
+        "The upload's `metadata` part is JSON text holding the file's name alone ({\"name\": ...}, the one "
+        "field of the published example besides links); the link is made afterwards by documents_link (PUT, no "
+        "Idempotency-Key, body {targetId}), and a tax document's description by documents_update. The `file` "
+        "part's Content-Type is the legacy File.type, its filename the File.name; the parts go file first.",
+        "V-SPEC: DocumentCreateMetadata is referenced but not defined; its example also sends links as one "
+        "object, whose shape the bridge does not rely on (research A.9 point 4).",
+        ("clients.transfer", "engine.documents"),
+    ),
+    Assumption(
+        "A94",
+        "finding an upload again past key retention",
+        "A document uploaded without links is listed by documents_list with unassigned=true until it is linked; "
+        "an upload whose answer was lost and whose key expired is found there by its name (the file's), so a "
+        "replay books it instead of uploading it again. Two unlinked documents of one name (one file carried "
+        "for two records, both lost) are told apart by nothing published: the first is taken.",
+        "V-SPEC: unassigned 'finds documents with no link'; what a document's listing matches by name is not "
+        "said, and contentHash names no algorithm.",
+        ("engine.documents", "engine.stale"),
+    ),
+    Assumption(
+        "A95",
+        "the largest file the bridge carries",
+        "max_file_bytes defaults to 11 MiB: legacy's published 10 MB read as 10 MiB (A78) plus 1 MiB, so no "
+        "file legacy accepted is refused for rounding; a larger one (legacy's own limit broken) is quarantined "
+        "file.too_large with its size, by its declared size before any download or as its bytes pass the cap.",
+        "L-SPEC: 'up to 10 MB' without saying 10^6 or 2^20; V-SPEC publishes no upload limit.",
+        ("clients.transfer", "engine.documents"),
+    ),
+    Assumption(
+        "A96",
+        "what a v1 document reports of its file",
+        "A v1 Document's size is the byte count of the uploaded file part and its mimeType that part's "
+        "Content-Type; documents_getContent serves the uploaded bytes unchanged. Verify compares the SHA-256 "
+        "of those bytes, the size and the type with the legacy file's, and records contentHash without relying "
+        "on it.",
+        "V-SPEC: Document.size is int64 and mimeType a string, neither said to be the upload's; contentHash is "
+        "'a hash of the file contents' with no algorithm.",
+        ("verify.documents",),
+    ),
+    Assumption(
+        "A97",
+        "the size a legacy file declares",
+        "A legacy File.size is the exact byte count its download serves: a download of another size is "
+        "quarantined file.size_mismatch (the file changed or is damaged), never uploaded.",
+        "L-SPEC: File.size is an integer 'size' without unit; the download is application/octet-stream.",
+        ("clients.transfer",),
     ),
     Assumption(
         "A99",

@@ -14,6 +14,7 @@ loopback one (a bearer token must not cross a network in clear).
 from __future__ import annotations
 
 import difflib
+import hashlib
 import ipaddress
 import os
 import stat
@@ -178,6 +179,12 @@ class Settings(BaseSettings):
     retry_ratio: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.1
     max_response_bytes: Annotated[int, Field(ge=1)] = MAX_RESPONSE_BYTES
     max_list_pages: Annotated[int, Field(ge=1)] = MAX_LIST_PAGES
+    # A legacy file above this many bytes is not carried (quarantined with its size): legacy publishes "up to
+    # 10 MB" (A78: 10 MiB), and one MiB above it leaves room for rounding (``clients.transfer``).
+    max_file_bytes: Annotated[int, Field(ge=1)] = 11 * 1024 * 1024
+    # Where downloads wait for their upload (0600 files) and their hashes are kept for verify; beside the state
+    # file when not set (``<state>.spool``; see ``spool`` for a state database given as a URL).
+    spool_dir: Path | None = None
 
     @classmethod
     def settings_customise_sources(
@@ -232,6 +239,17 @@ class Settings(BaseSettings):
         if self.token is None:
             raise ConfigError(f"no v1 token: set {ENV_TOKEN} or token_file in the --config file")
         return self.v1_url, self.token
+
+    def spool(self) -> Path:
+        """The spool directory: ``spool_dir``, else beside the state file; for a state database given as a URL,
+        ``bridge-spool/<digest of the URL and migration>`` in the working directory (the URL itself, which may
+        hold a password, is never a path)."""
+        if self.spool_dir is not None:
+            return self.spool_dir
+        if "://" in self.state:
+            named = hashlib.sha256(f"{self.state}\n{self.migration}".encode()).hexdigest()[:16]
+            return Path("bridge-spool") / named
+        return Path(f"{self.state}.spool")
 
 
 SECRETS = {"legacy_key": "legacy_key_file", "token": "token_file"}

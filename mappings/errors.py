@@ -75,6 +75,7 @@ class ErrorCode(StrEnum):
     SPLIT_SUM_MISMATCH = "split.sum_mismatch"
     # Workspace rates
     RATE_UNIT_MISSING = "rate.unit_missing"
+    FILE_INVALID = "file.invalid"
 
 
 # code -> (what is wrong, what the operator can do). One line each; the message adds record, field, value.
@@ -202,6 +203,10 @@ CATALOGUE: Final[dict[ErrorCode, tuple[str, str]]] = {
     ErrorCode.RATE_UNIT_MISSING: (
         "has no unit, which a v1 rate pack item requires",
         "set the rate's unit (hour, day, week, ...) in the legacy workspace and re-run",
+    ),
+    ErrorCode.FILE_INVALID: (
+        "is not a usable attachment (a File needs a text id, a name, a type and a size in bytes)",
+        "re-attach the file in the legacy workspace and re-run, or carry it by hand",
     ),
 }
 

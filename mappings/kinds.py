@@ -32,3 +32,6 @@ class Kind(StrEnum):
     RATE = "rate"
     PURCHASE_ORDER = "purchase_order"
     PO_LINK = "purchase_order_link"
+    RECEIPT = "receipt"
+    CONTACT_FILE = "contact_file"
+    TAX_DOCUMENT = "tax_document"

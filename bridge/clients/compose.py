@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import httpx
@@ -37,6 +37,26 @@ class Encoded:
     """A JSON body already written, byte for byte what ``json_bytes`` writes for its value."""
 
     content: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Streamed:
+    """A body sent as it is read (a document upload from its spool file), never held whole in memory.
+
+    ``chunks`` opens the body anew for each try of the request, so a retry sends the same bytes again."""
+
+    content_type: str
+    length: int
+    chunks: Callable[[], AsyncIterator[bytes]]
+
+
+class _Chunks(httpx.AsyncByteStream):
+    def __init__(self, body: Streamed) -> None:
+        self._body = body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._body.chunks():
+            yield chunk
 
 
 def json_bytes(body: object) -> bytes:
@@ -82,6 +102,9 @@ class Composer:
         url = self.url(path, params)
         if body is None:
             return httpx.Request(method, url, headers={**self._headers, **headers}, extensions=self._extensions)
+        if isinstance(body, Streamed):
+            sent = {**self._headers, **headers, "Content-Length": str(body.length), "Content-Type": body.content_type}
+            return httpx.Request(method, url, headers=sent, stream=_Chunks(body), extensions=self._extensions)
         content = body.content if isinstance(body, Encoded) else json_bytes(body)
         # httpx's header names are case-insensitive: what the caller gave keeps its place and value.
         given = self._given.union(name.lower() for name in headers) if headers else self._given

@@ -16,7 +16,7 @@ import ssl
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Literal, Self, TypeVar
+from typing import Literal, Protocol, Self, TypeVar
 
 import httpx
 import structlog
@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from bridge.clients.codec import read_json
-from bridge.clients.compose import Composer, Encoded
+from bridge.clients.compose import Composer, Encoded, Streamed
 from bridge.clients.limiter import AimdLimiter
 from bridge.clients.retry import RetryBudget, RetryPolicy, Timing, may_repeat, parse_retry_after, stop_error
 from bridge.clients.wire import AiohttpTransport
@@ -241,6 +241,14 @@ def error_for_transport(exc: httpx.TransportError, what: str, surface: Surface) 
     return NetworkError(f"{what} failed in transit: {type(exc).__name__}", reached_server=not never_sent)
 
 
+class Sink(Protocol):
+    """Takes a body's bytes as they arrive: started again on each try, it may refuse a chunk by raising."""
+
+    def start(self) -> None: ...
+
+    def write(self, chunk: bytes) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Call:
     """One request as the clients describe it; ``replay_safe`` says whether repeating it can duplicate a write."""
@@ -248,12 +256,14 @@ class Call:
     method: str
     path: str
     params: Sequence[tuple[str, str]] = ()
-    body: Json | Encoded = None
+    body: Json | Encoded | Streamed = None
     headers: Mapping[str, str] = field(default_factory=dict)
     replay_safe: bool = True
     ok: frozenset[int] = frozenset({200, 201, 204})
     leaf: bool = False
     """Nothing waits for this answer (a split item): it yields its turn to waiting requests that others wait for."""
+    sink: Sink | None = None
+    """Where a success's body goes as it arrives (a file's bytes), instead of being kept as the answer."""
 
     @property
     def what(self) -> str:
@@ -338,6 +348,12 @@ class HttpSession:
         request = self.endpoint.request(call)
         response = await self.endpoint.transport.handle_async_request(request)
         try:
+            if call.sink is not None and response.status_code in call.ok:
+                call.sink.start()
+                async for chunk in _decoded(response):
+                    call.sink.write(chunk)
+                response.request = request
+                return response
             declared = response.headers.get("Content-Length", "")
             # A declared length over the cap is refused unread; otherwise the decoded bytes are counted as they
             # arrive (a compressed body grows past its declared length).

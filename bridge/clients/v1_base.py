@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from bridge.clients.compose import Encoded
 from bridge.clients.http import REQUEST_ID_HEADER, Call, HttpSession, Json, json_body, parse_model
 from bridge.clients.pages import iterate_pages
+from bridge.clients.transfer import Spooled, upload_body
 from bridge.clients.v1_requests import BY_ID, Operation, checked, encoded, wire
 from bridge.errors import FatalError, ServiceUnavailable, UnexpectedResponse
 
@@ -63,6 +64,20 @@ class V1Calls:
         response = await self.session.send(call)
         # A delete answers 204 with no content.
         return None if response.status_code == 204 else json_body(response, call.what)
+
+    async def send_upload(
+        self, operation: str, body: Mapping[str, object], spooled: Spooled, mime_type: str, key: str
+    ) -> object:
+        """A multipart write (``documents_upload``): ``body`` checked as its published ``metadata`` part, the
+        file streamed from its spool file beside it, under a boundary derived from ``key`` (``transfer``)."""
+        found = BY_ID[operation]
+        if not found.multipart:
+            raise FatalError(f"{operation} is not a multipart operation")
+        metadata = wire(checked(found, body)) or {}
+        name = str(metadata.get("name") or "document")
+        content = upload_body(spooled, metadata, name, mime_type, key)
+        call = Call(found.method, found.render(()), body=content, headers=key_header(key), replay_safe=True)
+        return json_body(await self.session.send(call), call.what)
 
     async def read(self, operation: str, params: Sequence[str] = (), query: Sequence[tuple[str, str]] = ()) -> object:
         """The JSON answer of a read ``operation`` with its path ``params`` and ``query``."""

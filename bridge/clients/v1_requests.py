@@ -359,6 +359,25 @@ class PurchaseOrderCreate(Closed):
     items: Annotated[list[PurchaseOrderItemWrite], Field(max_length=100)] = []
 
 
+class DocumentUploadMetadata(Closed):
+    """The upload's ``metadata`` part. The description names DocumentCreateMetadata without defining it; its
+    one example sends ``name`` (and ``links``): the bridge sends the name alone and links afterwards (A93)."""
+
+    name: Annotated[StrictStr, Field(min_length=1, max_length=255)]
+
+
+class DocumentLinkRequest(Closed):
+    target_id: Id
+    phase_id: Id | None = None
+    replace: StrictBool = False
+
+
+class DocumentUpdate(Closed):
+    name: Annotated[StrictStr, Field(min_length=1, max_length=255)] = "-"
+    description: StrictStr | None = None
+    folder_id: Id | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class FanOut:
     """A write the engine journals as one intent of many single-record requests (split items have no bulk).
@@ -392,6 +411,8 @@ class Operation:
     fan_out: FanOut | None = None
     # A list read page by page (limit and cursor); False for a list answered whole (budget_listPhases, A47).
     pages: bool = True
+    # Sent as multipart/form-data: the body is the ``metadata`` part, the file travels beside it (uploads).
+    multipart: bool = False
     # The template's segments, None for a parameter: split once, since every request is matched against them.
     segments: tuple[str | None, ...] = field(init=False, repr=False, compare=False)
     # Whether pydantic writes every body of this shape as json.dumps writes it (see ``encoded``).
@@ -476,8 +497,9 @@ def _op(
     bulk: str | None = None,
     fan_out: FanOut | None = None,
     pages: bool = True,
+    multipart: bool = False,
 ) -> Operation:
-    return Operation(op_id, method, template, body, bulk, fan_out, pages)
+    return Operation(op_id, method, template, body, bulk, fan_out, pages, multipart)
 
 
 _PROJECT = "/projects/{projectId}"
@@ -548,6 +570,12 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("purchase-orders_createItem", "POST", f"{_ORDER}/items", PurchaseOrderItemWrite),
     # A PUT with no body and no Idempotency-Key (none is published): linking again changes nothing.
     _op("purchase-orders_linkTransaction", "PUT", f"{_ORDER}/transactions/{{transactionId}}"),
+    _op("documents_list", "GET", "/documents"),
+    _op("documents_get", "GET", "/documents/{documentId}"),
+    _op("documents_getContent", "GET", "/documents/{documentId}/content"),
+    _op("documents_upload", "POST", "/documents", DocumentUploadMetadata, multipart=True),
+    _op("documents_update", "PATCH", "/documents/{documentId}", DocumentUpdate),
+    _op("documents_link", "PUT", "/documents/{documentId}/links/{kind}", DocumentLinkRequest),
 )
 BY_ID: dict[str, Operation] = {op.id: op for op in OPERATIONS}
 

@@ -119,7 +119,9 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         timeouts = request.extensions.get("timeout", {})
-        body = await request.aread()
+        # A streamed body (a document upload) goes as it is read; any other is read whole, as httpx holds it.
+        streamed = not isinstance(request.stream, httpx.ByteStream)
+        body: object = request.stream if streamed else await request.aread()
         try:
             response = await self._open().request(
                 request.method,

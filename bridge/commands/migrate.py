@@ -140,6 +140,9 @@ def plan_command(out: Path | None, **options: object) -> Ending:
         counts = ", ".join(f"{k} {n}" for k, n in sorted(outcome.ledger.unknown_on_target.items()))
         click.echo(f"  the target already holds objects the state file does not know: {counts}")
     _list_removed(outcome.ledger)
+    uploads = outcome.ledger.uploads
+    if uploads.count:
+        click.echo(f"  uploads {uploads.count:,} documents, {uploads.bytes:,} bytes: billable on v1 (documents_upload)")
     _list_not_carried(outcome.ledger)
     show_orders(outcome.ledger, out.parent if out is not None else None)
     if out is not None:

@@ -86,11 +86,26 @@ def verify_command(
     for project in report.projects:
         if project.purchase_orders is not None:
             click.echo(f"purchase orders of {shown(project.name)}:")
-            for line in project.purchase_orders.lines():
-                click.echo(f"  {shown(line)}")
+            for said in project.purchase_orders.lines():
+                click.echo(f"  {shown(said)}")
+    for line in document_lines(report):
+        terminal.print(line)
     for path in written:
         click.echo(f"report: {path}")
     return ending
+
+
+def document_lines(report: Reconciliation) -> list[Text]:
+    """The documents that do not prove their legacy file, one line each (the first few; the rest in the
+    reports). Their ids and names are source text: plain, never markup."""
+    shown_here = report.documents[:TERMINAL_DIFFERENCES]
+    lines = [
+        Text(plain(f"document {d.kind} {d.legacy_id} (v1 {d.v1_id}): {d.problem}: legacy {d.legacy}, v1 {d.v1}"), "red")
+        for d in shown_here
+    ]
+    if len(report.documents) > len(shown_here):
+        lines.append(Text(f"... and {len(report.documents) - len(shown_here)} more documents in reconciliation.md"))
+    return lines
 
 
 def summary_table(report: Reconciliation) -> Table:

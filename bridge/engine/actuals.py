@@ -15,22 +15,21 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 from datetime import date
+from typing import Unpack
 
 from bridge.clients.v1_requests import BY_ID
 from bridge.engine.apply import Target, refused, removed
-from bridge.engine.inventory import RECEIPT
 from bridge.engine.kinds import spec
 from bridge.engine.plan import Fate, Tally, total
-from bridge.engine.project_step import ProjectStep
+from bridge.engine.project_step import ProjectStep, ProjectTools
 from bridge.engine.tasks import run_all, task_group
 from bridge.engine.wanted import Desired, JsonObject
 from bridge.engine.writes import Write
 from mappings.actuals import MappedActual, TransactionItem, item_patch, map_actual, part_ids
 from mappings.errors import MappingError
-from mappings.inventory import Stock, files
 from mappings.keys import source_hash
 from mappings.kinds import Kind
-from mappings.records import Actual, Phase
+from mappings.records import Actual, File, Phase
 from mappings.results import Mapped
 
 # Legacy actuals are read in date windows over this span around today; the client's open-ended edge reads
@@ -89,7 +88,13 @@ class ReadAhead:
 
 
 class ActualsStep(ProjectStep):
-    """Writes one project's actuals and their split parts, after its budget lines."""
+    """Writes one project's actuals and their split parts, after its budget lines, and keeps the files that
+    hang on them (their receipts) for the documents step (``attached``)."""
+
+    def __init__(self, **tools: Unpack[ProjectTools]) -> None:
+        super().__init__(**tools)
+        # Per project: (legacy actual id, its receipts) of each actual read that has any: a few bytes per file.
+        self.attached: dict[str, list[tuple[str, tuple[File, ...]]]] = {}
 
     def read_ahead(self, project_id: str) -> ReadAhead:
         """The project's actuals read, to be started early (``ReadAhead.fill``) and handed to ``run``."""
@@ -103,17 +108,15 @@ class ActualsStep(ProjectStep):
         return rows
 
     async def count(self, project_id: str, fate: Fate = Fate.HELD_BACK) -> Tally:
-        """The actuals and split parts the project holds, as ``fate`` (read, not mapped: for a held-back
-        project, or actuals left out by the operator), and their receipts."""
-        actuals = splits = 0
-        receipts = Stock(RECEIPT)
+        """The actuals, split parts and receipts the project holds, as ``fate`` (read, not mapped: for a
+        held-back project, or actuals left out by the operator)."""
+        actuals = splits = receipts = 0
         async for actual in self._rows(project_id):
             actuals += 1
             splits += len(actual.subactuals)
-            if actual.attachments:
-                receipts += files(RECEIPT, actual.attachments)
+            receipts += len(actual.attachments)
         held = Tally.of(Kind.ACTUAL, fate, actuals) + Tally.of(Kind.SPLIT, fate, splits)
-        return held + Tally(stock=(receipts,))
+        return held + Tally.of(Kind.RECEIPT, fate, receipts)
 
     async def run(self, project_id: str, v1_project: str, currency: str, read: ReadAhead) -> Tally:
         fresh: list[MappedActual] = []
@@ -123,7 +126,7 @@ class ActualsStep(ProjectStep):
         seen_splits: set[str] = set()
         room = asyncio.Semaphore(BULKS_IN_FLIGHT)
         done = Tally()
-        receipts = Stock(RECEIPT)
+        attached = self.attached.setdefault(project_id, [])
 
         async def send(part: list[MappedActual]) -> Tally:
             try:
@@ -140,7 +143,7 @@ class ActualsStep(ProjectStep):
                     await asyncio.sleep(0)
                 seen_actuals.add(actual.id)
                 if actual.attachments:
-                    receipts += files(RECEIPT, actual.attachments)
+                    attached.append((actual.id, actual.attachments))
                 try:
                     mapped = map_actual(project_id, v1_project, actual, currency, self.books.lookup)
                 except MappingError as error:
@@ -165,7 +168,7 @@ class ActualsStep(ProjectStep):
         done += total(task.result() for task in sends)
         done += await self._split_items(project_id, known_splits)
         done += removed(self.books, Kind.ACTUAL, project_id, seen_actuals)
-        return done + removed(self.books, Kind.SPLIT, project_id, seen_splits) + Tally(stock=(receipts,))
+        return done + removed(self.books, Kind.SPLIT, project_id, seen_splits)
 
     async def _existing_actual(self, project_id: str, mapped: MappedActual) -> Tally:
         # A40: a manual transaction's fields are patched in place (transactions_update).

@@ -26,16 +26,18 @@ from dataclasses import dataclass
 
 import structlog
 
+from bridge.clients.transfer import FileRefused
 from bridge.clients.v1 import V1Client
 from bridge.clients.v1_requests import UnpublishedBody, checked_write
 from bridge.engine.books import Books
 from bridge.engine.kinds import spec
 from bridge.engine.plan import Fate, QuarantinedRecord, Refusal, Tally
 from bridge.engine.points import WriteObserver
+from bridge.engine.spool import Spool
 from bridge.engine.tasks import run_all
 from bridge.engine.wanted import PLACEHOLDER
 from bridge.engine.writes import Write, id_of
-from bridge.errors import RecordError, UnexpectedResponse
+from bridge.errors import FatalError, RecordError, UnexpectedResponse
 
 log = structlog.get_logger("bridge.engine")
 
@@ -55,6 +57,8 @@ def _as_sent(write: Write) -> dict[str, object]:
 def rejection_code(error: RecordError) -> str:
     """The quarantine code of a record the target refused: the service's own ``code`` (target_<code>); an
     answer without one is named by its status, and a body refused before sending by its error's code."""
+    if isinstance(error, FileRefused):  # refused at the source, before v1 saw it: the code is ours
+        return error.code or "file.refused"
     if error.code:
         return f"target_{error.code}"
     return f"target_http_{error.status}" if error.status is not None else "target_refused"
@@ -95,10 +99,14 @@ def _refused(write: Write, members: Sequence[str], code: str, message: str, *, f
 class Executor:
     """Writes one request at a time through the journal; shared by every task of a run."""
 
-    def __init__(self, *, books: Books, v1: V1Client | None, observer: WriteObserver | None = None) -> None:
+    def __init__(
+        self, *, books: Books, v1: V1Client | None, observer: WriteObserver | None = None, spool: Spool | None = None
+    ) -> None:
         self.books = books
         self.v1 = v1
         self.observer = observer
+        # Where an upload's bytes come from (``engine.spool``); a run that uploads nothing needs none.
+        self.spool = spool
 
     def _reach(self, write: Write, point: str) -> None:
         if self.observer is not None:
@@ -149,7 +157,17 @@ class Executor:
 
     async def _send(self, write: Write) -> object:
         assert self.v1 is not None
+        if write.op.multipart:
+            return await self._upload(write)
         return await self.v1.send_write(write.operation, write.params, write.body, write.key)
+
+    async def _upload(self, write: Write) -> object:
+        """A document upload: its file downloaded (or found) in the spool, streamed out beside its metadata."""
+        assert self.v1 is not None
+        if self.spool is None or write.key is None:
+            raise FatalError(f"upload {write.step_key} needs a spool and an Idempotency-Key; the run gave none")
+        async with self.spool.held(write.members[0]) as (spooled, manifest):
+            return await self.v1.send_upload(write.operation, write.body, spooled, manifest.mime_type, write.key)
 
     async def _fan_out(self, write: Write, landed: Mapping[int, str]) -> Sent:
         """Send a fan-out's requests (a transaction's items in order, transactions side by side) but for the

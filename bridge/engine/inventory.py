@@ -12,7 +12,7 @@ references: there is no list operation for `/files`) is said in ``UNLISTED``.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterable, Sequence
+from collections.abc import Awaitable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from bridge.clients.legacy import LegacyClient
@@ -22,8 +22,7 @@ from mappings.inventory import Stock, as_files, files, nested, summed
 from mappings.records import Contact
 
 NOT_YET = "the bridge does not write them yet"
-# Counted by the actuals step as it reads the actuals (``engine.actuals``), not by a read of its own.
-RECEIPT = "receipt"
+TAX_DOCUMENT = "tax_document"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,13 +38,12 @@ class Held:
 
 
 HELD: tuple[Held, ...] = (
-    Held("contact_file", "contact attachments", Scope.WORKSPACE, "listContacts", NOT_YET),
     Held(
-        "tax_document",
+        TAX_DOCUMENT,
         "contact tax documents",
         Scope.WORKSPACE,
         "listContacts",
-        "they hold tax ids; they are to be carried only on an explicit opt-in, which the bridge does not offer yet",
+        "they hold tax ids: carried only on the operator's choice, needs --with tax-documents",
     ),
     Held(
         "bank_transaction",
@@ -58,7 +56,6 @@ HELD: tuple[Held, ...] = (
     ),
     Held("bank_transaction_file", "bank transaction attachments", Scope.WORKSPACE, "listTransactions", NOT_YET),
     Held("purchase_order_file", "purchase order attachments", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
-    Held(RECEIPT, "receipts and attachments on actuals", Scope.PROJECT, "listActuals", NOT_YET),
 )
 
 UNLISTED = (
@@ -80,20 +77,20 @@ UNAVAILABLE: tuple[Held, ...] = (
 BY_KIND: dict[str, Held] = {held.kind: held for held in (*HELD, *UNAVAILABLE)}
 
 
-def contact_files(contacts: Iterable[Contact]) -> tuple[Stock, Stock]:
-    """The contacts' attachments and tax documents, from the contacts read at preflight."""
-    held = tuple(contacts)
-    return (
-        files("contact_file", (f for c in held for f in c.attachments)),
-        files("tax_document", (f for c in held for f in c.tax_documents)),
-    )
+def contact_files(contacts: Iterable[Contact], carried: Collection[str]) -> tuple[Stock, ...]:
+    """The contacts' tax documents, from the contacts read at preflight, unless the run carries them."""
+    if TAX_DOCUMENT in carried:
+        return ()
+    return (files(TAX_DOCUMENT, (f for c in contacts for f in c.tax_documents)),)
 
 
-async def workspace_stock(legacy: LegacyClient, contacts: Sequence[Contact]) -> tuple[Stock, ...]:
-    """What the workspace holds beyond the kinds a run writes."""
+async def workspace_stock(
+    legacy: LegacyClient, contacts: Sequence[Contact], *, carried: Collection[str] = ()
+) -> tuple[Stock, ...]:
+    """What the workspace holds beyond the kinds a run writes (``carried``: the opt-in kinds it writes too)."""
     transactions, bank_unread = await _listed(legacy.bank_transactions())
     return (
-        *contact_files(contacts),
+        *contact_files(contacts, carried),
         _unread(summed("bank_transaction", transactions), bank_unread),
         _unread(files("bank_transaction_file", as_files(nested(transactions, "attachments"))), bank_unread),
     )

@@ -16,12 +16,14 @@ remember.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
 from bridge.engine import remarks, wanted
 from bridge.engine.wanted import Records
 from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
+from mappings.documents import CARRIED, Carried
 from mappings.kinds import Kind
 from mappings.lines import BULK_KIND as LINE_BULK_KIND
 
@@ -40,6 +42,9 @@ class Reads(StrEnum):
     LIBRARY = "library"
     # A project's budget tree, read when its lines' turn comes and held (``TreeRoom``) while they are written.
     TREE = "tree"
+    # Files hanging on records another kind reads (an actual's receipts, a contact's attachments): uploaded
+    # and linked by the documents step (``engine.documents``).
+    FILES = "files"
     # A project's actuals, streamed window by window by a step of their own (``engine.actuals``).
     ACTUALS = "actuals"
     # A project's purchase orders (with their items, contact and actuals), read and written by a step of their
@@ -60,6 +65,12 @@ class Natural:
     fields: tuple[str, ...]
     filters: tuple[str, ...] = ()
     rows: str | None = None
+    # Query parameters the stale lookup always sends: where a lost create's record waits (a document not
+    # linked yet is among the unassigned ones).
+    query: tuple[tuple[str, str], ...] = ()
+    # Which rows of the listing are this kind's, when kinds share one listing (documents, by link and
+    # description); every row when None.
+    holds: Callable[[Mapping[str, object]], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,18 +335,41 @@ KINDS: tuple[KindSpec, ...] = (
     ),
 )
 
+
+def _linked(carried: Carried) -> Callable[[Mapping[str, object]], bool]:
+    """Whether a v1 document is of ``carried``'s kind: linked as its kind links, with its description."""
+
+    def holds(row: Mapping[str, object]) -> bool:
+        links = row.get("links")
+        kinds = {link.get("kind") for link in links if isinstance(link, Mapping)} if isinstance(links, list) else set()
+        return carried.link in kinds and row.get("description") == carried.description
+
+    return holds
+
+
+def _document(carried: Carried, scopes: Mapping[Kind, Scope]) -> KindSpec:
+    """The kind of one ``Carried`` attachment: its documents live where the record it hangs on does, are
+    uploaded after it, and are found again past key retention among the unlinked documents by name (an
+    upload's answer lost before its link: the link comes after)."""
+    return KindSpec(
+        carried.kind,
+        carried.label,
+        scopes[carried.target],
+        create="documents_upload",
+        update=None,
+        natural=Natural("documents_list", ("name",), query=(("unassigned", "true"),), holds=_linked(carried)),
+        reads=Reads.FILES,
+        needs=(carried.target,),
+    )
+
+
+KINDS += tuple(_document(carried, {s.kind: s.scope for s in KINDS}) for carried in CARRIED)
 _BY_KIND = {spec.kind: spec for spec in KINDS}
-_BY_CREATE = {spec.create: spec for spec in KINDS}
 
 
 def spec(kind: Kind) -> KindSpec:
     """The declaration of one kind."""
     return _BY_KIND[kind]
-
-
-def created_by(operation: str) -> KindSpec | None:
-    """The kind a create operation writes (None for an operation that creates no declared kind)."""
-    return _BY_CREATE.get(operation)
 
 
 def crosswalk_kind(kind: Kind) -> str:

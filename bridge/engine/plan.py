@@ -29,6 +29,7 @@ from bridge import assumptions
 from bridge.engine.choices import Choices
 from bridge.engine.inventory import HELD, UNAVAILABLE, UNLISTED, Held
 from bridge.engine.kinds import KINDS, KindSpec, order, stages
+from mappings.documents import UPLOADS
 from mappings.inventory import Stock
 from mappings.kinds import Kind
 from mappings.notes import Note, NoteKind
@@ -260,6 +261,11 @@ class Plan:
         """Each kind the run carries with losses (``KindSpec.losses``) that it met, with its record count."""
         return [(kind, self.of(kind.kind).records) for kind in KINDS if kind.losses and kind.kind in self.kinds]
 
+    @property
+    def uploads(self) -> Stock:
+        """The documents the run uploads (``engine.documents``): their count and bytes; v1 bills each upload."""
+        return self.inventory.get(UPLOADS, Stock(UPLOADS))
+
     def counts(self) -> dict[str, object]:
         """Per kind what the run did, and its requests: what the state file keeps with the run for `status`."""
         return {"kinds": {k.kind.value: k.as_json() for k in self.ordered()}, "requests": self.requests}
@@ -323,6 +329,7 @@ class Plan:
             ],
             "unlisted": UNLISTED,
             "purchase_orders": orders_json(self.orders),
+            "uploads": {"count": self.uploads.count, "bytes": self.uploads.bytes, "billable": True},
             "unknown_on_target": dict(sorted(self.unknown_on_target.items())),
             "assumptions": [{"id": a.id, "topic": a.topic, "text": a.text} for a in self.depends_on()],
             "notes": list(self.notes),

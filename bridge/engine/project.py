@@ -26,6 +26,7 @@ from typing import TypeVar, Unpack
 from bridge.engine.actuals import ActualsStep, ReadAhead, actual_currency
 from bridge.engine.apply import Target, left_out
 from bridge.engine.choices import Choices, Extra
+from bridge.engine.documents import BY_KIND, Documents
 from bridge.engine.inventory import project_stock
 from bridge.engine.kinds import KindSpec, Reads, Scope, of_scope, spec, waves
 from bridge.engine.plan import Fate, Tally, total
@@ -35,8 +36,9 @@ from bridge.engine.source import ProjectLibrary
 from bridge.engine.tasks import run_all
 from bridge.engine.wanted import View, Wanted
 from bridge.engine.workspace import Writer
+from mappings.documents import Carried
 from mappings.kinds import Kind
-from mappings.records import LineFields
+from mappings.records import File, LineFields
 from mappings.refs import WORKSPACE
 
 # Budget lines the trees being written may hold before another tree waits: about 70 MB of compact nodes.
@@ -89,7 +91,7 @@ class TreeRoom:
 class ProjectPipeline(ProjectStep):
     """Writes everything inside one project, after the workspace stage has run."""
 
-    def __init__(self, *, view: View, choices: Choices, **tools: Unpack[ProjectTools]) -> None:
+    def __init__(self, *, view: View, choices: Choices, documents: Documents, **tools: Unpack[ProjectTools]) -> None:
         super().__init__(**tools)
         self.view = view
         self.choices = choices
@@ -97,6 +99,10 @@ class ProjectPipeline(ProjectStep):
         self.actuals = ActualsStep(**tools)
         # ``--with submit-pending``: drafts of legacy pending orders go into v1's approval flow (notifies approvers).
         self.orders = OrdersStep(submit_pending=choices.wants(Extra.SUBMIT_PENDING), **tools)
+        self.documents = documents
+        # The files hanging on each kind of project record, per project, as the step reading those records kept
+        # them: (legacy record id, its files). Another kind of attachment adds its records' step here.
+        self.attached: dict[Kind, dict[str, list[tuple[str, tuple[File, ...]]]]] = {Kind.ACTUAL: self.actuals.attached}
 
     def writers(self, view: View, read: ReadAhead) -> dict[Kind, Writer]:
         """The coroutine that writes each project-scoped kind of ``view``'s project (its actuals from ``read``)."""
@@ -106,7 +112,8 @@ class ProjectPipeline(ProjectStep):
     def _writer(self, kind: KindSpec, view: View, read: ReadAhead, orders: OrdersRead) -> Writer:
         library = view.inside
         currency = actual_currency(library.phases)
-        if not self.choices.carries(kind.kind):
+        # Documents left out are counted by their step, from the files their records' step kept.
+        if not self.choices.carries(kind.kind) and kind.reads is not Reads.FILES:
             if kind.reads is Reads.ACTUALS:  # split parts are left out with their transactions (``choices``)
                 return lambda: self.actuals.count(library.project.id, Fate.LEFT_OUT)
             if kind.reads is Reads.ORDERS:
@@ -118,8 +125,18 @@ class ProjectPipeline(ProjectStep):
             return lambda: self.orders.links(library.project.id, orders)
         if kind.reads is Reads.ORDERS:
             return lambda: self.orders.orders(library.project.id, view.v1_project, currency, orders)
+        if kind.reads is Reads.FILES:
+            return lambda: self._files(BY_KIND[kind.kind], library.project.id)
         target = Target(kind, library.project.id, (view.v1_project,))
         return lambda: self._records(kind, view, lambda wanted: self.applier.write(target, wanted))
+
+    async def _files(self, carried: Carried, project_id: str) -> Tally:
+        """The files of ``carried``'s kind hanging on the project's records, as the step that read them kept them
+        (an actual's receipts: the actuals step)."""
+        attached = self.attached[carried.target].pop(project_id, [])
+        if carried.kind not in self.documents.kinds:
+            return Tally()
+        return await self.documents.write(carried, project_id, attached)
 
     async def _records(self, kind: KindSpec, view: View, then: Callable[[Wanted], Awaitable[T]]) -> T:
         """``then`` over the kind's records in ``view``'s project, what they are drawn from read first."""

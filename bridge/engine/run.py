@@ -35,6 +35,7 @@ from bridge.engine.apply import Applier
 from bridge.engine.books import Books
 from bridge.engine.choices import Choices, Extra
 from bridge.engine.collector import run_pace
+from bridge.engine.documents import Documents
 from bridge.engine.executor import Executor
 from bridge.engine.features import lacking_kinds, left_out
 from bridge.engine.inventory import workspace_stock
@@ -46,9 +47,11 @@ from bridge.engine.progress import Progress
 from bridge.engine.project import ProjectPipeline
 from bridge.engine.replay import replay_in_flight
 from bridge.engine.source import Listed, ProjectLibrary, read_workspace
+from bridge.engine.spool import Spool
 from bridge.engine.tasks import run_all
 from bridge.engine.workspace import WorkspaceStage, Writer
 from bridge.errors import ResumableStop
+from mappings.documents import TAX_DOCUMENTS
 from mappings.kinds import Kind
 from state.store import StateStore, open_state
 
@@ -172,7 +175,8 @@ async def _migrate(
     ledger.notes.extend(checked.warnings)
     run_id = None if dry_run else store.runs.start(namespace, checked.source, checked.target, _options(settings)).id
     books = Books(store.database, run_id)
-    executor = Executor(books=books, v1=None if dry_run else v1, observer=observer)
+    spool = Spool(settings.spool(), legacy.session, cap=settings.max_file_bytes)
+    executor = Executor(books=books, v1=None if dry_run else v1, observer=observer, spool=spool)
     report = Report(ledger, books, progress, live=not dry_run)
     log.info("bridge.run.started", run_id=run_id, migration=namespace, dry_run=dry_run)
     try:
@@ -181,8 +185,19 @@ async def _migrate(
             report.fold(replay.tally)
             applier = Applier(executor, books, namespace, salt=f"run-{run_id}", replayed=replay.finished)
             lacking = await lacking_kinds(v1)
+            # Contacts' tax documents hold tax ids: carried only on the operator's `--with tax-documents`.
+            opted = frozenset({TAX_DOCUMENTS}) if choices.wants(Extra.TAX_DOCUMENTS) else frozenset[str]()
+            cap = settings.max_file_bytes
+            documents = Documents(applier, spool, cap=cap, extras=opted, left_out=choices.without)
             projects = await _write_everything(
-                settings, legacy, checked.listed, applier, report, choices=choices, pipelines=pipelines, lacking=lacking
+                settings,
+                legacy,
+                checked.listed,
+                documents,
+                report,
+                choices=choices,
+                pipelines=pipelines,
+                lacking=lacking,
             )
     except BaseException as exc:
         await books.aclose()
@@ -224,7 +239,7 @@ async def _write_everything(
     settings: Settings,
     legacy: LegacyClient,
     listed: Listed,
-    applier: Applier,
+    documents: Documents,
     report: Report,
     *,
     choices: Choices,
@@ -233,16 +248,19 @@ async def _write_everything(
 ) -> tuple[str, ...]:
     """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read. The
     ``lacking`` kinds (the target's plan lacks their feature) are counted as not carried instead."""
+    applier = documents.applier
     # ``--with contact-private``: the contacts' phone and address are carried (A101).
     private = choices.wants(Extra.CONTACT_PRIVATE)
     source = await read_workspace(legacy, listed, settings.projects, contact_private=private)
     read = tuple(library.project.id for library in source.projects)
-    stage = WorkspaceStage(applier, source, whole=not settings.projects, choices=choices, lacking=lacking)
+    stage = WorkspaceStage(
+        applier, source, whole=not settings.projects, choices=choices, lacking=lacking, documents=documents
+    )
     report.fold(Tally(stock=left_out(source, lacking)))
     started = time.monotonic()
     if not settings.projects:
         # Counted when the whole workspace is, as verify counts it (a run of some projects leaves it out).
-        report.fold(Tally(stock=await workspace_stock(legacy, source.contacts)))
+        report.fold(Tally(stock=await workspace_stock(legacy, source.contacts, carried=documents.kinds)))
     writers = stage.writers()
     for kinds in waves(Scope.WORKSPACE):
         report.fold(await _wave(kinds, writers))
@@ -256,6 +274,7 @@ async def _write_everything(
         namespace=applier.namespace,
         view=stage.view,
         choices=choices,
+        documents=documents,
     )
     # Projects are independent of each other; the limiter bounds the requests in flight across all of them.
     # Budget trees (the big memory) are admitted by the lines they hold (TreeRoom), several at once.

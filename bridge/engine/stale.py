@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bridge.clients.v1 import V1Client
-from bridge.engine.kinds import created_by, spec
+from bridge.engine.kinds import spec
 from bridge.engine.writes import Write
 from bridge.errors import FatalError
 
@@ -35,13 +35,14 @@ def _matches(entry: Mapping[str, object], row: Mapping[str, object], fields: Seq
 
 async def find_on_target(v1: V1Client, write: Write) -> list[str] | None:
     """The v1 ids of ``write``'s records if all are on the target, None if none is; FatalError otherwise."""
-    declared = created_by(write.operation)
-    if declared is None:
+    declared = spec(write.kind)
+    if declared.create != write.operation:
         return None
     fields = declared.natural.fields
     entries = write.entries() if write.list_field else [write.body]
     first = entries[0] if entries and isinstance(entries[0], Mapping) else {}
     query = [(name, str(first[name])) for name in declared.natural.filters if isinstance(first.get(name), str)]
+    query += declared.natural.query
     found: list[str | None] = [None] * len(entries)
     claimed: set[str] = set()
     # The kind's list takes the path parameters its create took (a project kind's v1 project).

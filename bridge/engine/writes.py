@@ -92,8 +92,10 @@ class Write:
 
     @property
     def known_ids(self) -> tuple[str, ...]:
-        """An update's v1 id: its last path parameter."""
-        return self.params[-1:] if self.method in ("PATCH", "PUT") else ()
+        """An update's v1 id: its last path parameter; a link's (a PUT): its first, the record it links."""
+        if self.method == "PUT":
+            return self.params[:1]
+        return self.params[-1:] if self.method == "PATCH" else ()
 
     @property
     def hashes(self) -> tuple[str, ...]:

@@ -34,7 +34,6 @@ from bridge.clients.legacy import LegacyClient
 from bridge.clients.legacy_actuals import ActualsReader, day_end, day_start, total_amount
 from bridge.clients.v1 import V1Client
 from bridge.engine.actuals import ACTUALS_WINDOW_ROWS, ACTUALS_YEARS_AHEAD, ACTUALS_YEARS_BACK
-from bridge.engine.inventory import RECEIPT
 from bridge.errors import UnexpectedResponse
 from bridge.verify.convert import as_counted
 from bridge.verify.drill import Presence
@@ -47,9 +46,9 @@ from bridge.verify.split_parts import ItemDetails
 from bridge.verify.targets import item_targets, transaction_target
 from bridge.verify.transactions import LineLookup, transaction_difference, unclaimed_transaction
 from mappings.actuals import part_ids
-from mappings.inventory import Stock, files
+from mappings.inventory import Stock
 from mappings.kinds import Kind
-from mappings.records import Actual
+from mappings.records import Actual, File
 from mappings.shapes import parse_row, without_duplicates
 from state.crosswalk import Crosswalk
 
@@ -106,10 +105,12 @@ class ActualsFound:
     v1_sums: Mapping[str, tuple[int, int]]
     transactions: tuple[TransactionDifference, ...]
     ledgers: Ledgers
-    # The receipts and attachments on the actuals (``engine.inventory``: not carried yet).
+    # What the source holds beyond the kinds a run writes (``engine.inventory``).
     stock: tuple[Stock, ...] = ()
     # Split parts whose v1 item holds another line label, quantity, unit or rate (``split_parts``).
     parts: tuple[LibraryDifference, ...] = ()
+    # (legacy actual id, its receipts) of each actual read that has any, for the documents' ledger.
+    attached: tuple[tuple[str, tuple[File, ...]], ...] = ()
 
 
 async def list_target(v1: V1Client, v1_project_id: str, project_id: str) -> Target:
@@ -221,7 +222,7 @@ class _Comparison:
         self.parts: list[LibraryDifference] = []
         self.tallies = {kind: KindTally(checked=target is not None) for kind in STREAMED}
         self.held = HeldCount()
-        self.receipts = Stock(RECEIPT)
+        self.attached: list[tuple[str, tuple[File, ...]]] = []
 
     def window(self, actuals: list[Actual]) -> None:
         """A window's actuals: looked up in the crosswalk together, then compared and counted one by one."""
@@ -248,7 +249,7 @@ class _Comparison:
         for actual in actuals:
             self._actual(actual, copies[Kind.ACTUAL].get(actual.id), copies[Kind.SPLIT])
             if actual.attachments:
-                self.receipts += files(RECEIPT, actual.attachments)
+                self.attached.append((actual.id, actual.attachments))
 
     def _count(self, kind: Kind, legacy_ids: list[str], copies: Mapping[str, str], held: Mapping[str, str]) -> None:
         """The ledger's buckets and set check for a window's records of one kind."""
@@ -370,6 +371,6 @@ class _Comparison:
             v1_sums=self.target.sums if self.target else {},
             transactions=(*self.differences, *self.unexpected),
             ledgers=Ledgers(tallies, self.held),
-            stock=(self.receipts,),
             parts=tuple(self.parts),
+            attached=tuple(self.attached),
         )

@@ -21,8 +21,16 @@ from bridge.verify.heldback import KIND_ORDER, HeldCount, money_of, summarize
 from bridge.verify.inventory import inventory, tallies
 from bridge.verify.ledger import KindTally, is_clean, kind_ledger, left_behind
 from bridge.verify.remark_checks import RemarkFindings
-from bridge.verify.schema import LibraryDifference, ProjectReport, QuarantinedRecord, Reconciliation, Totals
+from bridge.verify.schema import (
+    DocumentDifference,
+    LibraryDifference,
+    ProjectReport,
+    QuarantinedRecord,
+    Reconciliation,
+    Totals,
+)
 from mappings.inventory import Stock
+from mappings.records import File
 
 NOTHING_MIGRATED = "no migrated project to verify: run `bridge run` first"
 # The ledger's order: the kinds a run writes, in its order, then the kinds it does not, as declared.
@@ -57,6 +65,8 @@ class ProjectFindings:
     library: ProjectLibrary | None = None
     # What the project holds of the kinds the bridge does not write (``engine.inventory``).
     stock: tuple[Stock, ...] = ()
+    # (legacy actual id, its files) of each actual read with any: the receipts' part of the documents' ledger.
+    attached: tuple[tuple[str, tuple[File, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +104,7 @@ def fold(
     quarantine: Sequence[QuarantinedRecord],
     notes: Sequence[str],
     remarks: RemarkFindings | None = None,
+    documents: Sequence[DocumentDifference] = (),
 ) -> Reconciliation:
     """Every finding into the one reconciliation: the only place verdicts and the ledger are counted."""
     every = [*migrated, *unmigrated]
@@ -117,7 +128,7 @@ def fold(
         if entry.kind in identity.left_out
     ]
     return Reconciliation(
-        reconciled=not failing and is_clean(entries) and bool(migrated) and not uncounted,
+        reconciled=not failing and is_clean(entries) and bool(migrated) and not uncounted and not documents,
         held_back=summarize(entries, quarantine, ledgers.held, money_of(reports)),
         fail_on=identity.fail_on,
         generated_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -133,6 +144,7 @@ def fold(
         remarks=remarks.check,
         inventory=held,
         unlisted=UNLISTED,
+        documents=list(documents),
         quarantine=list(quarantine),
         requests={},
         assumptions=[f"{a.id} {a.topic}" for a in used_by("verify")],

@@ -64,6 +64,7 @@ def render_html(report: Reconciliation) -> str:
         *_money_section(money_rows(report)),
         *_not_compared(report),
         *_differences_section(entries, index),
+        *_documents_section(report),
         *(f'<p class="note">{escape(n)}</p>' for n in report.notes),
         *_workspace_library(report),
         *remarks_report.html(report.remarks),
@@ -75,6 +76,23 @@ def render_html(report: Reconciliation) -> str:
     parts += _inventory_section(report)
     parts += ['<h2 id="ledger">Ledger</h2>', ledger_table(report.ledger), "</body></html>"]
     return "\n".join(parts) + "\n"
+
+
+def _documents_section(report: Reconciliation) -> list[str]:
+    """Each v1 document that does not prove its legacy file (bytes, size, type, link)."""
+    if not report.documents:
+        return []
+    rows = "".join(
+        f"<tr><td>{escape(d.kind)}</td><td>{escape(d.scope)}</td><td><code>{escape(d.legacy_id)}</code></td>"
+        f"<td><code>{escape(d.v1_id)}</code></td><td>{escape(d.problem)}</td><td>{escape(d.legacy)}</td>"
+        f"<td>{escape(d.v1)}</td></tr>"
+        for d in report.documents
+    )
+    return [
+        f'<section id="documents"><h2>Documents that do not prove their legacy file ({len(report.documents)})</h2>',
+        "<table><tr><th>kind</th><th>scope</th><th>legacy id</th><th>v1 id</th><th>problem</th><th>legacy</th>"
+        f"<th>v1</th></tr>{rows}</table></section>",
+    ]
 
 
 def _inventory_section(report: Reconciliation) -> list[str]:

@@ -47,6 +47,7 @@ from bridge.verify.compare import FailOn, Verdict, worst
 from bridge.verify.contacts_private import private_differences
 from bridge.verify.convert import PhaseRate
 from bridge.verify.declared import sources, state_scope, targets
+from bridge.verify.documents import DocumentCheck, DocumentFindings, carried_in
 from bridge.verify.findings import Identity, Ledgers, LibraryFindings, ProjectFindings, fold
 from bridge.verify.heldback import (
     HeldBy,
@@ -156,7 +157,8 @@ async def verify(
         ):
             # Credentials of another workspace would compare the wrong two sides: refused before any total is read.
             await check_workspaces(legacy, v1, store, legacy_url)
-            report = await Verifier(legacy, v1, store, options).run(migration_name(settings, store))
+            verifier = Verifier(legacy, v1, store, options, spool=settings.spool())
+            report = await verifier.run(migration_name(settings, store))
     finally:
         store.close()
     return report.model_copy(update={"requests": {name: c.count for name, c in counters.items()}})
@@ -200,7 +202,10 @@ class Verifier:
     """One verification: the state file's identities and both clients. What it finds, each comparison
     returns; ``fold`` counts it (nothing here is changed once the comparisons start)."""
 
-    def __init__(self, legacy: LegacyClient, v1: V1Client, store: StateStore, options: VerifyOptions) -> None:
+    def __init__(
+        self, legacy: LegacyClient, v1: V1Client, store: StateStore, options: VerifyOptions, spool: Path | None = None
+    ) -> None:
+        self.spool = spool
         self.legacy = legacy
         self.v1 = v1
         self.store = store
@@ -244,6 +249,7 @@ class Verifier:
         libraries = tuple(read.get(p.id) or ProjectLibrary(p, (), ProjectBudget(project_id=p.id), ()) for p in wanted)
         rows = await self._workspace_rows()
         workspace, stock = await self._workspace(libraries, rows)
+        documents = await self._documents([*compared, *unmigrated])
         library = self._library(rows)
         if self.options.contact_private and not self.options.projects:
             library = LibraryFindings(library.differences + tuple(await self._private(rows)))
@@ -265,13 +271,40 @@ class Verifier:
             identity,
             migrated=compared,
             unmigrated=unmigrated,
-            workspace=workspace,
+            workspace=workspace + documents.ledgers,
             stock=stock,
             library=library,
             quarantine=quarantine,
             notes=notes,
             remarks=remarks,
+            documents=documents.differences,
         )
+
+    async def _documents(self, compared: Sequence[ProjectFindings]) -> DocumentFindings:
+        """The documents' ledger and differences (``verify.documents``): the contacts' files on a verification
+        of the whole workspace, the receipts of the projects read."""
+        whole = not self.options.projects
+        contacts = tuple(await self.legacy.contacts()) if whole else None
+        receipts = [(f.report.project_id, actual, files) for f in compared for actual, files in f.attached]
+        above = {key: up for f in compared if f.library for key, up in self._chain(f.library.project).items()}
+
+        def find(kind: str, scope: str, legacy_id: str) -> str | None:
+            if kind in STREAMED:
+                return self.store.crosswalk.lookup_many(kind, [legacy_id], scope).get(legacy_id)
+            return self.lookup(kind, scope, legacy_id)
+
+        check = DocumentCheck(
+            self.v1,
+            self.legacy.session,
+            self.crosswalk,
+            self.quarantine,
+            spool=self.spool,
+            latest_run=self.latest_run,
+            find=find,
+            above=above,
+        )
+        verified = frozenset(f.report.v1_project_id for f in compared if f.report.v1_project_id)
+        return await check.run(contacts, receipts, None if whole else verified)
 
     async def _counted(self, compared: Awaitable[ProjectFindings]) -> ProjectFindings:
         """A project's findings with what it holds of the kinds the bridge does not write (read as a run reads
@@ -430,7 +463,9 @@ class Verifier:
         orders, order_ledgers = await self._orders(project, legacy, actuals_currency, None)
         ledgers = self._budget_ledgers(library, legacy, None) + actuals.ledgers + order_ledgers
         report = report.model_copy(update={"notes": report.notes + notes, "purchase_orders": orders.report})
-        return ProjectFindings(report, tuple(verdicts), ledgers, library=library, stock=actuals.stock)
+        return ProjectFindings(
+            report, tuple(verdicts), ledgers, library=library, stock=actuals.stock, attached=actuals.attached
+        )
 
     def _selected(self, v1_project_id: str) -> bool:
         if not self.options.projects:
@@ -555,7 +590,9 @@ class Verifier:
         )
         library_read = await with_remarks(self.legacy, library_of(project, legacy))
         ledgers = self._budget_ledgers(library_read, legacy, copies) + actuals.ledgers + order_ledgers
-        return ProjectFindings(report, tuple(verdicts), ledgers, tuple(tag_notes), library_read, actuals.stock)
+        return ProjectFindings(
+            report, tuple(verdicts), ledgers, tuple(tag_notes), library_read, actuals.stock, actuals.attached
+        )
 
     async def _copies(self, v1: V1Project) -> Copies:
         """The v1 project's phases and library copies, and the rows of every project kind's listing (its lines
@@ -610,7 +647,9 @@ class Verifier:
         listed[Kind.PROJECT] = tuple(t for t in listed.get(Kind.PROJECT, ()) if self._selected(t.v1_id))
         parents = {key: above for library in libraries for key, above in self._chain(library.project).items()}
         parents.update(within_parents(records))
-        stock = (*(await workspace_stock(self.legacy, contacts) if whole else ()), *left_out(source, lacking))
+        carried = carried_in(self.crosswalk, self.quarantine)  # an opt-in kind the runs carried is not held
+        held = await workspace_stock(self.legacy, contacts, carried=carried) if whole else ()
+        stock = (*held, *left_out(source, lacking))
         return self._listed(records, WORKSPACE_SCOPE, parents, listed), stock
 
     async def _private(self, rows: Mapping[str, list[object]]) -> list[LibraryDifference]:

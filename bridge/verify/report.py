@@ -78,6 +78,19 @@ def render_markdown(report: Reconciliation) -> str:
     lines += [f"> {_text(note)}" for note in report.notes]
     lines += [""] if report.notes else []
     lines += _lead_md(report)
+    if report.documents:
+        lines += [
+            f"## Documents that do not prove their legacy file ({len(report.documents)})",
+            "",
+            "| kind | scope | legacy id | v1 id | problem | legacy | v1 |",
+            "|---|---|---|---|---|---|---|",
+            *(
+                f"| {_text(d.kind)} | {_text(d.scope)} | {_code(d.legacy_id)} | {_code(d.v1_id)} | "
+                f"{_text(d.problem)} | {_text(d.legacy)} | {_text(d.v1)} |"
+                for d in report.documents
+            ),
+            "",
+        ]
     if report.library:
         lines += [
             f"## Workspace library items that differ from what the runs wrote ({len(report.library)})",

@@ -370,6 +370,18 @@ class InventoryEntry(ReportModel):
     why: str
 
 
+class DocumentDifference(ReportModel):
+    """One v1 document that does not prove its legacy file: its bytes, size, type or link (1.7.0)."""
+
+    kind: str = Field(description="receipt, contact_file or tax_document")
+    scope: str = Field(description="the legacy project id, or empty for the workspace")
+    legacy_id: str = Field(description="<legacy file id>@<link kind>:<legacy record id>")
+    v1_id: str
+    problem: str = Field(description="bytes differ (SHA-256), size differs, type differs, not linked, ...")
+    legacy: str = Field(description="what the legacy side holds (a hash, a size, a type, the expected link)")
+    v1: str = Field(description="what v1 holds now")
+
+
 class Reconciliation(ReportModel):
     """The whole report: ``reconciled`` is the answer; the rest says why."""
 
@@ -403,6 +415,10 @@ class Reconciliation(ReportModel):
         description="every kind the source holds that the bridge does not write, counted, with why (1.6.0)",
     )
     unlisted: str = Field(default="", description="what the source holds but publishes no way to list (1.6.0)")
+    documents: list[DocumentDifference] = Field(
+        default_factory=list,
+        description="documents whose v1 bytes, size, type or link differ from their legacy file (1.7.0)",
+    )
     quarantine: list[QuarantinedRecord]
     requests: dict[str, int] = Field(description="requests verification sent, by surface")
     assumptions: list[str] = Field(

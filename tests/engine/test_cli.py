@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli
+from bridge.config import Settings
 from bridge.engine.inventory import HELD
 from bridge.engine.plan import PLAN_SCHEMA_VERSION
 from mappings.kinds import Kind
@@ -171,7 +172,7 @@ def test_run_with_a_plan_that_is_not_a_plan_json_exits_2_naming_it(served: World
 
 @pytest.mark.wire
 def test_plan_counts_every_kind_it_does_not_carry_one_line_each(served: World, tmp_path: Path) -> None:
-    """Purchase orders, receipts, comments, notes, rates...: each counted as the source holds it (the emulator's
+    """Purchase orders, tax documents, comments, notes, rates...: each counted as the source holds it (the emulator's
     own store is the oracle), with money and bytes, in one terminal line per kind, never one per record."""
     out = tmp_path / "plan.json"
     code, output = _bridge(served, "plan", "--out", str(out))
@@ -179,7 +180,7 @@ def test_plan_counts_every_kind_it_does_not_carry_one_line_each(served: World, t
     workspace = served.service.workspace("source")
     projects = [p for p in workspace.projects.values() if not p.deleted]
     actuals = [a for p in projects for a in p.actuals.values()]
-    expected = inventory_counts(workspace, projects, actuals)
+    expected = inventory_counts(workspace, projects)
     inventory = {entry["kind"]: entry for entry in json.loads(out.read_text())["inventory"]}
     assert {kind: entry["count"] for kind, entry in inventory.items()} == expected
     assert all(entry["carried"] is False and entry["why"] for entry in inventory.values())
@@ -188,7 +189,12 @@ def test_plan_counts_every_kind_it_does_not_carry_one_line_each(served: World, t
     assert sum(row["count"] for row in carried) == len(orders)
     assert sum(Decimal(v) for row in carried for v in row["money"].values()) == sum(o.amount for o in orders)
     receipts = [f for a in actuals for f in workspace.files.files_of("actual", a.id)]
-    assert inventory["receipt"]["bytes"] == sum(f.size for f in receipts)
+    attachments = [f for c in workspace.contacts for f in workspace.files.files_of("contact.attachment", c)]
+    # Every receipt and contact attachment is an upload, but one above max_file_bytes (the dirty 12 MiB scan).
+    uploaded = [f for f in receipts + attachments if f.size <= Settings().max_file_bytes]
+    uploads = json.loads(out.read_text())["uploads"]
+    assert uploads == {"count": len(uploaded), "bytes": sum(f.size for f in uploaded), "billable": True}
+    assert f"uploads {len(uploaded):,} documents, {uploads['bytes']:,} bytes: billable on v1" in output
     shown = output[output.index("not carried (") :].splitlines()
     for held in HELD:
         (line,) = [text for text in shown if text.startswith(f"  {held.label}: ")]

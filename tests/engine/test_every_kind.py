@@ -1,6 +1,7 @@
 """Every declared kind (``engine.kinds.KINDS``) is planned, written, counted, held back under a refused parent,
 found on the target after its Idempotency-Key expired, and verified: one case per kind, so a kind added to the
-declarations is walked through each of these without a line more here."""
+declarations is walked through each of these without a line more here. Every run here carries the kinds an
+operator's choice carries too (`--with tax-documents`), since every kind is walked."""
 
 from __future__ import annotations
 
@@ -32,6 +33,18 @@ def _on_target(census: Counter[tuple[str, ...]], kind: KindSpec) -> int:
     return sum(n for key, n in census.items() if key[0] == kind.kind.value)
 
 
+@pytest.fixture(scope="module")
+def every_reference(tmp_path_factory: pytest.TempPathFactory) -> Counter[tuple[str, ...]]:
+    """What a clean run of the small project carrying every kind leaves on the target, read through v1."""
+    world = fresh_world(tmp_path_factory.mktemp("every-reference") / "state.sqlite")
+
+    async def clean() -> Counter[tuple[str, ...]]:
+        assert not (await world.run(extras=("tax-documents",))).ledger.quarantine
+        return await world.census()
+
+    return asyncio.run(clean())
+
+
 @dataclass(frozen=True, slots=True)
 class Migrated:
     """A plan and then a run of the small project on a fresh emulator, and what v1 holds after."""
@@ -46,8 +59,8 @@ def migrated(tmp_path_factory: pytest.TempPathFactory) -> Migrated:
     world = fresh_world(tmp_path_factory.mktemp("every-kind") / "state.sqlite")
 
     async def both() -> Migrated:
-        plan = (await world.run(dry_run=True)).ledger
-        run = (await world.run()).ledger
+        plan = (await world.run(dry_run=True, extras=("tax-documents",))).ledger
+        run = (await world.run(extras=("tax-documents",))).ledger
         return Migrated(plan, run, await world.census())
 
     return asyncio.run(both())
@@ -75,7 +88,7 @@ def refused_project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Plan, Cou
         async with world.client("/api/v1", {"X-API-Key": world.legacy_key}) as legacy:
             answer = await legacy.put(f"/projects/{world.projects[0]}", json={"name": "Cafe\u0301 budget"})
             assert answer.status_code == 200
-        return (await world.run()).ledger, await world.census()
+        return (await world.run(extras=("tax-documents",))).ledger, await world.census()
 
     return asyncio.run(run())
 
@@ -124,7 +137,7 @@ def _age_in_flight(state: Path, hours: int) -> int:
 
 @pytest.mark.parametrize("kind", KINDS, ids=_ids(KINDS))
 def test_a_kind_is_found_on_the_target_after_its_key_expired(
-    kind: KindSpec, tmp_path: Path, reference: Counter[tuple[str, ...]]
+    kind: KindSpec, tmp_path: Path, every_reference: Counter[tuple[str, ...]]
 ) -> None:
     """Stopped right after the service committed a create of the kind, resumed two days later on a service
     that forgot every key: the resume finds the records on the target by their natural fields (the kind's
@@ -133,14 +146,14 @@ def test_a_kind_is_found_on_the_target_after_its_key_expired(
 
     async def crash_then_resume() -> Counter[tuple[str, ...]]:
         with pytest.raises(Crash):
-            await world.run(observer=CrashAfterCommit(kind))
+            await world.run(observer=CrashAfterCommit(kind), extras=("tax-documents",))
         assert _age_in_flight(tmp_path / "state.sqlite", hours=48) > 0
         await world.control("POST", "/settings", {"idempotencyRetentionS": 0})
-        resumed = await world.run()
+        resumed = await world.run(extras=("tax-documents",))
         assert not resumed.ledger.quarantine
         return await world.census()
 
-    assert asyncio.run(crash_then_resume()) == reference
+    assert asyncio.run(crash_then_resume()) == every_reference
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +170,7 @@ def verified(tmp_path_factory: pytest.TempPathFactory) -> Verified:
     world.projects = ()
 
     async def both() -> Verified:
-        run = (await world.run()).ledger
+        run = (await world.run(extras=("tax-documents",))).ledger
         transports = Transports(world.transport, world.transport)
         report = await verify(world.settings(), VerifyOptions(), transports, fast_controls())
         return Verified(run, {entry.kind: entry for entry in report.ledger})

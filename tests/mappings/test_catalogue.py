@@ -11,6 +11,7 @@ import pytest
 from mappings.actuals import map_actual
 from mappings.budget import MAX_DEPTH
 from mappings.contacts import map_contact
+from mappings.documents import attachment
 from mappings.errors import ErrorCode, MappingError
 from mappings.kinds import Kind
 from mappings.library import plan_currencies, plan_fringes, plan_globals
@@ -20,6 +21,7 @@ from mappings.records import (
     Actual,
     BudgetLine,
     Contact,
+    File,
     Fringe,
     Global,
     Phase,
@@ -185,6 +187,23 @@ class Case:
     bad_id: str = "bad"
 
 
+def _files(*bad: File) -> Run:
+    """An actual's attachments as the documents step reads them, each made a document to upload."""
+    good = File(id="files/ok.pdf", name="ok.pdf", type="application/pdf", size=10)
+
+    def run() -> tuple[Sequence[MappingError], set[str]]:
+        errors: list[MappingError] = []
+        emitted: set[str] = set()
+        for file in (good, *bad):
+            try:
+                emitted.add(attachment(Kind.RECEIPT, "p1", file, "transaction", "a1").legacy_id)
+            except MappingError as error:
+                errors.append(error)
+        return errors, emitted
+
+    return run
+
+
 CASES = [
     Case(ErrorCode.NUMBER_THOUSANDS_SEPARATOR, _amount("1,000.00"), "amount", "'1,000.00'"),
     Case(ErrorCode.NUMBER_EXPONENT, _amount("1e3"), "amount", "'1e3'"),
@@ -321,6 +340,13 @@ CASES = [
         _actuals(Actual(id="bad", amount=1, date="2026-01-05", status="Lost")),
         "status",
         "'Lost'",
+    ),
+    Case(
+        ErrorCode.FILE_INVALID,
+        _files(File(id="f9", name="r.pdf", type="application/pdf", size=-1)),
+        "size",
+        "-1",
+        bad_id="f9@transaction:a1",
     ),
     Case(ErrorCode.DATE_INVALID, _actuals(Actual(id="bad", amount=1, date="05/01/2026")), "date", "'05/01/2026'"),
     Case(

@@ -72,10 +72,12 @@ async def _listed(get: Callable[..., Awaitable[httpx.Response]]) -> list[Listed]
                 found += [(kind, parent, row) for row in rows]
             continue
         scopes = projects if listing.parameters else [""]
+        holds = kind.natural.holds
         for project in scopes:
             rows = await pages(get, listing.render((project,) if project else ()))
-            # A row that holds none of the kind's natural fields is not one of its records (a transaction not
-            # linked to a purchase order is no link).
+            # One listing of several kinds (documents) is split by ``holds``; a row that holds none of the kind's
+            # natural fields is not one of its records (a transaction not linked to a purchase order is no link).
+            rows = [row for row in rows if holds is None or holds(row)]
             rows = [row for row in rows if any(row.get(name) is not None for name in kind.natural.fields)]
             found += [(kind, project or str(row.get("projectId") or ""), row) for row in rows]
             listed_ids.setdefault(kind.kind, []).extend(str(row["id"]) for row in rows)

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from bridge.emulator.core.model import Actual, Project, Workspace
+from bridge.emulator.core.model import Project, Workspace
 from bridge.emulator.core.records import ROOT_NOTE
 
 
-def inventory_counts(workspace: Workspace, projects: list[Project], actuals: list[Actual]) -> dict[str, int]:
+def inventory_counts(workspace: Workspace, projects: list[Project]) -> dict[str, int]:
     """What the source holds of each kind ``engine.inventory`` declares, as the emulator's store counts it."""
     shelf = workspace.files
     orders = [order for p in projects for order in p.purchase_orders.values()]
     contacts = list(workspace.contacts)
     return {
-        "contact_file": sum(len(shelf.files_of("contact.attachment", c)) for c in contacts),
         "tax_document": sum(len(shelf.files_of("contact.taxDocument", c)) for c in contacts),
         "bank_transaction": len(workspace.bank.transactions),
         "bank_transaction_file": sum(len(shelf.files_of("transaction", t)) for t in workspace.bank.transactions),
         "purchase_order_file": sum(len(order.attachments) for order in orders),
-        "receipt": sum(len(shelf.files_of("actual", a.id)) for a in actuals),
     }
 
 

@@ -71,6 +71,9 @@ def settings_for(base: str, state: Path, projects: tuple[str, ...]) -> Settings:
 def copy_world(migrated: Migrated, tmp: Path) -> World:
     state = tmp / "state.db"
     shutil.copyfile(migrated.state, state)
+    spool = Path(f"{migrated.state}.spool")  # the files' hashes the run kept, which verify reads beside the state
+    if spool.exists():
+        shutil.copytree(spool, Path(f"{state}.spool"))
     return world_over(copy.deepcopy(migrated.service), state, (migrated.project_id,))
 
 

@@ -226,6 +226,7 @@ class World:
         observer: WriteObserver | None = None,
         **overrides: object,
     ) -> Outcome:
+        """A run (or plan) of this world as `bridge run` runs it; ``overrides`` name other settings."""
         return await migrate(
             self.settings(**overrides),
             dry_run=dry_run,

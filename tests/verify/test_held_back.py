@@ -143,7 +143,9 @@ def source_counts(service: Service) -> dict[str, int]:
         "split": sum(len(a.subactuals) for a in actuals),
         "purchase_order": sum(len(p.purchase_orders) for p in projects),
         "purchase_order_link": sum(1 for a in actuals if a.purchase_order_id is not None),
-        **inventory_counts(workspace, projects, actuals),
+        "receipt": sum(len(workspace.files.files_of("actual", a.id)) for a in actuals),
+        "contact_file": sum(len(workspace.files.files_of("contact.attachment", c)) for c in workspace.contacts),
+        **inventory_counts(workspace, projects),
         **remark_counts(workspace, projects),
     }
 

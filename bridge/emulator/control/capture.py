@@ -18,6 +18,8 @@ from pathlib import Path
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from bridge.emulator.wire.multipart import MultipartError, parse
+
 CONTROL_PREFIX = "/_emulator"
 # Headers a published contract speaks of; everything else (host, user agent, ...) says nothing about conformance.
 KEPT_REQUEST_HEADERS = ("content-type", "idempotency-key", "if-none-match")
@@ -42,6 +44,35 @@ class _NotJsonError(ValueError):
 
 def _refuse_constant(name: str) -> object:
     raise _NotJsonError(name)
+
+
+def _body(raw: bytes, content_type: str) -> object:
+    """The request body as ``_json`` keeps it; a multipart form as its parts (``$multipart``: each part's content
+    type, file name and size, and a field's text), never a file's bytes."""
+    if not content_type.lower().startswith("multipart/form-data"):
+        return _json(raw)
+    try:
+        parts = parse(raw, content_type)
+    except MultipartError as exc:
+        return {"$notJson": f"a multipart body that does not parse: {exc}"}
+    return {
+        "$multipart": {
+            name: {
+                "contentType": part.content_type,
+                "filename": part.filename,
+                "bytes": len(part.data),
+                "text": None if part.filename is not None else part.data.decode("utf-8", "replace"),
+            }
+            for name, part in parts.items()
+        }
+    }
+
+
+def _answer(raw: bytes, content_type: str) -> object:
+    """The response body as ``_json`` keeps it; a file's bytes (any type but JSON) as their count (``$bytes``)."""
+    if content_type and "json" not in content_type.lower():
+        return {"$bytes": len(raw)}
+    return _json(raw)
 
 
 def _json(raw: bytes) -> object:
@@ -105,14 +136,15 @@ class CaptureMiddleware:
             headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
             record = {
                 "method": scope["method"],
-                "path": scope["path"],
+                # As the client sent it: a file id's %2F stays one path segment (A78).
+                "path": scope.get("raw_path", b"").decode("latin-1") or scope["path"],
                 "query": scope.get("query_string", b"").decode("latin-1"),
                 "auth": _auth(headers),
                 "headers": {name: headers[name] for name in KEPT_REQUEST_HEADERS if name in headers},
-                "body": _json(bytes(request_body)),
+                "body": _body(bytes(request_body), headers.get("content-type", "")),
                 "status": response.get("status"),
                 "responseHeaders": response.get("headers", {}),
-                "response": _json(bytes(response_body)),
+                "response": _answer(bytes(response_body), _kept(response).get("content-type", "")),
             }
             line = json.dumps(record, separators=(",", ":")) + "\n"
             with self.lock, self.path.open("a", encoding="utf-8") as out:
@@ -122,3 +154,8 @@ class CaptureMiddleware:
 def _headers(raw: list[tuple[bytes, bytes]], kept: tuple[str, ...]) -> dict[str, str]:
     pairs = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in raw}
     return {name: pairs[name] for name in kept if name in pairs}
+
+
+def _kept(response: dict[str, object]) -> dict[str, str]:
+    headers = response.get("headers")
+    return headers if isinstance(headers, dict) else {}

@@ -367,7 +367,9 @@ async def _record_as_read(app: ASGIApp, scope: Scope) -> object:
     link = LINK_PATH.match(path)
     if link is not None:
         return _without_stamps(await _read(app, scope, link["order"], b"expand=transactions"))
-    found = await _read(app, scope, path)
+    # A document's link (PUT /documents/{id}/links/{kind}) has no GET of its own: it reads as its document.
+    owner, document_link, _ = path.partition("/links/")
+    found = await _read(app, scope, owner if document_link else path)
     if found is None:
         collection, _, record_id = path.rpartition("/")
         query: dict[str, object] | None = {"limit": 100}
