@@ -413,6 +413,9 @@ class Operation:
     pages: bool = True
     # Sent as multipart/form-data: the body is the ``metadata`` part, the file travels beside it (uploads).
     multipart: bool = False
+    # Which path parameter names the record a keyless write (a PATCH, a link's PUT) is booked under: the last
+    # (a patched record, a transaction linked to an order), or another (a document linked to its target).
+    record: int = -1
     # The template's segments, None for a parameter: split once, since every request is matched against them.
     segments: tuple[str | None, ...] = field(init=False, repr=False, compare=False)
     # Whether pydantic writes every body of this shape as json.dumps writes it (see ``encoded``).
@@ -498,8 +501,9 @@ def _op(
     fan_out: FanOut | None = None,
     pages: bool = True,
     multipart: bool = False,
+    record: int = -1,
 ) -> Operation:
-    return Operation(op_id, method, template, body, bulk, fan_out, pages, multipart)
+    return Operation(op_id, method, template, body, bulk, fan_out, pages, multipart, record)
 
 
 _PROJECT = "/projects/{projectId}"
@@ -575,7 +579,7 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("documents_getContent", "GET", "/documents/{documentId}/content"),
     _op("documents_upload", "POST", "/documents", DocumentUploadMetadata, multipart=True),
     _op("documents_update", "PATCH", "/documents/{documentId}", DocumentUpdate),
-    _op("documents_link", "PUT", "/documents/{documentId}/links/{kind}", DocumentLinkRequest),
+    _op("documents_link", "PUT", "/documents/{documentId}/links/{kind}", DocumentLinkRequest, record=0),
 )
 BY_ID: dict[str, Operation] = {op.id: op for op in OPERATIONS}
 

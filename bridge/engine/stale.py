@@ -24,9 +24,9 @@ from bridge.engine.kinds import spec
 from bridge.engine.writes import Write
 from bridge.errors import FatalError
 
-# A purchase order read with its transactions: what a lost link's answer is settled from.
-LINK_READ = "purchase-orders_get"
-LINK_EXPAND = "transactions"
+# Per keyless link operation, how its parent is read with its children: what a lost answer is settled from.
+# A link not named here (a document's link: "linking the same target again has no effect") is sent again.
+LINK_READS: dict[str, tuple[str, str]] = {"purchase-orders_linkTransaction": ("purchase-orders_get", "transactions")}
 
 
 def _matches(entry: Mapping[str, object], row: Mapping[str, object], fields: Sequence[str]) -> bool:
@@ -130,9 +130,14 @@ async def find_fan_out_items(v1: V1Client, write: Write) -> dict[int, str]:
 
 async def find_link(v1: V1Client, write: Write) -> list[str] | None:
     """A link's v1 id (its child: the last path parameter) when the parent (the first) already holds it, read
-    through the parent's get with the children expanded; None when it does not (the PUT is sent again)."""
+    through the parent's get with the children expanded; None when it does not, or when the link is not one
+    whose parent can be read so (the PUT is sent again)."""
+    read = LINK_READS.get(write.operation)
+    if read is None:
+        return None
+    operation, expand = read
     parent, child = write.params[0], write.params[-1]
-    answer = await v1.read(LINK_READ, (parent,), [("expand", LINK_EXPAND)])
-    children = answer.get(LINK_EXPAND) if isinstance(answer, Mapping) else None
+    answer = await v1.read(operation, (parent,), [("expand", expand)])
+    children = answer.get(expand) if isinstance(answer, Mapping) else None
     held = {str(row.get("id")) for row in children or [] if isinstance(row, Mapping)}
     return [child] if child in held else None

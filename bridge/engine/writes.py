@@ -92,10 +92,10 @@ class Write:
 
     @property
     def known_ids(self) -> tuple[str, ...]:
-        """An update's v1 id: its last path parameter; a link's (a PUT): its first, the record it links."""
-        if self.method == "PUT":
-            return self.params[:1]
-        return self.params[-1:] if self.method == "PATCH" else ()
+        """A keyless write's v1 id: the path parameter its operation books it under (``Operation.record``)."""
+        if self.method not in ("PATCH", "PUT") or not self.params:
+            return ()
+        return (self.params[self.op.record],)
 
     @property
     def hashes(self) -> tuple[str, ...]:
