@@ -8,14 +8,16 @@ import base64
 import io
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import structlog
 
+from bridge.clients.limiter import AimdLimiter
 from bridge.config import Secret
 from bridge.errors import ValidationFailed
 from bridge.fleet.worker import _through_our_log
-from bridge.fleet.workflow import StageStoppedError, _held_patiently
+from bridge.fleet.workflow import StageStoppedError, WorkerContext, _held_patiently, bind
 from bridge.logging import configure_logging, register_secret
 
 TOKEN = "tok_fleet_canary_0123456789abcdef"
@@ -38,7 +40,11 @@ def console() -> Iterator[io.StringIO]:
 
 
 @pytest.mark.anyio
-async def test_a_stopped_steps_message_as_dbos_stores_it_holds_no_secret_and_no_escape(console: io.StringIO) -> None:
+async def test_a_stopped_steps_message_as_dbos_stores_it_holds_no_secret_and_no_escape(
+    console: io.StringIO, tmp_path: Path
+) -> None:
+    bind(WorkerContext("unused", AimdLimiter.fixed(1), tmp_path, heal_for=0))
+
     async def work() -> None:
         raise ValidationFailed(_echo(), code="validation")
 
