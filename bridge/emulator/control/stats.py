@@ -161,9 +161,20 @@ class StatsMiddleware:
         # Before the request runs: a revoke_token fault may revoke its token on the way out.
         workspace = self.workspace_of(scope)
         began = datetime.now(UTC)
-        seen: dict[str, object] = {"status": None, "replayed": False}
+        seen: dict[str, object] = {"status": None, "replayed": False, "answered": False}
+        # The answer's declared length and the bytes sent of it: a client holding them all has its answer, even
+        # before the server's closing (empty) body message.
+        length = {"declared": -1, "sent": 0}
         agent = next((v.decode("latin-1") for k, v in scope["headers"] if k.lower() == b"user-agent"), None)
         self.stats.entered(agent)
+
+        def finished() -> None:
+            # In flight from the request's start to its answer's last byte, as its client sees it: the server's
+            # send of that byte may return after the client has it and moved on, and an app may still be cleaning
+            # up after it (an upload's spooled form).
+            if not seen["answered"]:
+                seen["answered"] = True
+                self.stats.left(agent)
 
         async def stamped(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -174,12 +185,19 @@ class StatsMiddleware:
                 if b"x-request-id" not in names:
                     headers.append((REQUEST_ID_HEADER.lower().encode(), request_id.encode()))
                 message = {**message, "headers": headers}
+                declared = dict(headers).get(b"content-length", b"")
+                length["declared"] = int(declared) if declared.isdigit() else -1
+            if message["type"] == "http.response.body":
+                length["sent"] += len(message.get("body", b""))
+                whole = length["declared"] >= 0 and length["sent"] >= length["declared"]
+                if whole or not message.get("more_body", False):
+                    finished()  # before the last byte goes: once it is sent the client may start its next request
             await send(message)
 
         try:
             await self.app(scope, receive, stamped)
         finally:
-            self.stats.left(agent)
+            finished()
             route = scope.get("route")
             template = route_template(scope["path"], getattr(route, "path", None))
             status = seen["status"]
