@@ -40,6 +40,7 @@ LEAVES = frozenset(
         "bridge.assumption",
         "bridge.assumptions",
         "bridge.assumptions_contract",
+        "bridge.assumptions_workspace",
         "bridge.config",
         "bridge.errors",
         "bridge.files",

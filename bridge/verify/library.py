@@ -13,13 +13,16 @@ workspace item is made from one project's values among several, not from one leg
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 
 from bridge.clients.models import LibraryItem, Phase
 from bridge.verify.schema import LibraryDifference
 from mappings.kinds import Kind
 from mappings.records import ProjectBudget
+from state.journal import members_of
+from state.models import IntentRow
 
 Lookup = Callable[[str, str], str | None]
 """(kind, legacy id) -> v1 id in this project's scope."""
@@ -136,3 +139,15 @@ def workspace_differences(
         pairs = [(field, value, field) for field, value in fields.items()]
         out += _differences(kind, name, name, v1_id, fields=held.get(v1_id or ""), pairs=pairs, absent="(item)")
     return out
+
+
+def written_items(intents: Iterable[IntentRow]) -> dict[str, dict[str, object]]:
+    """Per workspace item (by name, its crosswalk key): the fields the runs wrote to it, the later write over
+    the earlier (``intents``: the done intents of one kind, oldest first)."""
+    written: dict[str, dict[str, object]] = {}
+    for intent in intents:
+        members = members_of(intent)
+        body = json.loads(intent.body)
+        if not intent.scope and len(members) == 1 and isinstance(body, dict):
+            written.setdefault(members[0], {}).update(body)
+    return written

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from bridge.clients.legacy import LegacyClient, TagTotals
 from bridge.clients.models import BudgetLine, PhaseValues
 from bridge.clients.v1 import V1Client
+from bridge.engine.source import ProjectLibrary
 from bridge.errors import AmbiguousAccount, PayloadTooLarge
 from bridge.verify.drill import Branch, ExtraNode, Node
-from mappings.records import ProjectBudget, Tag
+from mappings.records import Project, ProjectBudget, Tag
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,3 +141,9 @@ class V1Branches:
             rows[line.id] = (read, _values_of((read.model_extra or {}).get("phaseTotals")))
         self.notes.append(f"branch {node.path or node.key} read line by line (no document could select it)")
         return rows
+
+
+def library_of(project: Project, legacy: LegacyProject) -> ProjectLibrary:
+    """The project's library as the verification read it: a budget without its lines, and its tags."""
+    budget = legacy.budget.model_copy(update={"lines": ()})
+    return ProjectLibrary(project, budget.phases, budget, legacy.tag_records)
