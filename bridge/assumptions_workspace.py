@@ -332,4 +332,20 @@ WHOLE_WORKSPACE: tuple[Assumption, ...] = (
         "data.",
         ("mappings.contacts", "mappings.private", "clients.legacy", "verify.contacts_private", "emulator.legacy"),
     ),
+    Assumption(
+        "A108",
+        "a v1 record matching by its natural fields is the source record's",
+        "Where v1 may hold records the state does not know (preflight found unknown v1 spaces, projects or "
+        "contacts, or the project was mapped before the run), a create first lists its kind there and adopts a "
+        "record no crosswalk entry names whose natural fields equal the create's (the fields the stale lookup "
+        "uses: a space's name and slug, a line's parent, description, account and type, a transaction's date, "
+        "amount, description, number and reference...). A record made by hand on v1 with the same fields is "
+        "therefore taken for the source's and brought to its values; two equal entries take two records, in "
+        "order. A document linked to its record is found by name among those linked there (`linkedTo`), a "
+        "transaction's link to its purchase order by reading the order back.",
+        "Neither description gives a record a foreign key or an external id the bridge could write and search "
+        "by (v1 creates take no client reference), and the target forgets Idempotency-Keys after its retention "
+        "(A20): natural fields are all that recognise a record written by a run the state no longer remembers.",
+        ("engine.adopt",),
+    ),
 )

@@ -46,7 +46,17 @@ Exit codes:
      SIGINT/SIGTERM, another run on the same state file): run the printed command to resume
   4  fatal: a bug-class error such as idempotency_conflict; report it with the log file"""
 
-COLUMNS = ("kind", "to create", "replayed", "to update", "unchanged", "held back", "quarantined (codes)", "requests")
+COLUMNS = (
+    "kind",
+    "to create",
+    "replayed",
+    "adopted",
+    "to update",
+    "unchanged",
+    "held back",
+    "quarantined (codes)",
+    "requests",
+)
 
 
 def render_plan(plan: Plan, title: str) -> Table:
@@ -60,6 +70,7 @@ def render_plan(plan: Plan, title: str) -> Table:
             row.kind.value,
             str(row.to_create),
             str(row.replayed),
+            str(row.adopted),
             str(row.to_update),
             str(row.unchanged),
             str(row.held_back),
@@ -82,10 +93,47 @@ def _list_removed(plan: Plan) -> None:
         click.echo(f"removed at source, left on target: {counts}")
 
 
+def _list_adoption(plan: Plan, verb: str) -> None:
+    """Records found on the target that the state did not know (``engine.adopt``), and the target's records
+    those lookups listed that nothing matched."""
+    adopted = {row.kind.value: row.adopted for row in plan.ordered() if row.adopted}
+    if adopted:
+        counts = ", ".join(f"{kind} {n:,}" for kind, n in adopted.items())
+        click.echo(
+            f"  {verb} {sum(adopted.values()):,} records the target already holds and the state did not know "
+            f"(found by their natural fields, not created again): {counts}"
+        )
+    if plan.unmatched_on_target:
+        counts = ", ".join(f"{kind.value} {n:,}" for kind, n in plan.unmatched_on_target.items())
+        click.echo(f"  on the target, matched to no source record (left as they are): {counts}")
+
+
+@click.command("rebuild", epilog=EXIT_CODES)
+@connection_options
+def rebuild_command(**options: object) -> Ending:
+    """Rebuild a lost or stale state from both surfaces: book what v1 holds, matched by natural fields."""
+    settings = settings_from(options)
+    progress = display(console(stderr=True))
+    with progress:
+        outcome = _run_guarded(lambda: migrate(settings, dry_run=True, progress=progress, rebuild=True))
+    ledger = outcome.ledger
+    console().print(render_plan(ledger, f"crosswalk rebuilt for migration {ledger.migration}"))
+    adopted = sum(row.adopted for row in ledger.ordered())
+    missing = sum(row.to_create for row in ledger.ordered())
+    click.echo(f"booked {adopted:,} records found on the target into the state file; nothing was sent")
+    _list_adoption(ledger, "adopted")
+    if missing:
+        click.echo(
+            f"{missing:,} source records are not on the target: `bridge run` creates them (the table's 'to create')"
+        )
+    click.echo("next: bridge plan, then bridge run")
+    return Ending.DONE
+
+
 def resume_command() -> str:
     """The exact command line to resume, rebuilt from the options given (secrets are never options)."""
     context = click.get_current_context()
-    words = ["bridge", context.info_name or "run"]
+    words = ["bridge", *context.command_path.split()[1:]]
     for param in context.command.params:
         value = context.params.get(param.name or "")
         if not isinstance(param, click.Option) or value in (None, (), False) or value == param.default:
@@ -140,6 +188,7 @@ def plan_command(out: Path | None, **options: object) -> Ending:
         counts = ", ".join(f"{k} {n}" for k, n in sorted(outcome.ledger.unknown_on_target.items()))
         click.echo(f"  the target already holds objects the state file does not know: {counts}")
     _list_removed(outcome.ledger)
+    _list_adoption(outcome.ledger, "adopts")
     uploads = outcome.ledger.uploads
     if uploads.count:
         click.echo(f"  uploads {uploads.count:,} documents, {uploads.bytes:,} bytes: billable on v1 (documents_upload)")
@@ -234,6 +283,7 @@ def run_command(plan_file: Path | None, as_json: bool, **options: object) -> End
         return ending
     console().print(render_plan(outcome.ledger, f"run {outcome.run_id} of migration {outcome.ledger.migration}"))
     _list_removed(outcome.ledger)
+    _list_adoption(outcome.ledger, "adopted")
     _list_left_out(outcome.ledger)
     show_orders(outcome.ledger, settings.report_dir / f"run-{outcome.run_id}")
     if outcome.ledger.quarantine:

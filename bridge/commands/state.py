@@ -62,7 +62,22 @@ def _reading(state: str | None, config_file: Path | None, migration: str | None)
         yield store
 
 
-@click.group("crosswalk")
+class _Crosswalk(click.Group):
+    """The crosswalk's commands; `rebuild` reads both surfaces through the engine, imported only when it runs
+    (as ``bridge.cli`` does for whole commands: `export` and `lookup` stay quick)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), "rebuild"])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name == "rebuild":
+            from bridge.commands.migrate import rebuild_command  # noqa: PLC0415 -- see the class docstring
+
+            return rebuild_command
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group("crosswalk", cls=_Crosswalk)
 def crosswalk_group() -> None:
     """Which v1 object each legacy record became."""
 
@@ -164,6 +179,7 @@ def _table(title: str | None, *columns: str) -> Table:
 REPORT_COLUMNS = (
     ("to_create", "created"),
     ("replayed", "replayed"),
+    ("adopted", "adopted"),
     ("to_update", "updated"),
     ("unchanged", "unchanged"),
     ("held_back", "held back"),

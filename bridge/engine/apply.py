@@ -192,11 +192,16 @@ class Applier:
         create = Write(target.kind, target.scope, target.spec.create, target.params, body, members)
         create = create.keyed(self.namespace, target.spec.keyed_as)
         sent = await self.executor.write(create)
-        # A create's own hash is its entry's (computed once, when it was journalled).
+        # A create's own hash is its entry's (computed once, when it was journalled). A record adopted from the
+        # target with other values than the create's is brought to its full state the same way.
         followups = [
             self._patch(target, d, sent.ids[d.legacy_id], "followup")
             for d, created in zip(records, create.hashes, strict=True)
-            if d.state is not None and d.legacy_id in sent.ids and created != source_hash(d.state)
+            if d.legacy_id in sent.ids
+            and (
+                (d.state is not None and created != source_hash(d.state))
+                or (d.legacy_id in sent.differs and target.spec.update is not None)
+            )
         ]
         return done + sent.tally + total(await run_all(self._sent(w) for w in followups))
 

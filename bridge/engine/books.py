@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from bridge.engine.groupcommit import GroupCommit
@@ -98,6 +98,10 @@ class Books:
         """The legacy ids of ``kind`` in ``scope`` that have a v1 id (from this run or an earlier one)."""
         return {legacy_id for (known, legacy_id) in self._scope(scope) if known == kind}
 
+    def v1_ids(self, kind: str, scope: str) -> set[str]:
+        """The v1 ids the crosswalk names for ``kind`` in ``scope``."""
+        return {v1_id for (known, _), (v1_id, _) in self._scope(scope).items() if known == kind}
+
     def known(self, write: Write) -> dict[str, str]:
         """Members of ``write`` that already have v1 ids."""
         found = {m: self.lookup(crosswalk_kind(write.kind), write.scope, m) for m in write.members}
@@ -109,6 +113,27 @@ class Books:
             self._put(crosswalk_kind(write.kind), write.scope, member, v1_id, digest)
         for kind, v1_id in derived:
             self._put(kind, write.scope, write.members[0], v1_id, "")
+
+    async def adopt(
+        self,
+        write: Write,
+        ids: Mapping[str, str],
+        hashes: Mapping[str, str],
+        derived: Sequence[tuple[str, str]],
+        *,
+        durable: bool,
+    ) -> None:
+        """Book records of ``write`` found on the target (``engine.adopt``): no intent, as nothing is sent, only
+        crosswalk entries; ``durable`` False (a dry run) keeps them in the cache alone."""
+        kind, scope = crosswalk_kind(write.kind), state_scope(write.scope)
+        entries = [CrosswalkEntry(kind, member, v1_id, scope, hashes[member]) for member, v1_id in ids.items()]
+        entries += [CrosswalkEntry(other, write.members[0], v1_id, scope) for other, v1_id in derived]
+        if durable:
+            await asyncio.get_running_loop().run_in_executor(
+                self._writer, lambda: self.crosswalk.put(entries, run_id=self.run_id)
+            )
+        for entry in entries:
+            self._put(entry.kind, write.scope, entry.legacy_id, entry.v1_id, entry.source_hash)
 
     async def drop(self, kind: str, scope: str, legacy_id: str) -> None:
         """Forget a record whose v1 object the run deleted again, in the file and the cache."""

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bridge.engine.adopt import Found
 from bridge.engine.apply import Applier, Target
+from bridge.engine.executor import Sent
 from bridge.engine.kinds import crosswalk_kind, spec
 from bridge.engine.plan import Fate, QuarantinedRecord, Refusal, Tally, total
 from bridge.engine.spool import Spool
 from bridge.engine.tasks import run_all
-from bridge.engine.wanted import Desired, Want, Wanted
+from bridge.engine.wanted import PLACEHOLDER, Desired, Want, Wanted
 from bridge.engine.writes import Write
 from mappings.documents import CARRIED, UPLOADS, Attachment, Carried, attachment
 from mappings.errors import MappingError
@@ -103,12 +105,46 @@ class Documents:
                         uploads += 1
                         upload_bytes += found.size
                     wants.append(_want(found))
+        adopted = await self._linked_already(carried, scope, ready)
+        wants = [want for want in wants if want.legacy_id not in adopted.ids]
         wanted = Wanted((tuple(wants),) if wants else (), tuple(errors), held, tuple(seen))
-        done = await self.applier.write(Target(declared, scope), wanted)
+        done = adopted.tally + await self.applier.write(Target(declared, scope), wanted)
         done += Tally(quarantine=tuple(Refusal(carried.kind, record) for record in large))
         done += total(await run_all(self._follow(carried, scope, found, target) for found, target in ready))
         figure = Tally.of(carried.kind, Fate.CREATED, 0)  # keeps the kind's row in the plan when it has none
         return done + figure + _uploads(uploads, upload_bytes)
+
+    async def _linked_already(self, carried: Carried, scope: str, ready: Sequence[tuple[Attachment, str]]) -> Sent:
+        """Documents the target holds linked to their record that the state does not know (a run it forgot
+        uploaded and linked them, ``engine.adopt``): booked as linked, neither uploaded nor linked again."""
+        executor = self.applier.executor
+        adoption = executor.adoption
+        if adoption is None or not adoption.covers(scope):
+            return Sent({}, Tally())
+        stored = spec(carried.kind).stored
+        adopted = Sent({}, Tally())
+        for found, target in ready:
+            if self.books.lookup(stored, scope, found.legacy_id) is not None or target.startswith(PLACEHOLDER):
+                continue
+            upload = Write(carried.kind, scope, "documents_upload", (), found.metadata, (found.legacy_id,))
+            document = await adoption.linked(upload, carried.link, target)
+            if document is not None:
+                linked = self._link(carried, scope, found, document, target).hashes[0]
+                adopted += await executor.adopt(upload, {0: Found(document, linked)})
+        return adopted
+
+    def _link(self, carried: Carried, scope: str, found: Attachment, document: str, target: str) -> Write:
+        """The link of a document to the record its file hangs on (its hash is what the crosswalk keeps once
+        linked)."""
+        return Write(
+            carried.kind,
+            scope,
+            "documents_link",
+            (document, carried.link),
+            {"targetId": target},
+            (found.legacy_id,),
+            counts_as="followup",
+        )
 
     async def _follow(self, carried: Carried, scope: str, found: Attachment, target: str) -> Tally:
         """The document's description (if its kind has one) and its link, unless the crosswalk says it is
@@ -117,15 +153,7 @@ class Documents:
         if document is None:
             return Tally()  # its upload was refused: quarantined, nothing to link
         members = (found.legacy_id,)
-        link = Write(
-            carried.kind,
-            scope,
-            "documents_link",
-            (document, carried.link),
-            {"targetId": target},
-            members,
-            counts_as="followup",
-        )
+        link = self._link(carried, scope, found, document, target)
         if self.books.unchanged(spec(carried.kind).stored, scope, found.legacy_id, link.hashes[0]):
             return Tally()
         done = Tally()

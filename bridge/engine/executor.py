@@ -29,8 +29,9 @@ import structlog
 from bridge.clients.transfer import FileRefused
 from bridge.clients.v1 import V1Client
 from bridge.clients.v1_requests import UnpublishedBody, checked_write
+from bridge.engine.adopt import Adoption, Found
 from bridge.engine.books import Books
-from bridge.engine.kinds import spec
+from bridge.engine.kinds import derived_from
 from bridge.engine.plan import Fate, QuarantinedRecord, Refusal, Tally
 from bridge.engine.points import WriteObserver
 from bridge.engine.spool import Spool
@@ -74,21 +75,17 @@ class Sent:
 
     ids: dict[str, str]
     tally: Tally
+    # Members adopted from the target whose v1 values differ from the create's (``engine.adopt``): a kind with
+    # an update brings them to the source's values.
+    differs: frozenset[str] = frozenset()
 
     def __add__(self, other: Sent) -> Sent:
-        return Sent({**self.ids, **other.ids}, self.tally + other.tally)
+        return Sent({**self.ids, **other.ids}, self.tally + other.tally, self.differs | other.differs)
 
 
 def derived_ids(write: Write, answer: object) -> list[tuple[str, str]]:
     """(crosswalk kind, v1 id) of the second entries a create's single-object answer names (``Derived``)."""
-    found: list[tuple[str, str]] = []
-    for entry in spec(write.kind).derived if write.method == "POST" else ():
-        node: object = answer
-        for part in entry.pointer:
-            node = node.get(part) if isinstance(node, Mapping) else None
-        if isinstance(node, str):
-            found.append((entry.kind, node))
-    return found
+    return derived_from(write.kind, answer) if write.method == "POST" else []
 
 
 def _refused(write: Write, members: Sequence[str], code: str, message: str, *, filed: bool) -> Tally:
@@ -100,28 +97,64 @@ class Executor:
     """Writes one request at a time through the journal; shared by every task of a run."""
 
     def __init__(
-        self, *, books: Books, v1: V1Client | None, observer: WriteObserver | None = None, spool: Spool | None = None
+        self,
+        *,
+        books: Books,
+        v1: V1Client | None,
+        observer: WriteObserver | None = None,
+        spool: Spool | None = None,
+        adoption: Adoption | None = None,
     ) -> None:
         self.books = books
         self.v1 = v1
         self.observer = observer
         # Where an upload's bytes come from (``engine.spool``); a run that uploads nothing needs none.
         self.spool = spool
+        # Where creates first look for their records on the target (``engine.adopt``).
+        self.adoption = adoption
 
     def _reach(self, write: Write, point: str) -> None:
         if self.observer is not None:
             self.observer.reached(write, point)
 
+    def forget(self, scope: str) -> None:
+        """A project is done: drop what the run kept in memory of it."""
+        self.books.forget(scope)
+        if self.adoption is not None:
+            self.adoption.forget(scope)
+
     @property
     def dry_run(self) -> bool:
         return self.v1 is None
 
-    async def write(self, write: Write, *, landed: Mapping[int, str] | None = None) -> Sent:
+    async def write(self, write: Write, *, landed: Mapping[int, str] | None = None, new: bool = True) -> Sent:
         """Apply ``write``; returns the v1 ids of the members that reached the target and what it did.
 
         ``landed`` (a fan-out replayed past key retention): the entries whose items are already on the target,
-        by index, with the target's ids; they are booked, not sent again.
+        by index, with the target's ids; they are booked, not sent again. ``new`` False: a journalled intent
+        replayed (its own lookups decide what landed; adopting would leave the intent open).
         """
+        if new and self.adoption is not None and self.adoption.adopts(write):
+            found = await self.adoption.find(write)
+            if found:
+                adopted = await self.adopt(write, found)
+                rest = [index for index in range(len(write.members)) if index not in found]
+                # The others as a subset keyed from the write's key: a resumed run finding the same records
+                # derives the same key.
+                return adopted + await self._write(write.subset(rest)) if rest else adopted
+        return await self._write(write, landed=landed)
+
+    async def adopt(self, write: Write, found: Mapping[int, Found]) -> Sent:
+        """Book the entries of ``write`` the target already holds (``engine.adopt``): nothing is sent."""
+        durable = not self.dry_run or (self.adoption is not None and self.adoption.keep)
+        ids = {write.members[index]: hit.v1_id for index, hit in found.items()}
+        hashes = {write.members[index]: hit.digest for index, hit in found.items()}
+        derived = [entry for hit in found.values() for entry in hit.derived]
+        await self.books.adopt(write, ids, hashes, derived, durable=durable)
+        differs = frozenset(member for member, digest in hashes.items() if not digest)
+        return Sent(ids, Tally.of(write.kind, Fate.ADOPTED, len(found)), differs)
+
+    async def _write(self, write: Write, *, landed: Mapping[int, str] | None = None) -> Sent:
         if self.dry_run:
             try:
                 # What the typed client would refuse to send, the plan shows as quarantined.
@@ -230,7 +263,7 @@ class Executor:
 
     async def _halves(self, write: Write) -> Sent:
         first, second = write.split()
-        return await self.write(first) + await self.write(second)
+        return await self._write(first) + await self._write(second)
 
     def _booked(self, write: Write, landed: int = 0) -> Tally:
         log.info("bridge.step.committed", kind=write.kind.value, scope=write.scope, records=len(write.members))

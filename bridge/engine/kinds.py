@@ -372,6 +372,19 @@ def spec(kind: Kind) -> KindSpec:
     return _BY_KIND[kind]
 
 
+def derived_from(kind: Kind, record: object) -> list[tuple[str, str]]:
+    """(crosswalk kind, v1 id) of the second entries one v1 record of ``kind`` names (``Derived``): a create's
+    answer, or the record as a list shows it."""
+    found: list[tuple[str, str]] = []
+    for entry in spec(kind).derived:
+        node: object = record
+        for part in entry.pointer:
+            node = node.get(part) if isinstance(node, Mapping) else None
+        if isinstance(node, str):
+            found.append((entry.kind, node))
+    return found
+
+
 def crosswalk_kind(kind: Kind) -> str:
     """The crosswalk kind a step's records are stored under."""
     return _BY_KIND[kind].stored

@@ -14,7 +14,10 @@ holds that the run does not write (``engine.inventory``), counted, with money pe
 ``unlisted``: what the legacy surface holds but publishes no way to list. Version 4 added per kind ``left_out``
 (records of a kind the operator left behind with ``--without``), ``choices`` (the kinds left out and the
 extras asked for with ``--with``) and ``carried_with_losses`` (each kind carried with what its records lose on
-the way: a comment's author and time). Rendering for a terminal lives in the CLI.
+the way: a comment's author and time). Version 5 added per kind ``adopted`` (records the target already held
+that the state did not know, found by their natural fields and booked, not sent: ``engine.adopt``) and
+``unmatched_on_target`` (per kind, v1 records those lookups listed that no source record matched). Rendering
+for a terminal lives in the CLI.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from mappings.kinds import Kind
 from mappings.notes import Note, NoteKind
 from mappings.purchase_orders import OrderLine, orders_json
 
-PLAN_SCHEMA_VERSION = 4
+PLAN_SCHEMA_VERSION = 5
 
 # The components whose guesses a migration run depends on: the engine, its mappings and the client wire.
 RUN_COMPONENTS = ("engine", "mappings", "clients")
@@ -89,6 +92,8 @@ class Fate(StrEnum):
 
     CREATED = "to_create"
     REPLAYED = "replayed"
+    # Found on the target by its natural fields and booked, not sent (``engine.adopt``).
+    ADOPTED = "adopted"
     UPDATED = "to_update"
     UNCHANGED = "unchanged"
     HELD_BACK = "held_back"
@@ -146,6 +151,7 @@ class KindPlan:
     kind: Kind
     to_create: int = 0
     replayed: int = 0
+    adopted: int = 0
     to_update: int = 0
     unchanged: int = 0
     held_back: int = 0
@@ -160,6 +166,7 @@ class KindPlan:
         return (
             self.to_create
             + self.replayed
+            + self.adopted
             + self.to_update
             + self.unchanged
             + self.held_back
@@ -171,6 +178,7 @@ class KindPlan:
         return {
             "to_create": self.to_create,
             "replayed": self.replayed,
+            "adopted": self.adopted,
             "to_update": self.to_update,
             "unchanged": self.unchanged,
             "held_back": self.held_back,
@@ -194,6 +202,8 @@ class Plan:
     kinds: dict[Kind, KindPlan] = field(default_factory=dict)
     quarantine: list[QuarantinedRecord] = field(default_factory=list)
     unknown_on_target: dict[str, int] = field(default_factory=dict)
+    # Per kind, v1 records the run's adoption lookups listed that no source record matched (``engine.adopt``).
+    unmatched_on_target: dict[Kind, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     not_carried: list[NotCarried] = field(default_factory=list)
     # What the source holds of each kind the run does not write (``engine.inventory``), by kind.
@@ -331,6 +341,7 @@ class Plan:
             "purchase_orders": orders_json(self.orders),
             "uploads": {"count": self.uploads.count, "bytes": self.uploads.bytes, "billable": True},
             "unknown_on_target": dict(sorted(self.unknown_on_target.items())),
+            "unmatched_on_target": {kind.value: n for kind, n in sorted(self.unmatched_on_target.items())},
             "assumptions": [{"id": a.id, "topic": a.topic, "text": a.text} for a in self.depends_on()],
             "notes": list(self.notes),
         }

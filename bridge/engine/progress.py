@@ -246,7 +246,7 @@ def planned(figures: Mapping[str, object]) -> Plan:
     for name, row in kinds.items() if isinstance(kinds, dict) else ():
         kind = Kind(name)
         counts = plan.of(kind)
-        for fate in ("to_create", "replayed", "to_update", "unchanged", "held_back", "left_out", "requests"):
+        for fate in ("to_create", "replayed", "adopted", "to_update", "unchanged", "held_back", "left_out", "requests"):
             setattr(counts, fate, int(row.get(fate, 0)))
         counts.quarantined["planned"] = int(row.get("quarantined", 0))
         plan.kinds[kind] = counts

@@ -96,13 +96,13 @@ async def _replay(books: Books, executor: Executor, v1: V1Client, write: Write, 
     if stale and write.fanout:
         landed = await find_fan_out_items(v1, write)
         log.info("bridge.replay.found_on_target", kind=write.kind.value, step=write.step_key, entries=len(landed))
-        return await executor.write(write, landed=landed)
+        return await executor.write(write, landed=landed, new=False)
     if stale:
         found = await find_on_target(v1, write)
         if found is not None:
             derived = await find_derived(v1, write, found[0]) if len(found) == 1 else []
             return await _found(books, executor, write, found, derived)
-    return await executor.write(write)
+    return await executor.write(write, new=False)
 
 
 async def _found(

@@ -31,6 +31,7 @@ from bridge.clients.http import RunControls
 from bridge.clients.legacy import LegacyClient, open_legacy
 from bridge.clients.v1 import V1Client, open_v1
 from bridge.config import Settings
+from bridge.engine.adopt import Adoption, scopes_to_adopt
 from bridge.engine.apply import Applier
 from bridge.engine.books import Books
 from bridge.engine.choices import Choices, Extra
@@ -103,12 +104,15 @@ async def migrate(
     controls: RunControls | None = None,
     pipelines: bool = True,
     observer: WriteObserver | None = None,
+    rebuild: bool = False,
 ) -> Outcome:
     """Plan (``dry_run``) or run the migration the settings describe.
 
     ``pipelines=False`` runs the workspace stage alone (a fleet's first step; each project is then a step of
-    its own, run with ``settings.projects`` naming it). ``transports``, ``controls`` and ``observer`` are test
-    seams (in-process emulator, a clock that never sleeps, a watcher of every write's points).
+    its own, run with ``settings.projects`` naming it). ``rebuild`` (`bridge crosswalk rebuild`, a dry run) books
+    into the state what every scope of the target already holds (``engine.adopt``). ``transports``,
+    ``controls`` and ``observer`` are test seams (in-process emulator, a clock that never sleeps, a watcher of
+    every write's points).
     """
     legacy_url, legacy_key = settings.require_legacy()
     v1_url, token = settings.require_v1()
@@ -134,6 +138,7 @@ async def migrate(
                     progress=progress,
                     pipelines=pipelines,
                     observer=observer,
+                    rebuild=rebuild,
                 )
     finally:
         store.close()
@@ -166,6 +171,7 @@ async def _migrate(
     progress: Progress,
     pipelines: bool,
     observer: WriteObserver | None,
+    rebuild: bool,
 ) -> Outcome:
     checked = await preflight(legacy, v1, store, settings.legacy_url)
     migration = settings.migration if settings.migration != "default" else None
@@ -176,7 +182,8 @@ async def _migrate(
     run_id = None if dry_run else store.runs.start(namespace, checked.source, checked.target, _options(settings)).id
     books = Books(store.database, run_id)
     spool = Spool(settings.spool(), legacy.session, cap=settings.max_file_bytes)
-    executor = Executor(books=books, v1=None if dry_run else v1, observer=observer, spool=spool)
+    adoption = Adoption(v1, books, scopes_to_adopt(books, checked.unknown_on_target), rebuild=rebuild)
+    executor = Executor(books=books, v1=None if dry_run else v1, observer=observer, spool=spool, adoption=adoption)
     report = Report(ledger, books, progress, live=not dry_run)
     log.info("bridge.run.started", run_id=run_id, migration=namespace, dry_run=dry_run)
     try:
@@ -207,6 +214,7 @@ async def _migrate(
         log.warning("bridge.run.stopped", run_id=run_id, error=type(exc).__name__)
         raise
     await books.aclose()
+    ledger.unmatched_on_target.update(adoption.unmatched())
     if run_id is not None:
         store.runs.finish(run_id, "completed_with_quarantine" if ledger.quarantine else "completed", ledger.counts())
     log.info(
@@ -285,7 +293,7 @@ async def _write_everything(
             began = time.monotonic()
             async for tally in pipeline.run(library):
                 report.fold(tally)
-            applier.books.forget(library.project.id)
+            applier.executor.forget(library.project.id)
             report.fold(Tally(timings=((f"project:{library.project.id}", round(time.monotonic() - began, 3)),)))
 
     await run_all(one(library) for library in source.projects)

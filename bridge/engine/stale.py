@@ -29,7 +29,8 @@ from bridge.errors import FatalError
 LINK_READS: dict[str, tuple[str, str]] = {"purchase-orders_linkTransaction": ("purchase-orders_get", "transactions")}
 
 
-def _matches(entry: Mapping[str, object], row: Mapping[str, object], fields: Sequence[str]) -> bool:
+def matches(entry: Mapping[str, object], row: Mapping[str, object], fields: Sequence[str]) -> bool:
+    """Whether a listed ``row`` is the record ``entry`` creates, by the natural ``fields`` the entry names."""
     return all(entry.get(name) == row.get(name) for name in fields if name in entry)
 
 
@@ -51,7 +52,7 @@ async def find_on_target(v1: V1Client, write: Write) -> list[str] | None:
             if not isinstance(row, Mapping) or not isinstance(row.get("id"), str) or row["id"] in claimed:
                 continue
             for index, entry in enumerate(entries):
-                if found[index] is None and isinstance(entry, Mapping) and _matches(entry, row, fields):
+                if found[index] is None and isinstance(entry, Mapping) and matches(entry, row, fields):
                     found[index] = str(row["id"])
                     claimed.add(str(row["id"]))
                     break
@@ -119,7 +120,7 @@ async def find_fan_out_items(v1: V1Client, write: Write) -> dict[int, str]:
             if not isinstance(body, Mapping):
                 continue
             position = next(
-                (n for n in range(start, len(items)) if _matches(body, items[n], natural.fields)),
+                (n for n in range(start, len(items)) if matches(body, items[n], natural.fields)),
                 None,
             )
             if position is not None:

@@ -193,13 +193,16 @@ class Write:
         if not self.splittable or self.list_field is None:
             raise ValueError(f"{self.kind} write {self.step_key} carries one record; it cannot be split")
         middle = len(self.members) // 2
-        entries = self.entries()
-        return (self._part(entries, slice(0, middle)), self._part(entries, slice(middle, None)))
+        return self.subset(range(middle)), self.subset(range(middle, len(self.members)))
 
-    def _part(self, entries: Sequence[object], part: slice) -> Write:
-        assert self.list_field is not None
-        body: JsonObject = {**self.body, self.list_field: list(entries[part])}
-        members = self.members[part]
+    def subset(self, indexes: Sequence[int]) -> Write:
+        """The entries at ``indexes`` as a write of their own, keyed from this write's key (a bulk's half, or
+        what is left of a create once the records the target already holds are adopted)."""
+        if self.list_field is None:
+            raise ValueError(f"{self.kind} write {self.step_key} carries one record; it has no subset")
+        entries = self.entries()
+        body: JsonObject = {**self.body, self.list_field: [entries[i] for i in indexes]}
+        members = tuple(self.members[i] for i in indexes)
         key = child_key(self.key, members, body) if self.key is not None else None
         return replace(self, body=body, members=members, key=key, step=None)
 

@@ -172,19 +172,20 @@ def submit(fleet: Fleet, specs: tuple[WorkspaceSpec, ...]) -> list[Submission]:
     done: list[Submission] = []
     for spec in specs:
         entry = known[spec.name]
-        before_status = _status(fleet, entry)
-        handle: WorkflowHandle[Verdict] = fleet.client.enqueue(
-            {
-                "queue_name": QUEUE,
-                "workflow_name": WORKFLOW,
-                "workflow_id": entry.workflow_id,
-                "queue_partition_key": entry.target,
-                "app_version": APP_VERSION,
-                "application_name": APP,
-            },
-            spec.model_dump_json(),
-        )
-        status = handle.get_status()
+        with registry.enqueuing(fleet.engine, spec.name):
+            before_status = _status(fleet, entry)
+            handle: WorkflowHandle[Verdict] = fleet.client.enqueue(
+                {
+                    "queue_name": QUEUE,
+                    "workflow_name": WORKFLOW,
+                    "workflow_id": entry.workflow_id,
+                    "queue_partition_key": entry.target,
+                    "app_version": APP_VERSION,
+                    "application_name": APP,
+                },
+                spec.model_dump_json(),
+            )
+            status = handle.get_status()
         done.append(
             {
                 "name": spec.name,

@@ -15,6 +15,8 @@ the manifest again, so they carry no versioned migrations of their own.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from sqlalchemy import (
@@ -145,6 +147,16 @@ def add(engine: Engine, spec: WorkspaceSpec, target: str, source: str) -> tuple[
     found = find(engine, spec.name)
     assert found is not None  # just inserted, or inserted by the racing submit; rows are never deleted
     return found, inserted
+
+
+@contextmanager
+def enqueuing(engine: Engine, name: str) -> Iterator[None]:
+    """Hold the one lock on starting ``name``'s workflow (a transaction-scoped advisory lock): racing submits
+    of one name check for the workflow and enqueue it one after another, so only the first says it started
+    it. The server frees the lock however the holder ends."""
+    with engine.begin() as connection:
+        connection.execute(select(func.pg_advisory_xact_lock(func.hashtext(f"bridge-fleet-enqueue:{name}"))))
+        yield
 
 
 def next_attempt(engine: Engine, name: str) -> Submitted:

@@ -22,7 +22,7 @@ from rich.console import Console
 from structlog.testing import capture_logs
 
 from bridge.cli import cli
-from bridge.commands.migrate import render_plan
+from bridge.commands.migrate import COLUMNS, render_plan
 from bridge.emulator.control.state import EmulatorState
 from bridge.engine.plan import Plan
 from bridge.engine.progress import Progress
@@ -66,9 +66,10 @@ def _from_table(plan: Plan) -> dict[str, int]:
     found: dict[str, int] = {}
     for line in console.export_text().splitlines():
         cells = [cell.strip() for cell in re.split(r"[│┃]", line)[1:-1]]
-        if len(cells) == 8 and cells[0] in {k.value for k in Kind}:
-            quarantined = int(cells[6].split()[0])
-            found[cells[0]] = sum(int(cell) for cell in cells[1:6]) + quarantined
+        if len(cells) == len(COLUMNS) and cells[0] in {k.value for k in Kind}:
+            fates = COLUMNS.index("quarantined (codes)")
+            quarantined = int(cells[fates].split()[0])
+            found[cells[0]] = sum(int(cell) for cell in cells[1:fates]) + quarantined
     return found
 
 
