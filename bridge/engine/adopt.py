@@ -31,6 +31,7 @@ from bridge.engine.kinds import derived_from, spec
 from bridge.engine.stale import LINK_READS, find_link, matches
 from bridge.engine.wanted import PLACEHOLDER
 from bridge.engine.writes import Write
+from mappings.documents import CARRIED
 from mappings.kinds import Kind
 from mappings.refs import WORKSPACE
 
@@ -71,6 +72,12 @@ class Adoption:
         # though nothing is sent (a dry run otherwise keeps its findings in memory).
         self.everywhere = rebuild
         self.keep = rebuild
+        # The v1 ids this run created of the kinds whose children are looked up one parent at a time (the
+        # records documents hang on, the transactions split items go on, the orders transactions are linked
+        # to): nothing hung on them before the run, so their children need no lookup (a project written by an
+        # earlier step of a fleet reads nothing per receipt, transaction or order).
+        self.watched = frozenset({*(carried.target for carried in CARRIED), Kind.PURCHASE_ORDER})
+        self._made: set[str] = set()
         self._listings: dict[tuple[str, str, tuple[str, ...], tuple[tuple[str, str], ...]], list[Row]] = {}
         self._kinds: dict[tuple[str, str, tuple[str, ...], tuple[tuple[str, str], ...]], Kind] = {}
         # The target's ids adopted so far: two listings may hold one row (a kind listed with other parameters),
@@ -110,6 +117,8 @@ class Adoption:
         """The entries of ``write`` the target already holds, by index."""
         if write.key is None:
             # A link (a keyless PUT): there when its parent, read back, holds it.
+            if write.params[0] in self._made:
+                return {}
             linked = await find_link(self.v1, write)
             return {0: Found(linked[0], write.hashes[0])} if linked else {}
         entries = write.entries() if write.list_field else [write.body]
@@ -126,7 +135,7 @@ class Adoption:
                     by_parent.setdefault(str(entry.get(fan_out.param)), []).append((index, entry.get(fan_out.body)))
             found = {}
             for parent, indexed in by_parent.items():
-                if not _planned((parent,)):
+                if not _planned((parent,)) and parent not in self._made:
                     found |= await self._match(write, (parent,), indexed)
         if write.kind == Kind.PROJECT:
             # An adopted project may hold anything its pipeline writes.
@@ -186,10 +195,17 @@ class Adoption:
             self._kinds[key] = write.kind
         return rows
 
+    def made(self, write: Write, ids: Sequence[str]) -> None:
+        """A create of this run went through: remember its records' ids if documents hang on their kind."""
+        if write.kind in self.watched and write.operation == spec(write.kind).create:
+            self._made.update(ids)
+
     async def linked(self, write: Write, link: str, target: str) -> str | None:
         """The v1 id of a document ``write`` uploads that the target holds linked to ``target`` already (its
         upload and link both happened in a run the state forgot): matched by name among the documents linked
         there, so a file of the same name on another record is never taken."""
+        if target in self._made:
+            return None
         known = self.books.v1_ids(spec(write.kind).stored, write.scope)
         name = write.body.get("name")
         async for page in self.v1.rows("documents_list", (), [("linkedTo", f"{link}:{target}")]):

@@ -185,6 +185,8 @@ class Executor:
             raise UnexpectedResponse(f"{write.method} {write.path}: {exc}") from exc
         self._reach(write, "response")
         await self.books.complete(write, ids, derived_ids(write, answer))
+        if self.adoption is not None:
+            self.adoption.made(write, ids)
         self._reach(write, "done")
         return Sent(dict(zip(write.members, ids, strict=True)), self._booked(write))
 

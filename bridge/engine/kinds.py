@@ -68,6 +68,9 @@ class Natural:
     # Query parameters the stale lookup always sends: where a lost create's record waits (a document not
     # linked yet is among the unassigned ones).
     query: tuple[tuple[str, str], ...] = ()
+    # Filters naming one record (a purchase order's number): the stale lookup of one lost create adds them;
+    # adoption (``engine.adopt``) lists a whole scope once, so it leaves them out.
+    narrow: tuple[str, ...] = ()
     # Which rows of the listing are this kind's, when kinds share one listing (documents, by link and
     # description); every row when None.
     holds: Callable[[Mapping[str, object]], bool] | None = None
@@ -278,7 +281,9 @@ KINDS: tuple[KindSpec, ...] = (
         # ``engine.purchase_orders``): a change at source after that is reported, not sent.
         update=None,
         # The list's `number` filter is an exact match (published), scoped by the project's v1 id.
-        natural=Natural("purchase-orders_list", ("number", "name", "projectId"), filters=("projectId", "number")),
+        natural=Natural(
+            "purchase-orders_list", ("number", "name", "projectId"), filters=("projectId",), narrow=("number",)
+        ),
         reads=Reads.ORDERS,
         needs=(Kind.LINE, Kind.CONTACT),
         money=("amount",),

@@ -42,7 +42,8 @@ async def find_on_target(v1: V1Client, write: Write) -> list[str] | None:
     fields = declared.natural.fields
     entries = write.entries() if write.list_field else [write.body]
     first = entries[0] if entries and isinstance(entries[0], Mapping) else {}
-    query = [(name, str(first[name])) for name in declared.natural.filters if isinstance(first.get(name), str)]
+    filters = (*declared.natural.filters, *declared.natural.narrow)
+    query = [(name, str(first[name])) for name in filters if isinstance(first.get(name), str)]
     query += declared.natural.query
     found: list[str | None] = [None] * len(entries)
     claimed: set[str] = set()

@@ -15,6 +15,8 @@ from click.testing import CliRunner
 
 from bridge.cli import cli
 from bridge.engine.plan import Plan
+from bridge.engine.progress import Progress
+from bridge.engine.run import migrate
 from mappings.kinds import Kind
 from tests.engine.test_stale_resume import age_in_flight
 from tests.pg import StateTarget
@@ -126,3 +128,24 @@ def test_a_lost_state_without_rebuild_adopts_on_the_run_itself(
         assert asyncio.run(world.census()) == reference
         assert _fates(done, "to_create") == {}
         assert Kind.PROJECT in _fates(done, "adopted")
+
+
+def test_a_project_written_after_its_workspace_stage_looks_each_kind_up_once(tmp_path: Path) -> None:
+    """A fleet writes the workspace stage in one run and each project in another: the project is then known to
+    the state before its run, so its creates look for their kind on v1 first; that is one listing per kind,
+    never a read per receipt, transaction or order (their parents were made by this run)."""
+    world = fresh_world(tmp_path / "state.sqlite")
+
+    async def both() -> dict[str, int]:
+        settings = world.settings()
+        await migrate(settings, dry_run=False, progress=Progress(), transports=world.transports(), pipelines=False)
+        before = Counter(world.emulator.stats.by_route)
+        done = await migrate(settings, dry_run=False, progress=Progress(), transports=world.transports())
+        assert _fates(done.ledger, "adopted") == {}
+        reads = Counter(world.emulator.stats.by_route) - before
+        return {route: n for route, n in reads.items() if route.startswith("GET /v1/")}
+
+    reads = asyncio.run(both())
+    per_record = [route for route in reads if "_id}" in route.replace("{project_id}", "")]
+    assert per_record == [], reads
+    assert max(reads.values()) <= 3, reads
