@@ -42,6 +42,7 @@ LEAVES = frozenset(
         "bridge.assumption",
         "bridge.assumptions",
         "bridge.assumptions_contract",
+        "bridge.assumptions_cutover",
         "bridge.assumptions_workspace",
         "bridge.canonical",
         "bridge.config",
