@@ -34,6 +34,7 @@ import structlog
 
 from bridge.canonical import Json, canonical
 from bridge.errors import UsageError
+from bridge.files import fsync_dir
 
 log = structlog.get_logger("bridge.sync")
 
@@ -131,7 +132,7 @@ class SyncLog:
             ) from None
         try:
             if created:
-                _fsync_directory(path.parent)
+                fsync_dir(path.parent)
             seq, head = _recover(path, fd)
         except BaseException:
             os.close(fd)
@@ -180,14 +181,6 @@ def _recover(path: Path, fd: int) -> tuple[int, str]:
             "Keep the file as evidence, move it aside and start a new log"
         )
     return check.lines, check.head
-
-
-def _fsync_directory(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["verify"]:
