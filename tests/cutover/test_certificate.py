@@ -125,13 +125,25 @@ def test_one_byte_changed_in_the_payload_names_the_signature(made: tuple[Path, K
     """A payload changed by one byte (still a Statement) no longer carries the run key's signature: exit 1."""
     certificate, run, _ = made
     document = json.loads(certificate.read_bytes())
-    payload = base64.b64decode(document["payload"]).replace(b'"reconciled":true', b'"reconciled":null')
+    payload = base64.b64decode(document["payload"])
+    payload = _flip(payload, payload.index(str(BIG).encode()))  # 9007... becomes 8007...: still a Statement
     document["payload"] = base64.b64encode(payload).decode()
     certificate.write_text(json.dumps(document))
     result = _verify(certificate, run)
     keyid = load_public_key(run.public).key.keyid
     assert result.exit_code == 1
     assert f"signature by key {keyid} ({run.public}): does not verify over the payload" in result.output
+
+
+def test_one_byte_changed_anywhere_in_the_certificate_fails(made: tuple[Path, KeyPair, KeyPair]) -> None:
+    """Whichever byte of the certificate file changes (structure, payload, key id, signature), verify exits 1."""
+    certificate, run, _ = made
+    original = certificate.read_bytes()
+    for at in range(0, len(original), max(1, len(original) // 60)):
+        certificate.write_bytes(_flip(original, at))
+        result = _verify(certificate, run)
+        assert (at, result.exit_code) == (at, 1), result.output
+        assert result.output.startswith(("does not match: ", "does not verify: "))
 
 
 def test_one_byte_changed_in_a_signature_names_the_key(made: tuple[Path, KeyPair, KeyPair]) -> None:
