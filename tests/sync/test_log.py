@@ -100,3 +100,25 @@ def test_the_module_verifies_from_the_command_line(tmp_path: Path) -> None:
         [sys.executable, "-m", "bridge.sync.log", "verify", str(path)], capture_output=True, text=True, check=False
     )
     assert (bad.returncode, bad.stdout.split()[:4]) == (1, ["broken", "at", "seq", "5"])
+
+
+def test_a_writer_killed_mid_append_leaves_a_chain_that_goes_on(tmp_path: Path) -> None:
+    """SIGKILL of a process appending as fast as it can: the next open chains on, and the whole chain verifies."""
+    path = tmp_path / "sync.jsonl"
+    script = (
+        "from pathlib import Path; from bridge.sync.log import SyncLog\n"
+        f"log = SyncLog.open(Path({str(path)!r}))\n"
+        "print('open', flush=True)\n"
+        "while True: log.append({'cycle': log.seq, 'pad': 'x' * 4000})\n"
+    )
+    with subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True) as writer:
+        assert writer.stdout is not None
+        assert writer.stdout.readline() == "open\n"
+        while path.stat().st_size < 200_000:
+            pass
+        writer.kill()
+    with SyncLog.open(path) as log:
+        written = log.seq
+        log.append({"cycle": "after the kill"})
+    check = verify_chain(path)
+    assert (check.broken, check.lines) == (None, written + 1)
