@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from bridge.assumption import Assumption
 from bridge.assumptions_contract import PUBLISHED_CONTRACT
+from bridge.assumptions_cutover import CUTOVER_PROOF
 from bridge.assumptions_workspace import WHOLE_WORKSPACE
 
 __all__ = ["REGISTRY", "Assumption", "as_markdown", "by_id", "used_by"]
@@ -410,7 +411,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
     ),
 )
 # Ordered by id: the seed-document guesses, then those made reading the published descriptions.
-REGISTRY: tuple[Assumption, ...] = SEED_GAPS + PUBLISHED_CONTRACT + WHOLE_WORKSPACE
+REGISTRY: tuple[Assumption, ...] = SEED_GAPS + PUBLISHED_CONTRACT + WHOLE_WORKSPACE + CUTOVER_PROOF
 
 
 def by_id(assumption_id: str) -> Assumption:

@@ -34,7 +34,13 @@ from bridge.errors import BridgeError, FatalError, ResumableStop, RetriableError
 # below need (the terminal's text rules with logging and the settings; the state store with SQLAlchemy) is
 # imported when a command ends in an error, where it is mostly loaded already.
 
-ENDINGS: dict[Ending, int] = {Ending.DONE: 0, Ending.QUARANTINED: 1, Ending.DIFFERENCES: 1, Ending.NOT_FOUND: 1}
+ENDINGS: dict[Ending, int] = {
+    Ending.DONE: 0,
+    Ending.QUARANTINED: 1,
+    Ending.DIFFERENCES: 1,
+    Ending.NOT_FOUND: 1,
+    Ending.MISMATCH: 1,
+}
 
 
 @functools.cache
@@ -105,6 +111,10 @@ SUBCOMMANDS: dict[str, Lazy] = {
     "emulate": Lazy(
         "bridge.emulator.control.serving:emulate_command",
         "Serve the emulated service (legacy /api/v1, v1 /v1, control /_emulator) until stopped.",
+    ),
+    "cutover": Lazy(
+        "bridge.commands.cutover:cutover_group",
+        "The cutover certificate: co-sign it, verify it offline against its files and public keys.",
     ),
     "fleet": Lazy(
         "bridge.commands.fleet:fleet_group",

@@ -99,9 +99,23 @@ SECRET_FILE_MAX_BYTES = 64 * 1024
 
 
 def _read_secret_file(key_file: _KeyFile, name: str) -> Secret:
-    """The secret a file holds. Only a regular file is read (a FIFO would block for ever and a device never
-    ends), at most ``SECRET_FILE_MAX_BYTES``; every refusal is a ConfigError naming the setting and the file."""
+    """The secret a file holds; every refusal is a ConfigError naming the setting and the file."""
     path = key_file.path
+    raw, _ = read_key_file(path, name)
+    try:
+        # utf-8-sig drops the byte-order mark an editor on Windows writes; the line's end is stripped below.
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{name} file {path} is not UTF-8 text") from exc
+    if not text.strip():
+        raise ConfigError(f"{name} file {path} is empty: write the {name} into it")
+    return secret_value(text, name, f"file {path}")
+
+
+def read_key_file(path: Path, name: str) -> tuple[bytes, int]:
+    """The bytes of a key file and its mode. Only a regular file is read (a FIFO would block for ever and a
+    device never ends), at most ``SECRET_FILE_MAX_BYTES``; a refusal is a ConfigError naming ``name`` and the
+    file."""
     try:
         # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -114,14 +128,7 @@ def _read_secret_file(key_file: _KeyFile, name: str) -> Secret:
         raw = file.read(SECRET_FILE_MAX_BYTES + 1)
     if len(raw) > SECRET_FILE_MAX_BYTES:
         raise ConfigError(f"{name} file {path} is larger than {SECRET_FILE_MAX_BYTES // 1024} KiB: not a key file")
-    try:
-        # utf-8-sig drops the byte-order mark an editor on Windows writes; the line's end is stripped below.
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{name} file {path} is not UTF-8 text") from exc
-    if not text.strip():
-        raise ConfigError(f"{name} file {path} is empty: write the {name} into it")
-    return secret_value(text, name, f"file {path}")
+    return raw, mode
 
 
 def _file_type(mode: int) -> str:

@@ -74,3 +74,12 @@ def write_private(path: Path, data: bytes, *, option: str) -> None:
     except OSError as exc:
         temporary.unlink()
         raise ConfigError(f"cannot write {option} {path}: {exc.strerror}") from exc
+
+
+def fsync_dir(path: Path) -> None:
+    """Make the directory's entries (new files, a renamed link) durable."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

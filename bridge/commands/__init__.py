@@ -17,3 +17,5 @@ class Ending(StrEnum):
     """`verify` finished and found differences (the reports say where)."""
     NOT_FOUND = "not_found"
     """`crosswalk` was asked for a record or kind the state file does not hold."""
+    MISMATCH = "mismatch"
+    """`cutover verify` found a subject or a signature that does not match (each is named)."""

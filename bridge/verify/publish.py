@@ -45,6 +45,7 @@ from typing import Protocol, runtime_checkable
 
 from bridge.errors import ResumableStop
 from bridge.files import create_private
+from bridge.files import fsync_dir as _fsync_dir
 
 SETS = ".reconciliation"
 CURRENT = "current"
@@ -108,15 +109,6 @@ def publish(directory: Path, files: Mapping[str, str], observer: PublishObserver
         ) from error
     _prune(sets, keep={CURRENT, fresh.name, previous or ""})
     return [directory / name for name in files]
-
-
-def _fsync_dir(path: Path) -> None:
-    """Make the directory's entries (new files, a renamed link) durable."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _replace_with_link(path: Path, target: str) -> None:

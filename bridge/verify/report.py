@@ -335,3 +335,7 @@ def _code(text: str) -> str:
         return _text(text)
     cell = plain(text).replace("|", "\\|")  # GFM ends a table cell at a bare pipe even inside a code span
     return f"`{cell}`"
+
+
+markdown_text = _text
+"""The public name of the Markdown escape, for the renderers outside this module (the cutover certificate's)."""

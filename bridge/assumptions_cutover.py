@@ -1,0 +1,47 @@
+"""The guesses of issue 32's proof leaves: the cutover certificate and the sync log (A110-A113)."""
+
+from __future__ import annotations
+
+from bridge.assumption import Assumption
+
+CUTOVER_PROOF: tuple[Assumption, ...] = (
+    Assumption(
+        "A110",
+        "the certificate's predicate type",
+        "The cutover certificate's in-toto predicateType is https://workspace-bridge.dev/cutover/v1: a URL under "
+        "the project's name, versioned, that identifies the predicate's shape (nothing is served there). A "
+        "change to the predicate's meaning takes a new version.",
+        "in-toto Statement v1 asks for a URI the producer owns; the project has none published.",
+        ("cutover.certificate",),
+    ),
+    Assumption(
+        "A111",
+        "which published descriptions the certificate names",
+        "The repository does not ship the two published descriptions, so the certificate's `specs` carries the "
+        "SHA-256 of legacy.yaml and v1.yaml as they were when the bridge was built and checked against them "
+        "(pinned in bridge/cutover/certificate.py, changed with them), not of files read at signing time.",
+        "the issue asks for the SHA-256 of the descriptions the bridge was built against; none is in the tree.",
+        ("cutover.certificate",),
+    ),
+    Assumption(
+        "A112",
+        "signing keys and their ids",
+        "A signing key is Ed25519 in PEM PKCS#8 (openssl genpkey), unencrypted, in a regular file no one but its "
+        "owner can read (no group or other permission bits); a public key is PEM SubjectPublicKeyInfo (openssl "
+        "pkey -pubout). A signature's keyid is securesystemslib's default: SHA-256 of the key's canonical "
+        "public form. A certificate verifies only when every signature is by a given key and every given key "
+        "signed.",
+        "the issue names the formats, not the key id, passphrases, or what an unrequested signature means.",
+        ("cutover.certificate", "commands.cutover"),
+    ),
+    Assumption(
+        "A113",
+        "the sync log's line",
+        "A sync-log line is RFC 8785 canonical JSON of seq, prev (SHA-256 of the previous line's bytes, 64 "
+        "zeros for the first), the caller's record and digest (SHA-256 of the canonical seq, prev and record), "
+        "every integer as a string; the line's own digest names an edited line (prev alone names the next one "
+        "and misses the last). A last line without its newline is torn and is cut away on open.",
+        "the issue fixes seq, prev and the record; the digest field and the genesis value are ours.",
+        ("sync.log",),
+    ),
+)
