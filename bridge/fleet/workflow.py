@@ -132,7 +132,7 @@ async def _held_patiently(work: Callable[[], Awaitable[T]], stage: str) -> T:
     except BridgeError as exc:
         # Stored by DBOS (its workflow_status table) and printed by `fleet status` and the worker: the same
         # masking as a single run's log (every registered secret in every encoding) and the same escaping.
-        raise StageStoppedError(plain(redact_text(f"{stage}: {type(exc).__name__}: {exc}"))) from None
+        raise StageStoppedError(plain(f"{stage}: {type(exc).__name__}: {exc}")) from None
     raise AssertionError("unreachable: tenacity either returns or re-raises")
 
 

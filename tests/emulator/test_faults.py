@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import email.utils
 import time
 
@@ -165,3 +166,23 @@ async def test_latency_runs_from_arrival_to_answer(
     assert "Early" in [contact["name"] for contact in listed]
     assert (await create).status_code == 201
     assert time.perf_counter() - started >= 0.4
+
+
+async def test_echo_credentials_repeats_the_credential_raw_base64_and_hex(
+    v1_app: FastAPI, v1_client: httpx.AsyncClient, control_client: httpx.AsyncClient
+) -> None:
+    """echo_credentials answers 401 with the request's token (v1) or key (legacy) in three encodings and
+    terminal escapes around them: the careless server the leak tests need."""
+    rules = [{"kind": "echo_credentials", "route": "/v1/me"}, {"kind": "echo_credentials", "route": "/api/v1/spaces"}]
+    await plan(control_client, {"rules": rules})
+    token = v1_client.headers["Authorization"].partition(" ")[2]
+    v1 = await v1_client.get("/me")
+    transport = httpx.ASGITransport(app=v1_app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://emulator/api/v1") as legacy_client:
+        legacy = await legacy_client.get("/spaces", headers={"X-API-Key": LEGACY_KEY})
+    answers = [(v1.status_code, v1.json()["code"], v1.json()["message"], token)]
+    answers.append((legacy.status_code, legacy.json()["code"], legacy.json()["error"], LEGACY_KEY))
+    assert [(status, code) for status, code, _, _ in answers] == [(401, "invalid_token"), (401, "unauthorized")]
+    for _, _, message, secret in answers:
+        for form in (secret, base64.b64encode(secret.encode()).decode(), secret.encode().hex(), "\x1b]0;"):
+            assert form in message

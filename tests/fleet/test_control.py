@@ -21,27 +21,10 @@ from bridge.cli import cli
 from bridge.fleet.manifest import WorkspaceSpec, load_manifest
 from bridge.fleet.rehearsal import Rehearsal, bridge_command, rehearsal
 from bridge.localpg import LocalPostgres
+from tests.support.fleet_tables import text_of_database
 from tests.support.world import SMALL_PROJECT
 
 pytestmark = pytest.mark.timeout(600)
-
-
-def text_of_database(url: str) -> str:
-    """Every value of every row of the fleet's and DBOS's tables, as text."""
-    engine = sa.create_engine(url)
-    chunks: list[str] = []
-    try:
-        with engine.connect() as connection:
-            for schema in ("dbos", "bridge_fleet"):
-                tables = connection.execute(
-                    sa.text("SELECT table_name FROM information_schema.tables WHERE table_schema = :s"), {"s": schema}
-                ).scalars()
-                for table in list(tables):
-                    rows = connection.execute(sa.text(f'SELECT * FROM "{schema}"."{table}"')).all()  # noqa: S608
-                    chunks += [repr(tuple(row)) for row in rows]
-    finally:
-        engine.dispose()
-    return "\n".join(chunks)
 
 
 def secrets_of(spec: WorkspaceSpec) -> list[str]:

@@ -18,7 +18,9 @@ API is never faulted. Kinds:
   a dropped write therefore goes through, as it does on a real network after a blip, and a run under this
   fault on every write can finish;
 - ``stall``: the request is held ``stall_s`` seconds (longer than a client's timeout) before it is handled;
-- ``revoke_token``: the bearer token is revoked after its ``after``-th matching request.
+- ``revoke_token``: the bearer token is revoked after its ``after``-th matching request;
+- ``echo_credentials``: 401 whose message repeats the request's credential (bearer token or ``X-API-Key``)
+  raw, base64 and hex encoded, with terminal escape sequences: a careless server, for the leak tests.
 
 A dropped connection is a started response (with a Content-Length it never fulfils) followed by an exception
 that subclasses ``httpx.RemoteProtocolError``: under uvicorn the server closes the socket mid-response, and in
@@ -28,6 +30,7 @@ process ``httpx.ASGITransport`` re-raises it, so a client sees a transport error
 from __future__ import annotations
 
 import asyncio
+import base64
 import email.utils
 import fnmatch
 import json
@@ -50,6 +53,7 @@ from bridge.emulator.v1.errors import (
     BudgetComputeTimeoutError,
     GatewayTimeoutError,
     InternalError,
+    InvalidTokenError,
     RateLimitedError,
     TemporarilyUnavailableError,
     V1Error,
@@ -66,6 +70,7 @@ FaultKind = Literal[
     "commit_then_drop",
     "stall",
     "revoke_token",
+    "echo_credentials",
 ]
 FAULT_KINDS: tuple[str, ...] = FaultKind.__args__  # type: ignore[attr-defined]
 LEGACY_PREFIX = "/api/v1"
@@ -76,9 +81,18 @@ REPLAYED_HEADER = b"idempotency-replayed"
 CREDENTIAL_HEADERS = frozenset({b"authorization", b"x-api-key"})
 # What an internal read keeps of the request's scope: the connection, not what routing added to it.
 CONNECTION_KEYS = ("type", "asgi", "http_version", "scheme", "server", "client", "root_path", "app")
+# What an echoing server wraps around a credential: a title change, a screen clear and a bell for the terminal.
+ECHO_ESCAPES = "\x1b]0;owned\x07\x1b[2J"
 # A link (PUT /purchase-orders/{id}/transactions/{txn}) has no read of its own: it shows on its order, read
 # with its transactions expanded, so linking again (no change) is answered like a PATCH that changes nothing.
 LINK_PATH = re.compile(r"^(?P<order>.*/purchase-orders/[^/]+)/transactions/[^/]+$")
+
+
+class LegacyUnauthorizedError(V1Error):
+    """The legacy surface's 401 (A01's ``unauthorized``), for a fault answered there."""
+
+    status = 401
+    code = "unauthorized"
 
 
 class FaultRule(BaseModel):
@@ -202,7 +216,10 @@ class FaultInjector:
             retry_after_s=wait,
         )
 
-    def _error_for(self, rule: FaultRule, path: str) -> V1Error:
+    def _error_for(self, rule: FaultRule, scope: Scope) -> V1Error:
+        path: str = scope["path"]
+        if rule.kind == "echo_credentials":
+            return (LegacyUnauthorizedError if path.startswith(LEGACY_PREFIX) else InvalidTokenError)(_echoed(scope))
         if rule.kind == "rate_limit":
             return RateLimitedError(
                 f"Too many requests; wait {rule.retry_after_s} s (Retry-After) and retry.",
@@ -253,7 +270,7 @@ class FaultInjector:
                 scope.setdefault("state", {})["dropped"] = True
                 await _drop(send)
             else:
-                await _send_error(self._error_for(rule, path), scope, send)
+                await _send_error(self._error_for(rule, scope), scope, send)
                 return
         try:
             if not drop_if_changed:
@@ -396,6 +413,16 @@ async def _drop(send: Send) -> None:
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"1024")]})
     await send({"type": "http.response.body", "body": b"{", "more_body": True})
     raise DroppedConnectionError("connection dropped by the emulator's fault plan")
+
+
+def _echoed(scope: Scope) -> str:
+    """The request's credential as a careless server repeats it: raw, base64 and hex, escapes around it."""
+    headers = dict(scope["headers"])
+    credential = headers.get(b"authorization", b"").partition(b" ")[2] or headers.get(b"x-api-key", b"")
+    return (
+        f"{ECHO_ESCAPES}credential {credential.decode('latin-1')} refused "
+        f"(base64 {base64.b64encode(credential).decode()}, hex {credential.hex()}){ECHO_ESCAPES}"
+    )
 
 
 async def _send_error(error: V1Error, scope: Scope, send: Send) -> None:

@@ -175,11 +175,16 @@ async def list_documents(request: Request, grant: Grant) -> Response:
     )
 
 
-@router.get("/documents/{document_id}")
-async def get_document(request: Request, grant: Grant, document_id: str) -> Response:
+def _document(request: Request, grant: Grant, document_id: str) -> tuple[Workspace, Document]:
+    """The grant's workspace and its document (404 ``not_found`` when it has none by that id)."""
     workspace = workspace_of(request, grant)
     with domain_errors():
-        return _view(request, workspace, context_of(request).service.get_document(workspace, document_id))
+        return workspace, context_of(request).service.get_document(workspace, document_id)
+
+
+@router.get("/documents/{document_id}")
+async def get_document(request: Request, grant: Grant, document_id: str) -> Response:
+    return _view(request, *_document(request, grant, document_id))
 
 
 @router.patch("/documents/{document_id}")
@@ -204,18 +209,14 @@ async def delete_document(request: Request, grant: Grant, document_id: str) -> R
 
 @router.get("/documents/{document_id}/content")
 async def get_content(request: Request, grant: Grant, document_id: str) -> Response:
-    workspace = workspace_of(request, grant)
-    with domain_errors():
-        item = context_of(request).service.get_document(workspace, document_id)
+    _, item = _document(request, grant, document_id)
     return StreamingResponse(item.blob.chunks(), media_type=item.mime_type, headers={"Content-Length": str(item.size)})
 
 
 @router.get("/documents/{document_id}/extraction")
 async def get_extraction(request: Request, grant: Grant, document_id: str) -> Response:
     """Never ready: the emulator runs no extraction, and the description answers 404 until a document is."""
-    workspace = workspace_of(request, grant)
-    with domain_errors():
-        item = context_of(request).service.get_document(workspace, document_id)
+    _, item = _document(request, grant, document_id)
     raise NotFoundError(f"Document {item.id!r} has no extraction: it is {item.status}.")
 
 
