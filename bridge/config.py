@@ -121,10 +121,11 @@ def read_key_file(path: Path, name: str) -> tuple[bytes, int]:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise ConfigError(f"cannot read {name} from {path}: {exc.strerror}") from exc
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):  # checked before fdopen, which refuses a directory with an error of its own
+        os.close(fd)
+        raise ConfigError(f"{name} file {path} is not a regular file ({_file_type(mode)}): name the file itself")
     with os.fdopen(fd, "rb") as file:
-        mode = os.fstat(file.fileno()).st_mode
-        if not stat.S_ISREG(mode):
-            raise ConfigError(f"{name} file {path} is not a regular file ({_file_type(mode)}): name the file itself")
         raw = file.read(SECRET_FILE_MAX_BYTES + 1)
     if len(raw) > SECRET_FILE_MAX_BYTES:
         raise ConfigError(f"{name} file {path} is larger than {SECRET_FILE_MAX_BYTES // 1024} KiB: not a key file")

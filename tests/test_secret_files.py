@@ -3,6 +3,7 @@ naming the setting and the file (never a hang, a 2 GB read or "a bug"), and neve
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 from collections.abc import Callable
@@ -85,6 +86,36 @@ def test_a_bad_key_file_is_exit_2_naming_the_setting_and_the_file(
     output = " ".join(result.output.split())
     assert result.exit_code == 2, output
     assert "legacy_key" in output or "--legacy-key-file" in output  # the setting, or the option that sets it
+    assert said in output or (made is _directory and "is a directory" in output)
+    assert str(path.name) in output
+    assert "Traceback" not in output
+    assert SECRET not in output
+
+
+@pytest.mark.parametrize(("made", "said"), [(c[1], c[2]) for c in CASES], ids=[c[0] for c in CASES])
+def test_a_bad_key_file_in_a_fleet_manifest_is_exit_2_before_anything_is_queued(
+    tmp_path: Path, made: Callable[[Path], Path], said: str
+) -> None:
+    """`fleet submit` reads each workspace's secrets before it opens the fleet's database (here unreachable):
+    exit 2 naming the setting, the file and the workspace."""
+    path = made(tmp_path)
+    (tmp_path / "ws.token").write_text("tok_0123456789abcdef\n")
+    manifest = tmp_path / "fleet.toml"
+    manifest.write_text(
+        "[[workspace]]\n"
+        'name = "ws-01"\n'
+        'legacy_url = "http://127.0.0.1:9/api/v1"\n'
+        f"legacy_key_file = {json.dumps(str(path))}\n"
+        'v1_url = "http://127.0.0.1:9/v1"\n'
+        'token_file = "ws.token"\n'
+    )
+    result = CliRunner().invoke(
+        cli, ["fleet", "submit", str(manifest), "--state", "postgresql://nobody@127.0.0.1:9/none"]
+    )
+    output = " ".join(result.output.split())
+    assert result.exit_code == 2, output
+    assert "legacy_key" in output
+    assert "workspace ws-01" in output
     assert said in output or (made is _directory and "is a directory" in output)
     assert str(path.name) in output
     assert "Traceback" not in output

@@ -62,6 +62,8 @@ def fleet_group() -> None:
 def submit_command(state: str, manifest: Path) -> Ending:
     """Queue every workspace of MANIFEST (a [[workspace]] table each); one already queued starts nothing."""
     specs = load_manifest(manifest)
+    for spec in specs:
+        spec.check_secrets(state)
     with open_fleet(state, create=True) as fleet:
         done = submit(fleet, specs)
     for entry in done:

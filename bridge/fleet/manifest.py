@@ -60,6 +60,17 @@ class WorkspaceSpec(BaseModel):
                 raise ValueError(f"give the {what} as exactly one of {field}_file or {field}_env")
         return self
 
+    def check_secrets(self, state: str) -> None:
+        """Read the key and the token the manifest names, as a step will: a file or value that cannot serve
+        is a ConfigError (exit 2) naming the workspace's setting and the file, before anything is queued."""
+        try:
+            settings = self.settings(state)
+            settings.require_legacy()
+            settings.require_v1()
+        except ConfigError as exc:
+            exc.add_note(f"in the manifest's workspace {self.name} (legacy_key_file / token_file name the files)")
+            raise
+
     def settings(self, state: str, **extra: object) -> Settings:
         """The settings of this workspace's run: its URLs and secrets, the fleet's state, its name as migration.
 
@@ -125,7 +136,8 @@ def _spec(table: object, folder: Path, label: str) -> WorkspaceSpec:
     values = dict(table)
     for key in ("legacy_key_file", "token_file"):
         if isinstance(values.get(key), str):
-            values[key] = (folder / values[key]).resolve()
+            # Made absolute, not resolved: a broken or looping link is for the secret's reading to refuse.
+            values[key] = Path(os.path.abspath(folder / values[key]))
     try:
         return WorkspaceSpec.model_validate(values)
     except ValidationError as exc:
