@@ -18,6 +18,7 @@ from rich.text import Text
 from bridge.commands import Ending
 from bridge.config import ENV_STATE
 from bridge.fleet.control import WorkspaceStatus, cancel, open_fleet, retry, status, submit
+from bridge.fleet.database import fleet_url
 from bridge.fleet.manifest import load_manifest
 from bridge.fleet.registry import BEAT_S, LEASE_S
 from bridge.logging import configure_logging
@@ -62,6 +63,7 @@ def fleet_group() -> None:
 def submit_command(state: str, manifest: Path) -> Ending:
     """Queue every workspace of MANIFEST (a [[workspace]] table each); one already queued starts nothing."""
     specs = load_manifest(manifest)
+    fleet_url(state)  # a state that names no PostgreSQL database is said first: no secret is read for it
     for spec in specs:
         spec.check_secrets(state)
     with open_fleet(state, create=True) as fleet:
