@@ -1,4 +1,4 @@
-"""The guesses of issue 32's proof leaves: the cutover certificate and the sync log (A110-A113)."""
+"""The guesses of bridge mode (issue 32): the cutover certificate, the sync log, drift and conflicts (A110-A115)."""
 
 from __future__ import annotations
 
@@ -43,5 +43,27 @@ CUTOVER_PROOF: tuple[Assumption, ...] = (
         "and misses the last). A last line without its newline is torn and is cut away on open.",
         "the issue fixes seq, prev and the record; the digest field and the genesis value are ours.",
         ("sync.log",),
+    ),
+    Assumption(
+        "A114",
+        "what a v1 edit is",
+        "A record drifted when its v1 row, as the kind's published list shows it, differs from the row the bridge "
+        "read back after its own last write of it, leaving out the fields v1 computes from other records "
+        "(phaseTotals, expanded relations such as contact, documents, items, transactions, links, and counters "
+        "such as replyCount): a write to a child line or a receipt moves those, not the record's own fields.",
+        "the descriptions publish updatedAt on most kinds but not on budget lines or phases, and no change "
+        "history; which fields are derived is read from their descriptions, not published as a list.",
+        ("engine.guard",),
+    ),
+    Assumption(
+        "A115",
+        "records with no mark yet, and kinds bridge mode cannot read back",
+        "A record written by `bridge run` before the first sync has no mark: its row is taken as drifted when its "
+        "updatedAt is more than 2 s after the bridge's last write of it, and as unchanged when the kind has no "
+        "updatedAt (budget lines, phases: an edit made on v1 between that run and the first sync is not seen). "
+        "Kinds listed per parent (split items, documents, order links) are not checked: a split item edited on "
+        "v1 is overwritten by a legacy change of it.",
+        "the bridge keeps no v1 row from `run` (reading every row back would double a migration's reads).",
+        ("engine.guard",),
     ),
 )

@@ -1,4 +1,5 @@
-"""The state tables (schema revision 0006): runs, crosswalk, intents, quarantine, sessions, source records.
+"""The state tables (schema revision 0007): runs, crosswalk, intents, quarantine, sessions, source records, and
+bridge mode's v1 marks and conflicts.
 
 These sqlmodel classes are what queries use; the schema itself is created and upgraded only by the alembic
 revisions in ``state/migrations/versions`` (see ``state.db``), so a change here needs a new revision there.
@@ -14,7 +15,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Literal
 
-from sqlalchemy import String, Text, TypeDecorator, UniqueConstraint
+from sqlalchemy import Index, String, Text, TypeDecorator, UniqueConstraint
 from sqlalchemy.engine import Dialect
 from sqlmodel import Field, SQLModel
 
@@ -174,8 +175,43 @@ class SourceRecordRow(SQLModel, table=True):
     legacy_id: str = Field(primary_key=True, max_length=200)
 
 
+class MarkRow(SQLModel, table=True):
+    """What the bridge last saw on v1 of one record it wrote (revision 0007, ``bridge.sync.marks``)."""
+
+    __tablename__ = "v1_marks"
+
+    kind: str = Field(primary_key=True, max_length=64)
+    scope: str = Field(primary_key=True, max_length=200)
+    legacy_id: str = Field(primary_key=True, max_length=200)
+    v1_id: str = Field(max_length=200)
+    mark: str = Field(max_length=64)
+    marked_at: datetime = Field(sa_type=UtcDateTime)
+
+
+class ConflictRow(SQLModel, table=True):
+    """A record changed on both sides since the bridge last wrote it (revision 0007): written by nobody until a
+    person takes one side. ``change`` is what legacy did (``update`` or ``delete``); the JSON columns hold the
+    body legacy wants written and the v1 row as read."""
+
+    __tablename__ = "conflicts"
+    __table_args__ = (Index("ix_conflicts_record", "kind", "scope", "legacy_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=64)
+    scope: str = Field(max_length=200)
+    legacy_id: str = Field(max_length=200)
+    v1_id: str = Field(max_length=200)
+    change: str = Field(max_length=16)
+    legacy_json: str = Field(sa_type=Text)
+    legacy_hash: str = Field(max_length=128)
+    v1_json: str = Field(sa_type=Text)
+    detected_at: datetime = Field(sa_type=UtcDateTime)
+    resolved_at: datetime | None = Field(default=None, sa_type=UtcDateTime)
+    taken: str | None = Field(default=None, max_length=16)
+
+
 STATE_TABLES = tuple(
     SQLModel.metadata.tables[row.__tablename__]
-    for row in (RunRow, CrosswalkRow, IntentRow, QuarantineRow, SessionRow, SourceRecordRow)
+    for row in (RunRow, CrosswalkRow, IntentRow, QuarantineRow, SessionRow, SourceRecordRow, MarkRow, ConflictRow)
 )
 """The tables of a state (SQLModel's metadata is process-wide: other tables may share it)."""

@@ -205,6 +205,7 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("contacts_list", "GET", "/contacts"),
     _op("contacts_create", "POST", "/contacts", ContactCreate),
     _op("contacts_update", "PATCH", "/contacts/{contactId}", ContactUpdate),
+    _op("contacts_delete", "DELETE", "/contacts/{contactId}"),
     _op("library_listTags", "GET", "/library/tags"),
     _op("library_createTag", "POST", "/library/tags", TagCreate),
     _op("library_updateTag", "PATCH", "/library/tags/{tagId}", TagUpdate),
@@ -229,12 +230,15 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("budget_listPhases", "GET", f"{_PROJECT}/budget/phases", pages=False),
     _op("budget_createPhase", "POST", f"{_PROJECT}/budget/phases", PhaseCreate),
     _op("budget_updatePhase", "PATCH", f"{_PROJECT}/budget/phases/{{phaseId}}", PhaseUpdate),
+    _op("budget_deletePhase", "DELETE", f"{_PROJECT}/budget/phases/{{phaseId}}"),
     _op("budget_listLines", "GET", _LINES),
     _op("budget_createLinesBulk", "POST", f"{_LINES}/bulk", LineBulkCreate, bulk="lines"),
     _op("budget_updateLine", "PATCH", f"{_LINES}/{{lineId}}", LineUpdate),
+    _op("budget_deleteLine", "DELETE", f"{_LINES}/{{lineId}}"),
     _op("transactions_list", "GET", "/transactions"),
     _op("transactions_get", "GET", "/transactions/{transactionId}"),
     _op("transactions_update", "PATCH", "/transactions/{transactionId}", TransactionPatch),
+    _op("transactions_delete", "DELETE", "/transactions/{transactionId}"),
     _op("transactions_createBulk", "POST", "/transactions/bulk", TransactionBulkCreate, bulk="transactions"),
     _op(
         "transactions_createItem", "POST", "/transactions/{transactionId}/items", TransactionItemCreate, fan_out=_ITEMS

@@ -186,6 +186,8 @@ REPORT_COLUMNS = (
     ("left_out", "left out"),
     ("quarantined", "quarantined"),
     ("removed_at_source", "removed at source"),
+    ("conflicted", "conflicted"),
+    ("deleted_on_target", "deleted on v1"),
     ("requests", "requests"),
 )
 

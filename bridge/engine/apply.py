@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from bridge.clients.v1_requests import BY_ID
 from bridge.engine.books import Books
 from bridge.engine.executor import Executor
+from bridge.engine.guard import Guard
 from bridge.engine.kinds import KindSpec, crosswalk_kind
 from bridge.engine.plan import Fate, QuarantinedRecord, Refusal, Tally, not_carried, total
 from bridge.engine.tasks import run_all
@@ -104,12 +105,23 @@ def _mapped(kind: Kind, wants: Sequence[Want], lookup: Lookup) -> tuple[list[Des
 class Applier:
     """Turns wanted records into writes through the executor; says what became of each."""
 
-    def __init__(self, executor: Executor, books: Books, namespace: str, salt: str, replayed: Replayed) -> None:
+    def __init__(
+        self,
+        executor: Executor,
+        books: Books,
+        namespace: str,
+        salt: str,
+        replayed: Replayed,
+        *,
+        guard: Guard | None = None,
+    ) -> None:
         self.executor = executor
         self.books = books
         self.namespace = namespace
         self.salt = salt
         self.replayed = replayed
+        # Bridge mode (`bridge sync`): updates and deletes only of records nobody changed on v1 (``engine.guard``).
+        self.guard = guard
 
     async def write(self, target: Target, wanted: Wanted, *, whole: bool = True) -> Tally:
         """Write one kind's records in one scope (see the module docstring); ``whole`` when the source read
@@ -120,8 +132,19 @@ class Applier:
         for group in wanted.groups:
             done += await self._group(target, group, settled=not whole and target.spec.merged)
         if whole or not target.spec.from_projects:
-            done += removed(self.books, target.kind, target.scope, wanted.seen)
+            done += await self._removed(target, wanted.seen)
         return done
+
+    async def _removed(self, target: Target, seen: Iterable[str]) -> Tally:
+        """Records gone from the source: counted and left on the target by a run; deleted from v1 by a sync when
+        nobody changed them there (``Guard.delete``)."""
+        if self.guard is None or target.spec.delete is None:
+            return removed(self.books, target.kind, target.scope, seen)
+        gone = self.books.legacy_ids(crosswalk_kind(target.kind), target.scope) - set(seen)
+        guard = self.guard
+        return total(
+            [await guard.delete(target.kind, target.scope, target.params, legacy_id) for legacy_id in sorted(gone)]
+        )
 
     async def _group(self, target: Target, group: Sequence[Want], *, settled: bool) -> Tally:
         """``settled``: the records the crosswalk knows stand as they are, whatever their source now says."""
@@ -162,6 +185,18 @@ class Applier:
         wanted = source_hash(desired.full_state)
         if target.spec.update is None or self.books.unchanged(kind, target.scope, desired.legacy_id, wanted):
             return Tally.of(target.kind, self.standing(target.kind, target.scope, desired.legacy_id))
+        if self.guard is not None:
+            verdict = await self.guard.check(
+                target.kind,
+                target.scope,
+                desired.legacy_id,
+                v1_id,
+                change="update",
+                body=desired.full_state,
+                digest=wanted,
+            )
+            if not verdict.clear:
+                return Tally.of(target.kind, Fate.CONFLICTED)
         return (await self.executor.write(self._patch(target, desired, v1_id, "update"))).tally
 
     def _patch(self, target: Target, desired: Desired, v1_id: str, counts_as: str) -> Write:

@@ -46,8 +46,10 @@ def engine_scope(scope: str) -> str:
 class Books:
     """Journal, crosswalk and quarantine of one run, behind the few calls the executor makes."""
 
-    def __init__(self, database: Database, run_id: int | None) -> None:
+    def __init__(self, database: Database, run_id: int | None, *, track: bool = False) -> None:
         self.database = database
+        # (scope, v1 id) of every record the run wrote or booked, when ``track`` (bridge mode reads them back).
+        self.written: set[tuple[str, str]] | None = set() if track else None
         self.run_id = run_id
         self.journal = Journal(database)
         self.crosswalk = Crosswalk(database)
@@ -80,6 +82,8 @@ class Books:
 
     def _put(self, kind: str, scope: str, legacy_id: str, v1_id: str, digest: str) -> None:
         self._scope(scope)[(kind, legacy_id)] = (v1_id, compact(digest))
+        if self.written is not None:
+            self.written.add((scope, v1_id))
 
     # Lookups (the mappings' Lookup signature) and change detection.
 
@@ -136,7 +140,7 @@ class Books:
             self._put(entry.kind, write.scope, entry.legacy_id, entry.v1_id, entry.source_hash)
 
     async def drop(self, kind: str, scope: str, legacy_id: str) -> None:
-        """Forget a record whose v1 object the run deleted again, in the file and the cache."""
+        """Forget a record whose v1 object the run deleted, in the file and the cache."""
         self._scope(scope).pop((kind, legacy_id), None)
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._writer, self.crosswalk.remove, kind, legacy_id, state_scope(scope))

@@ -127,6 +127,9 @@ class KindSpec:
     losses: str = ""
     # The v1 plan feature the kind needs (``engine.features``): on a plan without it the kind is not carried.
     feature: str = ""
+    # The published operation that deletes one record: bridge mode (``engine.guard``) deletes a record gone
+    # from the source that nobody changed on v1; a kind without one keeps `run`'s rule (left on the target).
+    delete: str | None = None
 
     @property
     def stored(self) -> str:
@@ -186,6 +189,7 @@ KINDS: tuple[KindSpec, ...] = (
         update="contacts_update",
         natural=Natural("contacts_list", ("name", "email")),
         records=wanted.contacts,
+        delete="contacts_delete",
     ),
     _item(Kind.CURRENCY, "currencies", "Currencies", "Currency", "code"),
     _item(Kind.FRINGE, "fringes", "Fringes", "Fringe", "name"),
@@ -229,6 +233,7 @@ KINDS: tuple[KindSpec, ...] = (
         natural=Natural("budget_listPhases", ("name", "type")),
         records=wanted.phases,
         needs=(Kind.PROJECT, Kind.PROJECT_CURRENCY),
+        delete="budget_deletePhase",
     ),
     KindSpec(
         Kind.LINE,
@@ -241,6 +246,7 @@ KINDS: tuple[KindSpec, ...] = (
         reads=Reads.TREE,
         needs=(Kind.PHASE, Kind.PROJECT_FRINGE, Kind.PROJECT_GLOBAL, Kind.CONTACT, Kind.TAG),
         key_kind=LINE_BULK_KIND,
+        delete="budget_deleteLine",
     ),
     KindSpec(
         Kind.ACTUAL,
@@ -257,6 +263,7 @@ KINDS: tuple[KindSpec, ...] = (
         needs=(Kind.LINE, Kind.CONTACT),
         key_kind=TRANSACTION_BULK_KIND,
         money=("amount",),
+        delete="transactions_delete",
     ),
     KindSpec(
         Kind.SPLIT,

@@ -16,7 +16,9 @@ holds that the run does not write (``engine.inventory``), counted, with money pe
 extras asked for with ``--with``) and ``carried_with_losses`` (each kind carried with what its records lose on
 the way: a comment's author and time). Version 5 added per kind ``adopted`` (records the target already held
 that the state did not know, found by their natural fields and booked, not sent: ``engine.adopt``) and
-``unmatched_on_target`` (per kind, v1 records those lookups listed that no source record matched). Rendering
+``unmatched_on_target`` (per kind, v1 records those lookups listed that no source record matched). Version 6
+added bridge mode's per kind ``conflicted`` (changed on legacy while changed on v1 too: queued, not written,
+``engine.guard``) and ``deleted_on_target`` (gone from the source, deleted from v1 by a sync). Rendering
 for a terminal lives in the CLI.
 """
 
@@ -38,7 +40,7 @@ from mappings.kinds import Kind
 from mappings.notes import Note, NoteKind
 from mappings.purchase_orders import OrderLine, orders_json
 
-PLAN_SCHEMA_VERSION = 5
+PLAN_SCHEMA_VERSION = 6
 
 # The components whose guesses a migration run depends on: the engine, its mappings and the client wire.
 RUN_COMPONENTS = ("engine", "mappings", "clients")
@@ -101,6 +103,10 @@ class Fate(StrEnum):
     LEFT_OUT = "left_out"
     # Not a source record: one the crosswalk knows that the source no longer holds (left on the target).
     REMOVED = "removed_at_source"
+    # Bridge mode (``engine.guard``): changed on legacy while someone changed it on v1 too; queued, not written.
+    CONFLICTED = "conflicted"
+    # Bridge mode: not a source record; one gone from the source that a sync deleted from v1.
+    DELETED = "deleted_on_target"
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +163,8 @@ class KindPlan:
     held_back: int = 0
     left_out: int = 0
     removed_at_source: int = 0
+    conflicted: int = 0
+    deleted_on_target: int = 0
     quarantined: Counter[str] = field(default_factory=Counter)
     requests: int = 0
 
@@ -171,6 +179,7 @@ class KindPlan:
             + self.unchanged
             + self.held_back
             + self.left_out
+            + self.conflicted
             + sum(self.quarantined.values())
         )
 
@@ -186,6 +195,8 @@ class KindPlan:
             "quarantined": sum(self.quarantined.values()),
             "quarantine_codes": dict(sorted(self.quarantined.items())),
             "removed_at_source": self.removed_at_source,
+            "conflicted": self.conflicted,
+            "deleted_on_target": self.deleted_on_target,
             "requests": self.requests,
         }
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 import structlog
@@ -39,6 +39,7 @@ from bridge.engine.collector import run_pace
 from bridge.engine.documents import Documents
 from bridge.engine.executor import Executor
 from bridge.engine.features import lacking_kinds, left_out
+from bridge.engine.guard import Guard
 from bridge.engine.inventory import workspace_stock
 from bridge.engine.kinds import Scope, waves
 from bridge.engine.plan import Plan, Tally, total
@@ -54,6 +55,7 @@ from bridge.engine.workspace import WorkspaceStage, Writer
 from bridge.errors import ResumableStop
 from mappings.documents import TAX_DOCUMENTS
 from mappings.kinds import Kind
+from mappings.refs import WORKSPACE
 from state.store import StateStore, open_state
 
 log = structlog.get_logger("bridge.engine")
@@ -74,6 +76,10 @@ class Outcome:
     preflight: Preflight
     projects: tuple[str, ...] = ()
     """The legacy projects the run read, in run order (a fleet makes one step of each)."""
+    touched: tuple[str, ...] = ()
+    """Bridge mode: the scopes (the workspace, legacy projects) the cycle wrote in."""
+    drifted: Mapping[Kind, int] = field(default_factory=dict)
+    """Bridge mode: per kind, records changed on v1 by someone else that legacy did not change (left as they are)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,12 +111,15 @@ async def migrate(
     pipelines: bool = True,
     observer: WriteObserver | None = None,
     rebuild: bool = False,
+    sync: bool = False,
 ) -> Outcome:
     """Plan (``dry_run``) or run the migration the settings describe.
 
     ``pipelines=False`` runs the workspace stage alone (a fleet's first step; each project is then a step of
-    its own, run with ``settings.projects`` naming it). ``rebuild`` (`bridge crosswalk rebuild`, a dry run) books
-    into the state what every scope of the target already holds (``engine.adopt``). ``transports``,
+    its own, run with ``settings.projects`` naming it). ``sync`` is bridge mode (`bridge sync`): updates and
+    deletes only of records nobody changed on v1, and the v1 rows written read back (``engine.guard``).
+    ``rebuild`` (`bridge crosswalk rebuild`, a dry run) books into the state what every scope of the target
+    already holds (``engine.adopt``). ``transports``,
     ``controls`` and ``observer`` are test seams (in-process emulator, a clock that never sleeps, a watcher of
     every write's points).
     """
@@ -139,6 +148,7 @@ async def migrate(
                     pipelines=pipelines,
                     observer=observer,
                     rebuild=rebuild,
+                    sync=sync,
                 )
     finally:
         store.close()
@@ -172,6 +182,7 @@ async def _migrate(
     pipelines: bool,
     observer: WriteObserver | None,
     rebuild: bool,
+    sync: bool,
 ) -> Outcome:
     checked = await preflight(legacy, v1, store, settings.legacy_url)
     migration = settings.migration if settings.migration != "default" else None
@@ -180,7 +191,8 @@ async def _migrate(
     ledger.unknown_on_target.update(checked.unknown_on_target)
     ledger.notes.extend(checked.warnings)
     run_id = None if dry_run else store.runs.start(namespace, checked.source, checked.target, _options(settings)).id
-    books = Books(store.database, run_id)
+    books = Books(store.database, run_id, track=sync)
+    guard = Guard(v1, books, store, live=not dry_run) if sync else None
     spool = Spool(settings.spool(), legacy.session, cap=settings.max_file_bytes)
     adoption = Adoption(v1, books, scopes_to_adopt(books, checked.unknown_on_target), rebuild=rebuild)
     executor = Executor(books=books, v1=None if dry_run else v1, observer=observer, spool=spool, adoption=adoption)
@@ -190,7 +202,7 @@ async def _migrate(
         with progress:
             replay = await replay_in_flight(books, executor, v1)
             report.fold(replay.tally)
-            applier = Applier(executor, books, namespace, salt=f"run-{run_id}", replayed=replay.finished)
+            applier = Applier(executor, books, namespace, f"run-{run_id}", replay.finished, guard=guard)
             lacking = await lacking_kinds(v1)
             # Contacts' tax documents hold tax ids: carried only on the operator's `--with tax-documents`.
             opted = frozenset({TAX_DOCUMENTS}) if choices.wants(Extra.TAX_DOCUMENTS) else frozenset[str]()
@@ -214,6 +226,8 @@ async def _migrate(
         log.warning("bridge.run.stopped", run_id=run_id, error=type(exc).__name__)
         raise
     await books.aclose()
+    written = sorted(books.written or ())
+    drifted = await guard.remark(written, (WORKSPACE, *projects)) if guard is not None and not dry_run else {}
     ledger.unmatched_on_target.update(adoption.unmatched())
     if run_id is not None:
         store.runs.finish(run_id, "completed_with_quarantine" if ledger.quarantine else "completed", ledger.counts())
@@ -235,7 +249,8 @@ async def _migrate(
             field=entry.field,
             reason=entry.reason,
         )
-    return Outcome(ledger, run_id, checked, projects)
+    touched = tuple(sorted({scope for scope, _ in written}))
+    return Outcome(ledger, run_id, checked, projects, touched, drifted)
 
 
 async def _wave(kinds: tuple[Kind, ...], writers: Mapping[Kind, Writer]) -> Tally:

@@ -62,6 +62,11 @@ def _write(op: str, params: tuple[str, ...], body: dict[str, object], path: str,
     )
 
 
+def _delete(op: str, params: tuple[str, ...], path: str) -> Wire:
+    """A delete: no key and no body (neither is published), answered 204 with nothing."""
+    return Wire(op, lambda c: c.send_write(op, params, {}, None), "DELETE", path, None, status=204)
+
+
 FRINGE = {"name": "FICA", "calculationType": "percent", "rate": 7.65}
 TXN = {"type": "Cash", "amount": MONEY, "timestamp": STAMP}
 ORDER = {"id": "po_1", "status": "draft", "amount": {"amount": 125000, "currency": "USD"}}
@@ -87,14 +92,12 @@ WIRES = [
         "/purchase-orders/po_1/transactions/txn_1",
         ORDER,
     ),
-    Wire(
-        "purchase-orders_delete",
-        lambda c: c.send_write("purchase-orders_delete", ("po_1",), {}, None),
-        "DELETE",
-        "/purchase-orders/po_1",
-        None,
-        status=204,
-    ),
+    _delete("purchase-orders_delete", ("po_1",), "/purchase-orders/po_1"),
+    # Bridge mode deletes a record gone from the source that nobody changed on v1.
+    _delete("transactions_delete", ("txn_1",), "/transactions/txn_1"),
+    _delete("budget_deleteLine", ("prj_1", "lin_1"), "/projects/prj_1/budget/lines/lin_1"),
+    _delete("budget_deletePhase", ("prj_1", "phs_1"), "/projects/prj_1/budget/phases/phs_1"),
+    _delete("contacts_delete", ("con_1",), "/contacts/con_1"),
     _write("spaces_create", (), {"name": "Films"}, "/spaces", {"id": "spc_1", "name": "Films"}),
     _write("spaces_update", ("spc_1",), {"archived": True}, "/spaces/spc_1", {"id": "spc_1", "archived": True}),
     _write("projects_create", (), {"name": "Film"}, "/projects", PROJECT),

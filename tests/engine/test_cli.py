@@ -55,7 +55,7 @@ def test_plan_prints_the_table_writes_plan_json_and_nothing_to_v1(served: World,
     assert "A20," in assumes[0]
     assert "`bridge assumptions`" in assumes[0]
     plan = json.loads(out.read_text())
-    assert plan["schema_version"] == PLAN_SCHEMA_VERSION == 5
+    assert plan["schema_version"] == PLAN_SCHEMA_VERSION == 6
     assert plan["kinds"]["line"]["to_create"] > 0
     assert plan["requests"] > 0
     assert _writes(served) == 0

@@ -1,0 +1,286 @@
+"""Bridge mode's guard: never overwrite, nor delete, a v1 record someone changed since the bridge last wrote it.
+
+After a cycle's writes the guard reads each touched scope's kinds back and keeps, per record, the mark of its
+v1 row (``mark``: a digest of the row without the fields v1 computes from other records, A114). Before the next
+update or delete of a record it reads the record's row again:
+
+- the row's mark is the kept one: nobody changed it on v1, the write goes ahead;
+- the row moved (or is gone, for an update): the record **drifted**, and since legacy changed it too this is a
+  **conflict**: filed in the state's queue with both values and written by nobody until a person takes one
+  side (`bridge conflicts resolve`);
+- no mark is kept yet (a record written by `bridge run` before the first sync): a row whose ``updatedAt`` is
+  later than the bridge's last write of it drifted; a kind without ``updatedAt`` (budget lines, phases)
+  cannot tell, and the write goes ahead (A115).
+
+Records whose rows moved while legacy did not change them are counted as drifted when the scope is read back,
+and keep their old mark, so the drift stays visible until a person resolves it.
+
+Only kinds listed whole per scope are guarded (``guarded``); a kind listed per parent (split items, documents,
+order links) is not, and says so in A115.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import structlog
+
+from bridge.canonical import Json, canonical
+from bridge.clients.v1 import V1Client
+from bridge.clients.v1_requests import BY_ID
+from bridge.engine.books import Books, state_scope
+from bridge.engine.kinds import KINDS, KindSpec, Scope, spec
+from bridge.engine.plan import Fate, Tally
+from bridge.errors import RecordError
+from mappings.kinds import Kind
+from mappings.refs import WORKSPACE
+from state.store import StateStore
+from state.sync import Conflict, Mark
+
+log = structlog.get_logger("bridge.engine")
+
+Row = Mapping[str, object]
+
+# Fields of a v1 row that v1 computes from other records (totals rolled up from children and actuals, expanded
+# relations, counters): a write to another record moves them, so they are not part of a record's own mark (A114).
+COMPUTED = frozenset(
+    {
+        "phaseTotals",
+        "contact",
+        "account",
+        "budgetLine",
+        "purchaseOrder",
+        "documents",
+        "items",
+        "transactions",
+        "payments",
+        "paymentRequests",
+        "activity",
+        "summary",
+        "links",
+        "replyCount",
+        "reactions",
+        "readByCurrentUser",
+    }
+)
+# A row stamped this long after the bridge's last write of it was changed by someone else (clock skew between
+# the state's host and the service).
+SKEW = timedelta(seconds=2)
+
+
+def mark(row: Row) -> str:
+    """The digest of a v1 row's own fields (RFC 8785 canonical JSON, SHA-256)."""
+    own: dict[str, Json] = {key: _json(value) for key, value in row.items() if key not in COMPUTED}
+    return hashlib.sha256(canonical(own)).hexdigest()
+
+
+def _json(value: object) -> Json:
+    """A decoded JSON value, typed as one."""
+    return json.loads(json.dumps(value))  # type: ignore[no-any-return]
+
+
+def guarded(kind: KindSpec) -> bool:
+    """Whether the guard reads ``kind`` back: a kind bridge mode updates or deletes, listed whole per scope
+    (filtered by the project at most)."""
+    natural = kind.natural
+    listed = natural.rows is None and set(natural.filters) <= {"projectId"} and natural.holds is None
+    return listed and kind.within is None and (kind.update is not None or kind.delete is not None)
+
+
+GUARDED: tuple[KindSpec, ...] = tuple(kind for kind in KINDS if guarded(kind))
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the guard says of one write: go ahead, or not (``conflict``: filed in the queue)."""
+
+    clear: bool
+    gone: bool = False
+
+
+def _updated_after(row: Row, written: datetime | None) -> bool:
+    """Whether ``row`` says it was updated after ``written`` (plus ``SKEW``)."""
+    stamp = row.get("updatedAt")
+    if written is None or not isinstance(stamp, str):
+        return False
+    try:
+        updated = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    if updated.tzinfo is None:
+        updated = updated.replace(tzinfo=UTC)
+    return updated > written + SKEW
+
+
+class Guard:
+    """The drift checks of one cycle and the marks it keeps after its writes."""
+
+    def __init__(self, v1: V1Client, books: Books, store: StateStore, *, live: bool) -> None:
+        self.v1 = v1
+        self.books = books
+        self.store = store
+        self.live = live
+        self._rows: dict[tuple[str, str], dict[str, Row]] = {}
+        self._marks: dict[str, dict[tuple[str, str], Mark]] = {}
+        self._open: dict[str, set[tuple[str, str]]] = {}
+        self.conflicts: Counter[Kind] = Counter()
+
+    def _where(self, kind: KindSpec, scope: str) -> tuple[tuple[str, ...], list[tuple[str, str]]] | None:
+        """The path parameters and query that list ``kind`` in ``scope``; None when its project is not on v1."""
+        natural = kind.natural
+        if scope == WORKSPACE:
+            return (), list(natural.query)
+        project = self.books.lookup(Kind.PROJECT.value, WORKSPACE, scope)
+        if project is None:
+            return None
+        params = (project,) if BY_ID[natural.listed_by].parameters else ()
+        return params, [*((name, project) for name in natural.filters), *natural.query]
+
+    async def rows(self, kind: KindSpec, scope: str, *, fresh: bool = False) -> dict[str, Row]:
+        """``kind``'s v1 rows in ``scope`` by id, read once per cycle (again when ``fresh``)."""
+        key = (kind.kind.value, scope)
+        if fresh or key not in self._rows:
+            where = self._where(kind, scope)
+            found: dict[str, Row] = {}
+            if where is not None:
+                async for page in self.v1.rows(kind.natural.listed_by, where[0], where[1]):
+                    for row in page:
+                        if isinstance(row, Mapping) and isinstance(row.get("id"), str):
+                            found[str(row["id"])] = row
+            self._rows[key] = found
+        return self._rows[key]
+
+    def _kept(self, scope: str) -> dict[tuple[str, str], Mark]:
+        if scope not in self._marks:
+            self._marks[scope] = self.store.marks.of(state_scope(scope))
+        return self._marks[scope]
+
+    def _opened(self, scope: str) -> set[tuple[str, str]]:
+        if scope not in self._open:
+            self._open[scope] = self.store.conflicts.open_records(state_scope(scope))
+        return self._open[scope]
+
+    async def check(
+        self,
+        kind: Kind,
+        scope: str,
+        legacy_id: str,
+        v1_id: str,
+        *,
+        change: str,
+        body: Mapping[str, object],
+        digest: str,
+    ) -> Verdict:
+        """Whether the ``change`` (update or delete) of one record may be written; a conflict is filed if not."""
+        declared = spec(kind)
+        if not guarded(declared):
+            return Verdict(clear=True)
+        stored = declared.stored
+        rows = await self.rows(declared, scope)
+        row = rows.get(v1_id)
+        kept = self._kept(scope).get((stored, legacy_id))
+        if (stored, legacy_id) in self._opened(scope):
+            drifted = True
+        elif row is None:
+            # Gone from v1: a delete has nothing left to do; an update would write over a person's delete.
+            return Verdict(clear=change == "delete", gone=True)
+        elif kept is not None:
+            drifted = kept.mark != mark(row)
+        else:
+            entry = self.store.crosswalk.get(stored, legacy_id, state_scope(scope))
+            drifted = _updated_after(row, entry.updated_at if entry is not None else None)
+        if not drifted:
+            return Verdict(clear=True)
+        self.conflicts[kind] += 1
+        log.warning("bridge.sync.conflict", kind=kind.value, scope=scope, legacy_id=legacy_id, change=change)
+        if self.live:
+            self.store.conflicts.file(
+                [
+                    Conflict(
+                        stored,
+                        state_scope(scope),
+                        legacy_id,
+                        v1_id,
+                        change,
+                        json.dumps(dict(body), sort_keys=True),
+                        digest,
+                        json.dumps(dict(row) if row is not None else None, sort_keys=True),
+                    )
+                ]
+            )
+            self._opened(scope).add((stored, legacy_id))
+        return Verdict(clear=False)
+
+    async def delete(self, kind: Kind, scope: str, params: tuple[str, ...], legacy_id: str) -> Tally:
+        """A record gone from the source: deleted from v1 when the bridge wrote it and nobody changed it there
+        since (``Fate.DELETED``), else left on the target (a conflict is filed when it drifted)."""
+        declared = spec(kind)
+        v1_id = self.books.lookup(declared.stored, scope, legacy_id)
+        if declared.delete is None or v1_id is None:
+            return Tally.of(kind, Fate.REMOVED)
+        verdict = await self.check(kind, scope, legacy_id, v1_id, change="delete", body={}, digest="")
+        if not verdict.clear:
+            return Tally.of(kind, Fate.REMOVED)
+        sent = 0
+        if self.live and not verdict.gone:
+            try:
+                await self.v1.send_write(declared.delete, (*params, v1_id), {}, None)
+            except RecordError as error:
+                # A 404 is a delete already done (a stopped cycle's, or a cascade from its parent's); any other
+                # refusal (a transaction v1 will not delete) leaves it on the target, said in the log.
+                if error.status != 404:
+                    log.warning("bridge.sync.delete_refused", kind=kind.value, legacy_id=legacy_id, code=error.code)
+                    return Tally.of(kind, Fate.REMOVED, requests=1)
+            sent = 1
+        elif not verdict.gone:
+            sent = 1
+        if self.live:
+            await self.books.drop(declared.stored, scope, legacy_id)
+            self.store.marks.remove(declared.stored, state_scope(scope), legacy_id)
+        return Tally.of(kind, Fate.DELETED, requests=sent)
+
+    async def remark(self, written: Sequence[tuple[str, str]], read: Sequence[str]) -> Counter[Kind]:
+        """Read back every guarded kind of the scopes this cycle wrote in (``written``: scope, v1 id), and of
+        the scopes it ``read`` that hold no mark yet (the first sync after a `run`); keep the marks of the
+        records it wrote or never marked, and count the others whose rows moved (drift)."""
+        by_scope: dict[str, set[str]] = {scope: set() for scope in read if not self._kept(scope)}
+        for scope, v1_id in written:
+            by_scope.setdefault(scope, set()).add(v1_id)
+        drifted: Counter[Kind] = Counter()
+        for scope in sorted(by_scope):
+            touched = by_scope[scope]
+            kept = self._kept(scope)
+            marks: list[Mark] = []
+            for declared in GUARDED:
+                if (declared.scope is Scope.WORKSPACE) != (scope == WORKSPACE):
+                    continue
+                names = {v: legacy for legacy, v in self._v1_ids(declared, scope).items()}
+                for v1_id, row in (await self.rows(declared, scope, fresh=True)).items():
+                    legacy_id = names.get(v1_id)
+                    if legacy_id is None:
+                        continue
+                    now = mark(row)
+                    old = kept.get((declared.stored, legacy_id))
+                    if old is None or v1_id in touched or old.v1_id != v1_id:
+                        marks.append(Mark(declared.stored, state_scope(scope), legacy_id, v1_id, now))
+                    elif old.mark != now:
+                        drifted[declared.kind] += 1
+            self.store.marks.put(marks)
+            self._marks.pop(scope, None)
+        return drifted
+
+    def _v1_ids(self, declared: KindSpec, scope: str) -> dict[str, str]:
+        """legacy id -> v1 id of ``declared``'s records the crosswalk knows in ``scope``."""
+        return {
+            legacy: v1_id
+            for legacy, v1_id in (
+                (legacy, self.books.lookup(declared.stored, scope, legacy))
+                for legacy in self.books.legacy_ids(declared.stored, scope)
+            )
+            if v1_id is not None
+        }
