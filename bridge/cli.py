@@ -116,6 +116,14 @@ SUBCOMMANDS: dict[str, Lazy] = {
         "bridge.commands.cutover:cutover_group",
         "The cutover certificate: co-sign it, verify it offline against its files and public keys.",
     ),
+    "sync": Lazy(
+        "bridge.commands.sync:sync_group",
+        "Keep v1 in step with legacy: creates, updates and deletes, never over a v1 edit (a conflict instead).",
+    ),
+    "conflicts": Lazy(
+        "bridge.commands.sync:conflicts_group",
+        "Records changed on both legacy and v1 since the bridge wrote them: list them, take a side.",
+    ),
     "fleet": Lazy(
         "bridge.commands.fleet:fleet_group",
         "Move many workspaces: a queue and every state in one PostgreSQL database, workers anywhere.",

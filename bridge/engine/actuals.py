@@ -167,7 +167,7 @@ class ActualsStep(ProjectStep):
                 sends.append(group.create_task(send(fresh)))
         done += total(task.result() for task in sends)
         done += await self._split_items(project_id, known_splits)
-        done += removed(self.books, Kind.ACTUAL, project_id, seen_actuals)
+        done += await self.applier.removed(Target(TRANSACTIONS, project_id), seen_actuals)
         return done + removed(self.books, Kind.SPLIT, project_id, seen_splits)
 
     async def _existing_actual(self, project_id: str, mapped: MappedActual) -> Tally:

@@ -132,10 +132,10 @@ class Applier:
         for group in wanted.groups:
             done += await self._group(target, group, settled=not whole and target.spec.merged)
         if whole or not target.spec.from_projects:
-            done += await self._removed(target, wanted.seen)
+            done += await self.removed(target, wanted.seen)
         return done
 
-    async def _removed(self, target: Target, seen: Iterable[str]) -> Tally:
+    async def removed(self, target: Target, seen: Iterable[str]) -> Tally:
         """Records gone from the source: counted and left on the target by a run; deleted from v1 by a sync when
         nobody changed them there (``Guard.delete``)."""
         if self.guard is None or target.spec.delete is None:

@@ -1,0 +1,219 @@
+"""`bridge sync` (bridge mode: keep v1 in step with legacy) and `bridge conflicts` (records changed on both sides).
+
+`sync --once` runs one cycle (``bridge.sync.cycle``); `sync --watch --interval D` runs cycles until SIGTERM,
+which lets the cycle under way finish and exits 0 (SIGINT stops at once, resumable like a run). Each cycle
+ends with one line on the terminal and one in the sync log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import signal
+from datetime import timedelta
+from pathlib import Path
+
+import click
+import uvloop
+
+from bridge.clients.http import RunControls
+from bridge.clients.v1 import open_v1
+from bridge.commands import Ending
+from bridge.commands.migrate import EXIT_CODES, render_plan
+from bridge.commands.options import connection_options, settings_from
+from bridge.config import Settings
+from bridge.engine.run import Interrupted
+from bridge.errors import UsageError
+from bridge.sync.conflicts import Side, open_conflict, resolve
+from bridge.sync.cycle import CHANGES, Cycle, default_log, run_cycle
+from bridge.sync.log import SyncLog
+from bridge.terminal import console, plain
+from state.store import open_state
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+# A watch's cycles start within this share of the interval around it, so many bridges do not read in step.
+JITTER = 0.1
+
+
+def duration(_ctx: click.Context | None, _param: click.Parameter | None, value: str) -> timedelta:
+    """A duration option: a number and a unit, ``500ms``, ``5s``, ``10m``, ``1h``."""
+    found = _DURATION.match(value)
+    if found is None:
+        raise click.BadParameter(f"{value!r} is not a duration: write a number and ms, s, m or h (5s, 10m)")
+    return timedelta(seconds=float(found.group(1)) * _UNITS[found.group(2)])
+
+
+def _said(cycle: Cycle) -> str:
+    """A cycle's one closing line."""
+    moved = ", ".join(
+        f"{row.kind.value} " + " ".join(f"{name.replace('_', ' ')} {count:,}" for name, count in changes.items())
+        for row in cycle.outcome.ledger.ordered()
+        if (changes := {name: n for name in CHANGES if (n := getattr(row, name, 0)) and isinstance(n, int)})
+    )
+    verdict = cycle.record["verdict"]
+    assert isinstance(verdict, dict)
+    said = (
+        ("reconciled" if verdict.get("reconciled") else "DIFFERENCES (bridge verify shows them)")
+        if verdict.get("verified")
+        else "nothing written"
+    )
+    drifted = sum(int(n) for n in cycle.outcome.drifted.values())
+    parts = [
+        f"cycle {cycle.seq}: {cycle.writes:,} requests",
+        moved or "no change at the source",
+        said,
+        f"{cycle.open_conflicts:,} open conflicts" if cycle.open_conflicts else "",
+        f"{drifted:,} records changed on v1 only" if drifted else "",
+    ]
+    return "; ".join(part for part in parts if part)
+
+
+@click.group("sync", invoke_without_command=True, epilog=EXIT_CODES)
+@connection_options
+@click.option("--once", is_flag=True, help="Run one cycle and exit.")
+@click.option("--watch", is_flag=True, help="Run cycles until SIGTERM (which lets the current cycle finish).")
+@click.option(
+    "--interval", default="5m", show_default=True, callback=duration, help="Time between watch cycles (jittered)."
+)
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The hash-chained sync log (default: beside the state file, <state>.sync.jsonl).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print each cycle's log record as JSON, and nothing else.")
+@click.pass_context
+def sync_group(
+    ctx: click.Context,
+    /,
+    *,
+    once: bool,
+    watch: bool,
+    interval: timedelta,
+    log_path: Path | None,
+    as_json: bool,
+    **options: object,
+) -> Ending | None:
+    """Keep v1 in step with legacy: creates, updates and deletes, never over a v1 edit (a conflict instead)."""
+    if ctx.invoked_subcommand is not None:
+        return None
+    if once == watch:
+        raise UsageError("say --once (one cycle) or --watch (cycles until SIGTERM)")
+    settings = settings_from(options)
+    with SyncLog.open(log_path or default_log(settings)) as log:
+        last = uvloop.run(_cycles(settings, log, None if once else interval, as_json))
+    verdict = last.record["verdict"]
+    differs = isinstance(verdict, dict) and verdict.get("verified") is True and verdict.get("reconciled") is False
+    if last.open_conflicts or differs:
+        return Ending.DIFFERENCES
+    return Ending.QUARANTINED if last.outcome.ledger.quarantine else Ending.DONE
+
+
+def _show(cycle: Cycle, as_json: bool) -> None:
+    if as_json:
+        click.echo(plain(json.dumps({"seq": cycle.seq, **cycle.record}, indent=None)))
+        return
+    if cycle.writes:
+        console().print(render_plan(cycle.outcome.ledger, f"sync cycle {cycle.seq}"))
+    click.echo(plain(_said(cycle)))
+
+
+async def _cycles(settings: Settings, log: SyncLog, interval: timedelta | None, as_json: bool) -> Cycle:
+    """One cycle (``interval`` None), or cycles until SIGTERM, which lets the cycle under way finish. SIGINT (and
+    SIGTERM during a single cycle) cancels the cycle under way: it resumes from the journal, as a run does."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    task = asyncio.current_task()
+    assert task is not None
+    loop.add_signal_handler(signal.SIGINT, task.cancel)
+    loop.add_signal_handler(signal.SIGTERM, task.cancel if interval is None else stop.set)
+    controls = RunControls.of(settings)
+    try:
+        while True:
+            cycle = await run_cycle(settings, log, controls=controls)
+            _show(cycle, as_json)
+            if interval is None or stop.is_set():
+                break
+            pause = interval.total_seconds() * random.uniform(1 - JITTER, 1 + JITTER)
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=pause)
+                break
+            except TimeoutError:
+                continue
+    except asyncio.CancelledError:
+        raise Interrupted("the sync was interrupted by a signal; run it again to resume") from None
+    if stop.is_set() and not as_json:
+        click.echo("stopped on SIGTERM after a whole cycle")
+    return cycle
+
+
+@click.group("conflicts")
+def conflicts_group() -> None:
+    """Records changed on both legacy and v1 since the bridge wrote them: list them, take a side."""
+
+
+@conflicts_group.command("list")
+@connection_options
+@click.option("--json", "as_json", is_flag=True, help="Print the open conflicts as JSON.")
+def list_command(as_json: bool, **options: object) -> Ending:
+    """The open conflicts, oldest first, with both values."""
+    settings = settings_from(options)
+    store = open_state(str(settings.state), read_only=True, migration=settings.migration)
+    try:
+        rows = store.conflicts.listed()
+    finally:
+        store.close()
+    listed = [
+        {
+            "id": row.id,
+            "kind": row.kind,
+            "project": row.scope or None,
+            "legacy_id": row.legacy_id,
+            "v1_id": row.v1_id,
+            "legacy_change": row.change,
+            "legacy": json.loads(row.legacy_json),
+            "v1": json.loads(row.v1_json),
+            "detected_at": row.detected_at.isoformat(),
+        }
+        for row in rows
+    ]
+    if as_json:
+        click.echo(plain(json.dumps(listed, indent=2)))
+        return Ending.DONE
+    if not listed:
+        click.echo("no open conflicts")
+    for item in listed:
+        where = f"{item['kind']} {item['legacy_id']}" + (f" in {item['project']}" if item["project"] else "")
+        click.echo(plain(f"conflict {item['id']}: {where} (v1 {item['v1_id']}), detected {item['detected_at']}"))
+        click.echo(plain(f"  legacy {item['legacy_change']}: {json.dumps(item['legacy'], sort_keys=True)}"))
+        click.echo(plain(f"  v1 now: {json.dumps(item['v1'], sort_keys=True)}"))
+    if listed:
+        click.echo(f"{len(listed):,} open; take a side with: bridge conflicts resolve ID --take legacy|v1")
+    return Ending.DONE
+
+
+@conflicts_group.command("resolve")
+@click.argument("conflict_id", type=int)
+@click.option("--take", type=click.Choice([side.value for side in Side]), required=True, help="The side that wins.")
+@connection_options
+def resolve_command(conflict_id: int, take: str, **options: object) -> Ending:
+    """Take one side of a conflict: legacy's value is written to v1 once; v1's is kept, nothing is sent."""
+    settings = settings_from(options)
+    side = Side(take)
+    store = open_state(str(settings.state), migration=settings.migration)
+    try:
+        conflict = open_conflict(store, conflict_id)
+        v1_url, token = settings.require_v1()
+
+        async def main() -> int:
+            async with open_v1(v1_url, token, RunControls.of(settings), timeout=settings.request_timeout) as v1:
+                return (await resolve(store, v1, conflict, side)).writes
+
+        writes = uvloop.run(main())
+    finally:
+        store.close()
+    click.echo(f"conflict {conflict_id}: took {side.value}; {writes} request{'s' if writes != 1 else ''} sent to v1")
+    return Ending.DONE

@@ -1,0 +1,134 @@
+"""One sync cycle: bring v1 in step with legacy for the selected projects, prove it, and log it.
+
+A cycle is a run in bridge mode (``engine.run.migrate(sync=True)``): a full read of the selected projects (the
+legacy surface has no change feed), a diff against the state's hashes, the guard's drift check before each update
+or delete (``engine.guard``), the writes, and the read-back of what was written. Then:
+
+- a light verify of the projects the cycle wrote in (none written: nothing to verify, the last verdict stands);
+- one hash-chained line in the sync log (``sync.log``): what changed per kind, drift, open conflicts, the
+  verdict and money per currency, and the snapshot roots of both sides per project (``sync.snapshot``).
+
+A cycle killed at any instant resumes as a run does (the journal), and the next cycle's line chains onto the
+last whole one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bridge.canonical import Json
+from bridge.clients.http import RunControls
+from bridge.config import Settings
+from bridge.engine.progress import Progress
+from bridge.engine.run import Outcome, Transports, migrate
+from bridge.sync.log import SyncLog
+from bridge.sync.snapshot import roots
+from bridge.verify.compare import FailOn
+from bridge.verify.headline import money_rows
+from bridge.verify.reconcile import verify
+from bridge.verify.schema import Reconciliation
+from bridge.verify.verifier import VerifyOptions
+from mappings.refs import WORKSPACE
+from state.store import open_state
+
+# What a line says of each kind: the fates a cycle can give a record, as the plan names them.
+CHANGES = ("to_create", "to_update", "deleted_on_target", "conflicted", "removed_at_source", "quarantined")
+
+
+@dataclass(frozen=True, slots=True)
+class Cycle:
+    """What one cycle did, and the line it appended to the sync log."""
+
+    outcome: Outcome
+    report: Reconciliation | None
+    record: dict[str, Json]
+    seq: int
+
+    @property
+    def writes(self) -> int:
+        return self.outcome.ledger.requests
+
+    @property
+    def open_conflicts(self) -> int:
+        count = self.record["openConflicts"]
+        return count if isinstance(count, int) else 0
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _changes(outcome: Outcome) -> dict[str, Json]:
+    changed: dict[str, Json] = {}
+    for row in outcome.ledger.ordered():
+        counts = row.as_json()
+        moved: dict[str, Json] = {name: counts[name] for name in CHANGES if counts.get(name)}  # type: ignore[misc]
+        if moved:
+            changed[row.kind.value] = moved
+    return changed
+
+
+def _verdict(report: Reconciliation | None) -> dict[str, Json]:
+    if report is None:
+        return {"verified": False, "why": "nothing was written: the last verdict stands"}
+    money: list[Json] = [
+        {
+            "currency": row.currency,
+            "phase": row.phase,
+            "legacyMinor": row.legacy_minor,
+            "v1Minor": row.v1_minor,
+            "heldBackMinor": row.held_back_minor,
+        }
+        for row in money_rows(report)
+    ]
+    return {"verified": True, "reconciled": report.reconciled, "failOn": report.fail_on.value, "money": money}
+
+
+async def run_cycle(
+    settings: Settings,
+    log: SyncLog,
+    *,
+    progress: Progress | None = None,
+    transports: Transports | None = None,
+    controls: RunControls | None = None,
+    fail_on: FailOn = FailOn.MISMATCH,
+) -> Cycle:
+    """One cycle over the projects ``settings`` selects (every project when none is)."""
+    started = datetime.now(UTC)
+    outcome = await migrate(
+        settings, dry_run=False, progress=progress or Progress(), transports=transports, controls=controls, sync=True
+    )
+    written = tuple(scope for scope in outcome.touched if scope != WORKSPACE)
+    report = None
+    if outcome.touched:
+        options = VerifyOptions(projects=written or outcome.projects, fail_on=fail_on)
+        report = await verify(settings, options, transports=transports, controls=controls)
+    store = open_state(str(settings.state), read_only=True, migration=settings.migration)
+    try:
+        snapshot: dict[str, Json] = {scope or WORKSPACE: dict(roots(store, scope)) for scope in ("", *outcome.projects)}
+        conflicts = len(store.conflicts.listed())
+    finally:
+        store.close()
+    record: dict[str, Json] = {
+        "started": _stamp(started),
+        "finished": _stamp(datetime.now(UTC)),
+        "run": outcome.run_id,
+        "projects": list(outcome.projects),
+        "touched": list(outcome.touched),
+        "requests": outcome.ledger.requests,
+        "changes": _changes(outcome),
+        "drifted": {kind.value: n for kind, n in outcome.drifted.items()},
+        "openConflicts": conflicts,
+        "verdict": _verdict(report),
+        "roots": snapshot,
+    }
+    log.append(record)
+    return Cycle(outcome, report, record, log.seq)
+
+
+def default_log(settings: Settings) -> Path:
+    """Where the sync log goes unless told: beside a state file, else in the report folder."""
+    state = str(settings.state)
+    return Path(f"{state}.sync.jsonl") if "://" not in state else settings.report_dir / "sync.jsonl"
