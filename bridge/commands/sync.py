@@ -12,8 +12,9 @@ import json
 import random
 import re
 import signal
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import click
 import uvloop
@@ -98,12 +99,14 @@ def sync_group(
     **options: object,
 ) -> Ending | None:
     """Keep v1 in step with legacy: creates, updates and deletes, never over a v1 edit (a conflict instead)."""
+    settings = settings_from(options)
+    where = log_path or default_log(settings)
     if ctx.invoked_subcommand is not None:
+        ctx.obj = (settings, where)
         return None
     if once == watch:
         raise UsageError("say --once (one cycle) or --watch (cycles until SIGTERM)")
-    settings = settings_from(options)
-    with SyncLog.open(log_path or default_log(settings)) as log:
+    with SyncLog.open(where) as log:
         last = uvloop.run(_cycles(settings, log, None if once else interval, as_json))
     verdict = last.record["verdict"]
     differs = isinstance(verdict, dict) and verdict.get("verified") is True and verdict.get("reconciled") is False
@@ -216,4 +219,93 @@ def resolve_command(conflict_id: int, take: str, **options: object) -> Ending:
     finally:
         store.close()
     click.echo(f"conflict {conflict_id}: took {side.value}; {writes} request{'s' if writes != 1 else ''} sent to v1")
+    return Ending.DONE
+
+
+def _cycles_logged(path: Path) -> list[dict[str, Any]]:
+    """The records of the sync log's lines, oldest first (none when no sync has run)."""
+    if not path.exists():
+        return []
+    return [json.loads(line)["record"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _at(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else 0.0
+
+
+def sync_status(records: list[dict[str, Any]], conflicts: dict[str, int], now: datetime) -> list[dict[str, Any]]:
+    """Per project: when it was last read in full, how old that read is, the cycle times (a change made at the
+    source just after a read waits at most one interval plus one cycle), open conflicts, drift, last verdict."""
+    projects: dict[str, dict[str, Any]] = {}
+    for record in records:
+        took = (_at(record["finished"]) - _at(record["started"])).total_seconds()
+        for project in record["projects"]:
+            found = projects.setdefault(project, {"project": project, "cycles": 0, "cycle_seconds": []})
+            found["cycles"] += 1
+            found["cycle_seconds"].append(took)
+            found["last_read"] = record["finished"]
+            found["drifted"] = {k: int(n) for k, n in record["drifted"].items()}
+            verdict = record["verdict"]
+            if verdict.get("verified") and project in record["touched"]:
+                found["last_verdict"] = "reconciled" if verdict.get("reconciled") else "differences"
+    shown: list[dict[str, Any]] = []
+    for project, found in sorted(projects.items()):
+        times = found.pop("cycle_seconds")
+        found["read_age_seconds"] = round((now - _at(found["last_read"])).total_seconds(), 3)
+        found["cycle_seconds"] = {
+            "p50": round(_percentile(times, 0.5), 3),
+            "p95": round(_percentile(times, 0.95), 3),
+            "max": round(max(times), 3),
+        }
+        found["open_conflicts"] = conflicts.get(project, 0)
+        found.setdefault("last_verdict", "not verified by a sync yet")
+        shown.append(found)
+    return shown
+
+
+@sync_group.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@click.option("--check", is_flag=True, help="Exit 1 past --max-lag or with an open conflict (for a monitor).")
+@click.option("--max-lag", default="15m", show_default=True, callback=duration, help="The read age --check allows.")
+@click.pass_obj
+def status_command(found: tuple[Settings, Path], *, as_json: bool, check: bool, max_lag: timedelta) -> Ending:
+    """Per project: the last full read and its age, cycle times, open conflicts, drift, the last verdict."""
+    settings, log = found
+    store = open_state(str(settings.state), read_only=True, migration=settings.migration)
+    try:
+        counts: dict[str, int] = {}
+        for row in store.conflicts.listed():
+            counts[row.scope] = counts.get(row.scope, 0) + 1
+    finally:
+        store.close()
+    projects = sync_status(_cycles_logged(log), counts, datetime.now(UTC))
+    late = [p["project"] for p in projects if p["read_age_seconds"] > max_lag.total_seconds()]
+    torn = [p["project"] for p in projects if p["open_conflicts"]]
+    if as_json:
+        click.echo(plain(json.dumps({"log": str(log), "projects": projects}, indent=2)))
+    elif not projects:
+        click.echo(f"no sync has run (no sync log at {plain(str(log))})")
+    for p in [] if as_json else projects:
+        cycle = p["cycle_seconds"]
+        drifted = sum(p["drifted"].values())
+        click.echo(
+            plain(
+                f"{p['project']}: read {p['read_age_seconds']:,.1f} s ago ({p['cycles']:,} cycles; cycle time p50 "
+                f"{cycle['p50']:.1f} s, p95 {cycle['p95']:.1f} s, max {cycle['max']:.1f} s); "
+                f"{p['open_conflicts']:,} open conflicts; {drifted:,} records changed on v1 only; {p['last_verdict']}"
+            )
+        )
+    if check and (late or torn or not projects):
+        for project in late:
+            click.echo(f"check: {project} was last read more than {max_lag} ago", err=True)
+        for project in torn:
+            click.echo(f"check: {project} has open conflicts (bridge conflicts list)", err=True)
+        if not projects:
+            click.echo("check: no sync has run", err=True)
+        return Ending.DIFFERENCES
     return Ending.DONE

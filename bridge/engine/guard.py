@@ -187,8 +187,10 @@ class Guard:
         if (stored, legacy_id) in self._opened(scope):
             drifted = True
         elif row is None:
-            # Gone from v1: a delete has nothing left to do; an update would write over a person's delete.
-            return Verdict(clear=change == "delete", gone=True)
+            # Gone from v1: a delete has nothing left to do; an update would undo a person's delete (a conflict).
+            if change == "delete":
+                return Verdict(clear=True, gone=True)
+            drifted = True
         elif kept is not None:
             drifted = kept.mark != mark(row)
         else:

@@ -2,6 +2,7 @@
 
 - ``legacy``: the body legacy wanted is PATCHed onto the v1 record (a delete at the source deletes it), and
   the record's source hash and v1 mark are booked as the bridge's own write: the next cycle sees nothing to do.
+  A record someone deleted on v1 is forgotten instead, and the next cycle creates it again.
 - ``v1``: nothing is sent. An update: the legacy change is booked as seen and the v1 row becomes the record's
   mark, so v1's value stands until legacy changes the record again. A delete at the source: the v1 record is
   no longer the bridge's (its crosswalk entry and mark are forgotten), so no later cycle deletes it.
@@ -108,6 +109,11 @@ async def _write_legacy(
         store.crosswalk.remove(conflict.kind, conflict.legacy_id, conflict.scope)
         store.marks.remove(conflict.kind, conflict.scope, conflict.legacy_id)
         return 1
+    if json.loads(conflict.v1_json) is None:
+        # Deleted on v1: legacy's record comes back as a new one, created by the next cycle.
+        store.crosswalk.remove(conflict.kind, conflict.legacy_id, conflict.scope)
+        store.marks.remove(conflict.kind, conflict.scope, conflict.legacy_id)
+        return 0
     if declared.update is None:
         raise UsageError(f"v1 publishes no update of {declared.label}: change it in the app, then take v1")
     body = json.loads(conflict.legacy_json)

@@ -7,6 +7,9 @@ the emulator's (``/_emulator/stats``), never the bridge's.
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -157,3 +160,50 @@ def test_a_delete_at_source_deletes_only_what_nobody_changed_on_v1(served: World
     code, output = _bridge(served, "conflicts", "resolve", str(conflict["id"]), "--take", "legacy")
     assert code == 0, output
     assert _transaction(served, edited_v1).status_code == 404
+
+
+def test_status_says_the_read_age_and_check_fails_on_a_conflict_or_an_old_read(served: World) -> None:
+    code, output = _bridge(served, "sync", "status", "--json")
+    assert code == 0, output
+    (project,) = json.loads(output)["projects"]
+    assert (project["project"], project["cycles"], project["open_conflicts"]) == (SMALL_PROJECT, 1, 0)
+    assert 0 <= project["read_age_seconds"] < 600
+    assert _bridge(served, "sync", "status", "--check", "--max-lag", "1h")[0] == 0
+    code, output = _bridge(served, "sync", "status", "--check", "--max-lag", "1ms")
+    assert code == 1
+    assert f"{SMALL_PROJECT} was last read more than" in output
+    _both_edit_a_line(served)
+    assert _bridge(served, "sync", "--once", "--project", SMALL_PROJECT)[0] == 1
+    code, output = _bridge(served, "sync", "status", "--check", "--max-lag", "1h")
+    assert code == 1
+    assert "has open conflicts" in output
+    assert "1 open conflicts" in _bridge(served, "sync", "status")[1]
+
+
+def test_sigterm_lets_the_watch_finish_its_cycle_and_exit_0(served: World) -> None:
+    """A watch stopped by SIGTERM ends after a whole cycle: exit 0, its last line chained."""
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "bridge"),
+            "sync",
+            "--watch",
+            "--interval",
+            "200ms",
+            "--project",
+            SMALL_PROJECT,
+        ],
+        env=served.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    first = process.stdout.readline()
+    assert first.startswith("cycle 2:"), first
+    process.send_signal(signal.SIGTERM)
+    rest = process.communicate(timeout=120)[0]
+    assert process.returncode == 0, rest
+    assert "stopped on SIGTERM after a whole cycle" in rest
+    check = verify_chain(Path(f"{served.state}.sync.jsonl"))
+    assert check.broken is None
+    assert check.lines >= 2
