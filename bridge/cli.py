@@ -114,7 +114,7 @@ SUBCOMMANDS: dict[str, Lazy] = {
     ),
     "cutover": Lazy(
         "bridge.commands.cutover:cutover_group",
-        "The cutover certificate: co-sign it, verify it offline against its files and public keys.",
+        "Cut a project over: check readiness, declare the freeze, finalize with a signed certificate, verify it.",
     ),
     "sync": Lazy(
         "bridge.commands.sync:sync_group",

@@ -210,8 +210,29 @@ class ConflictRow(SQLModel, table=True):
     taken: str | None = Field(default=None, max_length=16)
 
 
+class CutoverRow(SQLModel, table=True):
+    """One project's cutover (revision 0007): the freeze instant declared, and when it was finalized."""
+
+    __tablename__ = "cutovers"
+
+    project: str = Field(primary_key=True, max_length=200)
+    frozen_at: datetime = Field(sa_type=UtcDateTime)
+    finalized_at: datetime | None = Field(default=None, sa_type=UtcDateTime)
+    certificate: str | None = Field(default=None, sa_type=Text)
+
+
 STATE_TABLES = tuple(
     SQLModel.metadata.tables[row.__tablename__]
-    for row in (RunRow, CrosswalkRow, IntentRow, QuarantineRow, SessionRow, SourceRecordRow, MarkRow, ConflictRow)
+    for row in (
+        RunRow,
+        CrosswalkRow,
+        IntentRow,
+        QuarantineRow,
+        SessionRow,
+        SourceRecordRow,
+        MarkRow,
+        ConflictRow,
+        CutoverRow,
+    )
 )
 """The tables of a state (SQLModel's metadata is process-wide: other tables may share it)."""

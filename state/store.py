@@ -45,7 +45,7 @@ from state.quarantine import Quarantine
 from state.runs import Runs
 from state.schema import current_revision, ensure_current_schema, require_current_schema
 from state.source import SourceWorkspace
-from state.sync import Conflicts, Marks
+from state.sync import Conflicts, Cutovers, Marks
 from state.writer_lock import WriterLock
 
 
@@ -63,6 +63,7 @@ class StateStore:
         self.source = SourceWorkspace(database)
         self.marks = Marks(database)
         self.conflicts = Conflicts(database)
+        self.cutovers = Cutovers(database)
         self._session_id = session_id
         self._lock = lock
         self._closed = False

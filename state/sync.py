@@ -1,8 +1,10 @@
-"""Bridge mode's part of the state: the v1 marks of the records the bridge wrote, and the conflict queue.
+"""Bridge mode's part of the state: the v1 marks of the records the bridge wrote, the conflict queue, and each
+project's cutover.
 
-A mark is what the bridge last saw of one record's v1 row after its own writes (``bridge.sync.marks`` computes
-it). A conflict is a record changed on legacy while its v1 row moved away from its mark: it stays open, and
-nothing writes the record, until a person takes one side (`bridge conflicts resolve`).
+A mark is what the bridge last saw of one record's v1 row after its own writes (``engine.guard`` computes it).
+A conflict is a record changed on legacy while its v1 row moved away from its mark: it stays open, and nothing
+writes the record, until a person takes one side (`bridge conflicts resolve`). A cutover is a project's declared
+freeze instant and, once finalized, the certificate that proves it (`bridge cutover`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from sqlalchemy import delete, insert
 from sqlmodel import col, select
 
 from state.db import Database
-from state.models import ConflictRow, MarkRow, utc_now
+from state.models import ConflictRow, CutoverRow, MarkRow, utc_now
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,3 +158,36 @@ class Conflicts:
                 row.resolved_at = at or utc_now()
                 row.taken = taken
                 session.add(row)
+
+
+class Cutovers:
+    """Per legacy project: the freeze declared (`bridge cutover freeze`) and the cutover finalized."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def get(self, project: str) -> CutoverRow | None:
+        with self._db.read() as session:
+            return session.get(CutoverRow, project)
+
+    def freeze(self, project: str, at: datetime) -> CutoverRow:
+        """Declare ``project`` frozen at ``at`` (a second freeze keeps the first instant)."""
+        with self._db.write() as session:
+            row = session.get(CutoverRow, project)
+            if row is None:
+                row = CutoverRow(project=project, frozen_at=at)
+                session.add(row)
+            return row
+
+    def finalize(self, project: str, certificate: str, at: datetime) -> None:
+        with self._db.write() as session:
+            row = session.get(CutoverRow, project)
+            if row is not None:
+                row.finalized_at, row.certificate = at, certificate
+                session.add(row)
+
+    def cut_over(self) -> set[str]:
+        """The projects whose cutover is finalized: later syncs only watch them."""
+        with self._db.read() as session:
+            rows = session.exec(select(CutoverRow).where(col(CutoverRow.finalized_at).is_not(None))).all()
+        return {row.project for row in rows}

@@ -1,4 +1,7 @@
-"""`bridge cutover sign` and `bridge cutover verify`: the certificate's co-signature and its offline check.
+"""`bridge cutover`: a project's readiness (`check`), its declared freeze (`freeze`), the finalize that signs the
+certificate (`finalize`), the certificate's co-signature (`sign`) and its offline check (`verify`).
+
+`check` and `finalize` end DIFFERENCES (exit 1) naming what holds the cutover back; nothing is signed then.
 
 `sign` adds the holder's signature (the finance owner's sign-off) to a certificate, rewriting it and its
 Markdown rendering beside it; `verify` recomputes every subject's SHA-256 from the files (by default in the
@@ -8,14 +11,23 @@ each subject or key that does not match. A key file that cannot be used is a Con
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import click
+import uvloop
 
 from bridge.commands import Ending
+from bridge.commands.options import connection_options, settings_from
+from bridge.commands.sync import duration
+from bridge.config import Settings
 from bridge.cutover.certificate import CertificateError, cosign, dumps, load_public_key, load_signing_key, loads, verify
+from bridge.cutover.finalize import CutoverRefused, Seams, finalize, freeze, readiness
 from bridge.cutover.render import render_markdown
+from bridge.errors import UsageError
 from bridge.files import write_private
+from bridge.sync.cycle import default_log
+from bridge.sync.log import SyncLog
 from bridge.terminal import plain
 
 
@@ -26,7 +38,83 @@ def markdown_path(certificate: Path) -> Path:
 
 @click.group("cutover")
 def cutover_group() -> None:
-    """The cutover certificate: co-sign it, verify it offline against its files and public keys."""
+    """Cut a project over: check readiness, declare the freeze, finalize with a signed certificate, verify it."""
+
+
+def _project(options: dict[str, object]) -> tuple[Settings, str]:
+    """The settings, and the one legacy project (``--project``) a cutover command is about."""
+    settings = settings_from(options)
+    if len(settings.projects) != 1:
+        raise UsageError("name the one project to cut over with --project (a cutover is per project)")
+    return settings, settings.projects[0]
+
+
+@cutover_group.command("check")
+@connection_options
+def check_command(**options: object) -> Ending:
+    """Readiness: no open conflict, quarantine empty, a plan of 0 requests, reconciled at zero tolerance."""
+    settings, project = _project(options)
+    checks, _ = uvloop.run(readiness(settings, project, Seams()))
+    for check in checks:
+        click.echo(plain(f"{'ok  ' if check.holds else 'NOT '} {check.name}: {check.found}"))
+    if all(check.holds for check in checks):
+        click.echo(
+            f"{plain(project)} is ready: declare the freeze with bridge cutover freeze --project {plain(project)}"
+        )
+        return Ending.DONE
+    click.echo(f"{plain(project)} is not ready: {sum(not c.holds for c in checks)} of {len(checks)} checks fail")
+    return Ending.DIFFERENCES
+
+
+@cutover_group.command("freeze")
+@connection_options
+def freeze_command(**options: object) -> Ending:
+    """Declare the project frozen on legacy now (declared and detected, not enforced: legacy has no lock)."""
+    settings, project = _project(options)
+    at = freeze(settings, project)
+    click.echo(
+        plain(
+            f"{project} frozen at {at.isoformat()}: every legacy write after it is reported, and finalize refuses "
+            "while there is one. The legacy surface cannot be locked: tell the people who write there."
+        )
+    )
+    return Ending.DONE
+
+
+@cutover_group.command("finalize")
+@click.option("--quiet-period", default="10m", show_default=True, callback=duration, help="Time between the two reads.")
+@click.option(
+    "--key", "key_file", required=True, type=click.Path(path_type=Path), help="Ed25519 private key (PEM, 0600)."
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The certificate (default cutover-<project>.intoto.json).",
+)
+@click.option("--log", "log_path", type=click.Path(path_type=Path, dir_okay=False), help="The sync log.")
+@connection_options
+def finalize_command(
+    quiet_period: timedelta, key_file: Path, out: Path | None, log_path: Path | None, **options: object
+) -> Ending:
+    """A last cycle, a second quiet read, verify at zero tolerance, then the signed certificate."""
+    settings, project = _project(options)
+    key = load_signing_key(key_file)
+    target = out or Path(f"cutover-{project}.intoto.json")
+    try:
+        with SyncLog.open(log_path or default_log(settings)) as log:
+            done = uvloop.run(
+                finalize(settings, project, quiet=quiet_period, key=key, out=target, log=log, seams=Seams())
+            )
+    except CutoverRefused as refused:
+        click.echo(f"not cut over: {plain(str(refused))}")
+        return Ending.DIFFERENCES
+    click.echo(
+        plain(
+            f"{project} cut over: certificate {done.certificate} over {len(done.subjects)} files; check it with "
+            f"bridge cutover verify {done.certificate} --pubkey <public key>"
+        )
+    )
+    return Ending.DONE
 
 
 @cutover_group.command("sign")

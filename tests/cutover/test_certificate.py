@@ -5,15 +5,10 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
-import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
 from bridge.canonical import Json
 from bridge.cli import cli
@@ -29,6 +24,7 @@ from bridge.cutover.certificate import (
     verify,
 )
 from bridge.cutover.render import render_markdown
+from tests.support.keys import KeyPair, keypair
 
 SUBJECTS = {
     "reconciliation.json": b'{"reconciled": true}\n',
@@ -40,33 +36,12 @@ SUBJECTS = {
 BIG = 2**53 + 1
 
 
-@dataclass(frozen=True)
-class KeyPair:
-    private: Path
-    public: Path
-
-
-def _keypair(directory: Path, name: str) -> KeyPair:
-    """A key pair as operators make it: ``openssl genpkey`` and ``openssl pkey -pubout`` (``cryptography`` when
-    openssl is not on the machine), the private file 0600."""
-    private, public = directory / f"{name}.pem", directory / f"{name}.pub.pem"
-    if shutil.which("openssl"):
-        subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", str(private)], check=True)
-        subprocess.run(["openssl", "pkey", "-in", str(private), "-pubout", "-out", str(public)], check=True)
-    else:
-        key = Ed25519PrivateKey.generate()
-        private.write_bytes(key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
-        public.write_bytes(key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo))
-    private.chmod(0o600)
-    return KeyPair(private, public)
-
-
 @pytest.fixture
 def made(tmp_path: Path) -> tuple[Path, KeyPair, KeyPair]:
     """A certificate signed by the run's key over five subject files, and the approver's unused key pair."""
     keys = tmp_path / "keys"
     keys.mkdir()
-    run, owner = _keypair(keys, "run"), _keypair(keys, "owner")
+    run, owner = keypair(keys, "run"), keypair(keys, "owner")
     out = tmp_path / "cert"
     out.mkdir()
     for name, data in SUBJECTS.items():
@@ -172,7 +147,7 @@ def test_a_co_signed_certificate_needs_both_keys(made: tuple[Path, KeyPair, KeyP
     owner_id = load_public_key(owner.public).key.keyid
     assert only_run.exit_code == 1
     assert only_run.output == f"does not match: signature by key {owner_id}: no public key given for it (--pubkey)\n"
-    extra = _verify(certificate, run, owner, _keypair(certificate.parent, "stranger"))
+    extra = _verify(certificate, run, owner, keypair(certificate.parent, "stranger"))
     assert (extra.exit_code, "has not signed this certificate" in extra.output) == (1, True)
 
 
@@ -199,7 +174,7 @@ def test_a_public_key_that_is_not_a_key_exits_2(made: tuple[Path, KeyPair, KeyPa
 
 def test_verify_takes_the_subjects_by_path_and_the_markdown_escapes_source_text(tmp_path: Path) -> None:
     """``verify`` accepts the subjects' paths; the Markdown escapes what the predicate carries from the source."""
-    keys = _keypair(tmp_path, "run")
+    keys = keypair(tmp_path, "run")
     report = tmp_path / "reconciliation.json"
     report.write_bytes(b"{}")
     envelope = issue([report], {"project": "<b>[x](http://evil)</b>|"}, load_signing_key(keys.private))

@@ -41,7 +41,9 @@ class _Orders:
         self.made = 0
 
     def stamp(self) -> datetime:
-        return EPOCH + timedelta(days=365, seconds=self.ids.counter)
+        # Written at seeding time, as every seeded record is: in the past of any run (a freeze declared today
+        # must not find the seed's orders "written after the freeze").
+        return EPOCH + timedelta(seconds=self.ids.counter)
 
     def order(self, project: Project, number: str, items: list[LegacyItem], amount: Decimal) -> LegacyPurchaseOrder:
         rng = self.rng

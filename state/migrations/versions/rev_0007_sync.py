@@ -3,6 +3,7 @@
 ``v1_marks`` holds, per crosswalk record, the mark of its v1 row as the bridge last read it after its own
 writes (``bridge.sync.marks``): a later row with another mark was changed on v1 by someone else (drift).
 ``conflicts`` holds the records changed on both sides: written by nobody until a person takes one side.
+``cutovers`` holds, per legacy project, the declared freeze instant and when its cutover was finalized.
 
 Revision ID: 0007
 Revises: 0006
@@ -45,9 +46,17 @@ def upgrade() -> None:
         sa.Column("taken", sa.String(16), nullable=True),
     )
     op.create_index("ix_conflicts_record", "conflicts", ["kind", "scope", "legacy_id"])
+    op.create_table(
+        "cutovers",
+        sa.Column("project", sa.String(200), primary_key=True),
+        sa.Column("frozen_at", sa.String(32), nullable=False),
+        sa.Column("finalized_at", sa.String(32), nullable=True),
+        sa.Column("certificate", sa.Text(), nullable=True),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("cutovers")
     op.drop_index("ix_conflicts_record", "conflicts")
     op.drop_table("conflicts")
     op.drop_table("v1_marks")

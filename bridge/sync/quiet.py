@@ -1,0 +1,103 @@
+"""What legacy says was written when: the evidence that a frozen project stayed quiet.
+
+The legacy surface cannot be locked, so a freeze is declared and detected: every record that publishes a write
+time (``lastModified`` on phases, fringes, globals, lines, actuals and their parts, purchase orders and their
+items; ``updatedAt`` on the project) is read, and one written after the freeze is named. Records that publish no
+write time (tags, notes, rates, files) are covered by the content comparison of two reads instead (the
+snapshot roots of ``sync.snapshot``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+
+from bridge.clients.legacy import BUDGET_EXPANDS, LegacyClient
+from mappings.records import LegacyRecord
+
+STAMPS = ("lastModified", "updatedAt")
+# A nested list's records are named by the list they sit in.
+KINDS_BY_KEY = {
+    "phases": "phase",
+    "fringes": "fringe",
+    "globals": "global",
+    "lines": "line",
+    "items": "purchase order item",
+    "purchaseOrders": "purchase order",
+    "subactuals": "actual part",
+    "subActuals": "actual part",
+}
+# Actuals are read in the widest window the engine reads them in (``engine.actuals``): business dates, not
+# write times, so every window is read.
+YEARS = 20
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Stamp:
+    """One legacy record's write time, as the record publishes it."""
+
+    at: datetime
+    kind: str
+    legacy_id: str
+
+
+def _parsed(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        found = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return found if found.tzinfo else found.replace(tzinfo=UTC)
+
+
+def stamps(node: object, kind: str) -> Iterator[Stamp]:
+    """Every record in a decoded legacy answer that names its id and a write time."""
+    if isinstance(node, list):
+        for item in node:
+            yield from stamps(item, kind)
+        return
+    if not isinstance(node, dict):
+        return
+    found = next((at for key in STAMPS if (at := _parsed(node.get(key))) is not None), None)
+    if found is not None and isinstance(node.get("id"), str):
+        yield Stamp(found, kind, node["id"])
+    for key, value in node.items():
+        if isinstance(value, dict | list) and key not in {"contact", "totals"}:
+            yield from stamps(value, KINDS_BY_KEY.get(key, kind))
+
+
+def _record_stamps(record: LegacyRecord, kind: str) -> Iterator[Stamp]:
+    """A parsed record's write time (kept among its extra fields), and its parts'."""
+    yield from stamps({"id": getattr(record, "id", None), **(record.model_extra or {})}, kind)
+    for part in getattr(record, "subactuals", ()) or ():
+        if isinstance(part, LegacyRecord):
+            yield from _record_stamps(part, "actual part")
+
+
+async def project_stamps(legacy: LegacyClient, project_id: str) -> list[Stamp]:
+    """The write times of one project's records: its own, its budget's (phases, fringes, globals, lines), its
+    purchase orders' (and items') and its actuals' (and their parts')."""
+    found: list[Stamp] = []
+    for status in ("active", "archived"):
+        rows = await legacy.rows("/projects", "projects", [("status", status)])
+        found += [
+            s for row in rows if isinstance(row, dict) and row.get("id") == project_id for s in stamps(row, "project")
+        ]
+    params = [("includeHiddenPhases", "true"), *(("expands[]", value) for value in BUDGET_EXPANDS)]
+    budget, _ = await legacy.get_json(f"/projects/{project_id}/budget", params)
+    found += stamps(budget, "line")
+    found += stamps(await legacy.purchase_orders(project_id), "purchase order")
+    today = date.today()
+    _reader, actuals = legacy.actuals(
+        project_id, today.replace(year=today.year - YEARS, day=1), today.replace(year=today.year + YEARS, day=28)
+    )
+    async for actual in actuals:
+        found += _record_stamps(actual, "actual")
+    return sorted(found)
+
+
+def after(found: list[Stamp], instant: datetime) -> list[Stamp]:
+    """The records written after ``instant``, oldest first."""
+    return [stamp for stamp in found if stamp.at > instant]

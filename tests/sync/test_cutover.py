@@ -1,0 +1,84 @@
+"""`bridge cutover check|freeze|finalize` on a synced project, and the certificate it signs checked offline."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.keys import keypair
+from tests.support.synced import bridge, legacy
+from tests.support.world import SMALL_PROJECT, World
+
+pytestmark = pytest.mark.wire
+
+
+def test_check_freeze_finalize_signs_a_certificate_that_verifies_offline(served: World, tmp_path: Path) -> None:
+    code, output = bridge(served, "cutover", "check", "--project", SMALL_PROJECT)
+    assert "ok   no open conflict" in output
+    assert "ok   a plan of 0 requests" in output
+    assert code == 0, output
+    assert bridge(served, "cutover", "freeze", "--project", SMALL_PROJECT)[0] == 0
+    keys = keypair(tmp_path, "run")
+    certificate = tmp_path / "out" / f"cutover-{SMALL_PROJECT}.intoto.json"
+    certificate.parent.mkdir()
+    code, output = bridge(
+        served,
+        "cutover",
+        "finalize",
+        "--project",
+        SMALL_PROJECT,
+        "--quiet-period",
+        "0s",
+        "--key",
+        str(keys.private),
+        "--out",
+        str(certificate),
+    )
+    assert code == 0, output
+    assert f"{SMALL_PROJECT} cut over" in output
+    statement = json.loads(base64.b64decode(json.loads(certificate.read_bytes())["payload"]))
+    predicate = statement["predicate"]
+    assert predicate["freezeEnforced"] is False
+    assert predicate["verdict"]["reconciled"] is True
+    assert [read["root"] for read in predicate["cutover"]["stableReads"]][0] == predicate["cutover"][
+        "stableReads"
+    ][1]["root"]
+    names = {subject["name"] for subject in statement["subject"]}
+    assert f"reconciliation-{SMALL_PROJECT}.json" in names
+    assert f"sync-line-{SMALL_PROJECT}.json" in names
+    code, output = bridge(served, "cutover", "verify", str(certificate), "--pubkey", str(keys.public))
+    assert (code, output) == (0, "verified: 5 subject(s), 1 signature(s)\n")
+    report = certificate.parent / f"reconciliation-{SMALL_PROJECT}.json"
+    report.write_bytes(report.read_bytes().replace(b'"reconciled": true', b'"reconciled": false'))
+    code, output = bridge(served, "cutover", "verify", str(certificate), "--pubkey", str(keys.public))
+    assert code == 1
+    assert f"subject reconciliation-{SMALL_PROJECT}.json" in output
+
+
+def test_finalize_refuses_a_legacy_write_after_the_freeze_naming_it(served: World, tmp_path: Path) -> None:
+    assert bridge(served, "cutover", "freeze", "--project", SMALL_PROJECT)[0] == 0
+    with legacy(served) as old:
+        actual = old.get(f"/projects/{SMALL_PROJECT}/actuals", params={"idMode": "system"}).json()["actuals"][0]["id"]
+        assert old.put(f"/projects/{SMALL_PROJECT}/actuals/{actual}", json={"amount": 12.5}).is_success
+    keys = keypair(tmp_path, "run")
+    certificate = tmp_path / "cert.intoto.json"
+    code, output = bridge(
+        served,
+        "cutover",
+        "finalize",
+        "--project",
+        SMALL_PROJECT,
+        "--quiet-period",
+        "0s",
+        "--key",
+        str(keys.private),
+        "--out",
+        str(certificate),
+    )
+    assert code == 1, output
+    assert f"actual {actual} written" in output
+    assert "after the freeze" in output
+    assert not certificate.exists()
