@@ -8,7 +8,7 @@ BROWSER_STAMP := $(VENV)/.chromium
 # The PostgreSQL state tests start a throw-away server (bridge/localpg.py) from the distribution's binaries.
 PG_STAMP := $(VENV)/.postgresql
 
-.PHONY: test check demo fleet-demo bench lint types format clean
+.PHONY: test check demo fleet-demo bench soak lint types format clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -50,6 +50,10 @@ fleet-demo: $(STAMP) $(PG_STAMP)
 
 bench: $(STAMP) $(PG_STAMP)
 	$(BIN)/python -m bench
+
+# Long runs kept out of `make test`: bridge mode's watch killed 20 times at random while legacy changes.
+soak: $(STAMP)
+	SYNC_KILLS=20 $(BIN)/pytest -q -p no:randomly tests/sync/test_sync_kills.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

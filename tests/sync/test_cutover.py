@@ -43,9 +43,8 @@ def test_check_freeze_finalize_signs_a_certificate_that_verifies_offline(served:
     predicate = statement["predicate"]
     assert predicate["freezeEnforced"] is False
     assert predicate["verdict"]["reconciled"] is True
-    assert [read["root"] for read in predicate["cutover"]["stableReads"]][0] == predicate["cutover"][
-        "stableReads"
-    ][1]["root"]
+    first, second = predicate["cutover"]["stableReads"]
+    assert first["root"] == second["root"]
     names = {subject["name"] for subject in statement["subject"]}
     assert f"reconciliation-{SMALL_PROJECT}.json" in names
     assert f"sync-line-{SMALL_PROJECT}.json" in names
