@@ -10,9 +10,9 @@ content; a certificate names the roots, and anyone holding the state can recompu
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable
 
-from bridge.canonical import canonical
 from state.store import StateStore
 
 Leaf = tuple[str, str, str]
@@ -20,13 +20,20 @@ Leaf = tuple[str, str, str]
 
 def merkle_root(leaves: Iterable[Leaf]) -> str:
     """The root (hex) over ``leaves``, sorted first so the order they were read in does not matter."""
-    level = [hashlib.sha256(b"\x00" + canonical(list(leaf))).digest() for leaf in sorted(set(leaves))]
+    level = [hashlib.sha256(b"\x00" + leaf_bytes(leaf)).digest() for leaf in sorted(set(leaves))]
     if not level:
         return hashlib.sha256(b"").hexdigest()
     while len(level) > 1:
         paired = [hashlib.sha256(b"\x01" + level[i] + level[i + 1]).digest() for i in range(0, len(level) - 1, 2)]
         level = paired + ([level[-1]] if len(level) % 2 else [])
     return level[0].hex()
+
+
+def leaf_bytes(leaf: Leaf) -> bytes:
+    """RFC 8785 canonical JSON of a list of strings: for strings alone it is what ``json.dumps`` writes without
+    ASCII escaping or spaces (the same short escapes, lowercase ``\\u00xx`` for other controls), at a tenth of the
+    general serializer's cost (a project's snapshot has one leaf per record)."""
+    return json.dumps(list(leaf), ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def roots(store: StateStore, scope: str) -> dict[str, str]:

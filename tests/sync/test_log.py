@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from bridge.canonical import canonical
 from bridge.sync.log import GENESIS, SyncLog, SyncLogCorrupt, SyncLogInUse, verify_chain
+from bridge.sync.snapshot import leaf_bytes
 
 
 def _write(path: Path, count: int) -> None:
@@ -122,3 +124,9 @@ def test_a_writer_killed_mid_append_leaves_a_chain_that_goes_on(tmp_path: Path) 
         log.append({"cycle": "after the kill"})
     check = verify_chain(path)
     assert (check.broken, check.lines) == (None, written + 1)
+
+
+def test_a_snapshot_leaf_is_rfc_8785_canonical_json() -> None:
+    """The snapshot's fast leaf encoding is byte for byte the canonical form, controls and non-ASCII included."""
+    leaf = ("line", 'lin_\u00e9\u2028\x1f"\\/\t', "0" * 64)
+    assert leaf_bytes(leaf) == canonical(list(leaf))
