@@ -22,7 +22,7 @@ import uvloop
 from bridge.clients.http import RunControls
 from bridge.clients.v1 import open_v1
 from bridge.commands import Ending
-from bridge.commands.migrate import EXIT_CODES, render_plan
+from bridge.commands.migrate import EXIT_CODES
 from bridge.commands.options import connection_options, settings_from
 from bridge.config import Settings
 from bridge.engine.run import Interrupted
@@ -30,7 +30,7 @@ from bridge.errors import UsageError
 from bridge.sync.conflicts import Side, open_conflict, resolve
 from bridge.sync.cycle import CHANGES, Cycle, default_log, run_cycle
 from bridge.sync.log import SyncLog
-from bridge.terminal import console, plain
+from bridge.terminal import plain
 from state.store import open_state
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$")
@@ -59,9 +59,9 @@ def _said(cycle: Cycle) -> str:
     said = (
         ("reconciled" if verdict.get("reconciled") else "DIFFERENCES (bridge verify shows them)")
         if verdict.get("verified")
-        else "nothing written"
+        else "nothing written, nothing to verify"
     )
-    drifted = sum(int(n) for n in cycle.outcome.drifted.values())
+    drifted = sum(n for kinds in cycle.outcome.drifted.values() for n in kinds.values())
     parts = [
         f"cycle {cycle.seq}: {cycle.writes:,} requests",
         moved or "no change at the source",
@@ -119,8 +119,6 @@ def _show(cycle: Cycle, as_json: bool) -> None:
     if as_json:
         click.echo(plain(json.dumps({"seq": cycle.seq, **cycle.record}, indent=None)))
         return
-    if cycle.writes:
-        console().print(render_plan(cycle.outcome.ledger, f"sync cycle {cycle.seq}"))
     click.echo(plain(_said(cycle)))
 
 
@@ -245,11 +243,12 @@ def sync_status(records: list[dict[str, Any]], conflicts: dict[str, int], now: d
     for record in records:
         took = (_at(record["finished"]) - _at(record["started"])).total_seconds()
         for project in record["projects"]:
-            found = projects.setdefault(project, {"project": project, "cycles": 0, "cycle_seconds": []})
+            found = projects.setdefault(project, {"project": project, "cycles": 0, "cycle_seconds": [], "drifted": {}})
             found["cycles"] += 1
             found["cycle_seconds"].append(took)
             found["last_read"] = record["finished"]
-            found["drifted"] = {k: int(n) for k, n in record["drifted"].items()}
+            if project in record["drifted"]:  # read back by this cycle: its count is the latest
+                found["drifted"] = {k: int(n) for k, n in record["drifted"][project].items()}
             verdict = record["verdict"]
             if verdict.get("verified") and project in record["touched"]:
                 found["last_verdict"] = "reconciled" if verdict.get("reconciled") else "differences"

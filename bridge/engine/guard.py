@@ -246,17 +246,20 @@ class Guard:
             self.store.marks.remove(declared.stored, state_scope(scope), legacy_id)
         return Tally.of(kind, Fate.DELETED, requests=sent)
 
-    async def remark(self, written: Sequence[tuple[str, str]], read: Sequence[str]) -> Counter[Kind]:
+    async def remark(self, written: Sequence[tuple[str, str]], read: Sequence[str]) -> dict[str, Counter[Kind]]:
         """Read back every guarded kind of the scopes this cycle wrote in (``written``: scope, v1 id), and of
         the scopes it ``read`` that hold no mark yet (the first sync after a `run`); keep the marks of the
-        records it wrote or never marked, and count the others whose rows moved (drift)."""
+        records it wrote or never marked, and count per scope the others whose rows moved (drift; a record with
+        an open conflict is counted there, not here)."""
         by_scope: dict[str, set[str]] = {scope: set() for scope in read if not self._kept(scope)}
         for scope, v1_id in written:
             by_scope.setdefault(scope, set()).add(v1_id)
-        drifted: Counter[Kind] = Counter()
+        drifted: dict[str, Counter[Kind]] = {}
         for scope in sorted(by_scope):
             touched = by_scope[scope]
             kept = self._kept(scope)
+            opened = self._opened(scope)
+            moved = drifted.setdefault(scope, Counter())
             marks: list[Mark] = []
             for declared in GUARDED:
                 if (declared.scope is Scope.WORKSPACE) != (scope == WORKSPACE):
@@ -270,8 +273,8 @@ class Guard:
                     old = kept.get((declared.stored, legacy_id))
                     if old is None or v1_id in touched or old.v1_id != v1_id:
                         marks.append(Mark(declared.stored, state_scope(scope), legacy_id, v1_id, now))
-                    elif old.mark != now:
-                        drifted[declared.kind] += 1
+                    elif old.mark != now and (declared.stored, legacy_id) not in opened:
+                        moved[declared.kind] += 1
             self.store.marks.put(marks)
             self._marks.pop(scope, None)
         return drifted

@@ -78,8 +78,9 @@ class Outcome:
     """The legacy projects the run read, in run order (a fleet makes one step of each)."""
     touched: tuple[str, ...] = ()
     """Bridge mode: the scopes (the workspace, legacy projects) the cycle wrote in."""
-    drifted: Mapping[Kind, int] = field(default_factory=dict)
-    """Bridge mode: per kind, records changed on v1 by someone else that legacy did not change (left as they are)."""
+    drifted: Mapping[str, Mapping[Kind, int]] = field(default_factory=dict)
+    """Bridge mode: per scope read back, per kind, records changed on v1 by someone else that legacy did not
+    change (left as they are)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,7 +119,7 @@ async def run_cycle(
         "touched": list(outcome.touched),
         "requests": outcome.ledger.requests,
         "changes": _changes(outcome),
-        "drifted": {kind.value: n for kind, n in outcome.drifted.items()},
+        "drifted": {scope: {kind.value: n for kind, n in kinds.items()} for scope, kinds in outcome.drifted.items()},
         "openConflicts": conflicts,
         "verdict": _verdict(report),
         "roots": snapshot,

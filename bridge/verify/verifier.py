@@ -253,6 +253,9 @@ class Verifier:
             # Entries of a scope holding none of the kind are left out, as for a project not selected.
             counted = bool(source) or scope == WORKSPACE_SCOPE
             entries = self.scoped.get((kind.stored, scope), {}) if counted else {}
+            if self.options.projects and scope == WORKSPACE_SCOPE:
+                # Chosen projects: the workspace kinds counted are theirs (the projects), not every entry's.
+                entries = {legacy_id: entry for legacy_id, entry in entries.items() if (scope, legacy_id) in source}
             quarantine = {
                 (s, i): code
                 for (k, s, i), code in self.quarantine.items()

@@ -24,7 +24,7 @@ from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.schema import Difference, Reconciliation
 from state import open_state
 from tests.support.migrated import LEGACY_KEY, TOKEN, run_cli
-from tests.support.world import World
+from tests.support.world import SMALL_PROJECT, World, fresh_world
 
 Row = dict[str, Any]
 
@@ -434,3 +434,15 @@ def test_a_transaction_whose_actual_was_deleted_at_source_is_named_removed_not_u
     assert [t.presence for t in found] == [Presence.REMOVED]
     assert found[0].said().startswith(f"v1 transaction {found[0].v1_id}: its actual {gone} was removed at source")
     assert code == 1  # the actual phase on v1 still holds its amount: a difference, named
+
+
+def test_verifying_one_project_of_a_whole_migration_counts_only_that_project(tmp_path: Path) -> None:
+    """Every project migrated, one verified: the projects' ledger holds that one (the others' crosswalk entries
+    are not "unchanged" records of a source that was not read), and it reconciles."""
+    world = fresh_world(tmp_path / "state.sqlite", projects=())
+    assert not asyncio.run(world.run()).ledger.quarantine
+    options = VerifyOptions(projects=(SMALL_PROJECT,))
+    report = asyncio.run(verify(world.settings(), options, world.transports()))
+    (projects,) = [row for row in report.ledger if row.kind == "project"]
+    assert (projects.source, projects.migrated + projects.unchanged, projects.closed) == (1, 1, True)
+    assert report.reconciled
