@@ -25,9 +25,10 @@ REQUIRED_SECTIONS = ("**When to use it:**", "**It worked when:**")
 
 
 def test_every_procedure_of_the_issue_has_a_runbook() -> None:
-    """The eight procedures exist, each with when-to-use, commands with expectations, and how to know it worked."""
+    """The nine procedures exist (the migration's eight and bridge mode's cutover), each with when-to-use,
+    commands with expectations, and how to know it worked."""
     paths = runbook_paths()
-    assert len(paths) == 8
+    assert len(paths) == 9
     for path in paths:
         text = path.read_text(encoding="utf-8")
         missing = [section for section in REQUIRED_SECTIONS if section not in text]
