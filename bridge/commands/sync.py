@@ -8,10 +8,12 @@ ends with one line on the terminal and one in the sync log.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import re
 import signal
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from bridge.engine.run import Interrupted
 from bridge.errors import UsageError
 from bridge.sync.conflicts import Side, open_conflict, resolve
 from bridge.sync.cycle import CHANGES, Cycle, default_log, run_cycle
+from bridge.sync.health import LOOPBACK, Health
 from bridge.sync.log import SyncLog
 from bridge.terminal import plain
 from state.store import open_state
@@ -86,6 +89,18 @@ def _said(cycle: Cycle) -> str:
     help="The hash-chained sync log (default: beside the state file, <state>.sync.jsonl).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print each cycle's log record as JSON, and nothing else.")
+@click.option(
+    "--health-port",
+    type=click.IntRange(0, 65535),
+    help="With --watch: serve /healthz and /metrics (Prometheus) on this loopback port (0: any free port).",
+)
+@click.option(
+    "--max-lag",
+    default="15m",
+    show_default=True,
+    callback=duration,
+    help="/healthz answers 503 once the last cycle finished longer ago than this.",
+)
 @click.pass_context
 def sync_group(
     ctx: click.Context,
@@ -96,6 +111,8 @@ def sync_group(
     interval: timedelta,
     log_path: Path | None,
     as_json: bool,
+    health_port: int | None,
+    max_lag: timedelta,
     **options: object,
 ) -> Ending | None:
     """Keep v1 in step with legacy: creates, updates and deletes, never over a v1 edit (a conflict instead)."""
@@ -106,8 +123,13 @@ def sync_group(
         return None
     if once == watch:
         raise UsageError("say --once (one cycle) or --watch (cycles until SIGTERM)")
-    with SyncLog.open(where) as log:
-        last = uvloop.run(_cycles(settings, log, None if once else interval, as_json))
+    if health_port is not None and once:
+        raise UsageError("--health-port serves a watch's health: use it with --watch")
+    with SyncLog.open(where) as log, contextlib.ExitStack() as stack:
+        health = stack.enter_context(Health(health_port, max_lag)) if health_port is not None else None
+        if health is not None and not as_json:
+            click.echo(f"health on http://{LOOPBACK}:{health.port}/healthz and /metrics")
+        last = uvloop.run(_cycles(settings, log, None if once else interval, as_json, health))
     verdict = last.record["verdict"]
     differs = isinstance(verdict, dict) and verdict.get("verified") is True and verdict.get("reconciled") is False
     if last.open_conflicts or differs:
@@ -122,7 +144,9 @@ def _show(cycle: Cycle, as_json: bool) -> None:
     click.echo(plain(_said(cycle)))
 
 
-async def _cycles(settings: Settings, log: SyncLog, interval: timedelta | None, as_json: bool) -> Cycle:
+async def _cycles(
+    settings: Settings, log: SyncLog, interval: timedelta | None, as_json: bool, health: Health | None
+) -> Cycle:
     """One cycle (``interval`` None), or cycles until SIGTERM, which lets the cycle under way finish. SIGINT (and
     SIGTERM during a single cycle) cancels the cycle under way: it resumes from the journal, as a run does."""
     loop = asyncio.get_running_loop()
@@ -134,7 +158,10 @@ async def _cycles(settings: Settings, log: SyncLog, interval: timedelta | None, 
     controls = RunControls.of(settings)
     try:
         while True:
+            began = time.monotonic()
             cycle = await run_cycle(settings, log, controls=controls)
+            if health is not None:
+                health.saw(cycle, time.monotonic() - began)
             _show(cycle, as_json)
             if interval is None or stop.is_set():
                 break

@@ -137,26 +137,28 @@ def test_status_says_the_read_age_and_check_fails_on_a_conflict_or_an_old_read(s
     assert "1 open conflicts" in bridge(served, "sync", "status")[1]
 
 
-def test_sigterm_lets_the_watch_finish_its_cycle_and_exit_0(served: World) -> None:
-    """A watch stopped by SIGTERM ends after a whole cycle: exit 0, its last line chained."""
+def test_sigterm_lets_the_watch_finish_its_cycle_and_exit_0_and_it_serves_its_health(served: World) -> None:
+    """A watch stopped by SIGTERM ends after a whole cycle: exit 0, its last line chained. While it runs, its
+    loopback port answers /healthz and /metrics."""
+    command = ["sync", "--watch", "--interval", "200ms", "--health-port", "0", "--project", SMALL_PROJECT]
     process = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "bridge"),
-            "sync",
-            "--watch",
-            "--interval",
-            "200ms",
-            "--project",
-            SMALL_PROJECT,
-        ],
+        [str(Path(sys.executable).parent / "bridge"), *command],
         env=served.env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
     assert process.stdout is not None
+    announced = process.stdout.readline()
+    assert announced.startswith("health on http://127.0.0.1:"), announced
+    base = announced.split()[2].removesuffix("/healthz")
     first = process.stdout.readline()
     assert first.startswith("cycle 2:"), first
+    health = httpx.get(f"{base}/healthz")
+    assert (health.status_code, health.json()["ok"]) == (200, True)
+    metrics = httpx.get(f"{base}/metrics").text
+    assert "bridge_sync_cycles_total" in metrics
+    assert "bridge_sync_open_conflicts 0.0" in metrics
     process.send_signal(signal.SIGTERM)
     rest = process.communicate(timeout=120)[0]
     assert process.returncode == 0, rest
