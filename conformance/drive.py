@@ -5,6 +5,7 @@ For each size it serves the emulator (seed 42) on a loopback port with a capture
 
 - ``clean``: ``plan``, ``run``, ``verify`` on a fresh emulator;
 - ``dirty``: the same with the catalogue of bad source records (``--dirty``);
+- ``sync``: after the delta, ``sync --once`` twice, an actual deleted at the source in between;
 - ``delta``: after the clean run, the source changes (a line's rate, a new actual, a project renamed, a split
   part's description: made in
   the emulator's store, so the rehearsal itself is not in the capture) and ``plan``, ``run``, ``verify`` again.
@@ -33,6 +34,9 @@ from bridge.emulator.core.seed import Size, seeded_service
 from bridge.emulator.core.store import Service
 
 COMMANDS = (("plan", "--out", "plan.json"), ("run",), ("verify",))
+# Bridge mode after the delta: a first cycle (reads back v1), then one after an actual is deleted at the source
+# (the cycle deletes its transaction on v1: transactions_delete).
+SYNC = (("sync", "--once"),)
 STEP_TIMEOUT_S = 1200
 
 
@@ -51,8 +55,8 @@ def _served(service: Service, capture: Path) -> Iterator[dict[str, str]]:
         }
 
 
-def _bridge(env: dict[str, str], work: Path, state: Path) -> None:
-    for command in COMMANDS:
+def _bridge(env: dict[str, str], work: Path, state: Path, commands: tuple[tuple[str, ...], ...] = COMMANDS) -> None:
+    for command in commands:
         argv = [sys.executable, "-c", "from bridge.cli import main; main()", *command]
         done = subprocess.run(  # noqa: S603 - this interpreter and fixed bridge subcommands
             argv,
@@ -92,6 +96,14 @@ def _change_source(service: Service) -> None:
     split.subactuals[0].description = "Part 1, revised"
 
 
+def _delete_at_source(service: Service) -> None:
+    """An actual deleted in the legacy workspace (one with no parts and no order)."""
+    workspace = service.workspace("source")
+    project = service.list_projects(workspace)[0]
+    actual = next(a for a in project.actuals.values() if not a.subactuals and not a.purchase_order_id)
+    service.delete_actual(project, actual.id)
+
+
 def drive(size: Size, out: Path) -> None:
     work = out / f"{size}-work"
     work.mkdir(parents=True, exist_ok=True)
@@ -112,6 +124,11 @@ def drive(size: Size, out: Path) -> None:
                 _change_source(service)
                 _bridge(env, work, state)
                 live.replace(out / f"{size}-delta.jsonl")
+                print(f"  {size} sync")
+                _bridge(env, work, state, SYNC)
+                _delete_at_source(service)
+                _bridge(env, work, state, SYNC)
+                live.replace(out / f"{size}-sync.jsonl")
 
 
 def main() -> int:

@@ -244,6 +244,8 @@ class Guard:
         if self.live:
             await self.books.drop(declared.stored, scope, legacy_id)
             self.store.marks.remove(declared.stored, state_scope(scope), legacy_id)
+            if self.books.written is not None:  # a write like any other: its scope is read back and verified
+                self.books.written.add((scope, v1_id))
         return Tally.of(kind, Fate.DELETED, requests=sent)
 
     async def remark(self, written: Sequence[tuple[str, str]], read: Sequence[str]) -> dict[str, Counter[Kind]]:
