@@ -51,9 +51,10 @@ fleet-demo: $(STAMP) $(PG_STAMP)
 bench: $(STAMP) $(PG_STAMP)
 	$(BIN)/python -m bench
 
-# Long runs kept out of `make test`: bridge mode's watch killed 20 times at random while legacy changes.
+# Long runs kept out of `make test`: bridge mode's watch killed 20 times at random while legacy changes, then an
+# hour of edits every second with its memory and state measured (the figures are printed).
 soak: $(STAMP)
-	SYNC_KILLS=20 $(BIN)/pytest -q -p no:randomly tests/sync/test_sync_kills.py
+	SYNC_KILLS=20 SOAK_SECONDS=3600 $(BIN)/pytest -q -s -p no:randomly tests/sync/test_sync_kills.py tests/sync/test_soak.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,102 @@
+"""The watch's soak (`make soak`, an hour; not part of `make test`): edits every second, memory flat, state lean.
+
+A `bridge sync --watch --interval 5s` process runs while legacy changes every second (an actual's amount; every
+tenth second a new actual, and the one added twenty seconds before deleted). Its resident memory is sampled every
+few seconds: after a warm-up (a sixth of the run), the mean of the last sixth must be within 5% of the first
+sixth's. The state file may grow only with what changed: at most ``BYTES_PER_CHANGE`` per legacy change made
+after the warm-up. SIGTERM then ends it with exit 0 and the sync log's chain intact.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bridge.sync.log import verify_chain
+from tests.support.synced import legacy
+from tests.support.world import SMALL_PROJECT, World
+
+SECONDS = float(os.environ.get("SOAK_SECONDS", "0"))
+# A changed actual rewrites its crosswalk entry and mark and journals one intent (its body included).
+BYTES_PER_CHANGE = 4096
+
+pytestmark = [
+    pytest.mark.wire,
+    pytest.mark.slow,
+    pytest.mark.skipif(SECONDS <= 0, reason="the soak runs under `make soak` (SOAK_SECONDS)"),
+]
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
+def _edit(world: World, second: int, added: list[str]) -> None:
+    with legacy(world) as old:
+        rows = old.get(f"/projects/{SMALL_PROJECT}/actuals", params={"idMode": "system"}).json()["actuals"]
+        plain = next(row for row in rows if not row.get("subactuals"))
+        assert old.put(
+            f"/projects/{SMALL_PROJECT}/actuals/{plain['id']}", json={"amount": 100 + second % 50}
+        ).is_success
+        if second % 10 == 0:
+            new = {
+                "date": plain["date"],
+                "amount": 7.5,
+                "description": f"soak {second}",
+                "accountId": plain["accountId"],
+            }
+            answer = old.post(f"/projects/{SMALL_PROJECT}/actuals", json=new)
+            assert answer.status_code == 201
+            added.append(answer.json()["id"])
+            if len(added) > 2:
+                assert old.delete(f"/projects/{SMALL_PROJECT}/actuals/{added.pop(0)}").status_code == 204
+
+
+def test_an_hour_of_edits_keeps_the_watch_flat_and_the_state_lean(served: World) -> None:
+    command = [str(Path(sys.executable).parent / "bridge"), "sync", "--watch", "--interval", "5s"]
+    process = subprocess.Popen(
+        [*command, "--project", SMALL_PROJECT], env=served.env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    state = Path(str(served.state))
+    start = time.monotonic()
+    samples: list[tuple[float, int]] = []
+    added: list[str] = []
+    warm, window = SECONDS / 6, SECONDS / 6
+    size_after_warmup: int | None = None
+    changes_after_warmup = 0
+    second = 0
+    try:
+        while (elapsed := time.monotonic() - start) < SECONDS:
+            _edit(served, second, added)
+            if elapsed >= warm:
+                if size_after_warmup is None:
+                    size_after_warmup = state.stat().st_size
+                changes_after_warmup += 1 + (second % 10 == 0) * 2
+            if second % 5 == 0:
+                samples.append((elapsed, _rss_kib(process.pid)))
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            second += 1
+            time.sleep(max(0.0, start + second - time.monotonic()))
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, errors = process.communicate(timeout=300)
+    assert process.returncode == 0, errors
+    first = [rss for at, rss in samples if warm <= at < warm + window]
+    last = [rss for at, rss in samples if at >= SECONDS - window]
+    first_mean, last_mean = sum(first) / len(first), sum(last) / len(last)
+    print(f"soak {SECONDS:.0f} s: RSS first {first_mean / 1024:.1f} MiB, last {last_mean / 1024:.1f} MiB")
+    assert abs(last_mean - first_mean) <= 0.05 * first_mean, (first_mean, last_mean)
+    assert size_after_warmup is not None
+    growth = state.stat().st_size - size_after_warmup
+    print(f"state grew {growth:,} bytes over {changes_after_warmup:,} legacy changes")
+    assert growth <= BYTES_PER_CHANGE * changes_after_warmup
+    assert verify_chain(Path(f"{served.state}.sync.jsonl")).broken is None
