@@ -30,6 +30,8 @@ pytestmark = [
     pytest.mark.wire,
     pytest.mark.slow,
     pytest.mark.skipif(SECONDS <= 0, reason="the soak runs under `make soak` (SOAK_SECONDS)"),
+    # Its own length, and the last cycle's end after SIGTERM.
+    pytest.mark.timeout(SECONDS + 600),
 ]
 
 

@@ -26,9 +26,8 @@ from bridge.sync.log import verify_chain
 from tests.support.synced import bridge, legacy, synced
 from tests.support.world import SMALL_PROJECT, World
 
-pytestmark = [pytest.mark.wire, pytest.mark.slow]
-
 ROUNDS = int(os.environ.get("SYNC_KILLS", "6"))
+pytestmark = [pytest.mark.wire, pytest.mark.slow, pytest.mark.timeout(120 + 30 * ROUNDS)]
 
 
 def _change(world: World, round_: int) -> None:
