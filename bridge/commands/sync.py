@@ -59,11 +59,13 @@ def _said(cycle: Cycle) -> str:
     )
     verdict = cycle.record["verdict"]
     assert isinstance(verdict, dict)
-    said = (
-        ("reconciled" if verdict.get("reconciled") else "DIFFERENCES (bridge verify shows them)")
-        if verdict.get("verified")
-        else "nothing written, nothing to verify"
-    )
+    waiting = cycle.record["unverified"]
+    if verdict.get("verified"):
+        said = "verified: " + ("reconciled" if verdict.get("reconciled") else "DIFFERENCES (bridge verify shows them)")
+    elif isinstance(waiting, list) and waiting:
+        said = f"{len(waiting):,} projects to verify once a cycle finds nothing to write"
+    else:
+        said = "nothing to verify"
     drifted = sum(n for kinds in cycle.outcome.drifted.values() for n in kinds.values())
     parts = [
         f"cycle {cycle.seq}: {cycle.writes:,} requests",
@@ -277,7 +279,7 @@ def sync_status(records: list[dict[str, Any]], conflicts: dict[str, int], now: d
             if project in record["drifted"]:  # read back by this cycle: its count is the latest
                 found["drifted"] = {k: int(n) for k, n in record["drifted"][project].items()}
             verdict = record["verdict"]
-            if verdict.get("verified") and project in record["touched"]:
+            if verdict.get("verified") and project in verdict.get("projects", ()):
                 found["last_verdict"] = "reconciled" if verdict.get("reconciled") else "differences"
     shown: list[dict[str, Any]] = []
     for project, found in sorted(projects.items()):

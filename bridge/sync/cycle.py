@@ -4,7 +4,8 @@ A cycle is a run in bridge mode (``engine.run.migrate(sync=True)``): a full read
 legacy surface has no change feed), a diff against the state's hashes, the guard's drift check before each update
 or delete (``engine.guard``), the writes, and the read-back of what was written. Then:
 
-- a light verify of the projects the cycle wrote in (none written: nothing to verify, the last verdict stands);
+- a light verify of the projects written in since the last verify, by the first cycle that writes nothing (the
+  verdict is about a quiet state; a cycle that writes leaves them waiting, and the last verdict stands);
 - one hash-chained line in the sync log (``sync.log``): what changed per kind, drift, open conflicts, the
   verdict and money per currency, and the snapshot roots of both sides per project (``sync.snapshot``).
 
@@ -70,9 +71,15 @@ def _changes(outcome: Outcome) -> dict[str, Json]:
     return changed
 
 
-def _verdict(report: Reconciliation | None) -> dict[str, Json]:
+def _unverified(last: Json) -> list[str]:
+    """The projects the last cycle left awaiting a verify."""
+    found = last.get("unverified") if isinstance(last, dict) else None
+    return [str(project) for project in found] if isinstance(found, list) else []
+
+
+def _verdict(report: Reconciliation | None, projects: list[str]) -> dict[str, Json]:
     if report is None:
-        return {"verified": False, "why": "nothing was written: the last verdict stands"}
+        return {"verified": False, "why": "nothing to verify, or writes still settling: the last verdict stands"}
     money: list[Json] = [
         {
             "currency": row.currency,
@@ -83,7 +90,8 @@ def _verdict(report: Reconciliation | None) -> dict[str, Json]:
         }
         for row in money_rows(report)
     ]
-    return {"verified": True, "reconciled": report.reconciled, "failOn": report.fail_on.value, "money": money}
+    verdict: dict[str, Json] = {"verified": True, "projects": list(projects), "reconciled": report.reconciled}
+    return verdict | {"failOn": report.fail_on.value, "money": money}
 
 
 async def run_cycle(
@@ -100,11 +108,16 @@ async def run_cycle(
     outcome = await migrate(
         settings, dry_run=False, progress=progress or Progress(), transports=transports, controls=controls, sync=True
     )
-    written = tuple(scope for scope in outcome.touched if scope != WORKSPACE)
+    # Verified once quiet (as validation during CDC waits out the rows still moving): a cycle that wrote adds its
+    # projects to those awaiting a verify; the first cycle that writes nothing verifies them. A change made while
+    # a verify runs would otherwise wait out the verify too.
+    waiting = sorted({*_unverified(log.last), *(scope for scope in outcome.touched if scope != WORKSPACE)})
     report = None
-    if outcome.touched:
-        options = VerifyOptions(projects=written or outcome.projects, fail_on=fail_on)
+    checked: list[str] = []
+    if waiting and not outcome.touched:
+        options = VerifyOptions(projects=tuple(waiting), fail_on=fail_on)
         report = await verify(settings, options, transports=transports, controls=controls)
+        checked, waiting = waiting, []
     store = open_state(str(settings.state), read_only=True, migration=settings.migration)
     try:
         snapshot: dict[str, Json] = {scope or WORKSPACE: dict(roots(store, scope)) for scope in ("", *outcome.projects)}
@@ -121,7 +134,8 @@ async def run_cycle(
         "changes": _changes(outcome),
         "drifted": {scope: {kind.value: n for kind, n in kinds.items()} for scope, kinds in outcome.drifted.items()},
         "openConflicts": conflicts,
-        "verdict": _verdict(report),
+        "verdict": _verdict(report, checked),
+        "unverified": list(waiting),
         "roots": snapshot,
     }
     log.append(record)

@@ -105,11 +105,13 @@ def _parse(line: bytes, seq: int, prev: str) -> dict[str, Json] | None:
 class SyncLog:
     """The open sync log of one writer: ``append`` chains a record on; ``close`` releases the lock."""
 
-    def __init__(self, path: Path, fd: int, seq: int, head: str) -> None:
+    def __init__(self, path: Path, fd: int, seq: int, head: str, last: Json = None) -> None:
         self.path = path
         self._fd = fd
         self.seq = seq
         self.head = head
+        # The record of the last line (None in an empty log): what the next cycle carries on from.
+        self.last = last
 
     @classmethod
     def open(cls, path: Path) -> Self:
@@ -133,11 +135,11 @@ class SyncLog:
         try:
             if created:
                 fsync_dir(path.parent)
-            seq, head = _recover(path, fd)
+            seq, head, last = _recover(path, fd)
         except BaseException:
             os.close(fd)
             raise
-        return cls(path, fd, seq, head)
+        return cls(path, fd, seq, head, last)
 
     def append(self, record: Json) -> bytes:
         """Chain ``record`` on as the next line (one write, then fsync) and return the line's bytes."""
@@ -151,7 +153,7 @@ class SyncLog:
             os.ftruncate(self._fd, os.lseek(self._fd, 0, os.SEEK_END) - written)
             raise UsageError(f"the sync log {self.path} could not take a whole line (disk full?): free space")
         os.fsync(self._fd)
-        self.seq, self.head = seq, line_hash(line)
+        self.seq, self.head, self.last = seq, line_hash(line), record
         return line
 
     def close(self) -> None:
@@ -165,8 +167,8 @@ class SyncLog:
         self.close()
 
 
-def _recover(path: Path, fd: int) -> tuple[int, str]:
-    """The last seq and head hash of the log held open at ``fd``, after cutting a torn last line away."""
+def _recover(path: Path, fd: int) -> tuple[int, str, Json]:
+    """The last seq, head hash and record of the log held open at ``fd``, after cutting a torn last line away."""
     size = os.fstat(fd).st_size
     data = os.pread(fd, size, 0)
     whole_end = data.rfind(_NEWLINE) + 1
@@ -180,7 +182,9 @@ def _recover(path: Path, fd: int) -> tuple[int, str]:
             f"the sync log {path} is broken at line {check.broken}: it does not chain onto the line before. "
             "Keep the file as evidence, move it aside and start a new log"
         )
-    return check.lines, check.head
+    lines = data[:whole_end].splitlines()
+    last: Json = json.loads(lines[-1]).get("record") if lines else None
+    return check.lines, check.head, last
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["verify"]:

@@ -44,7 +44,7 @@ def test_an_idle_cycle_writes_nothing_and_chains_its_log_line(served: World) -> 
     before = writes(served)
     code, output = bridge(served, "sync", "--once", "--project", SMALL_PROJECT)
     assert code == 0, output
-    assert "cycle 2: 0 requests; no change at the source; nothing written" in output
+    assert "cycle 2: 0 requests; no change at the source; nothing to verify" in output
     assert writes(served) == before
     log = Path(f"{served.state}.sync.jsonl")
     check = verify_chain(log)
@@ -166,3 +166,19 @@ def test_sigterm_lets_the_watch_finish_its_cycle_and_exit_0_and_it_serves_its_he
     check = verify_chain(Path(f"{served.state}.sync.jsonl"))
     assert check.broken is None
     assert check.lines >= 2
+
+
+def test_a_cycle_that_writes_leaves_the_verify_to_the_next_quiet_one(served: World) -> None:
+    """The verdict is about a quiet state: written now, verified by the first cycle that writes nothing."""
+    with legacy(served) as old:
+        rows = old.get(f"/projects/{SMALL_PROJECT}/actuals", params={"idMode": "system"}).json()["actuals"]
+        plain = next(row for row in rows if not row.get("subactuals"))
+        assert old.put(f"/projects/{SMALL_PROJECT}/actuals/{plain['id']}", json={"amount": 321.5}).is_success
+    code, output = bridge(served, "sync", "--once", "--project", SMALL_PROJECT)
+    assert code == 0, output
+    assert "actual to update 1; 1 projects to verify once a cycle finds nothing to write" in output
+    code, output = bridge(served, "sync", "--once", "--project", SMALL_PROJECT)
+    assert code == 0, output
+    assert "cycle 3: 0 requests; no change at the source; verified: reconciled" in output
+    (project,) = json.loads(bridge(served, "sync", "status", "--json")[1])["projects"]
+    assert project["last_verdict"] == "reconciled"
