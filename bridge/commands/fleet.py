@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import TypeVar
 
@@ -16,8 +17,19 @@ from rich.table import Table
 from rich.text import Text
 
 from bridge.commands import Ending
+from bridge.commands.sync import duration
 from bridge.config import ENV_STATE
-from bridge.fleet.control import WorkspaceStatus, cancel, open_fleet, retry, status, submit
+from bridge.fleet.control import (
+    SyncStatus,
+    WorkspaceStatus,
+    cancel,
+    open_fleet,
+    retry,
+    start_sync,
+    status,
+    stop_sync,
+    submit,
+)
 from bridge.fleet.database import fleet_url
 from bridge.fleet.manifest import load_manifest
 from bridge.fleet.registry import BEAT_S, LEASE_S
@@ -131,7 +143,7 @@ def status_command(state: str, as_json: bool) -> Ending:
 
 def _table(rows: list[WorkspaceStatus]) -> Table:
     table = Table(title="fleet", title_justify="left")
-    for header in ("workspace", "state", "where / why", "steps", "records mapped"):
+    for header in ("workspace", "state", "where / why", "steps", "records mapped", "sync"):
         table.add_column(header)
     for row in rows:
         if row["worker"] is not None:
@@ -144,8 +156,51 @@ def _table(rows: list[WorkspaceStatus]) -> Table:
         else:
             where = row["reason"] or ""
         mapped = sum(info["mapped"] for info in (row["counts"] or {}).values())
-        table.add_row(Text(shown(row["name"])), row["state"], Text(shown(where)), str(row["steps_done"]), str(mapped))
+        table.add_row(
+            Text(shown(row["name"])),
+            row["state"],
+            Text(shown(where)),
+            str(row["steps_done"]),
+            str(mapped),
+            _synced(row["sync"]),
+        )
     return table
+
+
+def _synced(sync: SyncStatus | None) -> str:
+    """A workspace's bridge mode in one cell: its state, cycles, lag since the last one, conflicts, verdict."""
+    if sync is None:
+        return ""
+    said = f"{sync['state']}, {sync['cycles']:,} cycles"
+    if sync["lag_s"] is not None:
+        said += f", last {sync['lag_s']:,.0f} s ago"
+    if sync["open_conflicts"]:
+        said += f", {sync['open_conflicts']:,} open conflicts"
+    return said + (f", {sync['verdict']}" if sync["verdict"] else "")
+
+
+@fleet_group.command("sync")
+@_state
+@click.argument("manifest", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option("--interval", default="5m", show_default=True, callback=duration, help="Time between cycles.")
+@click.option("--cycles", default=0, show_default=True, type=click.IntRange(0), help="Cycles to run (0: until --stop).")
+@click.option(
+    "--stop", is_flag=True, help="Cancel the manifest's workspaces' syncs (each stops at its next step or wait)."
+)
+def sync_command(state: str, manifest: Path, interval: timedelta, cycles: int, stop: bool) -> Ending:
+    """Bridge mode for every workspace of MANIFEST (submitted before): a durable workflow of sync cycles each."""
+    names = [spec.name for spec in load_manifest(manifest)]
+    with open_fleet(state) as fleet:
+        if stop:
+            for name, workflow_id in stop_sync(fleet, names):
+                click.echo(f"{shown(name)}: sync cancelled  [{workflow_id}]")
+            return Ending.DONE
+        done = start_sync(fleet, names, cycles=cycles, interval_s=interval.total_seconds())
+    for name, workflow_id, started in done:
+        click.echo(f"{shown(name)}: {'sync queued' if started else 'already syncing'}  [{workflow_id}]")
+    every = f"every {interval}" + (f", {cycles} cycles" if cycles else ", until `bridge fleet sync --stop`")
+    click.echo(f"{sum(started for _, _, started in done)} started ({every}); `bridge fleet status` shows their lag")
+    return Ending.DONE
 
 
 @fleet_group.command("retry")

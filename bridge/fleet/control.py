@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, TypedDict
 
 from dbos import DBOS, DBOSClient, WorkflowHandle, WorkflowStatus
@@ -32,7 +34,7 @@ from bridge.fleet import registry
 from bridge.fleet.database import fleet_engine, fleet_url, reaching, secret_url
 from bridge.fleet.manifest import WorkspaceSpec
 from bridge.fleet.registry import Submitted
-from bridge.fleet.workflow import APP, APP_VERSION, QUEUE, WORKFLOW, Verdict
+from bridge.fleet.workflow import APP, APP_VERSION, QUEUE, SYNC_WORKFLOW, WORKFLOW, Verdict
 from state import open_state
 from state.errors import StateError
 from state.status import KindInfo, status_of
@@ -221,6 +223,7 @@ class WorkspaceStatus(TypedDict):
     verdict: dict[str, Any] | None
     counts: dict[str, KindInfo] | None
     counts_error: str | None
+    sync: SyncStatus | None
 
 
 def _status(fleet: Fleet, entry: Submitted) -> WorkflowStatus | None:
@@ -240,6 +243,7 @@ def _counts(state: str, name: str) -> tuple[dict[str, KindInfo] | None, str | No
 def status(fleet: Fleet) -> list[WorkspaceStatus]:
     """Every submitted workspace: where its workflow is, who runs it, why it stopped, its verdict and counts."""
     workers = registry.all_workers(fleet.engine)
+    now = time.time()
     rows: list[WorkspaceStatus] = []
     for entry in registry.submitted(fleet.engine):
         flow = _status(fleet, entry)
@@ -270,6 +274,7 @@ def status(fleet: Fleet) -> list[WorkspaceStatus]:
                 "verdict": output["summary"] if isinstance(output, dict) else None,
                 "counts": counts,
                 "counts_error": counts_error,
+                "sync": sync_status(fleet, entry, now),
             }
         )
     return rows
@@ -303,3 +308,102 @@ def cancel(fleet: Fleet, name: str) -> str:
         raise UsageError(f"workspace {name} is {state}: only a queued or running workspace is cancelled")
     fleet.client.cancel_workflow(entry.workflow_id)
     return state
+
+
+# -- bridge mode ---------------------------------------------------------------------------------------------
+
+
+class SyncStatus(TypedDict):
+    """A workspace's bridge mode as `fleet status` shows it: its sync workflow, cycles done and the last one."""
+
+    workflow_id: str
+    state: str
+    cycles: int
+    last_finished: str | None
+    lag_s: float | None
+    requests: int
+    open_conflicts: int | None
+    verdict: str | None
+
+
+def _syncs(fleet: Fleet, entry: Submitted) -> list[WorkflowStatus]:
+    """The workspace's sync workflows, oldest first (``<migration workflow>:sync:<n>``)."""
+    found = fleet.client.list_workflows(workflow_id_prefix=f"{entry.workflow_id}:sync:", load_input=False)
+    return sorted(found, key=lambda flow: int(flow.workflow_id.rsplit(":", 1)[1]))
+
+
+def start_sync(fleet: Fleet, names: list[str], *, cycles: int, interval_s: float) -> list[tuple[str, str, bool]]:
+    """Queue bridge mode for each named workspace (submitted before): (name, sync workflow id, started). One whose
+    sync is queued or running is left as it is."""
+    done: list[tuple[str, str, bool]] = []
+    for name in names:
+        entry, _ = _entry(fleet, name)
+        with registry.enqueuing(fleet.engine, name):
+            flows = _syncs(fleet, entry)
+            if flows and STATES.get(flows[-1].status) in ("queued", "running"):
+                done.append((name, flows[-1].workflow_id, False))
+                continue
+            workflow_id = f"{entry.workflow_id}:sync:{len(flows) + 1}"
+            fleet.client.enqueue(
+                {
+                    "queue_name": QUEUE,
+                    "workflow_name": SYNC_WORKFLOW,
+                    "workflow_id": workflow_id,
+                    "queue_partition_key": entry.target,
+                    "app_version": APP_VERSION,
+                    "application_name": APP,
+                },
+                entry.spec.model_dump_json(),
+                cycles,
+                interval_s,
+            )
+            done.append((name, workflow_id, True))
+    return done
+
+
+def stop_sync(fleet: Fleet, names: list[str]) -> list[tuple[str, str]]:
+    """Cancel each named workspace's queued or running sync (it stops at its next step or wait)."""
+    stopped: list[tuple[str, str]] = []
+    for name in names:
+        entry, _ = _entry(fleet, name)
+        flows = _syncs(fleet, entry)
+        if flows and STATES.get(flows[-1].status) in ("queued", "running"):
+            fleet.client.cancel_workflow(flows[-1].workflow_id)
+            stopped.append((name, flows[-1].workflow_id))
+    return stopped
+
+
+def sync_status(fleet: Fleet, entry: Submitted, now: float) -> SyncStatus | None:
+    """The workspace's latest sync: its cycles' results (each recorded step's output), the lag since the last."""
+    flows = _syncs(fleet, entry)
+    if not flows:
+        return None
+    flow = flows[-1]
+    outputs: list[dict[str, Any]] = [
+        output
+        for step in fleet.client.list_workflow_steps(flow.workflow_id)
+        if isinstance(output := step.get("output"), dict)
+    ]
+    last = outputs[-1] if outputs else None
+    finished = str(last["finished"]) if last is not None else None
+    lag = None
+    if finished is not None:
+        lag = round(now - datetime.fromisoformat(finished.replace("Z", "+00:00")).timestamp(), 1)
+    conflicts: int | None = None
+    try:
+        with open_state(fleet.state, read_only=True, migration=entry.spec.name) as store:
+            conflicts = len(store.conflicts.listed())
+    except StateError:
+        conflicts = None
+    state = STATES.get(flow.status, flow.status.lower())
+    return {
+        "workflow_id": flow.workflow_id,
+        # A sync that ended its cycles is done, not "verified" (the migration's word).
+        "state": "done" if state == "verified" else state,
+        "cycles": len(outputs),
+        "last_finished": finished,
+        "lag_s": lag,
+        "requests": sum(int(output["requests"]) for output in outputs),
+        "open_conflicts": conflicts,
+        "verdict": str(last["verdict"]) if last is not None else None,
+    }

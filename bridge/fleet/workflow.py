@@ -39,17 +39,21 @@ from bridge.engine.run import migrate
 from bridge.errors import BridgeError, RetriableError, RetryBudgetExhausted, ServiceUnavailable
 from bridge.fleet.manifest import WorkspaceSpec
 from bridge.logging import redact_text, register_secret
+from bridge.sync.cycle import run_cycle
+from bridge.sync.log import SyncLog
 from bridge.terminal import plain
 from bridge.verify.compare import FailOn
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.report import write_reports
 from bridge.verify.summary import summary
+from state import open_state
 from state.errors import StateInUseError, StateLockedError, StateStorageError
 
 log = structlog.get_logger("bridge.fleet")
 
 QUEUE = "bridge-fleet"
 WORKFLOW = "bridge.fleet.migrate"
+SYNC_WORKFLOW = "bridge.fleet.sync"
 APP = "workspace-bridge-fleet"
 APP_VERSION = "workspace-bridge-fleet-1"
 """Every worker and every submission use this version: DBOS recovers and dequeues only within one version."""
@@ -97,6 +101,16 @@ class StageResult(TypedDict):
 class Verdict(TypedDict):
     reconciled: bool
     summary: dict[str, object]
+
+
+class CycleResult(TypedDict):
+    """One bridge-mode cycle of a workspace, as `fleet status` shows it."""
+
+    seq: int
+    finished: str
+    requests: int
+    open_conflicts: int
+    verdict: str
 
 
 def _settings(spec_json: str, **extra: object) -> Settings:
@@ -190,6 +204,55 @@ async def verify_step(spec_json: str) -> Verdict:
         return {"reconciled": report.reconciled, "summary": summary(report, written)}
 
     return await _held_patiently(work, "verify")
+
+
+@DBOS.step(name="bridge.fleet.sync.cycle")
+async def sync_step(spec_json: str) -> CycleResult:
+    """One sync cycle of the workspace (``bridge.sync.cycle``); its log in the worker's report folder.
+
+    The cycle names its projects (the manifest's, else every project the migration moved) as the migration's
+    project steps did: a run over the whole workspace decides which project's values a library item holds
+    (A18), and would find the copies the project steps wrote changed. A project added at the source after the
+    migration is not synced: submit the workspace again under a new name to move it."""
+    settings = _settings(spec_json)
+    context = _context()
+    if not settings.projects:
+        with open_state(settings.state, read_only=True, migration=settings.migration) as store:
+            moved = tuple(sorted(legacy for kind, legacy, _, _ in store.crosswalk.mappings("") if kind == "project"))
+        settings = settings.model_copy(update={"projects": moved})
+
+    async def work() -> CycleResult:
+        folder = context.report_dir / settings.migration
+        folder.mkdir(parents=True, exist_ok=True)
+        with SyncLog.open(folder / "sync.jsonl") as log:
+            cycle = await run_cycle(settings, log, controls=RunControls.of(settings, context.ceiling))
+        verdict = cycle.record["verdict"]
+        said = "not verified" if not isinstance(verdict, dict) or not verdict.get("verified") else "reconciled"
+        if isinstance(verdict, dict) and verdict.get("verified") and not verdict.get("reconciled"):
+            said = "differences"
+        return {
+            "seq": cycle.seq,
+            "finished": str(cycle.record["finished"]),
+            "requests": cycle.writes,
+            "open_conflicts": cycle.open_conflicts,
+            "verdict": said,
+        }
+
+    return await _held_patiently(work, "sync")
+
+
+@DBOS.workflow(name=SYNC_WORKFLOW)
+async def sync_workspace(spec_json: str, cycles: int, interval_s: float) -> CycleResult | None:
+    """Bridge mode for one workspace: ``cycles`` cycles (0: until cancelled), ``interval_s`` apart. The waits
+    are DBOS's durable sleeps: a worker that dies mid-wait is replaced by one that wakes at the same instant."""
+    last: CycleResult | None = None
+    done = 0
+    while cycles == 0 or done < cycles:
+        if done:
+            await DBOS.sleep_async(interval_s)
+        last = await sync_step(spec_json)
+        done += 1
+    return last
 
 
 @DBOS.workflow(name=WORKFLOW)
