@@ -67,12 +67,19 @@ def _said(cycle: Cycle) -> str:
     else:
         said = "nothing to verify"
     drifted = sum(n for kinds in cycle.outcome.drifted.values() for n in kinds.values())
+    late = cycle.record.get("afterCutover")
+    watched = [
+        f"{len(writes):,} legacy writes after the cutover of {project} (not carried: it is cut over)"
+        for project, writes in (late.items() if isinstance(late, dict) else ())
+        if isinstance(writes, list) and writes
+    ]
     parts = [
         f"cycle {cycle.seq}: {cycle.writes:,} requests",
         moved or "no change at the source",
         said,
         f"{cycle.open_conflicts:,} open conflicts" if cycle.open_conflicts else "",
         f"{drifted:,} records changed on v1 only" if drifted else "",
+        *watched,
     ]
     return "; ".join(part for part in parts if part)
 

@@ -22,7 +22,6 @@ from pathlib import Path
 
 from bridge.canonical import Json
 from bridge.clients.http import RunControls
-from bridge.clients.legacy import open_legacy
 from bridge.config import Settings
 from bridge.cutover.certificate import SigningKey, dumps, issue, spec_digests
 from bridge.cutover.render import render_markdown
@@ -32,7 +31,7 @@ from bridge.errors import BridgeError, UsageError
 from bridge.files import write_private
 from bridge.sync.cycle import run_cycle
 from bridge.sync.log import SyncLog
-from bridge.sync.quiet import Stamp, after, project_stamps
+from bridge.sync.quiet import Stamp, after, read_stamps
 from bridge.sync.snapshot import merkle_root
 from bridge.verify.compare import FailOn
 from bridge.verify.headline import money_rows
@@ -119,14 +118,6 @@ def _late(stamps: list[Stamp], frozen: datetime) -> list[str]:
     return [f"{s.kind} {s.legacy_id} written {s.at.isoformat()}" for s in after(stamps, frozen)]
 
 
-async def _read_stamps(settings: Settings, project: str, seams: Seams) -> list[Stamp]:
-    legacy_url, key = settings.require_legacy()
-    controls = seams.controls or RunControls.of(settings)
-    transport = seams.transports.legacy if seams.transports else None
-    async with open_legacy(legacy_url, key, controls, transport=transport, timeout=settings.request_timeout) as legacy:
-        return await project_stamps(legacy, project)
-
-
 def _snapshot(store: StateStore, project: str) -> tuple[dict[str, Json], dict[str, Json]]:
     """Both sides' snapshot of ``project``: its root and the leaves it is computed from (anyone can recompute)."""
     legacy = sorted((kind, legacy_id, digest) for kind, legacy_id, _, digest in store.crosswalk.mappings(project))
@@ -165,7 +156,7 @@ async def finalize(
     frozen = cutover.frozen_at
     scoped = _scoped(settings, project)
     first = await run_cycle(scoped, log, transports=seams.transports, controls=seams.controls, fail_on=FailOn.ROUNDING)
-    late = _late(await _read_stamps(settings, project, seams), frozen)
+    late = _late(await read_stamps(settings, project, transports=seams.transports, controls=seams.controls), frozen)
     if late:
         raise CutoverRefused(
             f"{project}: written on legacy after the freeze at {frozen.isoformat()}: {'; '.join(late)}"
@@ -174,7 +165,7 @@ async def finalize(
     first_at = first.record["finished"]
     await seams.sleep(quiet.total_seconds())
     second = await run_cycle(scoped, log, transports=seams.transports, controls=seams.controls, fail_on=FailOn.ROUNDING)
-    late = _late(await _read_stamps(settings, project, seams), frozen)
+    late = _late(await read_stamps(settings, project, transports=seams.transports, controls=seams.controls), frozen)
     reasons = [*late]
     if second.writes:
         reasons.append(f"the second read found changes and sent {second.writes:,} requests (not quiet)")

@@ -24,7 +24,9 @@ from bridge.clients.http import RunControls
 from bridge.config import Settings
 from bridge.engine.progress import Progress
 from bridge.engine.run import Outcome, Transports, migrate
+from bridge.errors import UsageError
 from bridge.sync.log import SyncLog
+from bridge.sync.quiet import after, read_stamps
 from bridge.sync.snapshot import roots
 from bridge.verify.compare import FailOn
 from bridge.verify.headline import money_rows
@@ -103,11 +105,17 @@ async def run_cycle(
     controls: RunControls | None = None,
     fail_on: FailOn = FailOn.MISMATCH,
 ) -> Cycle:
-    """One cycle over the projects ``settings`` selects (every project when none is)."""
+    """One cycle over the projects ``settings`` selects (every project when none is). A project whose cutover is
+    finalized is only watched: nothing is written for it, and its legacy writes after the freeze are listed."""
     started = datetime.now(UTC)
+    settings, watched = _selection(settings)
     outcome = await migrate(
         settings, dry_run=False, progress=progress or Progress(), transports=transports, controls=controls, sync=True
     )
+    late: dict[str, Json] = {}
+    for project, frozen in watched.items():
+        stamps = after(await read_stamps(settings, project, transports=transports, controls=controls), frozen)
+        late[project] = [f"{s.kind} {s.legacy_id} written {s.at.isoformat()}" for s in stamps]
     # Verified once quiet (as validation during CDC waits out the rows still moving): a cycle that wrote adds its
     # projects to those awaiting a verify; the first cycle that writes nothing verifies them. A change made while
     # a verify runs would otherwise wait out the verify too.
@@ -136,10 +144,33 @@ async def run_cycle(
         "openConflicts": conflicts,
         "verdict": _verdict(report, checked),
         "unverified": list(waiting),
+        "afterCutover": late,
         "roots": snapshot,
     }
     log.append(record)
     return Cycle(outcome, report, record, log.seq)
+
+
+def _selection(settings: Settings) -> tuple[Settings, dict[str, datetime]]:
+    """The settings of the projects to keep in step, and the freeze instant of each cut-over one to watch."""
+    store = open_state(str(settings.state), read_only=True, migration=settings.migration)
+    try:
+        cut = {project: store.cutovers.get(project) for project in store.cutovers.cut_over()}
+    finally:
+        store.close()
+    frozen = {project: row.frozen_at for project, row in cut.items() if row is not None}
+    if not frozen:
+        return settings, {}
+    if not settings.projects:
+        raise UsageError(
+            f"projects {', '.join(sorted(frozen))} are cut over (only watched from now on): name the projects to "
+            "keep in step with --project, the cut-over ones included to watch them"
+        )
+    kept = tuple(project for project in settings.projects if project not in frozen)
+    if not kept:
+        raise UsageError("every project named is cut over: name at least one still in bridge mode with --project")
+    watched = {project: at for project, at in frozen.items() if project in settings.projects}
+    return settings.model_copy(update={"projects": kept}), watched
 
 
 def default_log(settings: Settings) -> Path:

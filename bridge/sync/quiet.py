@@ -13,7 +13,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-from bridge.clients.legacy import BUDGET_EXPANDS, LegacyClient
+from bridge.clients.http import RunControls
+from bridge.clients.legacy import BUDGET_EXPANDS, LegacyClient, open_legacy
+from bridge.config import Settings
+from bridge.engine.run import Transports
 from mappings.records import LegacyRecord
 
 STAMPS = ("lastModified", "updatedAt")
@@ -101,3 +104,14 @@ async def project_stamps(legacy: LegacyClient, project_id: str) -> list[Stamp]:
 def after(found: list[Stamp], instant: datetime) -> list[Stamp]:
     """The records written after ``instant``, oldest first."""
     return [stamp for stamp in found if stamp.at > instant]
+
+
+async def read_stamps(
+    settings: Settings, project: str, *, transports: Transports | None = None, controls: RunControls | None = None
+) -> list[Stamp]:
+    """``project_stamps`` over a legacy client of its own (the settings' connection)."""
+    legacy_url, key = settings.require_legacy()
+    transport = transports.legacy if transports else None
+    controls = controls or RunControls.of(settings)
+    async with open_legacy(legacy_url, key, controls, transport=transport, timeout=settings.request_timeout) as legacy:
+        return await project_stamps(legacy, project)

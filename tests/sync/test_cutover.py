@@ -81,3 +81,24 @@ def test_finalize_refuses_a_legacy_write_after_the_freeze_naming_it(served: Worl
     assert f"actual {actual} written" in output
     assert "after the freeze" in output
     assert not certificate.exists()
+
+
+def test_a_cut_over_project_is_only_watched(served: World, tmp_path: Path) -> None:
+    """After the cutover nothing is written for the project; its later legacy writes are named, not carried."""
+    keys = keypair(tmp_path, "run")
+    assert bridge(served, "cutover", "freeze", "--project", SMALL_PROJECT)[0] == 0
+    args = ("--project", SMALL_PROJECT, "--quiet-period", "0s", "--key", str(keys.private))
+    assert bridge(served, "cutover", "finalize", *args, "--out", str(tmp_path / "c.intoto.json"))[0] == 0
+    code, output = bridge(served, "sync", "--once")
+    assert code == 2
+    assert f"projects {SMALL_PROJECT} are cut over" in output
+    with legacy(served) as old:
+        actual = old.get(f"/projects/{SMALL_PROJECT}/actuals", params={"idMode": "system"}).json()["actuals"][0]["id"]
+        assert old.put(f"/projects/{SMALL_PROJECT}/actuals/{actual}", json={"amount": 12.5}).is_success
+    code, output = bridge(served, "sync", "--once", "--project", SMALL_PROJECT, "--project", "prj_42eaee104525")
+    assert code == 0, output  # the other project, never migrated here, is created: bridge mode goes on for it
+    assert f"legacy writes after the cutover of {SMALL_PROJECT}" in output
+    last = json.loads(Path(f"{served.state}.sync.jsonl").read_text().splitlines()[-1])["record"]
+    assert SMALL_PROJECT not in last["touched"]
+    assert SMALL_PROJECT not in last["projects"]
+    assert any(late.startswith(f"actual {actual} written") for late in last["afterCutover"][SMALL_PROJECT])
