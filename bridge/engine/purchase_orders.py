@@ -20,7 +20,9 @@ each) and shared by the two writers ``engine.kinds`` declares for them:
    once both exist; each link is journalled (keyed by the actual) and a replay settles a lost answer by
    reading the order's transactions back (``stale.find_link``).
 
-A known order is left as it is (its kind declares no update): a change at source after the first run is not sent.
+A known order edited at source since the run that wrote it is brought up to date on v1 by
+``engine.order_updates`` (its header and items compared with v1's, only the difference sent), or left as v1
+holds it when v1 no longer takes edits of it (A107): its line in the status table says so.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from bridge.clients.legacy import LegacyClient
 from bridge.clients.v1 import V1Client
 from bridge.engine.apply import Target, removed
 from bridge.engine.kinds import spec
+from bridge.engine.order_updates import Brought, OrderUpdates
 from bridge.engine.plan import Fate, QuarantinedRecord, Refusal, Tally, total
 from bridge.engine.project_step import ProjectStep, ProjectTools
 from bridge.engine.tasks import run_all
@@ -45,7 +48,16 @@ from bridge.engine.writes import Write
 from mappings.errors import MappingError
 from mappings.keys import request_key, source_hash
 from mappings.kinds import Kind
-from mappings.purchase_orders import CURRENCY_DIFFERS, CURRENCY_FIX, INLINE_ITEMS, MappedOrder, line_of, map_order
+from mappings.purchase_orders import (
+    CURRENCY_DIFFERS,
+    CURRENCY_FIX,
+    INLINE_ITEMS,
+    MappedOrder,
+    OrderLine,
+    left_as,
+    line_of,
+    map_order,
+)
 from mappings.records import PurchaseOrder
 
 log = structlog.get_logger("bridge.engine")
@@ -128,26 +140,51 @@ class OrdersStep(ProjectStep):
             except MappingError as error:
                 refused.append(error)
         fresh = {i for i in mapped if self.books.lookup(ORDERS.stored, project_id, i) is None}
-        wants = tuple(_ready(Desired(i, dict(m.order.body), notes=m.order.notes)) for i, m in mapped.items())
+        changed = {i: m for i, m in mapped.items() if i not in fresh and self._edited(project_id, i, m)}
+        wants = tuple(
+            _ready(Desired(i, dict(m.order.body), notes=m.order.notes)) for i, m in mapped.items() if i not in changed
+        )
         wanted = Wanted((wants,) if wants else (), tuple(refused), 0, tuple(order.id for order in found))
         done = await self.applier.write(Target(ORDERS, project_id), wanted)
+        brought = Brought()
+        if changed:
+            rows = {str(row["id"]): row for row in await self._listed(v1_project, self.reader)}
+            brought = await self._updates.bring(project_id, changed, rows)
+            done += brought.tally
         ids = {i: v for i in mapped if (v := self.books.lookup(ORDERS.stored, project_id, i)) is not None}
         done += await self._extra_items(project_id, mapped, ids, fresh)
         if self.v1 is not None and ids:
-            rows = {str(row["id"]): row for row in await self._listed(v1_project)}
+            rows = {str(row["id"]): row for row in await self._listed(v1_project, self.v1)}
             wrong = await self._currencies(project_id, Drafts(mapped, ids, rows))
             done = _moved(done, wrong, fresh, self.applier.standing, project_id) + wrong
             ids = {i: v for i, v in ids.items() if i not in {r.record.legacy_id for r in wrong.quarantine}}
             done += await self._submit(project_id, Drafts(mapped, ids, rows))
         # A plan's placeholder is no id to list: the approvals list of a plan names none.
         real = {i: v for i, v in ids.items() if not v.startswith(PLACEHOLDER)}
-        lines = tuple(line_of(order, mapped[order.id], real.get(order.id)) for order in found if order.id in ids)
+        lines = tuple(
+            _left(line_of(order, mapped[order.id], real.get(order.id)), brought) for order in found if order.id in ids
+        )
         return done + Tally(orders=lines)
 
-    async def _listed(self, v1_project: str) -> list[Mapping[str, object]]:
-        assert self.v1 is not None
+    @property
+    def reader(self) -> V1Client:
+        """v1 for reads: a plan reads what a run reads (its executor sends nothing, its adoption reads)."""
+        adoption = self.executor.adoption
+        reader = self.v1 if adoption is None else adoption.v1
+        assert reader is not None, "a run reads v1 through its executor or its adoption"
+        return reader
+
+    @property
+    def _updates(self) -> OrderUpdates:
+        return OrderUpdates(self.books, self.namespace, self.v1, self.reader)
+
+    def _edited(self, project_id: str, order_id: str, order: MappedOrder) -> bool:
+        """Whether a known order's source changed since the run that last wrote it (its hash differs)."""
+        return not self.books.unchanged(ORDERS.stored, project_id, order_id, source_hash(dict(order.order.body)))
+
+    async def _listed(self, v1_project: str, v1: V1Client) -> list[Mapping[str, object]]:
         query = [("projectId", v1_project)]
-        pages = self.v1.rows(ORDERS.natural.listed_by, (), query)
+        pages = v1.rows(ORDERS.natural.listed_by, (), query)
         return [row async for page in pages for row in page if isinstance(row, Mapping)]
 
     async def _extra_items(
@@ -237,6 +274,12 @@ class OrdersStep(ProjectStep):
         sent = await run_all(self.executor.write(write) for write in writes)
         done += total(s.tally for s in sent)
         return done + removed(self.books, Kind.PO_LINK, project_id, seen)
+
+
+def _left(line: OrderLine, brought: Brought) -> OrderLine:
+    """``line`` as the status table shows it: left as v1 holds it, with v1's amount, when the run left it (A107)."""
+    found = brought.left.get(line.legacy_id)
+    return line if found is None else replace(line, status=left_as(found[0]), v1_amount=found[1])
 
 
 def _ready(desired: Desired) -> Want:

@@ -87,6 +87,23 @@ WIRES = [
         "/purchase-orders/po_1/transactions/txn_1",
         ORDER,
     ),
+    # A header PATCH and an item PATCH, keyless (no key is published): a null clears a field.
+    _write("purchase-orders_update", ("po_1",), {"name": "Rental", "notes": None}, "/purchase-orders/po_1", ORDER),
+    _write(
+        "purchase-orders_updateItem",
+        ("po_1", "poi_1"),
+        {**ORDER_ITEM, "budgetLineId": None},
+        "/purchase-orders/po_1/items/poi_1",
+        {"id": "poi_1"},
+    ),
+    Wire(
+        "purchase-orders_deleteItem",
+        lambda c: c.send_write("purchase-orders_deleteItem", ("po_1", "poi_1"), {}, None),
+        "DELETE",
+        "/purchase-orders/po_1/items/poi_1",
+        None,
+        status=204,
+    ),
     Wire(
         "purchase-orders_delete",
         lambda c: c.send_write("purchase-orders_delete", ("po_1",), {}, None),
