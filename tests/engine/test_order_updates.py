@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from bridge.commands.orders import APPROVALS_CSV, show_orders
 from bridge.emulator.core.purchase_orders import LegacyItem, LegacyPurchaseOrder
 from bridge.engine.run import Transports
 from bridge.verify.reconcile import VerifyOptions, verify
@@ -110,9 +111,12 @@ def test_an_edited_order_is_brought_up_to_date_as_planned_with_nothing_twice(wor
     assert (again.to_update, again.requests) == (0, 0)
 
 
-def test_an_order_approved_on_v1_since_is_left_as_approved_and_said_so(world: World) -> None:
+def test_an_order_approved_on_v1_since_is_left_as_approved_and_said_so(
+    world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The same edit on an order approved on v1 since: no write to it (no 409, no quarantine), its status line
-    says "left as approved on v1" with the 13.34 its legacy amount is ahead; verify explains it and reconciles."""
+    says "left as approved on v1" with the 13.34 its legacy amount is ahead (plan, terminal, approvals CSV),
+    nothing is quarantined (`bridge run` ends 0); verify explains it and reconciles."""
     v1_id = _row(world, _target(world).number)["id"]
     submitted = world.call("POST", f"/purchase-orders/{v1_id}/submit", headers={"Idempotency-Key": "k" * 20})
     assert submitted.status_code == 200, submitted.text
@@ -120,11 +124,19 @@ def test_an_order_approved_on_v1_since_is_left_as_approved_and_said_so(world: Wo
     assert decided.status_code == 200, decided.text
     sent = _routes(world)
     edit = _edit(world)
-    outcome = asyncio.run(world.run())
-    assert not outcome.ledger.quarantine
-    (line,) = [line for line in outcome.ledger.orders if line.legacy_id == edit.order.id]
+    plan = asyncio.run(world.run(dry_run=True))
+    (line,) = [line for line in plan.ledger.orders if line.legacy_id == edit.order.id]
     assert (line.status.v1, line.left, line.behind) == ("approved", True, ADDED + 1)
     assert "left as approved on v1" in line.status.why
+    outcome = asyncio.run(world.run())
+    assert not outcome.ledger.quarantine  # `bridge run` ends 0 (DONE) on a run with nothing quarantined
+    show_orders(outcome.ledger, tmp_path)  # what `bridge run` prints after its table
+    shown = capsys.readouterr().out
+    assert f"{edit.order.number} ({world.project_id}): left as approved on v1" in shown
+    assert f"legacy {edit.amount} USD" in shown
+    assert f"differs by {ADDED + 1}" in shown
+    approvals = tmp_path / APPROVALS_CSV
+    assert f",approved,{v1_id},{edit.amount},USD," in approvals.read_text()
     writes = {route: n for route, n in (_routes(world) - sent).items() if "purchase-orders/{order_id}" in route}
     assert all(route.startswith("GET") for route in writes), writes
     assert _row(world, edit.order.number)["name"] != TITLE
