@@ -122,6 +122,15 @@ class MappedOrder:
     synthesized: bool
     status: Status
 
+    @property
+    def state(self) -> dict[str, object]:
+        """What the order's source hash covers: its create body, with every item when some go after it (an edit
+        of the hundred-and-first item is an edit of the order)."""
+        body: dict[str, object] = dict(self.order.body)
+        if self.extra:
+            body["items"] = [*self.order.body.get("items", []), *self.extra]
+        return body
+
 
 def order_ref(project_id: str, order_id: str) -> RecordRef:
     return RecordRef(Kind.PURCHASE_ORDER, order_id, project_id)

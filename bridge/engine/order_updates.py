@@ -154,7 +154,7 @@ class OrderUpdates:
         return Brought(tally, left)
 
     async def _bring(self, project_id: str, order_id: str, order: MappedOrder, v1_id: str, row: Row) -> Tally:
-        state = source_hash(dict(order.order.body))
+        state = source_hash(order.state)
         listed = [item async for page in self.reader.rows("purchase-orders_listItems", (v1_id,)) for item in page]
         items = item_writes(
             v1_id,

@@ -149,10 +149,13 @@ class OrdersStep(ProjectStep):
         brought = Brought()
         if changed:
             rows = {str(row["id"]): row for row in await self._listed(v1_project, self.reader)}
-            brought = await self._updates.bring(project_id, changed, rows)
+            updates = OrderUpdates(self.books, self.namespace, self.v1, self.reader)
+            brought = await updates.bring(project_id, changed, rows)
             done += brought.tally
         ids = {i: v for i in mapped if (v := self.books.lookup(ORDERS.stored, project_id, i)) is not None}
-        done += await self._extra_items(project_id, mapped, ids, fresh)
+        # The edited orders' items past the hundredth went with their update.
+        unedited = {i: m for i, m in mapped.items() if i not in changed}
+        done += await self._extra_items(project_id, unedited, ids, fresh)
         if self.v1 is not None and ids:
             rows = {str(row["id"]): row for row in await self._listed(v1_project, self.v1)}
             wrong = await self._currencies(project_id, Drafts(mapped, ids, rows))
@@ -174,13 +177,9 @@ class OrdersStep(ProjectStep):
         assert reader is not None, "a run reads v1 through its executor or its adoption"
         return reader
 
-    @property
-    def _updates(self) -> OrderUpdates:
-        return OrderUpdates(self.books, self.namespace, self.v1, self.reader)
-
     def _edited(self, project_id: str, order_id: str, order: MappedOrder) -> bool:
         """Whether a known order's source changed since the run that last wrote it (its hash differs)."""
-        return not self.books.unchanged(ORDERS.stored, project_id, order_id, source_hash(dict(order.order.body)))
+        return not self.books.unchanged(ORDERS.stored, project_id, order_id, source_hash(order.state))
 
     async def _listed(self, v1_project: str, v1: V1Client) -> list[Mapping[str, object]]:
         query = [("projectId", v1_project)]
@@ -202,12 +201,16 @@ class OrdersStep(ProjectStep):
                 done += Tally(requests=Counter({Kind.PURCHASE_ORDER: sent}))
                 continue
             on_v1 = sum([len(page) async for page in self.v1.rows("purchase-orders_listItems", (v1_id,))])
-            for index in range(max(0, on_v1 - INLINE_ITEMS), len(order.extra)):
+            missing = range(max(0, on_v1 - INLINE_ITEMS), len(order.extra))
+            for index in missing:
                 item = order.extra[index]
                 member = f"{order_id}#{INLINE_ITEMS + index}"
                 key = request_key(self.namespace, "purchase_order.item", project_id, (member,), source_hash(item))
                 await self.v1.send_write(ADD_ITEM, (v1_id,), dict(item), key)
                 done += Tally(requests=Counter({Kind.PURCHASE_ORDER: 1}))
+            if missing:
+                # The create booked its own body's hash; the order as a whole is on v1 only now.
+                await self.books.rebook(ORDERS.stored, project_id, order_id, v1_id, source_hash(order.state))
         return done
 
     async def _currencies(self, project_id: str, drafts: Drafts) -> Tally:

@@ -182,3 +182,25 @@ def test_a_crash_between_the_patch_and_the_item_writes_resumes_with_nothing_twic
         "PATCH /v1/purchase-orders/{order_id}/items/{item_id}": 1,
         "POST /v1/purchase-orders/{order_id}/items": 1,
     }
+
+
+def test_an_edit_past_the_hundredth_item_is_an_edit_of_the_order(tmp_path: Path) -> None:
+    """An order of 103 items (100 with its create, 3 after): a second run finds it unchanged; its 102nd item
+    edited on legacy is then PATCHed alone, as the plan said, and v1 lists 103 items with the new amount."""
+    world = fresh_world(tmp_path / "state.sqlite")
+    source = world.service.workspace("source")
+    project = source.projects[world.project_id]
+    items = [{"description": f"part {n}", "quantity": 1, "unit_price": 10 + n} for n in range(103)]
+    fields = {"number": "PO-BIG", "title": "Everything", "items": items}
+    world.service.create_legacy_order(source, project, fields, order_id="po_big")
+    asyncio.run(world.run())
+    steady = asyncio.run(world.run(dry_run=True)).ledger.of(Kind.PURCHASE_ORDER)
+    assert (steady.to_update, steady.requests) == (0, 0)
+    order = project.purchase_orders["po_big"]
+    order.items[101].total_price = order.items[101].unit_price = Decimal("99.99")
+    plan = asyncio.run(world.run(dry_run=True)).ledger.of(Kind.PURCHASE_ORDER)
+    done = asyncio.run(world.run()).ledger.of(Kind.PURCHASE_ORDER)
+    assert (plan.to_update, plan.requests) == (done.to_update, done.requests) == (1, 1)
+    listed = world.list_all(f"/purchase-orders/{_row(world, 'PO-BIG')['id']}/items")
+    assert len(listed) == len(items)
+    assert listed[101]["amount"] == 9999
