@@ -348,4 +348,39 @@ WHOLE_WORKSPACE: tuple[Assumption, ...] = (
         "(A20): natural fields are all that recognise a record written by a run the state no longer remembers.",
         ("engine.adopt",),
     ),
+    Assumption(
+        "A105",
+        "an edited purchase order's items, matched by place",
+        "v1 lists an order's items in the order they were made, so the legacy order's n-th item is v1's n-th: "
+        "one that differs is PATCHed whole (purchase-orders_updateItem; null clears what the legacy item no "
+        "longer holds), v1's items past the legacy count are deleted from the end, the missing ones added at "
+        "the end (purchase-orders_createItem). An item inserted in the middle on legacy therefore rewrites the "
+        "items after it instead of moving them; the order's sum and count are right either way.",
+        "V-SPEC: listItems' order is not stated; a v1 item takes no client reference a legacy item id could go "
+        "in; PurchaseOrderItemWrite.sort is a string with no rule.",
+        ("engine.order_updates",),
+    ),
+    Assumption(
+        "A106",
+        "keys of a purchase order's update",
+        "purchase-orders_update, _updateItem and _deleteItem go without an Idempotency-Key (none is published); "
+        "each is decided against v1 as it is when the order's turn comes, so a run stopped between two of them "
+        "sends only what v1 does not hold yet. An added item's key derives from the order's new state and the "
+        "item's place: a resumed run on the same legacy order sends the same key, a later edit a new one.",
+        "V-SPEC: the Idempotency-Key header is published on createItem only of these four routes; a PATCH "
+        "setting fields to values is idempotent, a DELETE of an item already gone is 404.",
+        ("engine.order_updates",),
+    ),
+    Assumption(
+        "A107",
+        "an order v1 holds past draft",
+        "An order approved, pending, actualizing, paid or void on v1 since a run carried it takes no edit, so "
+        "the run sends it none: its legacy edit stays off v1 for a person to make in the app, its status-table "
+        "line says 'left as <status> on v1' with v1's amount beside the legacy one (terminal, plan.json, the "
+        "approvals CSV), and verify explains its items' difference by it (not_carried, never a mismatch). A "
+        "409 po_invalid_status answered all the same (moved between the list and the write) counts alike.",
+        "V-SPEC: the PATCH and item writes say 'Other statuses return 409 po_invalid_status'; no published write "
+        "brings an approved order back to draft (cancel-submission withdraws a pending one from its approvers).",
+        ("engine.order_updates", "verify.order_edits", "mappings.purchase_orders"),
+    ),
 )

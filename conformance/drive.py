@@ -7,8 +7,8 @@ For each size it serves the emulator (seed 42) on a loopback port with a capture
 - ``dirty``: the same with the catalogue of bad source records (``--dirty``);
 - ``sync``: after the delta, ``sync --once`` twice, an actual deleted at the source in between;
 - ``delta``: after the clean run, the source changes (a line's rate, a new actual, a project renamed, a split
-  part's description: made in
-  the emulator's store, so the rehearsal itself is not in the capture) and ``plan``, ``run``, ``verify`` again.
+  part's description, two purchase orders edited: made in the emulator's store, so the rehearsal itself is not
+  in the capture) and ``plan``, ``run``, ``verify`` again.
 
 Each scenario leaves ``DIR/<size>-<scenario>.jsonl``. The cleanup runbook is captured by its own test:
 ``EMULATOR_CAPTURE=DIR/runbooks.jsonl pytest tests/test_runbooks.py`` (every ``bridge emulate`` the
@@ -30,6 +30,8 @@ import httpx
 
 from bridge.emulator.app import create_app
 from bridge.emulator.control.serving import BackgroundServer
+from bridge.emulator.core.model import Project
+from bridge.emulator.core.purchase_orders import LegacyItem
 from bridge.emulator.core.seed import Size, seeded_service
 from bridge.emulator.core.store import Service
 
@@ -94,6 +96,20 @@ def _change_source(service: Service) -> None:
     # A split part's own text edited: the delta then patches a transaction item on v1 (transactions_updateItem).
     split = next(a for p in service.list_projects(workspace) for a in p.actuals.values() if a.subactuals)
     split.subactuals[0].description = "Part 1, revised"
+    _change_orders(project)
+
+
+def _change_orders(project: Project) -> None:
+    """Purchase orders edited after the first run: one retitled with its first item dearer and an item added, another
+    with its last item removed (the delta then sends purchase-orders_update, _updateItem, _createItem and
+    _deleteItem)."""
+    edited, trimmed = [order for order in project.purchase_orders.values() if len(order.items) > 1][:2]
+    edited.title = f"{edited.title or 'Order'} (revised)"
+    edited.items[0].total_price += 1
+    edited.items.append(LegacyItem("poi_delta", Decimal(1), Decimal("12.34"), Decimal("12.34"), edited.last_modified))
+    trimmed.items.pop()
+    for order in (edited, trimmed):
+        order.amount = sum((item.total_price for item in order.items), Decimal(0))
 
 
 def _delete_at_source(service: Service) -> None:

@@ -87,6 +87,20 @@ UNKNOWN_STATUS = Status("draft", f"{DRAFT_ONLY}; the legacy status is not one th
 SUBMITTED = Status("pending", "submitted into v1's approval flow by the run (submit-pending)", needs_approval=True)
 
 
+EDITABLE: Final = frozenset({"draft", "rejected"})
+"""The v1 statuses in which an order's header and items take writes (``409 po_invalid_status`` otherwise)."""
+
+
+def left_as(v1_status: str) -> Status:
+    """An order v1 holds past draft or rejected, edited on legacy since it was carried: v1 takes no edit of it, so
+    the edit stays off v1 (A107) for a person to make in the app."""
+    why = (
+        f"left as {v1_status} on v1: v1 takes edits of draft or rejected orders only (409 po_invalid_status); "
+        "its legacy edit is not on v1, make it in the app"
+    )
+    return Status(v1_status, why, needs_approval=False)
+
+
 def status_of(legacy: str | None, *, submit_pending: bool = False) -> Status:
     """What ``legacy`` becomes on v1: a draft, or (``submit_pending``) pending for a legacy pending order."""
     if submit_pending and legacy == "pending":
@@ -107,6 +121,15 @@ class MappedOrder:
     difference: Decimal
     synthesized: bool
     status: Status
+
+    @property
+    def state(self) -> dict[str, object]:
+        """What the order's source hash covers: its create body, with every item when some go after it (an edit
+        of the hundred-and-first item is an edit of the order)."""
+        body: dict[str, object] = dict(self.order.body)
+        if self.extra:
+            body["items"] = [*self.order.body.get("items", []), *self.extra]
+        return body
 
 
 def order_ref(project_id: str, order_id: str) -> RecordRef:
@@ -223,6 +246,17 @@ class OrderLine:
     difference: Decimal
     synthesized: bool
     v1_id: str | None
+    # v1's amount of an order the run left as v1 holds it (A107): the legacy amount may differ from it.
+    v1_amount: Money | None = None
+
+    @property
+    def left(self) -> bool:
+        return self.v1_amount is not None
+
+    @property
+    def behind(self) -> Decimal:
+        """The legacy amount less v1's, for an order left as v1 holds it (zero otherwise)."""
+        return EXACT.subtract(to_major(self.amount), to_major(self.v1_amount)) if self.v1_amount else Decimal(0)
 
 
 def line_of(order: PurchaseOrder, mapped: MappedOrder, v1_id: str | None) -> OrderLine:
@@ -296,6 +330,10 @@ def orders_json(lines: Sequence[OrderLine]) -> dict[str, object]:
                 "difference": str(line.difference),
                 "synthesized_item": line.synthesized,
                 "needs_approval": line.status.needs_approval,
+                # An order left as v1 holds it (A107): v1's amount, and the legacy amount less it.
+                "left_on_v1": line.left,
+                "v1_amount": str(to_major(line.v1_amount)) if line.v1_amount else None,
+                "behind": str(line.behind),
             }
             for line in lines
         ],

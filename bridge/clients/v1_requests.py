@@ -37,6 +37,7 @@ from bridge.clients.v1_shapes import (
     ProjectUpdate,
     PurchaseOrderCreate,
     PurchaseOrderItemWrite,
+    PurchaseOrderUpdate,
     RatePackCreate,
     RatePackItemCreate,
     SpaceCreate,
@@ -257,6 +258,11 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("purchase-orders_submit", "POST", f"{_ORDER}/submit"),
     _op("purchase-orders_listItems", "GET", f"{_ORDER}/items"),
     _op("purchase-orders_createItem", "POST", f"{_ORDER}/items", PurchaseOrderItemWrite),
+    # A draft's (or rejected order's) header and items kept up to date: no Idempotency-Key is published for
+    # these three (engine.order_updates sends only what v1 does not hold yet).
+    _op("purchase-orders_update", "PATCH", _ORDER, PurchaseOrderUpdate),
+    _op("purchase-orders_updateItem", "PATCH", f"{_ORDER}/items/{{itemId}}", PurchaseOrderItemWrite),
+    _op("purchase-orders_deleteItem", "DELETE", f"{_ORDER}/items/{{itemId}}"),
     # A PUT with no body and no Idempotency-Key (none is published): linking again changes nothing.
     _op("purchase-orders_linkTransaction", "PUT", f"{_ORDER}/transactions/{{transactionId}}"),
     _op("documents_list", "GET", "/documents"),

@@ -340,6 +340,17 @@ class PurchaseOrderCreate(Closed):
     items: Annotated[list[PurchaseOrderItemWrite], Field(max_length=100)] = []
 
 
+class PurchaseOrderUpdate(Closed):
+    """PurchaseOrderUpdate: a draft's or rejected order's header (no items: they have writes of their own); each
+    field published nullable, a null clearing it."""
+
+    number: StrictStr | None = None
+    name: StrictStr | None = None
+    contact_id: StrictStr | None = None
+    notes: StrictStr | None = None
+    sort: Number | None = None
+
+
 class DocumentUploadMetadata(Closed):
     """The upload's ``metadata`` part. The description names DocumentCreateMetadata without defining it; its
     one example sends ``name`` (and ``links``): the bridge sends the name alone and links afterwards (A93)."""

@@ -2,7 +2,9 @@
 is on v1 and why, with counts and money) and the CSV of the orders to approve again in the app.
 
 v1 creates drafts only, so every order approved, pending or paid on legacy needs a person in the app; the CSV
-lists them one per line (its text cells neutralised for spreadsheets, ``state.crosswalk.csv_cell``).
+lists them one per line (its text cells neutralised for spreadsheets, ``state.crosswalk.csv_cell``), and with
+them each order edited on legacy that v1 holds past draft, where it takes no edit (A107): its ``v1_amount`` is
+what v1 holds beside the legacy ``amount``.
 """
 
 from __future__ import annotations
@@ -22,16 +24,19 @@ from mappings.purchase_orders import OrderLine, status_table
 from state.crosswalk import csv_cell
 
 APPROVALS_CSV = "purchase-orders-to-approve.csv"
-COLUMNS = ("project", "legacy_id", "number", "name", "legacy_status", "v1_status", "v1_id", "amount", "currency")
+COLUMNS = (
+    "project", "legacy_id", "number", "name", "legacy_status", "v1_status", "v1_id", "amount", "currency", "v1_amount",
+)  # fmt: skip
 
 
 def approvals_csv(lines: Sequence[OrderLine]) -> str:
-    """The orders that need approving in the app, one row each (header first)."""
+    """The orders that need a person in the app (approving, or an edit v1 took none of), one row each (header
+    first)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     for line in lines:
-        if line.status.needs_approval:
+        if line.status.needs_approval or line.left:
             row = (
                 line.scope,
                 line.legacy_id,
@@ -42,6 +47,7 @@ def approvals_csv(lines: Sequence[OrderLine]) -> str:
                 line.v1_id or "",
                 str(to_major(line.amount)),
                 line.amount["currency"],
+                str(to_major(line.v1_amount)) if line.v1_amount else "",
             )
             writer.writerow([csv_cell(cell) for cell in row])
     return out.getvalue()
@@ -66,7 +72,14 @@ def show_orders(plan: Plan, directory: Path | None) -> None:
                 f"  {name} ({plain(line.scope)}): its items differ from its amount by {line.difference} "
                 f"{line.amount['currency']}; v1 shows the items' sum"
             )
-    due = sum(line.status.needs_approval for line in plan.orders)
+        if line.left:
+            name = plain(line.number or line.legacy_id)
+            currency = line.amount["currency"]
+            click.echo(
+                f"  {name} ({plain(line.scope)}): {line.status.why}; legacy {to_major(line.amount)} {currency}, "
+                f"v1 {to_major(line.v1_amount or line.amount)} {currency} (differs by {line.behind})"
+            )
+    due = sum(line.status.needs_approval or line.left for line in plan.orders)
     if directory is not None and due:
         path = directory / APPROVALS_CSV
         directory.mkdir(parents=True, exist_ok=True)

@@ -139,6 +139,15 @@ class Books:
         for entry in entries:
             self._put(entry.kind, write.scope, entry.legacy_id, entry.v1_id, entry.source_hash)
 
+    async def rebook(self, kind: str, scope: str, legacy_id: str, v1_id: str, digest: str) -> None:
+        """A record brought up to date by requests of its own (a purchase order's header and items: no one of
+        them is the record's state): its entry now holds ``digest``, the source hash the next run compares."""
+        entry = CrosswalkEntry(kind, legacy_id, v1_id, state_scope(scope), digest)
+        await asyncio.get_running_loop().run_in_executor(
+            self._writer, lambda: self.crosswalk.put([entry], run_id=self.run_id)
+        )
+        self._put(kind, scope, legacy_id, v1_id, digest)
+
     async def drop(self, kind: str, scope: str, legacy_id: str) -> None:
         """Forget a record whose v1 object the run deleted, in the file and the cache."""
         self._scope(scope).pop((kind, legacy_id), None)

@@ -284,8 +284,9 @@ KINDS: tuple[KindSpec, ...] = (
         "purchase orders",
         Scope.PROJECT,
         create="purchase-orders_create",
-        # A draft's header and items could be patched, but the bridge carries an order once (see
-        # ``engine.purchase_orders``): a change at source after that is reported, not sent.
+        # None for the one record step: the published PATCH takes no items, so an order edited at source is
+        # brought up to date by ``engine.order_updates`` (purchase-orders_update and the item writes, each sent
+        # only where v1 differs), never by a PATCH of its full state.
         update=None,
         # The list's `number` filter is an exact match (published), scoped by the project's v1 id.
         natural=Natural(

@@ -20,7 +20,9 @@ each) and shared by the two writers ``engine.kinds`` declares for them:
    once both exist; each link is journalled (keyed by the actual) and a replay settles a lost answer by
    reading the order's transactions back (``stale.find_link``).
 
-A known order is left as it is (its kind declares no update): a change at source after the first run is not sent.
+A known order edited at source since the run that wrote it is brought up to date on v1 by
+``engine.order_updates`` (its header and items compared with v1's, only the difference sent), or left as v1
+holds it when v1 no longer takes edits of it (A107): its line in the status table says so.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from bridge.clients.legacy import LegacyClient
 from bridge.clients.v1 import V1Client
 from bridge.engine.apply import Target, removed
 from bridge.engine.kinds import spec
+from bridge.engine.order_updates import Brought, OrderUpdates
 from bridge.engine.plan import Fate, QuarantinedRecord, Refusal, Tally, total
 from bridge.engine.project_step import ProjectStep, ProjectTools
 from bridge.engine.tasks import run_all
@@ -45,7 +48,16 @@ from bridge.engine.writes import Write
 from mappings.errors import MappingError
 from mappings.keys import request_key, source_hash
 from mappings.kinds import Kind
-from mappings.purchase_orders import CURRENCY_DIFFERS, CURRENCY_FIX, INLINE_ITEMS, MappedOrder, line_of, map_order
+from mappings.purchase_orders import (
+    CURRENCY_DIFFERS,
+    CURRENCY_FIX,
+    INLINE_ITEMS,
+    MappedOrder,
+    OrderLine,
+    left_as,
+    line_of,
+    map_order,
+)
 from mappings.records import PurchaseOrder
 
 log = structlog.get_logger("bridge.engine")
@@ -128,26 +140,50 @@ class OrdersStep(ProjectStep):
             except MappingError as error:
                 refused.append(error)
         fresh = {i for i in mapped if self.books.lookup(ORDERS.stored, project_id, i) is None}
-        wants = tuple(_ready(Desired(i, dict(m.order.body), notes=m.order.notes)) for i, m in mapped.items())
+        changed = {i: m for i, m in mapped.items() if i not in fresh and self._edited(project_id, i, m)}
+        wants = tuple(
+            _ready(Desired(i, dict(m.order.body), notes=m.order.notes)) for i, m in mapped.items() if i not in changed
+        )
         wanted = Wanted((wants,) if wants else (), tuple(refused), 0, tuple(order.id for order in found))
         done = await self.applier.write(Target(ORDERS, project_id), wanted)
+        brought = Brought()
+        if changed:
+            rows = {str(row["id"]): row for row in await self._listed(v1_project, self.reader)}
+            updates = OrderUpdates(self.books, self.namespace, self.v1, self.reader)
+            brought = await updates.bring(project_id, changed, rows)
+            done += brought.tally
         ids = {i: v for i in mapped if (v := self.books.lookup(ORDERS.stored, project_id, i)) is not None}
-        done += await self._extra_items(project_id, mapped, ids, fresh)
+        # The edited orders' items past the hundredth went with their update.
+        unedited = {i: m for i, m in mapped.items() if i not in changed}
+        done += await self._extra_items(project_id, unedited, ids, fresh)
         if self.v1 is not None and ids:
-            rows = {str(row["id"]): row for row in await self._listed(v1_project)}
+            rows = {str(row["id"]): row for row in await self._listed(v1_project, self.v1)}
             wrong = await self._currencies(project_id, Drafts(mapped, ids, rows))
             done = _moved(done, wrong, fresh, self.applier.standing, project_id) + wrong
             ids = {i: v for i, v in ids.items() if i not in {r.record.legacy_id for r in wrong.quarantine}}
             done += await self._submit(project_id, Drafts(mapped, ids, rows))
         # A plan's placeholder is no id to list: the approvals list of a plan names none.
         real = {i: v for i, v in ids.items() if not v.startswith(PLACEHOLDER)}
-        lines = tuple(line_of(order, mapped[order.id], real.get(order.id)) for order in found if order.id in ids)
+        lines = tuple(
+            _left(line_of(order, mapped[order.id], real.get(order.id)), brought) for order in found if order.id in ids
+        )
         return done + Tally(orders=lines)
 
-    async def _listed(self, v1_project: str) -> list[Mapping[str, object]]:
-        assert self.v1 is not None
+    @property
+    def reader(self) -> V1Client:
+        """v1 for reads: a plan reads what a run reads (its executor sends nothing, its adoption reads)."""
+        adoption = self.executor.adoption
+        reader = self.v1 if adoption is None else adoption.v1
+        assert reader is not None, "a run reads v1 through its executor or its adoption"
+        return reader
+
+    def _edited(self, project_id: str, order_id: str, order: MappedOrder) -> bool:
+        """Whether a known order's source changed since the run that last wrote it (its hash differs)."""
+        return not self.books.unchanged(ORDERS.stored, project_id, order_id, source_hash(order.state))
+
+    async def _listed(self, v1_project: str, v1: V1Client) -> list[Mapping[str, object]]:
         query = [("projectId", v1_project)]
-        pages = self.v1.rows(ORDERS.natural.listed_by, (), query)
+        pages = v1.rows(ORDERS.natural.listed_by, (), query)
         return [row async for page in pages for row in page if isinstance(row, Mapping)]
 
     async def _extra_items(
@@ -165,12 +201,16 @@ class OrdersStep(ProjectStep):
                 done += Tally(requests=Counter({Kind.PURCHASE_ORDER: sent}))
                 continue
             on_v1 = sum([len(page) async for page in self.v1.rows("purchase-orders_listItems", (v1_id,))])
-            for index in range(max(0, on_v1 - INLINE_ITEMS), len(order.extra)):
+            missing = range(max(0, on_v1 - INLINE_ITEMS), len(order.extra))
+            for index in missing:
                 item = order.extra[index]
                 member = f"{order_id}#{INLINE_ITEMS + index}"
                 key = request_key(self.namespace, "purchase_order.item", project_id, (member,), source_hash(item))
                 await self.v1.send_write(ADD_ITEM, (v1_id,), dict(item), key)
                 done += Tally(requests=Counter({Kind.PURCHASE_ORDER: 1}))
+            if missing:
+                # The create booked its own body's hash; the order as a whole is on v1 only now.
+                await self.books.rebook(ORDERS.stored, project_id, order_id, v1_id, source_hash(order.state))
         return done
 
     async def _currencies(self, project_id: str, drafts: Drafts) -> Tally:
@@ -237,6 +277,12 @@ class OrdersStep(ProjectStep):
         sent = await run_all(self.executor.write(write) for write in writes)
         done += total(s.tally for s in sent)
         return done + removed(self.books, Kind.PO_LINK, project_id, seen)
+
+
+def _left(line: OrderLine, brought: Brought) -> OrderLine:
+    """``line`` as the status table shows it: left as v1 holds it, with v1's amount, when the run left it (A107)."""
+    found = brought.left.get(line.legacy_id)
+    return line if found is None else replace(line, status=left_as(found[0]), v1_amount=found[1])
 
 
 def _ready(desired: Desired) -> Want:

@@ -41,6 +41,25 @@ class OrderDifference(OrdersModel):
         return f"{name}: {self.what}: legacy {self.legacy}, v1 {self.v1}"
 
 
+class OrderLeft(OrdersModel):
+    """An order v1 holds past draft or rejected whose legacy copy was edited since (A107): v1 takes no edit of it,
+    so its difference is that edit, left for a person to make in the app (1.8.0)."""
+
+    legacy_id: str
+    number: str | None
+    v1_id: str
+    v1_status: str
+    legacy: str = Field(description="the legacy items: count and sum in minor units")
+    v1: str = Field(description="the v1 copy's items: count and sum in minor units")
+
+    def said(self) -> str:
+        name = f"purchase order {self.number or self.legacy_id} (v1 {self.v1_id})"
+        return (
+            f"{name}: left as {self.v1_status} on v1, which takes edits of draft or rejected orders only: "
+            f"legacy {self.legacy}, v1 {self.v1}; make the legacy edit in the app"
+        )
+
+
 class OrdersReport(OrdersModel):
     """A project's purchase orders on both sides: statuses, item sums per currency, links, differences first."""
 
@@ -54,10 +73,14 @@ class OrdersReport(OrdersModel):
     links_v1: int = Field(description="transactions linked to the v1 copies")
     awaiting_approval: int = Field(description="orders past draft on legacy that are drafts on v1")
     committed: str = Field(default="", description="why v1's committed phases leave those orders out")
+    left_on_v1: list[OrderLeft] = Field(
+        default_factory=list, description="orders edited on legacy that v1 holds past draft: explained (1.8.0)"
+    )
 
     def lines(self) -> list[str]:
         """The section as plain lines, differences first (the terminal, Markdown and HTML reports escape them)."""
         lines = [f"difference: {d.said()}" for d in self.differences]
+        lines += [f"explained: {left.said()}" for left in self.left_on_v1]
         legacy = ", ".join(f"{c} {n}" for c, n in self.items_legacy_minor.items()) or "none"
         v1 = ", ".join(f"{c} {n}" for c, n in self.items_v1_minor.items()) or "none"
         lines.append(f"items, minor units: legacy {legacy}; v1 {v1}")

@@ -30,7 +30,8 @@ from bridge.verify.compare import Verdict
 from bridge.verify.declared import natural_key
 from bridge.verify.heldback import RecordKey
 from bridge.verify.ledger import SourceKey, TargetObject
-from bridge.verify.order_models import OrderDifference, OrdersReport, OrderStatusCount
+from bridge.verify.order_edits import left_on_v1
+from bridge.verify.order_models import OrderDifference, OrderLeft, OrdersReport, OrderStatusCount
 from mappings.errors import MappingError
 from mappings.kinds import Kind
 from mappings.money import to_major
@@ -127,6 +128,7 @@ def compared(
     id -> the v1 transaction made from it."""
     by_id = {str(row["id"]): row for row in rows or ()}
     differences: list[OrderDifference] = []
+    lefts: list[OrderLeft] = []
     legacy_sums: Counter[str] = Counter()
     v1_sums: Counter[str] = Counter()
     groups: dict[tuple[str, str], list[MappedOrder]] = {}
@@ -161,9 +163,12 @@ def compared(
         amount = row.get("amount")
         v1_currency = str(amount.get("currency")) if isinstance(amount, Mapping) else currency
         v1_sums[v1_currency] += summed
-        if (summed, v1_currency) != (want_sum, currency):
+        left = left_on_v1(order, row, (want_count, want_sum, currency), (count, summed, v1_currency))
+        if left is not None:
+            lefts.append(left)
+        elif (summed, v1_currency) != (want_sum, currency):
             differs("items sum", f"{want_sum} {currency} minor", f"{summed} {v1_currency} minor")
-        if count != want_count:
+        if left is None and count != want_count:
             differs("item count", want_count, count)
         on_v1 = _linked(row)
         links_v1 += len(on_v1)
@@ -181,10 +186,12 @@ def compared(
         links_v1=links_v1,
         awaiting_approval=awaiting,
         committed=_committed(phases, awaiting),
+        left_on_v1=lefts,
     )
     return OrdersFound(
         report if orders else None,
-        tuple(Verdict.MISMATCH for _ in differences),
+        # An order left as v1 holds it: the legacy edit is what v1 cannot take (A107), said, not a mismatch.
+        tuple(Verdict.MISMATCH for _ in differences) + tuple(Verdict.NOT_CARRIED for _ in lefts),
         _sources(orders, project_id),
         _parents(orders, project_id),
         _targets(rows, project_id) if rows is not None else None,

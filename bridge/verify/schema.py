@@ -25,7 +25,7 @@ from bridge.verify.convert import format_minor
 from bridge.verify.drill import Presence
 from bridge.verify.order_models import OrdersReport
 
-SCHEMA_VERSION: Final = "1.7.0"
+SCHEMA_VERSION: Final = "1.8.0"
 
 
 class ReportModel(BaseModel):
@@ -385,7 +385,7 @@ class DocumentDifference(ReportModel):
 class Reconciliation(ReportModel):
     """The whole report: ``reconciled`` is the answer; the rest says why."""
 
-    schema_version: Literal["1.7.0"] = SCHEMA_VERSION
+    schema_version: Literal["1.8.0"] = SCHEMA_VERSION
     reconciled: bool
     held_back: HeldBack = Field(
         default=HeldBack(summary=NOTHING_HELD_BACK, records={}, money=[], groups=[]),

@@ -92,6 +92,16 @@ WIRES = [
         "/purchase-orders/po_1/transactions/txn_1",
         ORDER,
     ),
+    # A header PATCH and an item PATCH, keyless (no key is published): a null clears a field.
+    _write("purchase-orders_update", ("po_1",), {"name": "Rental", "notes": None}, "/purchase-orders/po_1", ORDER),
+    _write(
+        "purchase-orders_updateItem",
+        ("po_1", "poi_1"),
+        {**ORDER_ITEM, "budgetLineId": None},
+        "/purchase-orders/po_1/items/poi_1",
+        {"id": "poi_1"},
+    ),
+    _delete("purchase-orders_deleteItem", ("po_1", "poi_1"), "/purchase-orders/po_1/items/poi_1"),
     _delete("purchase-orders_delete", ("po_1",), "/purchase-orders/po_1"),
     # Bridge mode deletes a record gone from the source that nobody changed on v1.
     _delete("transactions_delete", ("txn_1",), "/transactions/txn_1"),

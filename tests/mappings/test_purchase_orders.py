@@ -3,6 +3,7 @@ miss the amount, statuses, and the approvals list."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -11,11 +12,13 @@ from bridge.clients.v1_requests import BY_ID, checked
 from bridge.commands.orders import approvals_csv
 from mappings.errors import ErrorCode, MappingError
 from mappings.kinds import Kind
+from mappings.money import Money
 from mappings.purchase_orders import (
     INLINE_ITEMS,
     SYNTHETIC_ITEM,
     MappedOrder,
     OrderLine,
+    left_as,
     line_of,
     map_order,
     status_table,
@@ -178,8 +181,22 @@ def test_the_approvals_csv_lists_only_orders_to_approve_with_text_cells_neutrali
         _line(_order(id="c", status="paid", amount=7.25)),
     ]
     rows = approvals_csv(lines).splitlines()
-    assert rows[0] == "project,legacy_id,number,name,legacy_status,v1_status,v1_id,amount,currency"
+    assert rows[0] == "project,legacy_id,number,name,legacy_status,v1_status,v1_id,amount,currency,v1_amount"
     assert rows[1:] == [
-        "prj_1,a,PO-1,'=HYPERLINK(1),approved,draft,v1_po,10.00,USD",
-        "prj_1,c,,,paid,draft,v1_po,7.25,USD",
+        "prj_1,a,PO-1,'=HYPERLINK(1),approved,draft,v1_po,10.00,USD,",
+        "prj_1,c,,,paid,draft,v1_po,7.25,USD,",
     ]
+
+
+def test_an_order_left_as_v1_holds_it_is_in_the_csv_with_both_amounts() -> None:
+    """A draft on legacy edited since, approved on v1 meanwhile (A107): listed with v1's amount beside the
+    legacy one, though it needs no approving; its line says how much it differs by."""
+    line = replace(
+        _line(_order(id="d", status="draft", amount=12.5)),
+        status=left_as("approved"),
+        v1_amount=Money(amount=1000, currency="USD"),
+    )
+    assert (line.left, line.behind) == (True, Decimal("2.50"))
+    assert "left as approved on v1" in line.status.why
+    rows = approvals_csv([line]).splitlines()
+    assert rows[1:] == ["prj_1,d,,,draft,approved,v1_po,12.50,USD,10.00"]
