@@ -55,6 +55,7 @@ CARRIED: tuple[Carried, ...] = (
         description=TAX_DOCUMENT_NOTE,
         extra=TAX_DOCUMENTS,
     ),
+    Carried(Kind.PURCHASE_ORDER_FILE, "purchase order attachments", "purchaseOrder", Kind.PURCHASE_ORDER),
 )
 
 

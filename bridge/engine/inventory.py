@@ -55,7 +55,6 @@ HELD: tuple[Held, ...] = (
         "currency)",
     ),
     Held("bank_transaction_file", "bank transaction attachments", Scope.WORKSPACE, "listTransactions", NOT_YET),
-    Held("purchase_order_file", "purchase order attachments", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
 )
 
 UNLISTED = (
@@ -94,13 +93,6 @@ async def workspace_stock(
         _unread(summed("bank_transaction", transactions), bank_unread),
         _unread(files("bank_transaction_file", as_files(nested(transactions, "attachments"))), bank_unread),
     )
-
-
-async def project_stock(legacy: LegacyClient, project_id: str, currency: str) -> tuple[Stock, ...]:
-    """What one project holds beyond the kinds a run writes (its receipts are counted with its actuals; its
-    purchase orders by their own step, ``engine.purchase_orders``, which carries them): their attachments."""
-    orders, orders_unread = await _listed(legacy.purchase_orders(project_id))
-    return (_unread(files("purchase_order_file", as_files(nested(orders, "attachments"))), orders_unread),)
 
 
 async def _listed(read: Awaitable[list[object]]) -> tuple[list[object], str]:

@@ -27,7 +27,6 @@ from bridge.engine.actuals import ActualsStep, ReadAhead, actual_currency
 from bridge.engine.apply import Target, left_out
 from bridge.engine.choices import Choices, Extra
 from bridge.engine.documents import BY_KIND, Documents
-from bridge.engine.inventory import project_stock
 from bridge.engine.kinds import KindSpec, Reads, Scope, of_scope, spec, waves
 from bridge.engine.plan import Fate, Tally, total
 from bridge.engine.project_step import ProjectStep, ProjectTools
@@ -102,7 +101,10 @@ class ProjectPipeline(ProjectStep):
         self.documents = documents
         # The files hanging on each kind of project record, per project, as the step reading those records kept
         # them: (legacy record id, its files). Another kind of attachment adds its records' step here.
-        self.attached: dict[Kind, dict[str, list[tuple[str, tuple[File, ...]]]]] = {Kind.ACTUAL: self.actuals.attached}
+        self.attached: dict[Kind, dict[str, list[tuple[str, tuple[File, ...]]]]] = {
+            Kind.ACTUAL: self.actuals.attached,
+            Kind.PURCHASE_ORDER: self.orders.attached,
+        }
 
     def writers(self, view: View, read: ReadAhead) -> dict[Kind, Writer]:
         """The coroutine that writes each project-scoped kind of ``view``'s project (its actuals from ``read``)."""
@@ -155,8 +157,6 @@ class ProjectPipeline(ProjectStep):
     async def run(self, library: ProjectLibrary) -> AsyncIterator[Tally]:
         """Write the project wave by wave, yielding what each wave did."""
         project = library.project
-        if project.refusal is None:  # a project refused as read may not even have an id that fits a path
-            yield Tally(stock=await project_stock(self.legacy, project.id, actual_currency(library.phases)))
         v1_project = self.books.lookup(Kind.PROJECT, WORKSPACE, project.id)
         if v1_project is None:
             yield await self.held_back(library)  # the project itself is quarantined; its contents wait for it

@@ -67,6 +67,8 @@ class ProjectFindings:
     stock: tuple[Stock, ...] = ()
     # (legacy actual id, its files) of each actual read with any: the receipts' part of the documents' ledger.
     attached: tuple[tuple[str, tuple[File, ...]], ...] = ()
+    # (legacy order id, its files) of each purchase order read with any: their part of the documents' ledger.
+    order_files: tuple[tuple[str, tuple[File, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

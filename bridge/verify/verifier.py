@@ -19,9 +19,8 @@ from pydantic import BaseModel
 from bridge.clients.legacy import LegacyClient
 from bridge.clients.models import LibraryItem, Phase
 from bridge.clients.v1 import V1Client
-from bridge.engine.actuals import actual_currency as engine_currency
 from bridge.engine.features import lacking_kinds, left_out
-from bridge.engine.inventory import project_stock, workspace_stock
+from bridge.engine.inventory import workspace_stock
 from bridge.engine.kinds import KindSpec, Scope, of_scope, spec
 from bridge.engine.source import ProjectLibrary, WorkspaceSource
 from bridge.engine.tasks import run_all
@@ -186,7 +185,13 @@ class Verifier:
         of the whole workspace, the receipts of the projects read."""
         whole = not self.options.projects
         contacts = tuple(await self.legacy.contacts()) if whole else None
-        receipts = [(f.report.project_id, actual, files) for f in compared for actual, files in f.attached]
+        # The files hanging on each project's records, per kind of attachment: (state scope, record id, files).
+        attached = {
+            Kind.RECEIPT: [(f.report.project_id, actual, files) for f in compared for actual, files in f.attached],
+            Kind.PURCHASE_ORDER_FILE: [
+                (f.report.project_id, order, files) for f in compared for order, files in f.order_files
+            ],
+        }
         above = {key: up for f in compared if f.library for key, up in self._chain(f.library.project).items()}
 
         def find(kind: str, scope: str, legacy_id: str) -> str | None:
@@ -205,17 +210,17 @@ class Verifier:
             above=above,
         )
         verified = frozenset(f.report.v1_project_id for f in compared if f.report.v1_project_id)
-        return await check.run(contacts, receipts, None if whole else verified)
+        return await check.run(contacts, attached, None if whole else verified)
 
     async def _counted(self, compared: Awaitable[ProjectFindings]) -> ProjectFindings:
-        """A project's findings with what it holds of the kinds the bridge does not write (read as a run reads
-        it; its receipts were counted with its actuals)."""
+        """A project's findings with the files hanging on its purchase orders, for the documents' ledger (read
+        as a run reads them; its receipts were read with its actuals)."""
         found = await compared
         library = found.library
         if library is None:
             return found
-        held = await project_stock(self.legacy, library.project.id, engine_currency(library.phases))
-        return replace(found, stock=found.stock + held)
+        orders = await self.legacy.purchase_order_records(library.project.id)
+        return replace(found, order_files=tuple((order.id, order.attachments) for order in orders if order.attachments))
 
     def _chain(self, project: Project) -> dict[RecordKey, RecordKey]:
         """The project's own parent link as the source has it (its space): what may hold it back."""

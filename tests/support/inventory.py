@@ -9,13 +9,11 @@ from bridge.emulator.core.records import ROOT_NOTE
 def inventory_counts(workspace: Workspace, projects: list[Project]) -> dict[str, int]:
     """What the source holds of each kind ``engine.inventory`` declares, as the emulator's store counts it."""
     shelf = workspace.files
-    orders = [order for p in projects for order in p.purchase_orders.values()]
     contacts = list(workspace.contacts)
     return {
         "tax_document": sum(len(shelf.files_of("contact.taxDocument", c)) for c in contacts),
         "bank_transaction": len(workspace.bank.transactions),
         "bank_transaction_file": sum(len(shelf.files_of("transaction", t)) for t in workspace.bank.transactions),
-        "purchase_order_file": sum(len(order.attachments) for order in orders),
     }
 
 

@@ -145,6 +145,9 @@ def source_counts(service: Service) -> dict[str, int]:
         "purchase_order_link": sum(1 for a in actuals if a.purchase_order_id is not None),
         "receipt": sum(len(workspace.files.files_of("actual", a.id)) for a in actuals),
         "contact_file": sum(len(workspace.files.files_of("contact.attachment", c)) for c in workspace.contacts),
+        "purchase_order_file": sum(
+            len(workspace.files.files_of("purchaseOrder", o)) for p in projects for o in p.purchase_orders
+        ),
         **inventory_counts(workspace, projects),
         **remark_counts(workspace, projects),
     }

@@ -264,9 +264,9 @@ def test_a_reconciled_project_costs_a_few_reads_no_drill_down_and_no_write(world
     ].get("GET /api/v1/projects/{project_id}/actuals", 0)
     assert windows <= 3
     # One of them recognises the legacy workspace (A62); one lists the project's tags, from which the ledger
-    # counts the workspace's tags as a run plans them; three count what the project holds that the bridge does
-    # not write (its purchase orders' attachments, its comments, its budget note); one reads its purchase orders
-    # with their items, contact and actuals, to compare them.
+    # counts the workspace's tags as a run plans them; one reads its purchase orders' attachments for the
+    # documents' ledger, two count its comments and its budget note; one reads its purchase orders with their
+    # items, contact and actuals, to compare them.
     assert report.requests["legacy"] - windows <= 11
 
 
