@@ -7,6 +7,18 @@ from bridge.assumption import Assumption
 
 DOCUMENT_LINKS: tuple[Assumption, ...] = (
     Assumption(
+        "A103",
+        "a document's content hash",
+        "A document's contentHash, when v1 lists one, is the SHA-256 of its bytes in hex (perhaps after "
+        "'sha256:'): the stale lookup of an upload past key retention takes an unlinked document of the file's "
+        "name only if its size is the spooled file's and its contentHash, when it has that shape, is the "
+        "spooled file's SHA-256. A contentHash of another shape is ignored (name and size decide), so a hash "
+        "of another algorithm never makes the bridge upload a file twice.",
+        "V-SPEC: Document.contentHash is 'A hash of the file contents' (V:8805) with no algorithm; the upload's "
+        "metadata holds the name alone, so name and size are all else a listing shows of the file.",
+        ("engine.stale", "engine.replay", "engine.kinds", "emulator.v1"),
+    ),
+    Assumption(
         "A104",
         "the project of a purchase order's document",
         "A document linked only to a purchase order (a legacy order's attachment) belongs to the order's project: "
