@@ -7,6 +7,22 @@ from bridge.assumption import Assumption
 
 DOCUMENT_LINKS: tuple[Assumption, ...] = (
     Assumption(
+        "A102",
+        "the attachments of the bank transactions actuals came from",
+        "The files of a legacy bank or card transaction an actual names (Actual.transactionId, read with "
+        "expands[]=attachments) are carried as documents linked (kind transaction) to the v1 transaction made "
+        "from that actual, described 'Attachment of the legacy bank transaction this transaction was actualized "
+        "from' so they are told apart from its receipts. A file the actual holds too (same legacy file id) is "
+        "carried once, as the actual's receipt: a document has one link per kind, and one upload per file and "
+        "transaction is enough, so the bank transaction's copy is counted with the receipt, not as a record of "
+        "its own. The files of bank transactions no actual came from (isActualized not true) are not carried: "
+        "counted, with their bytes.",
+        "L-SPEC: Transaction.attachments (L:6106) via expands[]=attachments (L:2703), Actual.transactionId "
+        "(L:4934); V-SPEC: 'A document can have one link of each kind' (V:8654); v1 creates only manual "
+        "transactions, so the bank transaction itself has no v1 record to link to.",
+        ("engine.bank_files", "engine.inventory", "mappings.documents", "verify.verifier", "emulator.core"),
+    ),
+    Assumption(
         "A103",
         "a document's content hash",
         "A document's contentHash, when v1 lists one, is the SHA-256 of its bytes in hex (perhaps after "

@@ -36,3 +36,4 @@ class Kind(StrEnum):
     CONTACT_FILE = "contact_file"
     TAX_DOCUMENT = "tax_document"
     PURCHASE_ORDER_FILE = "purchase_order_file"
+    BANK_FILE = "bank_file"

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from bridge.clients.legacy import LegacyClient
 from bridge.clients.models import LibraryItem, Phase
 from bridge.clients.v1 import V1Client
+from bridge.engine.bank_files import BankFeed, carried_with
 from bridge.engine.features import lacking_kinds, left_out
 from bridge.engine.inventory import workspace_stock
 from bridge.engine.kinds import KindSpec, Scope, of_scope, spec
@@ -63,7 +64,7 @@ from bridge.verify.totals import LegacyProject, V1Branches, V1Project, library_o
 from mappings.errors import ErrorCode
 from mappings.inventory import Stock
 from mappings.kinds import Kind
-from mappings.records import Project, ProjectBudget
+from mappings.records import File, Project, ProjectBudget
 from state import StateStore
 
 log = structlog.get_logger(__name__)
@@ -191,6 +192,7 @@ class Verifier:
             Kind.PURCHASE_ORDER_FILE: [
                 (f.report.project_id, order, files) for f in compared for order, files in f.order_files
             ],
+            Kind.BANK_FILE: await self._banked(compared),
         }
         above = {key: up for f in compared if f.library for key, up in self._chain(f.library.project).items()}
 
@@ -211,6 +213,15 @@ class Verifier:
         )
         verified = frozenset(f.report.v1_project_id for f in compared if f.report.v1_project_id)
         return await check.run(contacts, attached, None if whole else verified)
+
+    async def _banked(self, compared: Sequence[ProjectFindings]) -> list[tuple[str, str, tuple[File, ...]]]:
+        """The files of the bank transactions the projects' actuals came from that the actuals do not hold
+        themselves (A102); the feed is read only when some actual names a transaction."""
+        if not any(f.banked for f in compared):
+            return []
+        feed = await BankFeed(self.legacy).files()
+        found = [(f.report.project_id, actual.id, carried_with(actual, feed)) for f in compared for actual in f.banked]
+        return [(scope, actual, files) for scope, actual, files in found if files]
 
     async def _counted(self, compared: Awaitable[ProjectFindings]) -> ProjectFindings:
         """A project's findings with the files hanging on its purchase orders, for the documents' ledger (read
@@ -370,7 +381,13 @@ class Verifier:
         ledgers = self._budget_ledgers(library, legacy, None) + actuals.ledgers + order_ledgers
         report = report.model_copy(update={"notes": report.notes + notes, "purchase_orders": orders.report})
         return ProjectFindings(
-            report, tuple(verdicts), ledgers, library=library, stock=actuals.stock, attached=actuals.attached
+            report,
+            tuple(verdicts),
+            ledgers,
+            library=library,
+            stock=actuals.stock,
+            attached=actuals.attached,
+            banked=actuals.banked,
         )
 
     def _selected(self, v1_project_id: str) -> bool:
@@ -497,7 +514,14 @@ class Verifier:
         library_read = await with_remarks(self.legacy, library_of(project, legacy))
         ledgers = self._budget_ledgers(library_read, legacy, copies) + actuals.ledgers + order_ledgers
         return ProjectFindings(
-            report, tuple(verdicts), ledgers, tuple(tag_notes), library_read, actuals.stock, actuals.attached
+            report,
+            tuple(verdicts),
+            ledgers,
+            tuple(tag_notes),
+            library_read,
+            actuals.stock,
+            actuals.attached,
+            banked=actuals.banked,
         )
 
     async def _copies(self, v1: V1Project) -> Copies:
