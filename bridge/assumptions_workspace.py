@@ -257,9 +257,10 @@ WHOLE_WORKSPACE: tuple[Assumption, ...] = (
         "A94",
         "finding an upload again past key retention",
         "A document uploaded without links is listed by documents_list with unassigned=true until it is linked; "
-        "an upload whose answer was lost and whose key expired is found there by its name (the file's), so a "
-        "replay books it instead of uploading it again. Two unlinked documents of one name (one file carried "
-        "for two records, both lost) are told apart by nothing published: the first is taken.",
+        "an upload whose answer was lost and whose key expired is found there by its name (the file's), size "
+        "and content hash (A103), so a replay books it instead of uploading it again. Two unlinked documents of "
+        "one name and the same bytes (one file carried for two records, both lost) are told apart by nothing "
+        "published: the first that no other record's crosswalk entry names is taken.",
         "V-SPEC: unassigned 'finds documents with no link'; what a document's listing matches by name is not "
         "said, and contentHash names no algorithm.",
         ("engine.documents", "engine.stale"),

@@ -20,6 +20,9 @@ from mappings.text import NAME_LIMIT, required_text
 
 # research A.3: v1 has no document type; the description says what legacy kept apart.
 TAX_DOCUMENT_NOTE = "Tax document (legacy taxDocuments)"
+# A102: a bank transaction's file on the v1 transaction made from its actual, told apart from the actual's
+# own receipts (both link to that transaction).
+BANK_FILE_NOTE = "Attachment of the legacy bank transaction this transaction was actualized from"
 # The plan's figure of what a run uploads (v1 bills uploads, V:1020): a ``Stock`` of their count and bytes.
 UPLOADS = "billable_uploads"
 # The --with choice that carries contact tax documents (they hold tax ids; the CLI's `--with tax-documents`).
@@ -54,6 +57,15 @@ CARRIED: tuple[Carried, ...] = (
         field="tax_documents",
         description=TAX_DOCUMENT_NOTE,
         extra=TAX_DOCUMENTS,
+    ),
+    Carried(Kind.PURCHASE_ORDER_FILE, "purchase order attachments", "purchaseOrder", Kind.PURCHASE_ORDER),
+    # The files of the bank transaction an actual came from, on the transaction made from the actual (A102).
+    Carried(
+        Kind.BANK_FILE,
+        "transaction files from the bank feed",
+        "transaction",
+        Kind.ACTUAL,
+        description=BANK_FILE_NOTE,
     ),
 )
 

@@ -35,3 +35,5 @@ class Kind(StrEnum):
     RECEIPT = "receipt"
     CONTACT_FILE = "contact_file"
     TAX_DOCUMENT = "tax_document"
+    PURCHASE_ORDER_FILE = "purchase_order_file"
+    BANK_FILE = "bank_file"

@@ -368,6 +368,8 @@ class Actual(LegacyRecord):
     subactuals: Annotated[tuple[SubActual, ...], Strict(False)] = ()
     attachments: Files = ()
     purchase_order_id: str | None = Field(default=None, alias="purchaseOrderId")
+    # The legacy bank or card transaction the actual was made from (its attachments go with the actual, A102).
+    transaction_id: str | None = Field(default=None, alias="transactionId")
 
 
 class PurchaseOrderItem(LegacyRecord):

@@ -43,6 +43,7 @@ LEAVES = frozenset(
         "bridge.assumptions",
         "bridge.assumptions_contract",
         "bridge.assumptions_cutover",
+        "bridge.assumptions_documents",
         "bridge.assumptions_workspace",
         "bridge.canonical",
         "bridge.config",

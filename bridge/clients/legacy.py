@@ -143,10 +143,6 @@ class LegacyClient:
         body, rid = await self.get_json(path, params)
         return _items(body, key, f"GET {path}", rid)
 
-    async def purchase_orders(self, project_id: str) -> list[object]:
-        """The project's purchase orders, each with its items (no paging is published: A03)."""
-        return await self.rows(f"/projects/{project_id}/purchaseOrders", "purchaseOrders", [("expands[]", "items")])
-
     async def purchase_order_records(self, project_id: str) -> list[PurchaseOrder]:
         """The project's purchase orders as records, with their items, contact and actuals (the actuals naming
         each order: its links to carry); a row its type refuses is a refused record."""

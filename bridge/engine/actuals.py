@@ -19,6 +19,7 @@ from typing import Unpack
 
 from bridge.clients.v1_requests import BY_ID
 from bridge.engine.apply import Target, refused, removed
+from bridge.engine.bank_files import BankFeed, carried_with
 from bridge.engine.kinds import spec
 from bridge.engine.plan import Fate, Tally, total
 from bridge.engine.project_step import ProjectStep, ProjectTools
@@ -89,12 +90,16 @@ class ReadAhead:
 
 class ActualsStep(ProjectStep):
     """Writes one project's actuals and their split parts, after its budget lines, and keeps the files that
-    hang on them (their receipts) for the documents step (``attached``)."""
+    hang on them (their receipts, ``attached``; their bank transactions' files, ``banked``) for the documents
+    step."""
 
-    def __init__(self, **tools: Unpack[ProjectTools]) -> None:
+    def __init__(self, *, feed: BankFeed, **tools: Unpack[ProjectTools]) -> None:
         super().__init__(**tools)
+        self.feed = feed
         # Per project: (legacy actual id, its receipts) of each actual read that has any: a few bytes per file.
         self.attached: dict[str, list[tuple[str, tuple[File, ...]]]] = {}
+        # Per project: (legacy actual id, the files of its bank transaction it does not hold itself, A102).
+        self.banked: dict[str, list[tuple[str, tuple[File, ...]]]] = {}
 
     def read_ahead(self, project_id: str) -> ReadAhead:
         """The project's actuals read, to be started early (``ReadAhead.fill``) and handed to ``run``."""
@@ -110,13 +115,14 @@ class ActualsStep(ProjectStep):
     async def count(self, project_id: str, fate: Fate = Fate.HELD_BACK) -> Tally:
         """The actuals, split parts and receipts the project holds, as ``fate`` (read, not mapped: for a
         held-back project, or actuals left out by the operator)."""
-        actuals = splits = receipts = 0
+        actuals = splits = receipts = banked = 0
         async for actual in self._rows(project_id):
             actuals += 1
             splits += len(actual.subactuals)
             receipts += len(actual.attachments)
+            banked += len(carried_with(actual, await self.feed.files()))
         held = Tally.of(Kind.ACTUAL, fate, actuals) + Tally.of(Kind.SPLIT, fate, splits)
-        return held + Tally.of(Kind.RECEIPT, fate, receipts)
+        return held + Tally.of(Kind.RECEIPT, fate, receipts) + Tally.of(Kind.BANK_FILE, fate, banked)
 
     async def run(self, project_id: str, v1_project: str, currency: str, read: ReadAhead) -> Tally:
         fresh: list[MappedActual] = []
@@ -127,6 +133,7 @@ class ActualsStep(ProjectStep):
         room = asyncio.Semaphore(BULKS_IN_FLIGHT)
         done = Tally()
         attached = self.attached.setdefault(project_id, [])
+        banked = self.banked.setdefault(project_id, [])
 
         async def send(part: list[MappedActual]) -> Tally:
             try:
@@ -144,6 +151,8 @@ class ActualsStep(ProjectStep):
                 seen_actuals.add(actual.id)
                 if actual.attachments:
                     attached.append((actual.id, actual.attachments))
+                if bank_files := carried_with(actual, await self.feed.files()):
+                    banked.append((actual.id, bank_files))
                 try:
                     mapped = map_actual(project_id, v1_project, actual, currency, self.books.lookup)
                 except MappingError as error:

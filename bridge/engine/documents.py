@@ -4,8 +4,8 @@ Which attachments are carried, and how, is declared once in ``mappings.documents
 kind: its label, the v1 link kind, the crosswalk kind of the record the file hangs on, the record's field holding
 the files, an optional description, the ``--with`` choice that carries it); ``engine.kinds`` makes each its
 ``KindSpec``. A later kind of attachment is one more entry there, its files handed over by the step that reads
-their records (``ProjectPipeline.attached``): purchase-order attachments would be
-``Carried(Kind.PURCHASE_ORDER_FILE, "purchase order attachments", "purchaseOrder", Kind.PURCHASE_ORDER)``.
+their records (``ProjectPipeline.attached``): the orders step hands the purchase orders' files, the actuals step
+an actual's receipts and the files of the bank transaction it came from (``engine.bank_files``).
 
 For each (file, record) pair, in ``Documents.write``:
 
@@ -19,7 +19,8 @@ For each (file, record) pair, in ``Documents.write``:
    (``documents_link``). The crosswalk holds the link's hash once linked, so a re-run sends nothing for it.
 
 A document whose upload the service committed but whose answer was lost is finished by the journal replay
-(same key and bytes; past key retention, found among the unlinked documents by name, ``KindSpec.natural``).
+(same key and bytes; past key retention, found among the unlinked documents by name, size and content hash,
+``KindSpec.natural``, A103).
 """
 
 from __future__ import annotations

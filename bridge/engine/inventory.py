@@ -21,7 +21,7 @@ from bridge.errors import SourceUnreadable
 from mappings.inventory import Stock, as_files, files, nested, summed
 from mappings.records import Contact
 
-NOT_YET = "the bridge does not write them yet"
+BANK_FILE = "bank_transaction_file"
 TAX_DOCUMENT = "tax_document"
 
 
@@ -54,8 +54,14 @@ HELD: tuple[Held, ...] = (
         "reconnecting the bank feed on v1 brings the rest (amounts not summed: a legacy transaction names no "
         "currency)",
     ),
-    Held("bank_transaction_file", "bank transaction attachments", Scope.WORKSPACE, "listTransactions", NOT_YET),
-    Held("purchase_order_file", "purchase order attachments", Scope.PROJECT, "listPurchaseOrders", NOT_YET),
+    Held(
+        BANK_FILE,
+        "bank transaction attachments",
+        Scope.WORKSPACE,
+        "listTransactions",
+        "their transaction is not carried (no actual was made from it); those of a transaction an actual came "
+        "from are carried with the actual (A102)",
+    ),
 )
 
 UNLISTED = (
@@ -92,15 +98,13 @@ async def workspace_stock(
     return (
         *contact_files(contacts, carried),
         _unread(summed("bank_transaction", transactions), bank_unread),
-        _unread(files("bank_transaction_file", as_files(nested(transactions, "attachments"))), bank_unread),
+        _unread(files(BANK_FILE, as_files(nested(_not_actualized(transactions), "attachments"))), bank_unread),
     )
 
 
-async def project_stock(legacy: LegacyClient, project_id: str, currency: str) -> tuple[Stock, ...]:
-    """What one project holds beyond the kinds a run writes (its receipts are counted with its actuals; its
-    purchase orders by their own step, ``engine.purchase_orders``, which carries them): their attachments."""
-    orders, orders_unread = await _listed(legacy.purchase_orders(project_id))
-    return (_unread(files("purchase_order_file", as_files(nested(orders, "attachments"))), orders_unread),)
+def _not_actualized(transactions: list[object]) -> list[object]:
+    """The bank transactions no actual was made from (as sent: one that does not say is one)."""
+    return [row for row in transactions if not (isinstance(row, dict) and row.get("isActualized") is True)]
 
 
 async def _listed(read: Awaitable[list[object]]) -> tuple[list[object], str]:

@@ -74,6 +74,9 @@ class Natural:
     # Which rows of the listing are this kind's, when kinds share one listing (documents, by link and
     # description); every row when None.
     holds: Callable[[Mapping[str, object]], bool] | None = None
+    # The listing's field holding a hash of a file's bytes (a document's ``contentHash``): the stale lookup
+    # compares it with the spooled file's SHA-256 when a row holds one shaped so (A103).
+    hashed: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,15 +365,21 @@ def _linked(carried: Carried) -> Callable[[Mapping[str, object]], bool]:
 
 def _document(carried: Carried, scopes: Mapping[Kind, Scope]) -> KindSpec:
     """The kind of one ``Carried`` attachment: its documents live where the record it hangs on does, are
-    uploaded after it, and are found again past key retention among the unlinked documents by name (an
-    upload's answer lost before its link: the link comes after)."""
+    uploaded after it, and are found again past key retention among the unlinked documents by name, size and
+    content hash (an upload's answer lost before its link: the link comes after; A103)."""
     return KindSpec(
         carried.kind,
         carried.label,
         scopes[carried.target],
         create="documents_upload",
         update=None,
-        natural=Natural("documents_list", ("name",), query=(("unassigned", "true"),), holds=_linked(carried)),
+        natural=Natural(
+            "documents_list",
+            ("name", "size"),
+            query=(("unassigned", "true"),),
+            holds=_linked(carried),
+            hashed="contentHash",
+        ),
         reads=Reads.FILES,
         needs=(carried.target,),
     )

@@ -25,9 +25,9 @@ from typing import TypeVar, Unpack
 
 from bridge.engine.actuals import ActualsStep, ReadAhead, actual_currency
 from bridge.engine.apply import Target, left_out
+from bridge.engine.bank_files import BankFeed
 from bridge.engine.choices import Choices, Extra
 from bridge.engine.documents import BY_KIND, Documents
-from bridge.engine.inventory import project_stock
 from bridge.engine.kinds import KindSpec, Reads, Scope, of_scope, spec, waves
 from bridge.engine.plan import Fate, Tally, total
 from bridge.engine.project_step import ProjectStep, ProjectTools
@@ -96,13 +96,17 @@ class ProjectPipeline(ProjectStep):
         self.view = view
         self.choices = choices
         self.trees = TreeRoom()
-        self.actuals = ActualsStep(**tools)
+        self.actuals = ActualsStep(feed=BankFeed(self.legacy), **tools)
         # ``--with submit-pending``: drafts of legacy pending orders go into v1's approval flow (notifies approvers).
         self.orders = OrdersStep(submit_pending=choices.wants(Extra.SUBMIT_PENDING), **tools)
         self.documents = documents
-        # The files hanging on each kind of project record, per project, as the step reading those records kept
-        # them: (legacy record id, its files). Another kind of attachment adds its records' step here.
-        self.attached: dict[Kind, dict[str, list[tuple[str, tuple[File, ...]]]]] = {Kind.ACTUAL: self.actuals.attached}
+        # The files of each kind of attachment in a project, per project, as the step reading the records they
+        # hang on kept them: (legacy record id, its files). Another kind of attachment adds its step's here.
+        self.attached: dict[Kind, dict[str, list[tuple[str, tuple[File, ...]]]]] = {
+            Kind.RECEIPT: self.actuals.attached,
+            Kind.BANK_FILE: self.actuals.banked,
+            Kind.PURCHASE_ORDER_FILE: self.orders.attached,
+        }
 
     def writers(self, view: View, read: ReadAhead) -> dict[Kind, Writer]:
         """The coroutine that writes each project-scoped kind of ``view``'s project (its actuals from ``read``)."""
@@ -132,8 +136,8 @@ class ProjectPipeline(ProjectStep):
 
     async def _files(self, carried: Carried, project_id: str) -> Tally:
         """The files of ``carried``'s kind hanging on the project's records, as the step that read them kept them
-        (an actual's receipts: the actuals step)."""
-        attached = self.attached[carried.target].pop(project_id, [])
+        (an actual's receipts and its bank transaction's files: the actuals step)."""
+        attached = self.attached[carried.kind].pop(project_id, [])
         if carried.kind not in self.documents.kinds:
             return Tally()
         return await self.documents.write(carried, project_id, attached)
@@ -155,8 +159,6 @@ class ProjectPipeline(ProjectStep):
     async def run(self, library: ProjectLibrary) -> AsyncIterator[Tally]:
         """Write the project wave by wave, yielding what each wave did."""
         project = library.project
-        if project.refusal is None:  # a project refused as read may not even have an id that fits a path
-            yield Tally(stock=await project_stock(self.legacy, project.id, actual_currency(library.phases)))
         v1_project = self.books.lookup(Kind.PROJECT, WORKSPACE, project.id)
         if v1_project is None:
             yield await self.held_back(library)  # the project itself is quarantined; its contents wait for it

@@ -58,7 +58,7 @@ from mappings.purchase_orders import (
     line_of,
     map_order,
 )
-from mappings.records import PurchaseOrder
+from mappings.records import File, PurchaseOrder
 
 log = structlog.get_logger("bridge.engine")
 
@@ -106,6 +106,8 @@ class OrdersStep(ProjectStep):
     def __init__(self, *, submit_pending: bool = False, **tools: Unpack[ProjectTools]) -> None:
         super().__init__(**tools)
         self.submit_pending = submit_pending
+        # Per project: (legacy order id, its attachments) of each order read that has any, for the documents step.
+        self.attached: dict[str, list[tuple[str, tuple[File, ...]]]] = {}
 
     def read(self, project_id: str) -> OrdersRead:
         return OrdersRead(self.legacy, project_id)
@@ -114,8 +116,14 @@ class OrdersStep(ProjectStep):
         """The orders and links a project holds (read, never mapped or sent), as ``fate``: a held-back project's,
         or (``only`` one kind) those the operator left out."""
         orders = await self.legacy.purchase_order_records(project_id)
-        counts = {Kind.PURCHASE_ORDER: len(orders), Kind.PO_LINK: sum(len(linked_actuals(o)) for o in orders)}
-        return total(Tally.of(kind, fate, n) for kind, n in counts.items() if only in (None, kind))
+        counts = {
+            Kind.PURCHASE_ORDER: len(orders),
+            Kind.PO_LINK: sum(len(linked_actuals(o)) for o in orders),
+            Kind.PURCHASE_ORDER_FILE: sum(len(o.attachments) for o in orders),
+        }
+        # An order's attachments go where it goes: left out with it (their documents' step sees no order).
+        wanted = {only, Kind.PURCHASE_ORDER_FILE} if only is Kind.PURCHASE_ORDER else {only}
+        return total(Tally.of(kind, fate, n) for kind, n in counts.items() if None in wanted or kind in wanted)
 
     @property
     def v1(self) -> V1Client | None:
@@ -124,6 +132,7 @@ class OrdersStep(ProjectStep):
     async def orders(self, project_id: str, v1_project: str, currency: str, read: OrdersRead) -> Tally:
         """Write the project's orders as drafts (see the module docstring); ``currency`` is assumed (A89)."""
         found = await read.orders()
+        self.attached[project_id] = [(order.id, order.attachments) for order in found if order.attachments]
         mapped: dict[str, MappedOrder] = {}
         refused: list[MappingError] = []
         for sort, order in enumerate(found):

@@ -28,7 +28,7 @@ from bridge.clients.v1_requests import BY_ID
 from bridge.engine.apply import Replayed
 from bridge.engine.books import Books, engine_scope
 from bridge.engine.executor import Executor, Sent
-from bridge.engine.kinds import crosswalk_kind
+from bridge.engine.kinds import crosswalk_kind, spec
 from bridge.engine.plan import Tally
 from bridge.engine.stale import find_derived, find_fan_out_items, find_link, find_on_target
 from bridge.engine.writes import Write
@@ -98,11 +98,23 @@ async def _replay(books: Books, executor: Executor, v1: V1Client, write: Write, 
         log.info("bridge.replay.found_on_target", kind=write.kind.value, step=write.step_key, entries=len(landed))
         return await executor.write(write, landed=landed, new=False)
     if stale:
-        found = await find_on_target(v1, write)
+        # An upload's document is one of a kind's unlinked look-alikes: those other records hold are not it.
+        taken = books.v1_ids(crosswalk_kind(write.kind), write.scope) if write.op.multipart else set()
+        found = await find_on_target(v1, write, _spooled(executor, write), taken)
         if found is not None:
             derived = await find_derived(v1, write, found[0]) if len(found) == 1 else []
             return await _found(books, executor, write, found, derived)
     return await executor.write(write, new=False)
+
+
+def _spooled(executor: Executor, write: Write) -> dict[str, object]:
+    """What the spool knows of an upload's file that its body does not say, to tell apart two files of one name
+    on the target: its size and SHA-256 (A103). Nothing for another write, or when the spool lost it."""
+    manifest = executor.spool.manifest(write.members[0]) if executor.spool is not None and write.op.multipart else None
+    if manifest is None:
+        return {}
+    hashed = spec(write.kind).natural.hashed
+    return {"size": manifest.size, **({hashed: manifest.sha256} if hashed and manifest.sha256 else {})}
 
 
 async def _found(

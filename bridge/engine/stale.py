@@ -17,7 +17,7 @@ replay books those with the target's ids and sends only the others.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from bridge.clients.v1 import V1Client
 from bridge.engine.kinds import spec
@@ -27,6 +27,8 @@ from bridge.errors import FatalError
 # Per keyless link operation, how its parent is read with its children: what a lost answer is settled from.
 # A link not named here (a document's link: "linking the same target again has no effect") is sent again.
 LINK_READS: dict[str, tuple[str, str]] = {"purchase-orders_linkTransaction": ("purchase-orders_get", "transactions")}
+SHA256_DIGITS = 64
+HEX = frozenset("0123456789abcdef")
 
 
 def matches(entry: Mapping[str, object], row: Mapping[str, object], fields: Sequence[str]) -> bool:
@@ -34,26 +36,49 @@ def matches(entry: Mapping[str, object], row: Mapping[str, object], fields: Sequ
     return all(entry.get(name) == row.get(name) for name in fields if name in entry)
 
 
-async def find_on_target(v1: V1Client, write: Write) -> list[str] | None:
-    """The v1 ids of ``write``'s records if all are on the target, None if none is; FatalError otherwise."""
+def same_bytes(entry: Mapping[str, object], row: Mapping[str, object], hashed: str | None) -> bool:
+    """Whether a listed row's hash of its bytes (the ``hashed`` field) is the entry's SHA-256, when both hold one:
+    a hash not shaped as a SHA-256 (64 hex digits, maybe after ``sha256:``) says nothing (A103)."""
+    listed = row.get(hashed) if hashed else None
+    wanted = entry.get(hashed) if hashed else None
+    if not isinstance(listed, str) or not isinstance(wanted, str) or not wanted:
+        return True
+    digest = listed.lower().removeprefix("sha256:")
+    if len(digest) != SHA256_DIGITS or any(c not in HEX for c in digest):
+        return True
+    return digest == wanted
+
+
+async def find_on_target(
+    v1: V1Client, write: Write, known: Mapping[str, object] | None = None, taken: Collection[str] = ()
+) -> list[str] | None:
+    """The v1 ids of ``write``'s records if all are on the target, None if none is; FatalError otherwise.
+    ``known``: natural fields of a one-record write its body does not hold (an upload's file size and SHA-256,
+    from the spool: the body names the file alone); ``taken``: v1 ids the crosswalk names for other records
+    (one file uploaded for two records: the second lookup skips the first's document)."""
     declared = spec(write.kind)
     if declared.create != write.operation:
         return None
     fields = declared.natural.fields
-    entries = write.entries() if write.list_field else [write.body]
+    entries = write.entries() if write.list_field else [{**write.body, **(known or {})}]
     first = entries[0] if entries and isinstance(entries[0], Mapping) else {}
     filters = (*declared.natural.filters, *declared.natural.narrow)
     query = [(name, str(first[name])) for name in filters if isinstance(first.get(name), str)]
     query += declared.natural.query
     found: list[str | None] = [None] * len(entries)
-    claimed: set[str] = set()
+    claimed: set[str] = set(taken)
     # The kind's list takes the path parameters its create took (a project kind's v1 project).
     async for rows in v1.rows(declared.natural.listed_by, write.params, query):
         for row in rows:
             if not isinstance(row, Mapping) or not isinstance(row.get("id"), str) or row["id"] in claimed:
                 continue
             for index, entry in enumerate(entries):
-                if found[index] is None and isinstance(entry, Mapping) and matches(entry, row, fields):
+                if (
+                    found[index] is None
+                    and isinstance(entry, Mapping)
+                    and matches(entry, row, fields)
+                    and same_bytes(entry, row, declared.natural.hashed)
+                ):
                     found[index] = str(row["id"])
                     claimed.add(str(row["id"]))
                     break

@@ -91,7 +91,8 @@ async def project_stamps(legacy: LegacyClient, project_id: str) -> list[Stamp]:
     params = [("includeHiddenPhases", "true"), *(("expands[]", value) for value in BUDGET_EXPANDS)]
     budget, _ = await legacy.get_json(f"/projects/{project_id}/budget", params)
     found += stamps(budget, "line")
-    found += stamps(await legacy.purchase_orders(project_id), "purchase order")
+    orders = await legacy.rows(f"/projects/{project_id}/purchaseOrders", "purchaseOrders", [("expands[]", "items")])
+    found += stamps(orders, "purchase order")
     today = date.today()
     _reader, actuals = legacy.actuals(
         project_id, today.replace(year=today.year - YEARS, day=1), today.replace(year=today.year + YEARS, day=28)

@@ -111,6 +111,8 @@ class ActualsFound:
     parts: tuple[LibraryDifference, ...] = ()
     # (legacy actual id, its receipts) of each actual read that has any, for the documents' ledger.
     attached: tuple[tuple[str, tuple[File, ...]], ...] = ()
+    # The actuals read that name the bank transaction they came from: its files are documents too (A102).
+    banked: tuple[Actual, ...] = ()
 
 
 async def list_target(v1: V1Client, v1_project_id: str, project_id: str) -> Target:
@@ -223,6 +225,7 @@ class _Comparison:
         self.tallies = {kind: KindTally(checked=target is not None) for kind in STREAMED}
         self.held = HeldCount()
         self.attached: list[tuple[str, tuple[File, ...]]] = []
+        self.banked: list[Actual] = []
 
     def window(self, actuals: list[Actual]) -> None:
         """A window's actuals: looked up in the crosswalk together, then compared and counted one by one."""
@@ -250,6 +253,8 @@ class _Comparison:
             self._actual(actual, copies[Kind.ACTUAL].get(actual.id), copies[Kind.SPLIT])
             if actual.attachments:
                 self.attached.append((actual.id, actual.attachments))
+            if actual.transaction_id:
+                self.banked.append(actual)
 
     def _count(self, kind: Kind, legacy_ids: list[str], copies: Mapping[str, str], held: Mapping[str, str]) -> None:
         """The ledger's buckets and set check for a window's records of one kind."""
@@ -373,4 +378,5 @@ class _Comparison:
             ledgers=Ledgers(tallies, self.held),
             parts=tuple(self.parts),
             attached=tuple(self.attached),
+            banked=tuple(self.banked),
         )

@@ -11,8 +11,9 @@ For every document the crosswalk knows:
 - the document is linked, with its kind's link kind, to the v1 record the crosswalk made of the legacy record
   the file hangs on (a document left unlinked is a difference of its own).
 
-The ledger counts each kind's source (the files hanging on the contacts and on the actuals read) against the
-crosswalk, the quarantine and the documents v1 lists (``KindSpec.natural.holds`` picks each kind's).
+The ledger counts each kind's source (the files hanging on the contacts, the actuals and the purchase orders
+read) against the crosswalk, the quarantine and the documents v1 lists (``KindSpec.natural.holds`` picks each
+kind's).
 """
 
 from __future__ import annotations
@@ -95,11 +96,11 @@ class DocumentCheck:
         self.kinds = carried_in(crosswalk, quarantine)
 
     async def run(
-        self, contacts: Sequence[Contact] | None, receipts: Attached, projects: frozenset[str] | None
+        self, contacts: Sequence[Contact] | None, attached: Mapping[Kind, Attached], projects: frozenset[str] | None
     ) -> DocumentFindings:
         """The ledger and the differences of every carried kind: contacts' files (workspace; None when the
-        verification is of some projects only: not counted then) and receipts, of the v1 ``projects`` (None:
-        all)."""
+        verification is of some projects only: not counted then) and the files of the projects' records, per
+        kind of attachment (``attached``), of the v1 ``projects`` (None: all)."""
         targets = await self._targets()
         ledgers = Ledgers()
         checks = []
@@ -109,10 +110,10 @@ class DocumentCheck:
             if projects is not None:  # the documents of the projects verified, as their source is
                 targets[carried.kind] = [t for t in targets[carried.kind] if t.scope in projects]
             if contacts is not None and carried.target is Kind.CONTACT:
-                attached: Attached = [("", c.id, files_of(carried, c)) for c in contacts]
+                files: Attached = [("", c.id, files_of(carried, c)) for c in contacts]
             else:
-                attached = receipts
-            source = self._source(carried, attached)
+                files = attached.get(carried.kind, ())
+            source = self._source(carried, files)
             held = self._held(carried, source)
             kind = Ledgers({carried.kind.value: self._tally(carried, source, targets[carried.kind], held)})
             ledgers += kind + Ledgers(held=HeldCount.of(held, self.quarantine))

@@ -30,7 +30,7 @@ from bridge.verify.schema import (
     Totals,
 )
 from mappings.inventory import Stock
-from mappings.records import File
+from mappings.records import Actual, File
 
 NOTHING_MIGRATED = "no migrated project to verify: run `bridge run` first"
 # The ledger's order: the kinds a run writes, in its order, then the kinds it does not, as declared.
@@ -67,6 +67,10 @@ class ProjectFindings:
     stock: tuple[Stock, ...] = ()
     # (legacy actual id, its files) of each actual read with any: the receipts' part of the documents' ledger.
     attached: tuple[tuple[str, tuple[File, ...]], ...] = ()
+    # (legacy order id, its files) of each purchase order read with any: their part of the documents' ledger.
+    order_files: tuple[tuple[str, tuple[File, ...]], ...] = ()
+    # The actuals read that name the bank transaction they came from (its files are documents too, A102).
+    banked: tuple[Actual, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

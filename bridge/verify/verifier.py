@@ -19,9 +19,9 @@ from pydantic import BaseModel
 from bridge.clients.legacy import LegacyClient
 from bridge.clients.models import LibraryItem, Phase
 from bridge.clients.v1 import V1Client
-from bridge.engine.actuals import actual_currency as engine_currency
+from bridge.engine.bank_files import BankFeed, carried_with
 from bridge.engine.features import lacking_kinds, left_out
-from bridge.engine.inventory import project_stock, workspace_stock
+from bridge.engine.inventory import workspace_stock
 from bridge.engine.kinds import KindSpec, Scope, of_scope, spec
 from bridge.engine.source import ProjectLibrary, WorkspaceSource
 from bridge.engine.tasks import run_all
@@ -64,7 +64,7 @@ from bridge.verify.totals import LegacyProject, V1Branches, V1Project, library_o
 from mappings.errors import ErrorCode
 from mappings.inventory import Stock
 from mappings.kinds import Kind
-from mappings.records import Project, ProjectBudget
+from mappings.records import File, Project, ProjectBudget
 from state import StateStore
 
 log = structlog.get_logger(__name__)
@@ -186,7 +186,14 @@ class Verifier:
         of the whole workspace, the receipts of the projects read."""
         whole = not self.options.projects
         contacts = tuple(await self.legacy.contacts()) if whole else None
-        receipts = [(f.report.project_id, actual, files) for f in compared for actual, files in f.attached]
+        # The files hanging on each project's records, per kind of attachment: (state scope, record id, files).
+        attached = {
+            Kind.RECEIPT: [(f.report.project_id, actual, files) for f in compared for actual, files in f.attached],
+            Kind.PURCHASE_ORDER_FILE: [
+                (f.report.project_id, order, files) for f in compared for order, files in f.order_files
+            ],
+            Kind.BANK_FILE: await self._banked(compared),
+        }
         above = {key: up for f in compared if f.library for key, up in self._chain(f.library.project).items()}
 
         def find(kind: str, scope: str, legacy_id: str) -> str | None:
@@ -205,17 +212,26 @@ class Verifier:
             above=above,
         )
         verified = frozenset(f.report.v1_project_id for f in compared if f.report.v1_project_id)
-        return await check.run(contacts, receipts, None if whole else verified)
+        return await check.run(contacts, attached, None if whole else verified)
+
+    async def _banked(self, compared: Sequence[ProjectFindings]) -> list[tuple[str, str, tuple[File, ...]]]:
+        """The files of the bank transactions the projects' actuals came from that the actuals do not hold
+        themselves (A102); the feed is read only when some actual names a transaction."""
+        if not any(f.banked for f in compared):
+            return []
+        feed = await BankFeed(self.legacy).files()
+        found = [(f.report.project_id, actual.id, carried_with(actual, feed)) for f in compared for actual in f.banked]
+        return [(scope, actual, files) for scope, actual, files in found if files]
 
     async def _counted(self, compared: Awaitable[ProjectFindings]) -> ProjectFindings:
-        """A project's findings with what it holds of the kinds the bridge does not write (read as a run reads
-        it; its receipts were counted with its actuals)."""
+        """A project's findings with the files hanging on its purchase orders, for the documents' ledger (read
+        as a run reads them; its receipts were read with its actuals)."""
         found = await compared
         library = found.library
         if library is None:
             return found
-        held = await project_stock(self.legacy, library.project.id, engine_currency(library.phases))
-        return replace(found, stock=found.stock + held)
+        orders = await self.legacy.purchase_order_records(library.project.id)
+        return replace(found, order_files=tuple((order.id, order.attachments) for order in orders if order.attachments))
 
     def _chain(self, project: Project) -> dict[RecordKey, RecordKey]:
         """The project's own parent link as the source has it (its space): what may hold it back."""
@@ -368,7 +384,13 @@ class Verifier:
         ledgers = self._budget_ledgers(library, legacy, None) + actuals.ledgers + order_ledgers
         report = report.model_copy(update={"notes": report.notes + notes, "purchase_orders": orders.report})
         return ProjectFindings(
-            report, tuple(verdicts), ledgers, library=library, stock=actuals.stock, attached=actuals.attached
+            report,
+            tuple(verdicts),
+            ledgers,
+            library=library,
+            stock=actuals.stock,
+            attached=actuals.attached,
+            banked=actuals.banked,
         )
 
     def _selected(self, v1_project_id: str) -> bool:
@@ -495,7 +517,14 @@ class Verifier:
         library_read = await with_remarks(self.legacy, library_of(project, legacy))
         ledgers = self._budget_ledgers(library_read, legacy, copies) + actuals.ledgers + order_ledgers
         return ProjectFindings(
-            report, tuple(verdicts), ledgers, tuple(tag_notes), library_read, actuals.stock, actuals.attached
+            report,
+            tuple(verdicts),
+            ledgers,
+            tuple(tag_notes),
+            library_read,
+            actuals.stock,
+            actuals.attached,
+            banked=actuals.banked,
         )
 
     async def _copies(self, v1: V1Project) -> Copies:

@@ -362,14 +362,11 @@ async def test_a_project_without_a_budget_note_reads_as_none_and_other_refusals_
 
 
 @pytest.mark.anyio
-async def test_purchase_orders_comments_and_the_bank_feed_ask_for_what_the_inventory_counts(
+async def test_comments_and_the_bank_feed_ask_for_what_the_inventory_counts(
     controls: RunControls,
 ) -> None:
-    """Purchase orders with their items, the bank feed with its attachments, comments as they are."""
+    """The bank feed with its attachments, comments as they are."""
     async with respx.mock(assert_all_called=True, using="bridge") as router:
-        orders = router.get(f"{BASE}/projects/p1/purchaseOrders").mock(
-            return_value=httpx.Response(200, json={"purchaseOrders": [{"id": "po1"}]})
-        )
         comments = router.get(f"{BASE}/projects/p1/comments").mock(
             return_value=httpx.Response(200, json={"comments": [{"id": "c1"}]})
         )
@@ -377,9 +374,7 @@ async def test_purchase_orders_comments_and_the_bank_feed_ask_for_what_the_inven
             return_value=httpx.Response(200, json={"transactions": [{"id": "t1"}]})
         )
         async with open_legacy(BASE, KEY, controls) as client:
-            assert await client.purchase_orders("p1") == [{"id": "po1"}]
             assert await client.comments("p1") == [{"id": "c1"}]
             assert await client.bank_transactions() == [{"id": "t1"}]
-    assert list(orders.calls.last.request.url.params.multi_items()) == [("expands[]", "items"), SYSTEM]
     assert list(comments.calls.last.request.url.params.multi_items()) == [SYSTEM]
     assert list(bank.calls.last.request.url.params.multi_items()) == [("expands[]", "attachments"), SYSTEM]

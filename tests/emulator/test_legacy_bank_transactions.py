@@ -31,8 +31,8 @@ def ids(transactions: list[Txn]) -> list[str]:
 
 async def test_the_seed_holds_a_feed_partly_actualized_with_receipts(legacy_client: httpx.AsyncClient) -> None:
     """The small seed holds ten transactions, newest first: some actualized (each expanding to the actual that
-    names it back by transactionId, with the same amount and date), some with receipts, one receipt shared with
-    its actual."""
+    names it back by transactionId, with the same amount and date, and holding its statement), some with
+    receipts, one receipt shared with its actual."""
     every = await feed(legacy_client)
     assert len(every) == 10
     assert [t["date"] for t in every] == sorted((t["date"] for t in every), reverse=True)
@@ -43,7 +43,10 @@ async def test_the_seed_holds_a_feed_partly_actualized_with_receipts(legacy_clie
         assert actual["transactionId"] == txn["id"]
         assert (actual["amount"], actual["date"]) == (txn["amount"], txn["date"])
     assert any(t["attachments"] for t in every if not t["isActualized"])
-    assert any(t["attachments"] and t["attachments"] == t["actual"]["attachments"] for t in actualized)
+    own = {t["id"]: {f["id"] for f in t["actual"]["attachments"]} for t in actualized}
+    assert any(own[t["id"]] & {f["id"] for f in t["attachments"]} for t in actualized)
+    # Each actualized one holds a file its actual does not (its statement line), carried with the actual.
+    assert all({f["id"] for f in t["attachments"]} - own[t["id"]] for t in actualized)
 
 
 def test_the_feed_leaves_every_record_seeded_before_it_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -75,7 +75,7 @@ def test_kinds_left_out_are_counted_never_sent_and_verify_calls_them_not_carried
     on_v1 = world.list_all("/transactions")
     left = _left_out(plan)
     assert left == _left_out(run)
-    assert set(left) == {Kind.ACTUAL, Kind.SPLIT, Kind.PO_LINK, Kind.RECEIPT}
+    assert set(left) == {Kind.ACTUAL, Kind.SPLIT, Kind.PO_LINK, Kind.RECEIPT, Kind.BANK_FILE}
     assert left[Kind.ACTUAL] > 0
     assert plan.of(Kind.ACTUAL).requests == run.of(Kind.ACTUAL).requests == 0
     assert on_v1 == []
@@ -85,7 +85,7 @@ def test_kinds_left_out_are_counted_never_sent_and_verify_calls_them_not_carried
     assert choices["asked_without"] == ["actual"]
     assert {"actual", "split", "purchase_order_link"} <= set(choices["without"])
     ledger = {entry.kind: entry for entry in report.ledger}
-    for kind in (Kind.ACTUAL, Kind.SPLIT, Kind.PO_LINK, Kind.RECEIPT):
+    for kind in (Kind.ACTUAL, Kind.SPLIT, Kind.PO_LINK, Kind.RECEIPT, Kind.BANK_FILE):
         entry = ledger[kind.value]
         assert entry.not_carried == {LEFT_OUT: left[kind]}
         assert entry.closed

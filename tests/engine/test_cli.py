@@ -18,7 +18,7 @@ from bridge.engine.plan import PLAN_SCHEMA_VERSION
 from mappings.kinds import Kind
 from state import open_state
 from state.runs import report_of
-from tests.support.inventory import inventory_counts
+from tests.support.inventory import bank_files, inventory_counts
 from tests.support.world import SMALL_PROJECT, World, fresh_world
 
 
@@ -190,8 +190,11 @@ def test_plan_counts_every_kind_it_does_not_carry_one_line_each(served: World, t
     assert sum(Decimal(v) for row in carried for v in row["money"].values()) == sum(o.amount for o in orders)
     receipts = [f for a in actuals for f in workspace.files.files_of("actual", a.id)]
     attachments = [f for c in workspace.contacts for f in workspace.files.files_of("contact.attachment", c)]
-    # Every receipt and contact attachment is an upload, but one above max_file_bytes (the dirty 12 MiB scan).
-    uploaded = [f for f in receipts + attachments if f.size <= Settings().max_file_bytes]
+    quotes = [f for o in orders for f in workspace.files.files_of("purchaseOrder", o.id)]
+    # Every receipt, contact and order attachment, and every file of an actual's bank transaction the actual does
+    # not hold, is an upload, but one above max_file_bytes (the dirty 12 MiB scan); a file on two records is two.
+    documents = receipts + attachments + quotes + bank_files(workspace, projects)
+    uploaded = [f for f in documents if f.size <= Settings().max_file_bytes]
     uploads = json.loads(out.read_text())["uploads"]
     assert uploads == {"count": len(uploaded), "bytes": sum(f.size for f in uploaded), "billable": True}
     assert f"uploads {len(uploaded):,} documents, {uploads['bytes']:,} bytes: billable on v1" in output

@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from bridge.engine.writes import Write
-from mappings.documents import TAX_DOCUMENT_NOTE
+from mappings.documents import CARRIED, TAX_DOCUMENT_NOTE
 from mappings.kinds import Kind
 from tests.engine.test_every_kind import _age_in_flight
 from tests.support.census import v1_writes_by_route
 from tests.support.world import World, fresh_world
 
-DOCUMENT_KINDS = (Kind.RECEIPT, Kind.CONTACT_FILE, Kind.TAX_DOCUMENT)
+DOCUMENT_KINDS = tuple(carried.kind for carried in CARRIED)
 
 
 class Crash(BaseException):
@@ -73,8 +73,9 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[Counter[tuple[str, 
 
 
 def test_documents_are_uploaded_once_each_with_their_bytes_and_linked(tmp_path: Path) -> None:
-    """Every receipt and contact file becomes one v1 document with the legacy name, size and type, linked to the
-    transaction or contact made from its record; none is left unlinked; the spool keeps only 0600 manifests."""
+    """Every receipt, contact file and purchase order file becomes one v1 document with the legacy name, size and
+    type, linked to the transaction, contact or order made from its record; none is left unlinked; the spool
+    keeps only 0600 manifests."""
     world = fresh_world(tmp_path / "state.sqlite")
     plan = asyncio.run(world.run(dry_run=True, extras=("tax-documents",)))
     run = asyncio.run(world.run(extras=("tax-documents",)))
@@ -86,7 +87,10 @@ def test_documents_are_uploaded_once_each_with_their_bytes_and_linked(tmp_path: 
     assert all(d.get("links") for d in documents)
     assert world.list_all("/documents", {"unassigned": "true"}) == []
     linked = Counter(link["kind"] for d in documents for link in d["links"])
-    assert linked == {"transaction": run.ledger.of(Kind.RECEIPT).to_create, "contact": uploads - linked["transaction"]}
+    expected: Counter[str] = Counter()
+    for carried in CARRIED:
+        expected[carried.link] += run.ledger.of(carried.kind).to_create
+    assert linked == expected
     spool = Path(f"{tmp_path / 'state.sqlite'}.spool")
     assert not list(spool.glob("*.bin"))
     assert all(stat.S_IMODE(m.stat().st_mode) == 0o600 for m in spool.glob("*.json"))
@@ -151,7 +155,9 @@ def test_the_dirty_worlds_oversized_scan_and_lost_receipt_are_quarantined(tmp_pa
     assert run.of(Kind.RECEIPT).quarantined == {"file.too_large": 1, "file.not_found": 1}
     carried = run.of(Kind.RECEIPT).to_create
     assert carried == plan.of(Kind.RECEIPT).to_create - 1 > 0
-    receipts = [d for d in _documents(world) if any(link["kind"] == "transaction" for link in d["links"])]
+    # A bank transaction's file on a transaction is described as such (A102): the receipts are the others.
+    on_transactions = [d for d in _documents(world) if any(link["kind"] == "transaction" for link in d["links"])]
+    receipts = [d for d in on_transactions if d.get("description") is None]
     assert len(receipts) == carried
 
 

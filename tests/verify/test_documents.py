@@ -15,10 +15,10 @@ from bridge.verify.html import render_html
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.report import render_markdown
 from bridge.verify.schema import Reconciliation
-from mappings.kinds import Kind
+from mappings.documents import CARRIED
 from tests.support.world import World, fast_controls, fresh_world
 
-DOCUMENT_KINDS = (Kind.RECEIPT, Kind.CONTACT_FILE, Kind.TAX_DOCUMENT)
+DOCUMENT_KINDS = tuple(carried.kind for carried in CARRIED)
 
 
 @dataclass(frozen=True, slots=True)

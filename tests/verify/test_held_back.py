@@ -26,7 +26,7 @@ from bridge.verify.compare import Verdict
 from bridge.verify.convert import format_minor
 from bridge.verify.report import HTML_NAME, JSON_NAME, MD_NAME
 from bridge.verify.schema import Reconciliation
-from tests.support.inventory import inventory_counts, remark_counts
+from tests.support.inventory import bank_files, inventory_counts, remark_counts
 from tests.support.migrated import LEGACY_KEY, TOKEN, settings_for
 from tests.support.serving import serving as served
 
@@ -145,6 +145,10 @@ def source_counts(service: Service) -> dict[str, int]:
         "purchase_order_link": sum(1 for a in actuals if a.purchase_order_id is not None),
         "receipt": sum(len(workspace.files.files_of("actual", a.id)) for a in actuals),
         "contact_file": sum(len(workspace.files.files_of("contact.attachment", c)) for c in workspace.contacts),
+        "bank_file": len(bank_files(workspace, projects)),
+        "purchase_order_file": sum(
+            len(workspace.files.files_of("purchaseOrder", o)) for p in projects for o in p.purchase_orders
+        ),
         **inventory_counts(workspace, projects),
         **remark_counts(workspace, projects),
     }

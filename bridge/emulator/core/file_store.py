@@ -101,7 +101,7 @@ LINK_TARGETS: dict[str, TargetLookup] = {
     "purchaseOrder": _purchase_order_target,
 }
 # Links that name the document's project, strongest first (A-guess: v1 does not say how projectId is set).
-PROJECT_FROM = ("project", "transaction", "budgetLine")
+PROJECT_FROM = ("project", "transaction", "purchaseOrder", "budgetLine")
 
 
 def _live(workspace: Workspace) -> list[Project]:
@@ -289,8 +289,8 @@ class FilesStore(StoreCore):
         return document
 
     def document_project(self, document: Document) -> str | None:
-        """The project a document belongs to: the one its project link names, else that of its transaction or
-        budget line (looked up when the link was made)."""
+        """The project a document belongs to: the one its project link names, else that of its transaction,
+        purchase order or budget line (looked up when the link was made; A104)."""
         for kind in PROJECT_FROM:
             link = document.links.get(kind)
             if link is not None and link.project_id is not None:

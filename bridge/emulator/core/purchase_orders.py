@@ -124,8 +124,6 @@ class LegacyPurchaseOrder:
     notes: str | None = None
     contact_id: str | None = None
     items: list[LegacyItem] = field(default_factory=list)
-    # File ids; the files themselves are another part of the store.
-    attachments: list[str] = field(default_factory=list)
 
 
 # -- v1 -------------------------------------------------------------------------------------------------------

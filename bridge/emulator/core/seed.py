@@ -36,7 +36,7 @@ from bridge.emulator.core.model import (
 )
 from bridge.emulator.core.seed_bank import BANK_FEED, seed_bank
 from bridge.emulator.core.seed_details import add_details
-from bridge.emulator.core.seed_files import seed_files
+from bridge.emulator.core.seed_files import add_order_files, seed_files
 from bridge.emulator.core.seed_purchase_orders import add_purchase_orders, po_ids
 from bridge.emulator.core.seed_remarks import add_dirty_remarks, add_remarks
 from bridge.emulator.core.store import Service
@@ -148,6 +148,7 @@ def seeded_fleet(
     order_ids = po_ids(seed)
     for index, (source_name, _) in enumerate(pairs):
         add_purchase_orders(service.workspace(source_name), seed + index, size, order_ids, dirty=dirty)
+        add_order_files(service.workspace(source_name), random.Random(f"order-files:{seed + index}"))
     # Drawn after every other record, so those keep their ids and stamps (``core.seed_remarks``).
     for index, (source_name, _) in enumerate(pairs):
         source = service.workspace(source_name)

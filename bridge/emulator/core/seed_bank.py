@@ -4,8 +4,10 @@ About four in ten are actualized: each mirrors an actual paid by card, ACH or wi
 amount and date) and names it; an actual that already holds a receipt shares that file with its transaction,
 as a receipt carried from the feed to the actual would. The others are the feed's uncoded or partly coded
 rest: deposits, refunds, card payments, a dispute, pending and void ones. About one in four of those gets a
-receipt of its own. They come from a ``Random`` of their own and take no ids from the store and no time from
-its clock, so every record made before them stays byte-identical.
+receipt of its own. Each actualized one also holds the statement line it was matched on, and every project
+with an actual paid so has at least one actualized transaction (as many as the feed's size allows). They come
+from a ``Random`` of their own and take no ids from the store and no time from its clock, so every record made
+before them stays byte-identical.
 """
 
 from __future__ import annotations
@@ -131,10 +133,38 @@ def seed_bank(workspace: Workspace, rng: random.Random, count: int) -> None:
     payable = [(p, a) for p in projects for a in p.actuals.values() if a.type in PAID_BY]
     linked = rng.sample(payable, k=min(len(payable), round(count * ACTUALIZED_SHARE)))
     receipted = [pair for pair in payable if workspace.files.files_of("actual", pair[1].id)]
+    _spread(linked, payable)
     if linked and receipted and not any(workspace.files.files_of("actual", a.id) for _, a in linked):
-        # At least one receipt shared by an actual and its transaction, whatever the size.
-        linked[0] = rng.choice(receipted)
+        # At least one receipt shared by an actual and its transaction, whatever the size (of the same project
+        # when it has one, so every project keeps its actualized transaction).
+        same = [pair for pair in receipted if pair[0].id == linked[0][0].id]
+        linked[0] = rng.choice(same or receipted)
     feed = [builder.actualized(p, a) for p, a in linked]
+    _statements(workspace, feed)
     feed += [builder.uncoded(i, projects) for i in range(count - len(feed))]
     for txn in sorted(feed, key=lambda t: (t.date, t.id)):
         workspace.bank.add(txn)
+
+
+def _spread(linked: list[tuple[Project, Actual]], payable: list[tuple[Project, Actual]]) -> None:
+    """Make every project with an actual paid by card, ACH or wire hold an actualized transaction, in place: a
+    project without one takes the place of one of a project holding several (its first payable actual)."""
+    for project_id in dict.fromkeys(p.id for p, _ in payable):
+        held = [p.id for p, _ in linked]
+        if project_id in held:
+            continue
+        crowded = next((n for n, (p, _) in enumerate(linked) if held.count(p.id) > 1), None)
+        if crowded is None:
+            return  # fewer actualized transactions than projects: as many projects as there are
+        linked[crowded] = next(pair for pair in payable if pair[0].id == project_id)
+
+
+def _statements(workspace: Workspace, feed: list[BankTransaction]) -> None:
+    """A statement (PDF) on every actualized transaction: a file the actual made from it does not hold."""
+    for txn in feed:
+        if txn.actual_id is None:
+            continue
+        data = pdf_bytes(f"Statement line: {txn.description} {txn.amount} ({txn.source.name})")
+        name = f"statement-{txn.id}.pdf"
+        stored = StoredFile(f"files/bank/statements/{name}", name, "application/pdf", len(data), Blob.of(data))
+        workspace.files.attach("transaction", txn.id, stored)

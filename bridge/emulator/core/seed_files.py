@@ -1,4 +1,5 @@
-"""The seeded workspaces' files: receipts on some actuals, contacts' attachments and a tax document, and with
+"""The seeded workspaces' files: receipts on some actuals, contacts' attachments and a tax document, quotes on
+some purchase orders (``add_order_files``, once the orders are made), and with
 ``--dirty`` a file above the legacy 10 MB limit and a file whose bytes are gone.
 
 They are drawn from a ``Random`` of their own (derived from the seed) and take no ids from the store and no time
@@ -15,6 +16,7 @@ import zlib
 
 from bridge.emulator.core.files import Blob, Shelf, StoredFile
 from bridge.emulator.core.model import Actual, Workspace
+from bridge.emulator.core.purchase_orders import LegacyPurchaseOrder
 
 # One actual in this many gets a receipt (at least two a project).
 RECEIPT_EVERY = 25
@@ -61,13 +63,20 @@ def _file(file_id: str, name: str, data: bytes, mime: str, project_id: str | Non
     return StoredFile(id=file_id, name=name, mime_type=mime, size=len(data), blob=Blob.of(data), project_id=project_id)
 
 
-def _receipt(rng: random.Random, project_id: str, actual: Actual, index: int) -> StoredFile:
-    folder = f"files/{actual.date:%Y/%m}"
+def _scan(rng: random.Random, index: int, photo: tuple[str, str], paper: tuple[str, str], text: str) -> StoredFile:
+    """A photo (a PNG of a drawn colour) at the odd ``index``es, a PDF showing ``text`` at the even ones; each
+    (file id, name)."""
     if index % 2:
         colour = (rng.randrange(256), rng.randrange(256), rng.randrange(256))
-        return _file(f"{folder}/{actual.id}-photo.png", f"receipt-{actual.id}.png", png_bytes(*colour), "image/png")
-    text = f"Receipt for actual {actual.id}: {actual.description}"
-    return _file(f"{folder}/{actual.id}-receipt.pdf", f"receipt-{actual.id}.pdf", pdf_bytes(text), "application/pdf")
+        return _file(*photo, png_bytes(*colour), "image/png")
+    return _file(*paper, pdf_bytes(text), "application/pdf")
+
+
+def _receipt(rng: random.Random, project_id: str, actual: Actual, index: int) -> StoredFile:
+    folder = f"files/{actual.date:%Y/%m}"
+    photo = (f"{folder}/{actual.id}-photo.png", f"receipt-{actual.id}.png")
+    paper = (f"{folder}/{actual.id}-receipt.pdf", f"receipt-{actual.id}.pdf")
+    return _scan(rng, index, photo, paper, f"Receipt for actual {actual.id}: {actual.description}")
 
 
 def seed_files(workspace: Workspace, rng: random.Random) -> None:
@@ -94,6 +103,26 @@ def seed_files(workspace: Workspace, rng: random.Random) -> None:
         w9 = pdf_bytes(f"Form W-9 for {first.name} (TIN ***-**-{rng.randrange(10_000):04d})")
         stored = _file(f"files/contacts/{first.id}/w9.pdf", "w9.pdf", w9, "application/pdf")
         shelf.attach("contact.taxDocument", first.id, stored)
+
+
+def _quote(rng: random.Random, order: LegacyPurchaseOrder, index: int) -> StoredFile:
+    folder, number = f"files/purchase-orders/{order.id}", order.number or order.id
+    photo = (f"{folder}/signed.png", f"signed-{number}.png")
+    paper = (f"{folder}/quote.pdf", f"quote-{number}.pdf")
+    return _scan(rng, index, photo, paper, f"Quote for purchase order {number}: {order.title or ''}")
+
+
+def add_order_files(workspace: Workspace, rng: random.Random) -> None:
+    """A quote (PDF) or a signed copy (PNG) on every other purchase order of every project, and the first
+    project's first quote on its second order too (one quote covering two orders: two documents on v1).
+    Drawn from ``rng`` alone after the orders are made, so every record seeded before stays as it was."""
+    shelf = workspace.files
+    for number, project in enumerate(p for p in workspace.projects.values() if not p.deleted):
+        orders = list(project.purchase_orders.values())
+        for index, order in enumerate(orders[::2]):
+            shelf.attach("purchaseOrder", order.id, _quote(rng, order, index))
+        if number == 0 and len(orders) > 1:
+            shelf.attach("purchaseOrder", orders[1].id, shelf.files_of("purchaseOrder", orders[0].id)[0])
 
 
 def add_dirty_files(workspace: Workspace, shelf: Shelf) -> None:

@@ -19,6 +19,7 @@ from bridge.emulator.core.errors import InvalidInput
 from bridge.emulator.core.model import Project
 from bridge.emulator.core.purchase_orders import LegacyItem, LegacyPurchaseOrder
 from bridge.emulator.legacy.actuals_routes import line_id, window
+from bridge.emulator.legacy.file_shapes import files_json
 from bridge.emulator.legacy.routing import Ctx, LegacyRoute, no_content, ok, renamed
 from bridge.emulator.legacy.shapes import Json, LegacyView, num, stamp
 
@@ -71,7 +72,7 @@ def order_view(view: LegacyView, project: Project, order: LegacyPurchaseOrder) -
         "amount": num(order.amount),
         "paidAmount": num(order.paid_amount),
         "status": order.status,
-        "attachments": [],  # the emulator serves no files here
+        "attachments": files_json(view.workspace.files, "purchaseOrder", order.id),
         "notes": order.notes,
         "lastModified": stamp(order.last_modified),
     }
@@ -103,6 +104,7 @@ def _filter(ctx: Ctx, project: Project) -> Callable[[LegacyPurchaseOrder], bool]
     start, end = window(ctx)
     attached = ctx.flag("hasAttachments") if ctx.param("hasAttachments") is not None else None
     statuses = set(ctx.multi("status"))
+    shelf = ctx.workspace.files
 
     def keep(order: LegacyPurchaseOrder) -> bool:
         if accounts and not any(item.line_id in lines for item in order.items):
@@ -111,7 +113,7 @@ def _filter(ctx: Ctx, project: Project) -> Callable[[LegacyPurchaseOrder], bool]
             order.date is None or (start is not None and order.date < start) or (end is not None and order.date > end)
         ):
             return False
-        if attached is not None and attached != bool(order.attachments):
+        if attached is not None and attached != bool(shelf.files_of("purchaseOrder", order.id)):
             return False
         return not statuses or order.status in statuses
 
