@@ -14,6 +14,7 @@ import random
 import re
 import signal
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from bridge.sync.cycle import CHANGES, Cycle, default_log, run_cycle
 from bridge.sync.health import LOOPBACK, Health
 from bridge.sync.log import SyncLog
 from bridge.terminal import plain
+from bridge.verify.compare import FailOn
 from state.store import open_state
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$")
@@ -110,6 +112,13 @@ def _said(cycle: Cycle) -> str:
     callback=duration,
     help="/healthz answers 503 once the last cycle finished longer ago than this.",
 )
+@click.option(
+    "--fail-on",
+    type=click.Choice([f.value for f in FailOn]),
+    default=FailOn.MISMATCH.value,
+    show_default=True,
+    help="The verify of each quiet cycle: 'rounding' holds it to zero tolerance.",
+)
 @click.pass_context
 def sync_group(
     ctx: click.Context,
@@ -122,6 +131,7 @@ def sync_group(
     as_json: bool,
     health_port: int | None,
     max_lag: timedelta,
+    fail_on: str,
     **options: object,
 ) -> Ending | None:
     """Keep v1 in step with legacy: creates, updates and deletes, never over a v1 edit (a conflict instead)."""
@@ -138,7 +148,8 @@ def sync_group(
         health = stack.enter_context(Health(health_port, max_lag)) if health_port is not None else None
         if health is not None and not as_json:
             click.echo(f"health on http://{LOOPBACK}:{health.port}/healthz and /metrics")
-        last = uvloop.run(_cycles(settings, log, None if once else interval, as_json, health))
+        pace = Pace(None if once else interval, FailOn(fail_on), as_json, health)
+        last = uvloop.run(_cycles(settings, log, pace))
     verdict = last.record["verdict"]
     differs = isinstance(verdict, dict) and verdict.get("verified") is True and verdict.get("reconciled") is False
     if last.open_conflicts or differs:
@@ -153,11 +164,21 @@ def _show(cycle: Cycle, as_json: bool) -> None:
     click.echo(plain(_said(cycle)))
 
 
-async def _cycles(
-    settings: Settings, log: SyncLog, interval: timedelta | None, as_json: bool, health: Health | None
-) -> Cycle:
-    """One cycle (``interval`` None), or cycles until SIGTERM, which lets the cycle under way finish. SIGINT (and
+@dataclass(frozen=True, slots=True)
+class Pace:
+    """How cycles follow each other: ``interval`` apart (None: one cycle), verified to ``fail_on``, each shown
+    as a line or as JSON, each counted by ``health`` when a watch serves it."""
+
+    interval: timedelta | None
+    fail_on: FailOn
+    as_json: bool
+    health: Health | None
+
+
+async def _cycles(settings: Settings, log: SyncLog, pace: Pace) -> Cycle:
+    """One cycle (no interval), or cycles until SIGTERM, which lets the cycle under way finish. SIGINT (and
     SIGTERM during a single cycle) cancels the cycle under way: it resumes from the journal, as a run does."""
+    interval, as_json, health = pace.interval, pace.as_json, pace.health
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     task = asyncio.current_task()
@@ -168,7 +189,7 @@ async def _cycles(
     try:
         while True:
             began = time.monotonic()
-            cycle = await run_cycle(settings, log, controls=controls)
+            cycle = await run_cycle(settings, log, controls=controls, fail_on=pace.fail_on)
             if health is not None:
                 health.saw(cycle, time.monotonic() - began)
             _show(cycle, as_json)
