@@ -50,7 +50,9 @@ CUTOVER_PROOF: tuple[Assumption, ...] = (
         "A record drifted when its v1 row, as the kind's published list shows it, differs from the row the bridge "
         "read back after its own last write of it, leaving out the fields v1 computes from other records "
         "(phaseTotals, expanded relations such as contact, documents, items, transactions, links, and counters "
-        "such as replyCount): a write to a child line or a receipt moves those, not the record's own fields.",
+        "such as replyCount) and those that follow a record's neighbours (sort, path, depth, updatedAt: v1 re-sorts "
+        "siblings when one is patched and stamps a project on any write inside it): a write to a child line or a "
+        "receipt moves those, not the record's own fields. A reorder made on v1 is therefore not seen as an edit.",
         "the descriptions publish updatedAt on most kinds but not on budget lines or phases, and no change "
         "history; which fields are derived is read from their descriptions, not published as a list.",
         ("engine.guard",),

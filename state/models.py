@@ -184,7 +184,7 @@ class MarkRow(SQLModel, table=True):
     scope: str = Field(primary_key=True, max_length=200)
     legacy_id: str = Field(primary_key=True, max_length=200)
     v1_id: str = Field(max_length=200)
-    mark: str = Field(max_length=64)
+    mark: str = Field(max_length=80)
     marked_at: datetime = Field(sa_type=UtcDateTime)
 
 

@@ -66,6 +66,13 @@ COMPUTED = frozenset(
         "replyCount",
         "reactions",
         "readByCurrentUser",
+        # Where a row sits among its siblings and when anything in it last moved: v1 recomputes them when a
+        # sibling is written (a line's rate patched re-sorts its siblings) and stamps a project on any write inside
+        # it, so they say nothing of who edited this record.
+        "sort",
+        "path",
+        "depth",
+        "updatedAt",
     }
 )
 # A row stamped this long after the bridge's last write of it was changed by someone else (clock skew between
@@ -73,10 +80,20 @@ COMPUTED = frozenset(
 SKEW = timedelta(seconds=2)
 
 
+MARKS = "m2:"
+"""The version of ``mark``'s rule, leading every mark: a mark kept under another rule is no mark (the first cycle
+under a new rule takes its baseline as after a `run`), never a false drift."""
+
+
 def mark(row: Row) -> str:
-    """The digest of a v1 row's own fields (RFC 8785 canonical JSON, SHA-256)."""
+    """The digest of a v1 row's own fields (RFC 8785 canonical JSON, SHA-256), under this rule's version."""
     own: dict[str, Json] = {key: _json(value) for key, value in row.items() if key not in COMPUTED}
-    return hashlib.sha256(canonical(own)).hexdigest()
+    return MARKS + hashlib.sha256(canonical(own)).hexdigest()
+
+
+def _current(kept: Mark | None) -> Mark | None:
+    """A kept mark made under this rule, else None."""
+    return kept if kept is not None and kept.mark.startswith(MARKS) else None
 
 
 def _json(value: object) -> Json:
@@ -183,7 +200,7 @@ class Guard:
         stored = declared.stored
         rows = await self.rows(declared, scope)
         row = rows.get(v1_id)
-        kept = self._kept(scope).get((stored, legacy_id))
+        kept = _current(self._kept(scope).get((stored, legacy_id)))
         if (stored, legacy_id) in self._opened(scope):
             drifted = True
         elif row is None:
@@ -272,7 +289,7 @@ class Guard:
                     if legacy_id is None:
                         continue
                     now = mark(row)
-                    old = kept.get((declared.stored, legacy_id))
+                    old = _current(kept.get((declared.stored, legacy_id)))
                     if old is None or v1_id in touched or old.v1_id != v1_id:
                         marks.append(Mark(declared.stored, state_scope(scope), legacy_id, v1_id, now))
                     elif old.mark != now and (declared.stored, legacy_id) not in opened:

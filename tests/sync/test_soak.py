@@ -113,7 +113,9 @@ def _medium_edit(world: World, step: int, project: str) -> None:
     with legacy(world) as old:
         if step % 5 == 0:
             budget = old.get(f"/projects/{project}/budget", params={"idMode": "system", "expands[]": "phases"}).json()
-            line = next(row for account in budget["subAccounts"] for row in account["lines"] if row["type"] == "line")
+            # subAccounts: each account by id, with its lines (the runbooks read `.subAccounts[].lines[]`).
+            lines = (row for account in budget["subAccounts"].values() for row in account["lines"])
+            line = next(row for row in lines if row["type"] == "line")
             body = {"type": "line", "phaseData": {budget["phases"][0]["id"]: {"rate": 1000 + step}}}
             assert old.put(f"/projects/{project}/budget/line/{line['id']}", json=body).is_success
             return

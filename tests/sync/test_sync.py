@@ -177,6 +177,8 @@ def test_a_cycle_that_writes_leaves_the_verify_to_the_next_quiet_one(served: Wor
     code, output = bridge(served, "sync", "--once", "--project", SMALL_PROJECT)
     assert code == 0, output
     assert "actual to update 1; 1 projects to verify once a cycle finds nothing to write" in output
+    # What the write moved besides its record (the project's stamp, siblings' order) is no edit made on v1.
+    assert "changed on v1 only" not in output
     code, output = bridge(served, "sync", "--once", "--project", SMALL_PROJECT)
     assert code == 0, output
     assert "cycle 3: 0 requests; no change at the source; verified: reconciled" in output

@@ -27,7 +27,7 @@ def upgrade() -> None:
         sa.Column("scope", sa.String(200), primary_key=True),
         sa.Column("legacy_id", sa.String(200), primary_key=True),
         sa.Column("v1_id", sa.String(200), nullable=False),
-        sa.Column("mark", sa.String(64), nullable=False),
+        sa.Column("mark", sa.String(80), nullable=False),
         sa.Column("marked_at", sa.String(32), nullable=False),
     )
     op.create_table(
