@@ -162,12 +162,13 @@ def test_five_minutes_of_edits_on_medium_reconcile_after_each_quiet_cycle(tmp_pa
         process.send_signal(signal.SIGTERM)
         output = process.communicate(timeout=600)[0].decode()
         assert process.returncode == 0, output
-        for _ in range(2):  # the last edits written, then a quiet cycle that verifies them
+        for _ in range(2):  # the last edits written (if the watch's last cycle did not), then a quiet cycle
             code, said = bridge(served, "sync", "--once", "--fail-on", "rounding")
             assert code == 0, said
         records = [json.loads(line)["record"] for line in Path(f"{served.state}.sync.jsonl").read_text().splitlines()]
         verified = [r["verdict"] for r in records if r["verdict"]["verified"]]
         print(f"medium, {step} edits in {MEDIUM_SECONDS:.0f} s: {len(records)} cycles, {len(verified)} verified")
-        assert verified
         assert all(verdict["reconciled"] for verdict in verified), [v for v in verified if not v["reconciled"]]
-        assert "verified: reconciled" in said
+        # Once the edits stopped, a quiet cycle verified what the last writes left.
+        assert any(r["verdict"]["verified"] for r in records[-3:]), records[-3:]
+        assert not records[-1]["unverified"]
