@@ -13,6 +13,7 @@ into the exit code of the README's table, for every command alike:
 
 from __future__ import annotations
 
+import difflib
 import functools
 import gc
 import importlib
@@ -186,6 +187,18 @@ class LazyGroup(click.Group):
         if not isinstance(command, click.Command):
             raise TypeError(f"{lazy.target} is not a click command")
         return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """click's own, but an unknown command names the nearest one (`bridge stauts`: did you mean status?)."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as error:
+            near = difflib.get_close_matches(args[0], self.list_commands(ctx), n=1) if args else []
+            if not near:
+                raise
+            raise click.UsageError(f"{error.message} Did you mean {near[0]}?", error.ctx) from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """click's own list of commands (``click.Group.format_commands``), but a lazy command is stood in for by
