@@ -8,6 +8,7 @@ into the exit code of the README's table, for every command alike:
        kind not in the crosswalk (`crosswalk`); never a stop
     2  usage or configuration error: the message names the setting
     3  stopped and resumable: run the same command again
+    130 interrupted by the operator (SIGINT/SIGTERM, Ctrl-C): nothing lost; run the same command again
     4  fatal or a bug: the message says where the log (with the traceback) is; never a raw traceback
 """
 
@@ -28,7 +29,7 @@ import click
 
 from bridge import assumptions
 from bridge.commands import Ending
-from bridge.errors import BridgeError, FatalError, ResumableStop, RetriableError, UsageError
+from bridge.errors import BridgeError, FatalError, Interrupted, ResumableStop, RetriableError, UsageError
 
 # Start-up imports only what every command needs: `bridge --help` lists the commands without loading one
 # (click, this module, the errors), and each command module loads what its command uses. What the endings
@@ -42,6 +43,10 @@ ENDINGS: dict[Ending, int] = {
     Ending.NOT_FOUND: 1,
     Ending.MISMATCH: 1,
 }
+
+
+# The shell's own code for a process ended by SIGINT (128 + 2): a script tells the operator's stop from a failure.
+INTERRUPTED = 130
 
 
 @functools.cache
@@ -58,6 +63,7 @@ def _errors() -> tuple[tuple[type[BaseException], int, str], ...]:
     )
 
     return (
+        (Interrupted, INTERRUPTED, "interrupted"),
         (UsageError, 2, "error"),
         (StateLocationError, 2, "error"),
         (SchemaTooNewError, 2, "error"),
@@ -233,8 +239,9 @@ class BridgeGroup(LazyGroup):
             usage.show()
             code = usage.exit_code
         except click.exceptions.Abort:
-            click.echo("stopped: interrupted", err=True)
-            code = 3
+            # click's form of Ctrl-C (KeyboardInterrupt) outside a run, which says its own line (Interrupted).
+            click.echo("interrupted: nothing is lost; run the same command again", err=True)
+            code = INTERRUPTED
         except BridgeError as error:
             label = next((label for cls, _, label in _errors() if isinstance(error, cls)), "fatal")
             _say(label, error)

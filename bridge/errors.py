@@ -13,6 +13,7 @@ The tree, by remedy (``bridge.cli`` alone turns a branch into an exit code)::
     │   ├── RecordConflict           legacy 409 (duplicate tag name and the like)
     │   └── NotFound                 404 (absent, or not visible to the credentials)
     ├── ResumableStop                exit 3: stop cleanly; a later `bridge run` resumes where this one stopped
+    │   ├── Interrupted              exit 130: SIGINT/SIGTERM (Ctrl-C); nothing lost, run again to resume
     │   ├── AuthenticationLost       401 (token revoked/invalid/missing, legacy key rejected)
     │   ├── SourceUnreadable         a legacy read refused (400, 404, 409, 413): no record to quarantine
     │   ├── PermissionRevoked        403 (carries requiredAbility when the service names it)
@@ -120,6 +121,12 @@ class FeatureUnavailable(RecordError):
 
 class ResumableStop(BridgeError):
     remedy = "the run stopped cleanly; fix the cause, then run the same command again to resume"
+
+
+class Interrupted(ResumableStop):
+    """SIGINT or SIGTERM: the run stopped between two journal transitions and resumes from the journal."""
+
+    remedy = "nothing is lost; run the same command again to resume"
 
 
 class AuthenticationLost(ResumableStop):

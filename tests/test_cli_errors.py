@@ -3,11 +3,20 @@ settings. Each case drives the real `bridge` group, as an operator would, and ch
 
 from __future__ import annotations
 
+import asyncio
+import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
-from bridge.cli import cli
+from bridge.cli import INTERRUPTED, cli
+from tests.support.census import v1_writes_by_route
+from tests.support.world import World, fresh_world
 
 FULL = {
     "BRIDGE_LEGACY_URL": "http://127.0.0.1:9/api/v1",
@@ -71,3 +80,39 @@ def test_config_show_with_every_required_setting_exits_0(tmp_path: Path) -> None
     code, output = _bridge("config", "show", env={**FULL, "BRIDGE_STATE": str(tmp_path / "s.db")})
     assert code == 0, output
     assert "MISSING" not in output
+
+
+def _bridge_process(world: World, *args: str) -> subprocess.Popen[str]:
+    bridge = Path(sys.executable).with_name("bridge")
+    env = world.env()
+    return subprocess.Popen([str(bridge), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.mark.anyio
+async def test_ctrl_c_mid_run_exits_130_and_a_second_run_completes_without_a_duplicate(tmp_path: Path) -> None:
+    """SIGINT to a `bridge run` in the middle of its writes: exit 130, the interrupted line and the resume
+    command, no traceback; the same command again finishes, and v1 holds each record once."""
+    with fresh_world(tmp_path / "state.db").served() as world:
+        # Every answer waits, so the run is surely mid-way when the signal comes.
+        await world.control("POST", "/faults", {"latencyMs": 40})
+        args = ("run", "--project", world.project_id)
+        first = _bridge_process(world, *args)
+        deadline = time.monotonic() + 60
+        while not v1_writes_by_route(await world.control("GET", "/stats")) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        first.send_signal(signal.SIGINT)
+        output, _ = first.communicate(timeout=60)
+        assert first.returncode == INTERRUPTED, output
+        assert re.search(r"interrupted: the run was interrupted after [\d,]+ records", output), output
+        assert "Nothing is lost; run the same command again to resume" in output
+        assert "resume with:" in output
+        assert "Traceback" not in output
+        assert "CancelledError" not in output
+        assert "fix the cause" not in output
+        await world.control("POST", "/faults", {})
+        second = _bridge_process(world, *args)
+        output, _ = second.communicate(timeout=300)
+        assert second.returncode == 0, output
+        counts = await world.census()
+    assert counts
+    assert max(counts.values()) == 1

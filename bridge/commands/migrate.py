@@ -29,9 +29,9 @@ from bridge.engine.inventory import UNLISTED
 from bridge.engine.kinds import spec
 from bridge.engine.plan import Plan
 from bridge.engine.points import WriteObserver
-from bridge.engine.progress import display, planned
-from bridge.engine.run import Interrupted, Outcome, migrate
-from bridge.errors import FatalError, ResumableStop, RetriableError, UsageError
+from bridge.engine.progress import Progress, display, planned
+from bridge.engine.run import Outcome, migrate
+from bridge.errors import FatalError, Interrupted, ResumableStop, RetriableError, UsageError
 from bridge.files import write_private
 from bridge.terminal import console, plain, shown
 from mappings.inventory import figures
@@ -43,8 +43,9 @@ Exit codes:
   1  finished, but some records are quarantined (they are listed)
   2  usage or configuration error
   3  stopped and resumable (credentials revoked, retry budget exhausted, a source read refused,
-     SIGINT/SIGTERM, another run on the same state file): run the printed command to resume
-  4  fatal: a bug-class error such as idempotency_conflict; report it with the log file"""
+     another run on the same state file): run the printed command to resume
+  4  fatal: a bug-class error such as idempotency_conflict; report it with the log file
+  130  interrupted (SIGINT/SIGTERM, Ctrl-C): nothing lost; run the same command again to resume"""
 
 COLUMNS = (
     "kind",
@@ -255,6 +256,15 @@ def _expected(plan_file: Path) -> Plan:
         ) from None
 
 
+def _moved(progress: Progress) -> str:
+    """How far the run came, from what its display counted: N of M records when a plan gave the totals."""
+    done = sum(progress.records.values())
+    if progress.expected is None:
+        return f"{done:,} records (the total is shown with --plan)"
+    planned = sum(row.records for row in progress.expected.kinds.values())
+    return f"{done:,} of {planned:,} records"
+
+
 @click.command("run", epilog=EXIT_CODES)
 @connection_options
 @click.option(
@@ -273,8 +283,12 @@ def run_command(plan_file: Path | None, as_json: bool, **options: object) -> End
     # tests do, to stop the process at a chosen point); `bridge run` from a shell has none.
     found = click.get_current_context().obj
     observer = found if isinstance(found, WriteObserver) else None
-    with progress:
-        outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=progress, observer=observer))
+    try:
+        with progress:
+            outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=progress, observer=observer))
+    except Interrupted as stop:
+        stop.message = f"the run was interrupted after {_moved(progress)}"
+        raise
     ending = Ending.QUARANTINED if outcome.ledger.quarantine else Ending.DONE
     if as_json:
         # The report the state file keeps with the run (`bridge status`), with the run's id; JSON escapes every

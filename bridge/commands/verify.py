@@ -35,7 +35,8 @@ Exit codes:
   1  differences found: reconciliation.md / .html / .json in the report directory say where
   2  usage or configuration error
   3  could not finish (auth rejected, rate limited, service unavailable): run again to resume
-  4  fatal or a bug: the message says where the log is"""
+  4  fatal or a bug: the message says where the log is
+  130  interrupted (Ctrl-C): nothing lost; run again"""
 
 TERMINAL_DIFFERENCES = 20
 _STYLE = {Verdict.EXACT: "green", Verdict.ROUNDING: "yellow", Verdict.QUARANTINE: "magenta", Verdict.MISMATCH: "red"}
