@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -116,3 +117,30 @@ async def test_ctrl_c_mid_run_exits_130_and_a_second_run_completes_without_a_dup
         counts = await world.census()
     assert counts
     assert max(counts.values()) == 1
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on: bound, then released."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize("command", ["plan", "run"])
+def test_a_wrong_port_at_the_first_request_exits_2_at_once_naming_the_url(tmp_path: Path, command: str) -> None:
+    """Nothing ever answered at the URL: a setting to fix, said within 5 s, not 20 s of retries then 'resume'."""
+    port = _closed_port()
+    env: dict[str, str | None] = {
+        **FULL,
+        "BRIDGE_LEGACY_URL": f"http://127.0.0.1:{port}/api/v1",
+        "BRIDGE_V1_URL": f"http://127.0.0.1:{port}/v1",
+        "BRIDGE_STATE": str(tmp_path / "s.db"),
+    }
+    started = time.monotonic()
+    code, output = _bridge(command, env=env)
+    assert time.monotonic() - started < 5
+    assert code == 2, output
+    assert f"nothing answers at http://127.0.0.1:{port}/" in output.replace("\n", "")
+    assert "resume" not in output
+    assert FULL["BRIDGE_LEGACY_KEY"] not in output
+    assert FULL["BRIDGE_V1_TOKEN"] not in output

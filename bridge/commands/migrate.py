@@ -41,7 +41,7 @@ EXIT_CODES = """\b
 Exit codes:
   0  everything migrated (or, for plan, the plan was made)
   1  finished, but some records are quarantined (they are listed)
-  2  usage or configuration error
+  2  usage or configuration error (a URL where nothing answers at the first request included)
   3  stopped and resumable (credentials revoked, retry budget exhausted, a source read refused,
      another run on the same state file): run the printed command to resume
   4  fatal: a bug-class error such as idempotency_conflict; report it with the log file
