@@ -10,6 +10,7 @@ into the exit code of the README's table, for every command alike:
     3  stopped and resumable: run the same command again
     130 interrupted by the operator (SIGINT/SIGTERM, Ctrl-C): nothing lost; run the same command again
     4  fatal or a bug: the message says where the log (with the traceback) is; never a raw traceback
+    5  credentials refused (a 401): the message names the variable to set
 """
 
 from __future__ import annotations
@@ -29,7 +30,15 @@ import click
 
 from bridge import assumptions
 from bridge.commands import Ending
-from bridge.errors import BridgeError, FatalError, Interrupted, ResumableStop, RetriableError, UsageError
+from bridge.errors import (
+    AuthenticationLost,
+    BridgeError,
+    FatalError,
+    Interrupted,
+    ResumableStop,
+    RetriableError,
+    UsageError,
+)
 
 # Start-up imports only what every command needs: `bridge --help` lists the commands without loading one
 # (click, this module, the errors), and each command module loads what its command uses. What the endings
@@ -45,6 +54,8 @@ ENDINGS: dict[Ending, int] = {
 }
 
 
+# Its own code, not 3: a refused credential is a setting to fix, which no rerun alone gets past.
+CREDENTIALS = 5
 # The shell's own code for a process ended by SIGINT (128 + 2): a script tells the operator's stop from a failure.
 INTERRUPTED = 130
 
@@ -64,6 +75,7 @@ def _errors() -> tuple[tuple[type[BaseException], int, str], ...]:
 
     return (
         (Interrupted, INTERRUPTED, "interrupted"),
+        (AuthenticationLost, CREDENTIALS, "credentials refused"),
         (UsageError, 2, "error"),
         (StateLocationError, 2, "error"),
         (SchemaTooNewError, 2, "error"),

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bridge.cli import INTERRUPTED, cli
+from bridge.cli import CREDENTIALS, INTERRUPTED, cli
+from bridge.config import ENV_LEGACY_KEY, ENV_TOKEN
+from bridge.errors import CREDENTIAL_VARIABLES
 from tests.support.census import v1_writes_by_route
 from tests.support.world import World, fresh_world
 
@@ -144,3 +146,24 @@ def test_a_wrong_port_at_the_first_request_exits_2_at_once_naming_the_url(tmp_pa
     assert "resume" not in output
     assert FULL["BRIDGE_LEGACY_KEY"] not in output
     assert FULL["BRIDGE_V1_TOKEN"] not in output
+
+
+def test_the_credential_variables_named_are_the_ones_the_settings_read() -> None:
+    assert CREDENTIAL_VARIABLES == {"legacy": ENV_LEGACY_KEY, "v1": ENV_TOKEN}
+
+
+@pytest.mark.parametrize(("variable", "wrong"), [("BRIDGE_V1_TOKEN", "tok_wrong"), ("BRIDGE_LEGACY_KEY", "lk_wrong")])
+def test_a_refused_credential_exits_5_naming_the_variable_never_resume(
+    tmp_path: Path, variable: str, wrong: str
+) -> None:
+    """A wrong token or key against the emulator: its own exit code, the variable to set, no 'resume'."""
+    wrong = f"{wrong}_0123456789abcdefghij"
+    with fresh_world(tmp_path / "state.db").served() as world:
+        env: dict[str, str | None] = {**world.env(), variable: wrong}
+        code, output = _bridge("plan", "--project", world.project_id, env=env)
+    assert code == CREDENTIALS, output
+    assert "credentials refused:" in output
+    assert variable in output.replace("\n", "")
+    assert "resume" not in output
+    assert wrong not in output
+    assert wrong[-4:] not in output

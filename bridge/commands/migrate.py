@@ -31,7 +31,7 @@ from bridge.engine.plan import Plan
 from bridge.engine.points import WriteObserver
 from bridge.engine.progress import Progress, display, planned
 from bridge.engine.run import Outcome, migrate
-from bridge.errors import FatalError, Interrupted, ResumableStop, RetriableError, UsageError
+from bridge.errors import AuthenticationLost, FatalError, Interrupted, ResumableStop, RetriableError, UsageError
 from bridge.files import write_private
 from bridge.terminal import console, plain, shown
 from mappings.inventory import figures
@@ -42,9 +42,10 @@ Exit codes:
   0  everything migrated (or, for plan, the plan was made)
   1  finished, but some records are quarantined (they are listed)
   2  usage or configuration error (a URL where nothing answers at the first request included)
-  3  stopped and resumable (credentials revoked, retry budget exhausted, a source read refused,
+  3  stopped and resumable (retry budget exhausted, a source read refused,
      another run on the same state file): run the printed command to resume
   4  fatal: a bug-class error such as idempotency_conflict; report it with the log file
+  5  credentials refused: set the variable the message names, then run again
   130  interrupted (SIGINT/SIGTERM, Ctrl-C): nothing lost; run the same command again to resume"""
 
 COLUMNS = (
@@ -166,7 +167,9 @@ def _run_guarded(coroutine_factory: Callable[[], object]) -> Outcome:
         # sockets in C take about 4% less of it on `medium` (6 interleaved pairs); the fleet's steps use it too.
         return uvloop.run(main())
     except (ResumableStop, RetriableError, StateStorageError, StateLockedError) as stop:
-        stop.add_note(f"resume with:  {resume_command()}")
+        # A refused credential is fixed first: its message names the variable, and no "resume" hides that.
+        if not isinstance(stop, AuthenticationLost):
+            stop.add_note(f"resume with:  {resume_command()}")
         raise
     except (FatalError, StateCorruptError) as fatal:
         fatal.add_note("keep the state file and the log file, and report this; do not delete the state file")
