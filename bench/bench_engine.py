@@ -259,7 +259,7 @@ class Watched:
 
 def watched_run(served: Served, state: Path, limit_s: float) -> Watched:
     """A whole `bridge run` of the served workspace over ``state`` in a child process, its memory read while it
-    runs; past ``limit_s`` it is stopped with SIGTERM (a resumable stop, exit 3)."""
+    runs; past ``limit_s`` it is stopped with SIGTERM (a resumable stop, exit 130)."""
     env = {
         **os.environ,
         "BRIDGE_LEGACY_URL": f"{served.base}/api/v1",

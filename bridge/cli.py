@@ -8,11 +8,14 @@ into the exit code of the README's table, for every command alike:
        kind not in the crosswalk (`crosswalk`); never a stop
     2  usage or configuration error: the message names the setting
     3  stopped and resumable: run the same command again
+    130 interrupted by the operator (SIGINT/SIGTERM, Ctrl-C): nothing lost; run the same command again
     4  fatal or a bug: the message says where the log (with the traceback) is; never a raw traceback
+    5  credentials refused (a 401): the message names the variable to set
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import gc
 import importlib
@@ -27,7 +30,15 @@ import click
 
 from bridge import assumptions
 from bridge.commands import Ending
-from bridge.errors import BridgeError, FatalError, ResumableStop, RetriableError, UsageError
+from bridge.errors import (
+    AuthenticationLost,
+    BridgeError,
+    FatalError,
+    Interrupted,
+    ResumableStop,
+    RetriableError,
+    UsageError,
+)
 
 # Start-up imports only what every command needs: `bridge --help` lists the commands without loading one
 # (click, this module, the errors), and each command module loads what its command uses. What the endings
@@ -41,6 +52,12 @@ ENDINGS: dict[Ending, int] = {
     Ending.NOT_FOUND: 1,
     Ending.MISMATCH: 1,
 }
+
+
+# Its own code, not 3: a refused credential is a setting to fix, which no rerun alone gets past.
+CREDENTIALS = 5
+# The shell's own code for a process ended by SIGINT (128 + 2): a script tells the operator's stop from a failure.
+INTERRUPTED = 130
 
 
 @functools.cache
@@ -57,6 +74,8 @@ def _errors() -> tuple[tuple[type[BaseException], int, str], ...]:
     )
 
     return (
+        (Interrupted, INTERRUPTED, "interrupted"),
+        (AuthenticationLost, CREDENTIALS, "credentials refused"),
         (UsageError, 2, "error"),
         (StateLocationError, 2, "error"),
         (SchemaTooNewError, 2, "error"),
@@ -195,6 +214,18 @@ class LazyGroup(click.Group):
             raise TypeError(f"{lazy.target} is not a click command")
         return command
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """click's own, but an unknown command names the nearest one (`bridge stauts`: did you mean status?)."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as error:
+            near = difflib.get_close_matches(args[0], self.list_commands(ctx), n=1) if args else []
+            if not near:
+                raise
+            raise click.UsageError(f"{error.message} Did you mean {near[0]}?", error.ctx) from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """click's own list of commands (``click.Group.format_commands``), but a lazy command is stood in for by
         one that holds only its summary: click reads each line through ``get_command``, which would import every
@@ -228,8 +259,9 @@ class BridgeGroup(LazyGroup):
             usage.show()
             code = usage.exit_code
         except click.exceptions.Abort:
-            click.echo("stopped: interrupted", err=True)
-            code = 3
+            # click's form of Ctrl-C (KeyboardInterrupt) outside a run, which says its own line (Interrupted).
+            click.echo("interrupted: nothing is lost; run the same command again", err=True)
+            code = INTERRUPTED
         except BridgeError as error:
             label = next((label for cls, _, label in _errors() if isinstance(error, cls)), "fatal")
             _say(label, error)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
 
+import click
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, InitSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
@@ -293,6 +294,18 @@ def _with_key_files(values: Mapping[str, object], where: str) -> dict[str, objec
     return layer
 
 
+def stray_variables(environ: Mapping[str, str]) -> list[str]:
+    """A warning for each BRIDGE_* variable that is no setting but is close to one (a typo would otherwise leave
+    the setting unset and blame it instead); it names the variable, never its value."""
+    return [
+        f"warning: {variable} is not a setting; did you mean {near[0]}?"
+        for variable in sorted(environ)
+        if variable.startswith("BRIDGE_") and variable not in _ENVIRONMENT
+        for near in [difflib.get_close_matches(variable, _ENVIRONMENT, n=1)]
+        if near
+    ]
+
+
 class _Environment(PydanticBaseSettingsSource):
     """The BRIDGE_* variables (an empty one counts as unset); secrets are wrapped at once, so even a debug
     dump of this layer shows them masked."""
@@ -431,6 +444,10 @@ def explain_settings(
     """The settings and where each came from (None values and empty tuples in overrides count as not given)."""
     given = {k: str(v) if k in _FILE_KEYS else v for k, v in (overrides or {}).items() if v is not None and v != ()}
     options = _with_key_files(given, "an option")
+    if env is None:
+        # Only the process's own environment: a fleet entry's mapping is checked by its manifest.
+        for warning in stray_variables(os.environ):
+            click.echo(warning, err=True)
     environment = _Environment(Settings, os.environ if env is None else env)
     toml = _TomlFile(Settings, config_file)
     sources = _sources_of(options, environment, toml)

@@ -13,7 +13,9 @@ The tree, by remedy (``bridge.cli`` alone turns a branch into an exit code)::
     │   ├── RecordConflict           legacy 409 (duplicate tag name and the like)
     │   └── NotFound                 404 (absent, or not visible to the credentials)
     ├── ResumableStop                exit 3: stop cleanly; a later `bridge run` resumes where this one stopped
-    │   ├── AuthenticationLost       401 (token revoked/invalid/missing, legacy key rejected)
+    │   ├── Interrupted              exit 130: SIGINT/SIGTERM (Ctrl-C); nothing lost, run again to resume
+    │   ├── AuthenticationLost       exit 5: 401 (token revoked/invalid/missing, legacy key rejected); names the
+    │   │                            variable to fix
     │   ├── SourceUnreadable         a legacy read refused (400, 404, 409, 413): no record to quarantine
     │   ├── PermissionRevoked        403 (carries requiredAbility when the service names it)
     │   ├── ServiceUnavailable       423 locked, or retries ended without success (deadline or attempts)
@@ -122,8 +124,29 @@ class ResumableStop(BridgeError):
     remedy = "the run stopped cleanly; fix the cause, then run the same command again to resume"
 
 
+class Interrupted(ResumableStop):
+    """SIGINT or SIGTERM: the run stopped between two journal transitions and resumes from the journal."""
+
+    remedy = "nothing is lost; run the same command again to resume"
+
+
+# Where each surface's credential is set (bridge.config reads these; tests/test_cli_errors.py holds them equal).
+CREDENTIAL_VARIABLES = {"legacy": "BRIDGE_LEGACY_KEY", "v1": "BRIDGE_V1_TOKEN"}
+
+
 class AuthenticationLost(ResumableStop):
-    remedy = "issue a new key or token, set it in the environment, then run the same command again to resume"
+    """The service refused the credential: a setting to fix, named by surface; the journal keeps what was done."""
+
+    remedy = "issue a new key or token, set it in the environment, then run the same command again"
+
+    def __init__(self, message: str, **origin: Unpack[Origin]) -> None:
+        super().__init__(message, **origin)
+        variable = CREDENTIAL_VARIABLES.get(self.surface or "")
+        if variable is not None:
+            credential = "key" if self.surface == "legacy" else "token"
+            self.remedy = (
+                f"set a valid {credential} in {variable} (or its --config file), then run the same command again"
+            )
 
 
 class SourceUnreadable(ResumableStop):

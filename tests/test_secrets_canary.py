@@ -138,7 +138,7 @@ async def test_canary_secrets_never_leak_from_any_client_path(
             cli.cli.main(["leak"])
     finally:
         cli.cli.commands.pop("leak")
-    assert exit_info.value.code == 3
+    assert exit_info.value.code == 5
 
     captured = capsys.readouterr()
     texts += [console.getvalue(), log_file.read_text(), captured.out, captured.err]

@@ -62,7 +62,13 @@ def test_status_reads_the_state_without_the_engine_clients_or_servers(tmp_path: 
 
 def test_config_show_reads_the_settings_without_the_state_or_the_engine(tmp_path: Path) -> None:
     """`bridge config show` loads the settings and their options, not the state store nor what a run drives."""
-    modules = _imported(tmp_path, "config", "show", "--state", str(tmp_path / "state.db"))
+    secret = tmp_path / "secret"
+    secret.write_text("a-key-or-token-for-the-probe\n")
+    secret.chmod(0o600)
+    # Every required setting given: one missing is exit 2, and an error's exit code loads the state's errors.
+    urls = ("--legacy-url", "http://127.0.0.1:9/api/v1", "--v1-url", "http://127.0.0.1:9/v1")
+    keys = ("--legacy-key-file", str(secret), "--token-file", str(secret))
+    modules = _imported(tmp_path, "config", "show", "--state", str(tmp_path / "state.db"), *urls, *keys)
     assert "bridge.commands.config" in modules
     assert _within(modules, "state", "sqlalchemy", *UPPER_LAYERS, *SERVERS_AND_CLIENTS) == []
 

@@ -316,6 +316,21 @@ class RunControls:
         return self.limiter
 
 
+# The base URLs that have answered in this process. A refused connection to one that never did is a wrong URL
+# or port, or a service not started: a setting to fix at once (exit 2), not an outage to wait out with retries.
+ANSWERED: set[str] = set()
+
+
+def never_answered(exc: httpx.TransportError, base_url: str, what: str, surface: Surface) -> ConfigError | None:
+    """The configuration error of a connection refused (or a port closed) at a base URL nothing answered yet."""
+    if not isinstance(exc, httpx.ConnectError) or base_url in ANSWERED:
+        return None
+    return ConfigError(
+        f"{what}: nothing answers at {base_url} (the connection was refused before any answer in this run); "
+        f"check {URL_SETTINGS[surface]} and that the service is up"
+    )
+
+
 class HttpSession:
     """One surface's connection: sends Calls under the shared retry policy and maps failures to errors."""
 
@@ -392,12 +407,17 @@ class HttpSession:
             try:
                 async with asyncio.timeout(timeout):
                     response = await self._exchange(call)
+                ANSWERED.add(self.endpoint.base_url)
             except TimeoutError:
                 raise NetworkError(
                     f"{self.surface} {call.what} did not finish within request_timeout ({timeout:g} s)"
                 ) from None
             except httpx.TransportError as exc:
-                raise error_for_transport(exc, f"{self.surface} {call.what}", self.surface) from exc
+                what = f"{self.surface} {call.what}"
+                error = error_for_transport(exc, what, self.surface)
+                if isinstance(error, NetworkError):
+                    error = never_answered(exc, self.endpoint.base_url, what, self.surface) or error
+                raise error from exc
             except httpx.HTTPError as exc:
                 # Decoding and redirect errors: the service answered outside the contract.
                 raise UnexpectedResponse(f"{self.surface} {call.what}: {type(exc).__name__}") from exc

@@ -14,8 +14,22 @@ from rich.text import Text
 
 from bridge.commands import Ending
 from bridge.commands.options import setting_options
-from bridge.config import SECRETS, Settings, Source, explain_settings
+from bridge.config import (
+    ENV_LEGACY_KEY,
+    ENV_LEGACY_URL,
+    ENV_TOKEN,
+    ENV_V1_URL,
+    SECRETS,
+    Settings,
+    Source,
+    explain_settings,
+)
+from bridge.errors import ConfigError
 from bridge.terminal import console, shown
+
+# What `bridge run` cannot start without, with the variable that sets each (a --config file may set it too).
+REQUIRED = {"legacy_url": ENV_LEGACY_URL, "legacy_key": ENV_LEGACY_KEY, "v1_url": ENV_V1_URL, "token": ENV_TOKEN}
+MISSING = "MISSING (required)"
 
 
 @click.group("config")
@@ -39,13 +53,18 @@ def _value(settings: Settings, name: str, source: Source) -> str:
 @setting_options
 def show_command(config_file: Path | None, **options: object) -> Ending:
     """Print each setting, its value (secrets masked) and where it came from: option, environment, TOML file,
-    default."""
+    default; exit 2 when a required setting is missing (marked in the table)."""
     settings, sources = explain_settings(config_file, options)
+    missing = {name: variable for name, variable in REQUIRED.items() if getattr(settings, name) in (None, "")}
     table = Table(title="bridge settings", title_justify="left")
     for header in ("setting", "value", "from"):
         table.add_column(header)
     for name, source in sources.items():
         # Values are the operator's own, but a path or a name may still hold terminal control characters.
-        table.add_row(name, Text(shown(_value(settings, name, source))), Text(shown(source)))
+        value = MISSING if name in missing else _value(settings, name, source)
+        table.add_row(name, Text(shown(value)), Text(shown(source)))
     console().print(table)
+    if missing:
+        named = ", ".join(f"{name} ({variable})" for name, variable in missing.items())
+        raise ConfigError(f"required settings not set: {named}; set each in the environment or the --config file")
     return Ending.DONE

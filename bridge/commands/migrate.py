@@ -29,9 +29,9 @@ from bridge.engine.inventory import UNLISTED
 from bridge.engine.kinds import spec
 from bridge.engine.plan import Plan
 from bridge.engine.points import WriteObserver
-from bridge.engine.progress import display, planned
-from bridge.engine.run import Interrupted, Outcome, migrate
-from bridge.errors import FatalError, ResumableStop, RetriableError, UsageError
+from bridge.engine.progress import Progress, display, planned
+from bridge.engine.run import Outcome, migrate
+from bridge.errors import AuthenticationLost, FatalError, Interrupted, ResumableStop, RetriableError, UsageError
 from bridge.files import write_private
 from bridge.terminal import console, plain, shown
 from mappings.inventory import figures
@@ -41,10 +41,12 @@ EXIT_CODES = """\b
 Exit codes:
   0  everything migrated (or, for plan, the plan was made)
   1  finished, but some records are quarantined (they are listed)
-  2  usage or configuration error
-  3  stopped and resumable (credentials revoked, retry budget exhausted, a source read refused,
-     SIGINT/SIGTERM, another run on the same state file): run the printed command to resume
-  4  fatal: a bug-class error such as idempotency_conflict; report it with the log file"""
+  2  usage or configuration error (a URL where nothing answers at the first request included)
+  3  stopped and resumable (retry budget exhausted, a source read refused,
+     another run on the same state file): run the printed command to resume
+  4  fatal: a bug-class error such as idempotency_conflict; report it with the log file
+  5  credentials refused: set the variable the message names, then run again
+  130  interrupted (SIGINT/SIGTERM, Ctrl-C): nothing lost; run the same command again to resume"""
 
 COLUMNS = (
     "kind",
@@ -165,7 +167,9 @@ def _run_guarded(coroutine_factory: Callable[[], object]) -> Outcome:
         # sockets in C take about 4% less of it on `medium` (6 interleaved pairs); the fleet's steps use it too.
         return uvloop.run(main())
     except (ResumableStop, RetriableError, StateStorageError, StateLockedError) as stop:
-        stop.add_note(f"resume with:  {resume_command()}")
+        # A refused credential is fixed first: its message names the variable, and no "resume" hides that.
+        if not isinstance(stop, AuthenticationLost):
+            stop.add_note(f"resume with:  {resume_command()}")
         raise
     except (FatalError, StateCorruptError) as fatal:
         fatal.add_note("keep the state file and the log file, and report this; do not delete the state file")
@@ -255,6 +259,15 @@ def _expected(plan_file: Path) -> Plan:
         ) from None
 
 
+def _moved(progress: Progress) -> str:
+    """How far the run came, from what its display counted: N of M records when a plan gave the totals."""
+    done = sum(progress.records.values())
+    if progress.expected is None:
+        return f"{done:,} records (the total is shown with --plan)"
+    planned = sum(row.records for row in progress.expected.kinds.values())
+    return f"{done:,} of {planned:,} records"
+
+
 @click.command("run", epilog=EXIT_CODES)
 @connection_options
 @click.option(
@@ -273,8 +286,12 @@ def run_command(plan_file: Path | None, as_json: bool, **options: object) -> End
     # tests do, to stop the process at a chosen point); `bridge run` from a shell has none.
     found = click.get_current_context().obj
     observer = found if isinstance(found, WriteObserver) else None
-    with progress:
-        outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=progress, observer=observer))
+    try:
+        with progress:
+            outcome = _run_guarded(lambda: migrate(settings, dry_run=False, progress=progress, observer=observer))
+    except Interrupted as stop:
+        stop.message = f"the run was interrupted after {_moved(progress)}"
+        raise
     ending = Ending.QUARANTINED if outcome.ledger.quarantine else Ending.DONE
     if as_json:
         # The report the state file keeps with the run (`bridge status`), with the run's id; JSON escapes every

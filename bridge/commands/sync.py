@@ -28,8 +28,7 @@ from bridge.commands import Ending
 from bridge.commands.migrate import EXIT_CODES
 from bridge.commands.options import connection_options, settings_from
 from bridge.config import Settings
-from bridge.engine.run import Interrupted
-from bridge.errors import UsageError
+from bridge.errors import Interrupted, UsageError
 from bridge.sync.conflicts import Side, open_conflict, resolve
 from bridge.sync.cycle import CHANGES, Cycle, default_log, run_cycle
 from bridge.sync.health import LOOPBACK, Health

@@ -34,8 +34,10 @@ Exit codes:
   0  reconciled: every total exact or explained (rounding, quarantine), the ledger closed
   1  differences found: reconciliation.md / .html / .json in the report directory say where
   2  usage or configuration error
-  3  could not finish (auth rejected, rate limited, service unavailable): run again to resume
-  4  fatal or a bug: the message says where the log is"""
+  3  could not finish (rate limited, service unavailable): run again to resume
+  4  fatal or a bug: the message says where the log is
+  5  credentials refused: set the variable the message names, then run again
+  130  interrupted (Ctrl-C): nothing lost; run again"""
 
 TERMINAL_DIFFERENCES = 20
 _STYLE = {Verdict.EXACT: "green", Verdict.ROUNDING: "yellow", Verdict.QUARANTINE: "magenta", Verdict.MISMATCH: "red"}

@@ -63,10 +63,6 @@ log = structlog.get_logger("bridge.engine")
 PROJECTS_IN_FLIGHT = 4
 
 
-class Interrupted(ResumableStop):
-    """SIGINT or SIGTERM: the run stopped between two journal transitions and resumes from the journal."""
-
-
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """What a run (or a plan) did: per-kind counts, quarantine, and the run id in the state file."""
@@ -224,7 +220,9 @@ async def _migrate(
         if run_id is not None:
             stopped = isinstance(exc, ResumableStop | asyncio.CancelledError)
             store.runs.finish(run_id, "stopped" if stopped else "failed", ledger.counts())
-        log.warning("bridge.run.stopped", run_id=run_id, error=type(exc).__name__)
+        # The operator's Ctrl-C is no error: the log says so, not the asyncio name of its cancellation.
+        cause = "interrupted" if isinstance(exc, asyncio.CancelledError) else type(exc).__name__
+        log.warning("bridge.run.stopped", run_id=run_id, error=cause)
         raise
     await books.aclose()
     written = sorted(books.written or ())

@@ -113,12 +113,12 @@ async def test_legacy_429s_are_waited_out(legacy: LegacyClient, control: httpx.A
 
 @pytest.mark.anyio
 async def test_wrong_key_is_a_resumable_stop(app: FastAPI, run_controls: RunControls) -> None:
-    """A key the service does not know stops the run (exit 3) on the first read."""
+    """A key the service does not know stops the run (exit 5, credentials refused) on the first read."""
     transport = HeldTransport(app)
     async with open_legacy(BASE, Secret("lk_wrong_0123456789abcdef"), run_controls, transport=transport) as client:
         with pytest.raises(errors.AuthenticationLost) as caught:
             await client.contacts()
-    assert exit_code(caught.value) == 3
+    assert exit_code(caught.value) == 5
 
 
 @pytest.mark.anyio

@@ -159,7 +159,10 @@ async def test_keyless_post_repeats_only_when_no_duplicate_is_possible(
     """A POST without an Idempotency-Key repeats after a 429 or a refused connection, never after maybe-writes."""
     async with respx.mock(using="bridge") as router:
         route = router.post(f"{BASE}/things").mock(side_effect=[failure, httpx.Response(201, json={})])
+        router.get(f"{BASE}/ping").mock(return_value=httpx.Response(200, json={}))
         async with session(controls_for(clock)) as http:
+            # The service has answered once: a refused connection now is an outage, not a wrong URL.
+            await http.send(Call("GET", "/ping"))
             call = Call("POST", "/things", body={}, replay_safe=False)
             if retried:
                 assert (await http.send(call)).status_code == 201

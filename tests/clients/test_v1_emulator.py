@@ -147,12 +147,12 @@ async def test_totals_read_twice_is_served_from_etag(client: V1Client) -> None:
 
 @pytest.mark.anyio
 async def test_revoked_token_stops_the_run_resumably(client: V1Client, control_client: httpx.AsyncClient) -> None:
-    """A token revoked mid-run ends the next call with AuthenticationLost (exit 3) naming token_revoked."""
+    """A token revoked mid-run ends the next call with AuthenticationLost (exit 5) naming token_revoked."""
     await set_faults(control_client, {"kind": "revoke_token", "route": "/v1/*", "after": 1})
     await client.me()
     with pytest.raises(errors.AuthenticationLost, match="token_revoked") as caught:
         await client.me()
-    assert exit_code(caught.value) == 3
+    assert exit_code(caught.value) == 5
 
 
 @pytest.mark.anyio

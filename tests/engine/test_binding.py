@@ -98,18 +98,18 @@ def test_a_rotated_key_of_the_same_workspace_resumes_to_the_census_of_a_clean_ru
     served: World, reference: Counter[tuple[str, ...]]
 ) -> None:
     """A run stopped part way (its token revoked after the first line bulk) while the legacy key is rotated:
-    the old key is refused (exit 3, resumable), the new key resumes to exactly what a clean run leaves."""
+    the old key is refused (exit 5, credentials refused), the new key resumes to exactly what a clean run leaves."""
     route = "/v1/projects/*/budget/lines/bulk"
     _control(served, "POST", "/faults", {"rules": [{"kind": "revoke_token", "route": route, "after": 1}]})
     code, output = _bridge(served, "run", "--project", SMALL_PROJECT)
-    assert code == 3, output
+    assert code == 5, output
     _control(served, "POST", "/faults", {})
     served.token = str(_control(served, "POST", "/tokens", {"workspace": "target"}).json()["token"])
     rotated = str(_control(served, "POST", "/legacy-keys", {"workspace": "source"}).json()["key"])
     _control(served, "DELETE", f"/legacy-keys/{served.legacy_key}")
     written = _writes(served)
     code, output = _bridge(served, "run", "--project", SMALL_PROJECT)
-    assert code == 3, output
+    assert code == 5, output
     assert _writes(served) == written
     code, output = _bridge(served, "run", "--project", SMALL_PROJECT, BRIDGE_LEGACY_KEY=rotated)
     assert code == 0, output

@@ -99,11 +99,11 @@ async def test_commit_then_drop_everywhere_ends_like_a_clean_run(
 async def test_revoked_token_stops_resumably_then_a_new_token_finishes(
     world: World, reference: Counter[tuple[str, ...]]
 ) -> None:
-    """The token dies after its 40th request: the run stops (exit 3), nothing is written after, a new token resumes."""
+    """The token dies after its 40th request: the run stops (exit 5), nothing is written after, a new token resumes."""
     await world.control("POST", "/faults", {"rules": [{"kind": "revoke_token", "route": "/v1/*", "after": 40}]})
     with pytest.raises(AuthenticationLost) as stopped:
         await world.run()
-    assert exit_code(stopped.value) == 3
+    assert exit_code(stopped.value) == 5
     written = await _writes(world)
     # The token dies once its 40th request is answered; requests already on their way then (at most the
     # run's concurrency, 8: kinds of one wave go side by side) may still land, nothing after them.
