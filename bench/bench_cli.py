@@ -38,7 +38,7 @@ def _state(path: Path) -> None:
         store.runs.finish(run.id, "completed", {"kinds": {"lines": {"to_create": 100, "requests": 1}}})
 
 
-def _measure(args: tuple[str, ...], env: dict[str, str]) -> dict[str, float]:
+def measure(args: tuple[str, ...], env: dict[str, str]) -> dict[str, float]:
     """Median wall and CPU seconds and max RSS in MB of `bridge ARGS`, the warming run left out."""
     spawned = subprocess.run(
         [sys.executable, "-m", "bench.peak", str(1 + REPEATS), str(BRIDGE), *args],
@@ -74,5 +74,5 @@ def run() -> dict[str, object]:
             "config_show": ("config", "show", "--state", str(state)),
         }
         for name, args in commands.items():
-            figures.update({f"{name}_{key}": value for key, value in _measure(args, env).items()})
+            figures.update({f"{name}_{key}": value for key, value in measure(args, env).items()})
     return figures

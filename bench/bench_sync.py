@@ -3,7 +3,7 @@
 The emulator runs in a process of its own (`bridge emulate --size medium`), so the CPU counted is the bridge's.
 After a `bridge run` and a first `bridge sync --once` (which reads back what v1 holds):
 
-- idle: ``REPEATS`` cycles with nothing changed, each a fresh `bridge sync --once` (``bench.peak``: median wall
+- idle: cycles with nothing changed, each a fresh `bridge sync --once` (``bench_cli.measure``: median wall
   and CPU seconds, max RSS), and the requests of one cycle per surface (the emulator's counters): legacy reads,
   v1 reads, v1 writes;
 - one change: an actual's amount changed on legacy, then one cycle: its v1 writes (exactly one PATCH expected);
@@ -14,7 +14,6 @@ After a `bridge run` and a first `bridge sync --once` (which reads back what v1 
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
@@ -28,10 +27,10 @@ from pathlib import Path
 
 import httpx
 
-REPEATS = 3
+from bench.bench_cli import measure
+
 LAG_EDITS = 8
 INTERVAL_S = 5.0
-ROOT = Path(__file__).resolve().parent.parent
 BRIDGE = Path(sys.executable).with_name("bridge")
 
 
@@ -115,25 +114,6 @@ class _Actual:
         return int(self.v1.get(f"/transactions/{v1_id}").json()["amount"]["amount"])
 
 
-def _peak(env: dict[str, str], *args: str) -> dict[str, float]:
-    spawned = subprocess.run(
-        [sys.executable, "-m", "bench.peak", str(1 + REPEATS), str(BRIDGE), *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if spawned.returncode != 0:
-        raise RuntimeError(f"bench.peak bridge {' '.join(args)}: {spawned.stderr}")
-    runs: list[list[float]] = json.loads(spawned.stdout)["runs"][1:]
-    return {
-        "wall_s": round(statistics.median(w for w, _, _ in runs), 3),
-        "cpu_s": round(statistics.median(c for _, _, c in runs), 3),
-        "max_rss_mb": round(max(r for _, r, _ in runs), 1),
-    }
-
-
 def _lag(env: dict[str, str], actual: _Actual) -> list[float]:
     v1_id = actual.v1_id()
     watch = subprocess.Popen(
@@ -171,7 +151,7 @@ def run() -> dict[str, object]:
             before = _stats(env)
             _bridge(env, "sync", "--once")
             idle_requests = _moved(before, _stats(env))
-            idle = _peak(env, "sync", "--once")
+            idle = measure(("sync", "--once"), env)
             actual = _Actual(env)
             actual.change(4321.5)
             before = _stats(env)

@@ -15,6 +15,12 @@ from tests.support.world import SMALL_PROJECT, World
 pytestmark = pytest.mark.wire
 
 
+def _finalize(world: World, key: Path, certificate: Path) -> tuple[int, str]:
+    """`bridge cutover finalize` of the small project with no quiet period, signed with ``key``."""
+    args = ("--project", SMALL_PROJECT, "--quiet-period", "0s", "--key", str(key), "--out", str(certificate))
+    return bridge(world, "cutover", "finalize", *args)
+
+
 def test_check_freeze_finalize_signs_a_certificate_that_verifies_offline(served: World, tmp_path: Path) -> None:
     code, output = bridge(served, "cutover", "check", "--project", SMALL_PROJECT)
     assert "ok   no open conflict" in output
@@ -24,19 +30,7 @@ def test_check_freeze_finalize_signs_a_certificate_that_verifies_offline(served:
     keys = keypair(tmp_path, "run")
     certificate = tmp_path / "out" / f"cutover-{SMALL_PROJECT}.intoto.json"
     certificate.parent.mkdir()
-    code, output = bridge(
-        served,
-        "cutover",
-        "finalize",
-        "--project",
-        SMALL_PROJECT,
-        "--quiet-period",
-        "0s",
-        "--key",
-        str(keys.private),
-        "--out",
-        str(certificate),
-    )
+    code, output = _finalize(served, keys.private, certificate)
     assert code == 0, output
     assert f"{SMALL_PROJECT} cut over" in output
     statement = json.loads(base64.b64decode(json.loads(certificate.read_bytes())["payload"]))
@@ -64,19 +58,7 @@ def test_finalize_refuses_a_legacy_write_after_the_freeze_naming_it(served: Worl
         assert old.put(f"/projects/{SMALL_PROJECT}/actuals/{actual}", json={"amount": 12.5}).is_success
     keys = keypair(tmp_path, "run")
     certificate = tmp_path / "cert.intoto.json"
-    code, output = bridge(
-        served,
-        "cutover",
-        "finalize",
-        "--project",
-        SMALL_PROJECT,
-        "--quiet-period",
-        "0s",
-        "--key",
-        str(keys.private),
-        "--out",
-        str(certificate),
-    )
+    code, output = _finalize(served, keys.private, certificate)
     assert code == 1, output
     assert f"actual {actual} written" in output
     assert "after the freeze" in output
@@ -87,8 +69,7 @@ def test_a_cut_over_project_is_only_watched(served: World, tmp_path: Path) -> No
     """After the cutover nothing is written for the project; its later legacy writes are named, not carried."""
     keys = keypair(tmp_path, "run")
     assert bridge(served, "cutover", "freeze", "--project", SMALL_PROJECT)[0] == 0
-    args = ("--project", SMALL_PROJECT, "--quiet-period", "0s", "--key", str(keys.private))
-    assert bridge(served, "cutover", "finalize", *args, "--out", str(tmp_path / "c.intoto.json"))[0] == 0
+    assert _finalize(served, keys.private, tmp_path / "c.intoto.json")[0] == 0
     code, output = bridge(served, "sync", "--once")
     assert code == 2
     assert f"projects {SMALL_PROJECT} are cut over" in output
