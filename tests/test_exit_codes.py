@@ -72,9 +72,11 @@ def test_a_url_with_credentials_is_refused_without_printing_them(tmp_path: Path)
 
 def test_a_host_that_does_not_resolve_is_a_configuration_error_not_an_outage(tmp_path: Path) -> None:
     """A mistyped host is exit 2 naming the setting at once, not minutes of retries called a service outage."""
-    code, output = _bridge("plan", env=_env(tmp_path, BRIDGE_V1_URL="https://bridge-exit-test.invalid/v1"))
+    # Preflight asks both surfaces at once, so both hosts are mistyped: whichever answers first is named.
+    hosts = {"BRIDGE_LEGACY_URL": "https://legacy.invalid/api/v1", "BRIDGE_V1_URL": "https://v1.invalid/v1"}
+    code, output = _bridge("plan", env=_env(tmp_path, **hosts))
     assert code == 2, output
-    assert "v1_url" in output
+    assert "legacy_url" in output or "v1_url" in output
     assert "does not resolve" in output
 
 

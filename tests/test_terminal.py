@@ -166,8 +166,10 @@ def test_hostile_text_never_acts_on_the_terminal_nor_shows_a_secret(
     assert "\\u202egpj.exe" in verify
     said.append(f"key {OSC8}{CLEAR}{TITLE} {MARKUP} " + " ".join(sorted(forms(world.legacy_key))))
     code, refused = on_terminal(world, "run", *project)
-    assert code == 3, refused[-3000:]
-    assert b"resume with:" in refused
+    # A refused key is its own class (exit 5): the variable to fix is named, and nothing says "resume".
+    assert code == 5, refused[-3000:]
+    assert b"BRIDGE_LEGACY_KEY" in refused
+    assert b"resume with:" not in refused
     assert_safe(refused, secrets)
 
 

@@ -94,12 +94,13 @@ def test_state_file_of_another_target_is_refused_with_exit_2(served: World) -> N
 
 
 @pytest.mark.wire
-def test_revoked_token_exits_3_with_the_command_to_resume(served: World) -> None:
-    """A revoked token stops the run resumably; the message names the exact command to run again."""
+def test_revoked_token_exits_5_naming_the_variable_to_fix(served: World) -> None:
+    """A revoked token is refused credentials (exit 5): the message names the variable to set, never "resume"."""
     assert httpx.delete(f"{served.base_url}/_emulator/tokens/{served.token}").status_code == 204
     code, output = _bridge(served, "run", "--project", SMALL_PROJECT)
-    assert code == 3
-    assert f"resume with:  bridge run --project {SMALL_PROJECT}" in output
+    assert code == 5
+    assert "BRIDGE_V1_TOKEN" in output
+    assert "resume with" not in output
     assert served.token not in output
 
 

@@ -236,11 +236,12 @@ def test_a_changed_exchange_rate_is_named_with_its_phase(world: World, tmp_path:
     assert any(d.location.phase_name == phase["name"] and d.location.line_id for d in _mismatches_on(report))
 
 
-def test_a_revoked_token_stops_verification_resumably(world: World, tmp_path: Path) -> None:
-    """With the v1 token revoked, verify cannot finish: exit 3, a message saying so, and no report."""
+def test_a_revoked_token_stops_verification_naming_the_variable(world: World, tmp_path: Path) -> None:
+    """With the v1 token revoked, verify cannot finish: exit 5 (refused credentials), a message saying so, and
+    no report."""
     assert world.call("DELETE", f"/_emulator/tokens/{TOKEN}").status_code == 204
     code, report, output = run_cli(world, tmp_path / "reports")
-    assert code == 3
+    assert code == 5
     assert report is None
     assert "could not finish" in output
     assert TOKEN not in output
