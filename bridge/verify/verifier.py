@@ -19,7 +19,6 @@ from pydantic import BaseModel
 from bridge.clients.legacy import LegacyClient
 from bridge.clients.models import LibraryItem, Phase
 from bridge.clients.v1 import V1Client
-from bridge.engine.bank_files import BankFeed, carried_with
 from bridge.engine.features import lacking_kinds, left_out
 from bridge.engine.inventory import workspace_stock
 from bridge.engine.kinds import KindSpec, Scope, of_scope, spec
@@ -28,6 +27,7 @@ from bridge.engine.tasks import run_all
 from bridge.engine.wanted import LibraryPlans, View
 from bridge.errors import NotFound
 from bridge.verify.actuals import STREAMED, Context, compare_actuals
+from bridge.verify.attached import attached
 from bridge.verify.compare import FailOn, Verdict, worst
 from bridge.verify.contacts_private import private_differences
 from bridge.verify.convert import PhaseRate
@@ -64,7 +64,7 @@ from bridge.verify.totals import LegacyProject, V1Branches, V1Project, library_o
 from mappings.errors import ErrorCode
 from mappings.inventory import Stock
 from mappings.kinds import Kind
-from mappings.records import File, Project, ProjectBudget
+from mappings.records import Project, ProjectBudget
 from state import StateStore
 
 log = structlog.get_logger(__name__)
@@ -186,14 +186,6 @@ class Verifier:
         of the whole workspace, the receipts of the projects read."""
         whole = not self.options.projects
         contacts = tuple(await self.legacy.contacts()) if whole else None
-        # The files hanging on each project's records, per kind of attachment: (state scope, record id, files).
-        attached = {
-            Kind.RECEIPT: [(f.report.project_id, actual, files) for f in compared for actual, files in f.attached],
-            Kind.PURCHASE_ORDER_FILE: [
-                (f.report.project_id, order, files) for f in compared for order, files in f.order_files
-            ],
-            Kind.BANK_FILE: await self._banked(compared),
-        }
         above = {key: up for f in compared if f.library for key, up in self._chain(f.library.project).items()}
 
         def find(kind: str, scope: str, legacy_id: str) -> str | None:
@@ -212,16 +204,7 @@ class Verifier:
             above=above,
         )
         verified = frozenset(f.report.v1_project_id for f in compared if f.report.v1_project_id)
-        return await check.run(contacts, attached, None if whole else verified)
-
-    async def _banked(self, compared: Sequence[ProjectFindings]) -> list[tuple[str, str, tuple[File, ...]]]:
-        """The files of the bank transactions the projects' actuals came from that the actuals do not hold
-        themselves (A102); the feed is read only when some actual names a transaction."""
-        if not any(f.banked for f in compared):
-            return []
-        feed = await BankFeed(self.legacy).files()
-        found = [(f.report.project_id, actual.id, carried_with(actual, feed)) for f in compared for actual in f.banked]
-        return [(scope, actual, files) for scope, actual, files in found if files]
+        return await check.run(contacts, await attached(self.legacy, compared), None if whole else verified)
 
     async def _counted(self, compared: Awaitable[ProjectFindings]) -> ProjectFindings:
         """A project's findings with the files hanging on its purchase orders, for the documents' ledger (read
