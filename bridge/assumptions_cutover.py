@@ -1,4 +1,4 @@
-"""The guesses of bridge mode (issue 32): the cutover certificate, the sync log, drift and conflicts (A110-A115)."""
+"""The guesses of bridge mode (issue 32): the cutover certificate, the sync log, drift and conflicts (A110-A117)."""
 
 from __future__ import annotations
 
@@ -67,5 +67,27 @@ CUTOVER_PROOF: tuple[Assumption, ...] = (
         "v1 is overwritten by a legacy change of it.",
         "the bridge keeps no v1 row from `run` (reading every row back would double a migration's reads).",
         ("engine.guard",),
+    ),
+    Assumption(
+        "A116",
+        "a written record's legacy write time, for its lag",
+        "A record a cycle wrote is matched to its legacy write time (lastModified; a project's updatedAt) by its "
+        "legacy id within its project, read again after the cycle. Its source lag counts from that time to the "
+        "moment the cycle decided the write (the journal's intent), which comes right after the record's read: "
+        "the lag said is at most the true one plus the mapping of one bulk.",
+        "legacy publishes no change feed and no read time; ids are unique per kind, and no two kinds of one "
+        "project were seen sharing one.",
+        ("sync.lag",),
+    ),
+    Assumption(
+        "A117",
+        "what makes a project quiet",
+        "A watch does not map again a project whose every read answers the bytes it answered when a cycle last "
+        "wrote nothing in it, with the same day, workspace library plan, project library and record, and the "
+        "same crosswalk (the workspace's v1 ids, the project's entries and source hashes). Anything else a "
+        "project's records were drawn from would be missed; the engine draws them from nothing else.",
+        "the legacy surface has no modified-since filter or ETag; its bodies are deterministic for unchanged "
+        "records (seen: byte-identical reads minutes apart).",
+        ("engine.quiet",),
     ),
 )

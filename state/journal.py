@@ -161,6 +161,12 @@ class Journal:
                 statement = statement.where(IntentRow.kind == kind)
             return list(session.exec(statement.order_by(col(IntentRow.created_at), col(IntentRow.step_key))))
 
+    def of_run(self, run_id: int) -> list[IntentRow]:
+        """The intents a run recorded, oldest first (bridge mode's lag: when each write was decided and done)."""
+        with self._db.read() as session:
+            statement = select(IntentRow).where(IntentRow.run_id == run_id)
+            return list(session.exec(statement.order_by(col(IntentRow.created_at), col(IntentRow.step_key))))
+
     def counts(self) -> dict[str, dict[str, int]]:
         """Per kind, the number of intents in each status (every status present, zero when none)."""
         with self._db.read() as session:

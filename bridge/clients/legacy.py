@@ -6,7 +6,10 @@ whole in one response (A03); only actuals are read in date windows (legacy_actua
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import date
 from types import TracebackType
 from typing import Self, TypeVar
@@ -95,6 +98,20 @@ def _items(body: object, key: str, what: str, request_id: str | None) -> list[ob
     return rows
 
 
+@dataclass(frozen=True, slots=True)
+class Read:
+    """One GET as a read of the source: its path, its parameters and the SHA-256 of the body it answered."""
+
+    path: str
+    params: tuple[tuple[str, str], ...]
+    digest: str
+
+
+READS: ContextVar[set[Read] | None] = ContextVar("legacy_reads", default=None)
+"""Where the reads of one piece of work are noted while it runs (bridge mode's quiet projects, ``engine.quiet``):
+a context variable, since one project's reads are made by many tasks, each of which inherits it."""
+
+
 class LegacyClient:
     """Typed reads on the legacy surface; ``session`` carries the key, retries and the limiter."""
 
@@ -114,6 +131,8 @@ class LegacyClient:
         call = Call("GET", path, params=[*params, SYSTEM_IDS])
         response = await self.session.send(call)
         request_id = response.headers.get(REQUEST_ID_HEADER)
+        if (noted := READS.get()) is not None:
+            noted.add(Read(path, tuple(params), hashlib.sha256(response.content).hexdigest()))
         try:
             return json_body(response, f"legacy {call.what}"), request_id
         except RecursionError:
@@ -121,6 +140,11 @@ class LegacyClient:
             raise UnexpectedResponse(
                 f"legacy {call.what} answered a body nested too deep to read", request_id=request_id
             ) from None
+
+    async def digest(self, read: Read) -> str:
+        """The SHA-256 of the body ``read``'s GET answers now (nothing decoded: a quiet project's reads)."""
+        response = await self.session.send(Call("GET", read.path, params=[*read.params, SYSTEM_IDS]))
+        return hashlib.sha256(response.content).hexdigest()
 
     async def _list(
         self,

@@ -28,6 +28,7 @@ from bridge.commands import Ending
 from bridge.commands.migrate import EXIT_CODES
 from bridge.commands.options import connection_options, settings_from
 from bridge.config import Settings
+from bridge.engine.quiet import QuietProjects
 from bridge.errors import Interrupted, UsageError
 from bridge.sync.conflicts import Side, open_conflict, resolve
 from bridge.sync.cycle import CHANGES, Cycle, default_log, run_cycle
@@ -90,7 +91,11 @@ def _said(cycle: Cycle) -> str:
 @click.option("--once", is_flag=True, help="Run one cycle and exit.")
 @click.option("--watch", is_flag=True, help="Run cycles until SIGTERM (which lets the current cycle finish).")
 @click.option(
-    "--interval", default="5m", show_default=True, callback=duration, help="Time between watch cycles (jittered)."
+    "--interval",
+    default="5m",
+    show_default=True,
+    callback=duration,
+    help="Time between the starts of watch cycles (jittered).",
 )
 @click.option(
     "--log",
@@ -185,16 +190,21 @@ async def _cycles(settings: Settings, log: SyncLog, pace: Pace) -> Cycle:
     loop.add_signal_handler(signal.SIGINT, task.cancel)
     loop.add_signal_handler(signal.SIGTERM, task.cancel if interval is None else stop.set)
     controls = RunControls.of(settings)
+    # The projects the watch's cycles found writing nothing: read again each cycle, mapped again only once changed.
+    quiet = QuietProjects()
     try:
         while True:
             began = time.monotonic()
-            cycle = await run_cycle(settings, log, controls=controls, fail_on=pace.fail_on)
+            cycle = await run_cycle(settings, log, controls=controls, fail_on=pace.fail_on, quiet=quiet)
             if health is not None:
                 health.saw(cycle, time.monotonic() - began)
             _show(cycle, as_json)
             if interval is None or stop.is_set():
                 break
-            pause = interval.total_seconds() * random.uniform(1 - JITTER, 1 + JITTER)
+            # Cycles start an interval apart, not an interval after each other's end: a change waits for the next
+            # start, not for the end of a long cycle plus an interval. One that overran is followed at once.
+            start = interval.total_seconds() * random.uniform(1 - JITTER, 1 + JITTER)
+            pause = max(0.0, start - (time.monotonic() - began))
             try:
                 await asyncio.wait_for(stop.wait(), timeout=pause)
                 break
@@ -292,16 +302,31 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else 0.0
 
 
+def _spread(values: list[float]) -> dict[str, float] | None:
+    """p50, p95 and max of ``values`` (None when there are none)."""
+    if not values:
+        return None
+    return {
+        "p50": round(_percentile(values, 0.5), 3),
+        "p95": round(_percentile(values, 0.95), 3),
+        "max": round(max(values), 3),
+    }
+
+
 def sync_status(records: list[dict[str, Any]], conflicts: dict[str, int], now: datetime) -> list[dict[str, Any]]:
-    """Per project: when it was last read in full, how old that read is, the cycle times (a change made at the
-    source just after a read waits at most one interval plus one cycle), open conflicts, drift, last verdict."""
+    """Per project: when it was last read in full, how old that read is, the cycle times, the source and apply
+    lag of the records written (``sync.lag``), open conflicts, drift, last verdict."""
     projects: dict[str, dict[str, Any]] = {}
     for record in records:
         took = (_at(record["finished"]) - _at(record["started"])).total_seconds()
         for project in record["projects"]:
-            found = projects.setdefault(project, {"project": project, "cycles": 0, "cycle_seconds": [], "drifted": {}})
+            empty = {"project": project, "cycles": 0, "cycle_seconds": [], "drifted": {}, "source": [], "apply": []}
+            found = projects.setdefault(project, empty)
             found["cycles"] += 1
             found["cycle_seconds"].append(took)
+            lag = record.get("lag", {}).get(project, {})
+            found["source"] += [int(ms) / 1000 for ms in lag.get("sourceMs", ())]
+            found["apply"] += [int(ms) / 1000 for ms in lag.get("applyMs", ())]
             found["last_read"] = record["finished"]
             if project in record["drifted"]:  # read back by this cycle: its count is the latest
                 found["drifted"] = {k: int(n) for k, n in record["drifted"][project].items()}
@@ -310,17 +335,20 @@ def sync_status(records: list[dict[str, Any]], conflicts: dict[str, int], now: d
                 found["last_verdict"] = "reconciled" if verdict.get("reconciled") else "differences"
     shown: list[dict[str, Any]] = []
     for project, found in sorted(projects.items()):
-        times = found.pop("cycle_seconds")
         found["read_age_seconds"] = round((now - _at(found["last_read"])).total_seconds(), 3)
-        found["cycle_seconds"] = {
-            "p50": round(_percentile(times, 0.5), 3),
-            "p95": round(_percentile(times, 0.95), 3),
-            "max": round(max(times), 3),
-        }
+        found["cycle_seconds"] = _spread(found.pop("cycle_seconds"))
+        found["source_lag_seconds"] = _spread(found.pop("source"))
+        found["apply_lag_seconds"] = _spread(found.pop("apply"))
         found["open_conflicts"] = conflicts.get(project, 0)
         found.setdefault("last_verdict", "not verified by a sync yet")
         shown.append(found)
     return shown
+
+
+def _said_spread(spread: dict[str, float] | None) -> str:
+    if spread is None:
+        return "none measured"
+    return f"p50 {spread['p50']:,.1f} s, p95 {spread['p95']:,.1f} s, max {spread['max']:,.1f} s"
 
 
 @sync_group.command("status")
@@ -329,7 +357,8 @@ def sync_status(records: list[dict[str, Any]], conflicts: dict[str, int], now: d
 @click.option("--max-lag", default="15m", show_default=True, callback=duration, help="The read age --check allows.")
 @click.pass_obj
 def status_command(found: tuple[Settings, Path], *, as_json: bool, check: bool, max_lag: timedelta) -> Ending:
-    """Per project: the last full read and its age, cycle times, open conflicts, drift, the last verdict."""
+    """Per project: the last full read and its age, cycle times, the source lag (a legacy write until the cycle
+    that saw it) and apply lag (until v1 had it) of the records written, open conflicts, drift, the last verdict."""
     settings, log = found
     store = open_state(str(settings.state), read_only=True, migration=settings.migration)
     try:
@@ -346,13 +375,13 @@ def status_command(found: tuple[Settings, Path], *, as_json: bool, check: bool, 
     elif not projects:
         click.echo(f"no sync has run (no sync log at {plain(str(log))})")
     for p in [] if as_json else projects:
-        cycle = p["cycle_seconds"]
         drifted = sum(p["drifted"].values())
         click.echo(
             plain(
-                f"{p['project']}: read {p['read_age_seconds']:,.1f} s ago ({p['cycles']:,} cycles; cycle time p50 "
-                f"{cycle['p50']:.1f} s, p95 {cycle['p95']:.1f} s, max {cycle['max']:.1f} s); "
-                f"{p['open_conflicts']:,} open conflicts; {drifted:,} records changed on v1 only; {p['last_verdict']}"
+                f"{p['project']}: read {p['read_age_seconds']:,.1f} s ago ({p['cycles']:,} cycles; cycle time "
+                f"{_said_spread(p['cycle_seconds'])}; source lag {_said_spread(p['source_lag_seconds'])}; apply lag "
+                f"{_said_spread(p['apply_lag_seconds'])}); {p['open_conflicts']:,} open conflicts; "
+                f"{drifted:,} records changed on v1 only; {p['last_verdict']}"
             )
         )
     if check and (late or torn or not projects):

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 import structlog
 
-from bridge.clients.legacy import LegacyClient
+from bridge.clients.legacy import READS, LegacyClient, Read
 from bridge.errors import SourceUnreadable
 from mappings.inventory import as_files
 from mappings.records import Actual, File
@@ -50,14 +50,22 @@ class BankFeed:
         self.legacy = legacy
         self._files: dict[str, tuple[File, ...]] | None = None
         self._lock = asyncio.Lock()
+        # The feed's reads: every project whose actuals use the feed depends on them, not only the first one
+        # (bridge mode's quiet projects note them for each, ``engine.quiet``).
+        self._reads: set[Read] = set()
 
     async def files(self) -> Mapping[str, tuple[File, ...]]:
         async with self._lock:
             if self._files is None:
+                token = READS.set(self._reads)
                 try:
                     self._files = attachments_by_transaction(await self.legacy.bank_transactions())
                 except SourceUnreadable as error:
                     # The inventory says the feed was unreadable; the actuals and their own receipts still go.
                     log.warning("bridge.bank_feed.unread", status=error.status, code=error.code)
                     self._files = {}
+                finally:
+                    READS.reset(token)
+            if (noted := READS.get()) is not None:
+                noted.update(self._reads)
             return self._files

@@ -12,6 +12,7 @@ the one place that converts.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import sys
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -97,6 +98,15 @@ class Books:
         """Whether the record was last written with this source hash."""
         found = self._scope(scope).get((kind, legacy_id))
         return found is not None and found[1] == compact(digest)
+
+    def fingerprint(self, scope: str, *, hashes: bool) -> bytes:
+        """A digest of ``scope``'s crosswalk: every (kind, legacy id, v1 id), and each source hash when ``hashes``
+        (what a project's mappings can look up, and what its change detection compares)."""
+        digest = hashlib.sha256()
+        for (kind, legacy_id), (v1_id, source) in sorted(self._scope(scope).items()):
+            digest.update(f"{kind}\0{legacy_id}\0{v1_id}\0".encode())
+            digest.update(bytes([len(source)]) + source if hashes else b"")
+        return digest.digest()
 
     def legacy_ids(self, kind: str, scope: str) -> set[str]:
         """The legacy ids of ``kind`` in ``scope`` that have a v1 id (from this run or an earlier one)."""

@@ -47,6 +47,7 @@ from bridge.engine.points import WriteObserver
 from bridge.engine.preflight import Preflight, preflight
 from bridge.engine.progress import Progress
 from bridge.engine.project import ProjectPipeline
+from bridge.engine.quiet import QuietProjects
 from bridge.engine.replay import replay_in_flight
 from bridge.engine.source import Listed, ProjectLibrary, read_workspace
 from bridge.engine.spool import Spool
@@ -77,6 +78,9 @@ class Outcome:
     drifted: Mapping[str, Mapping[Kind, int]] = field(default_factory=dict)
     """Bridge mode: per scope read back, per kind, records changed on v1 by someone else that legacy did not
     change (left as they are)."""
+    quiet: tuple[str, ...] = ()
+    """Bridge mode: the projects found as the last cycle that wrote nothing in them left them (``engine.quiet``:
+    read, not mapped again)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,13 +112,15 @@ async def migrate(
     pipelines: bool = True,
     observer: WriteObserver | None = None,
     rebuild: bool = False,
-    sync: bool = False,
+    sync: QuietProjects | None = None,
 ) -> Outcome:
     """Plan (``dry_run``) or run the migration the settings describe.
 
     ``pipelines=False`` runs the workspace stage alone (a fleet's first step; each project is then a step of
     its own, run with ``settings.projects`` naming it). ``sync`` is bridge mode (`bridge sync`): updates and
-    deletes only of records nobody changed on v1, and the v1 rows written read back (``engine.guard``).
+    deletes only of records nobody changed on v1, the v1 rows written read back (``engine.guard``), and the
+    projects still as the last cycles that wrote nothing in them found them read but not mapped again (the
+    watch's ``QuietProjects``, which this run updates).
     ``rebuild`` (`bridge crosswalk rebuild`, a dry run) books into the state what every scope of the target
     already holds (``engine.adopt``). ``transports``,
     ``controls`` and ``observer`` are test seams (in-process emulator, a clock that never sleeps, a watcher of
@@ -179,7 +185,7 @@ async def _migrate(
     pipelines: bool,
     observer: WriteObserver | None,
     rebuild: bool,
-    sync: bool,
+    sync: QuietProjects | None,
 ) -> Outcome:
     checked = await preflight(legacy, v1, store, settings.legacy_url)
     migration = settings.migration if settings.migration != "default" else None
@@ -188,8 +194,8 @@ async def _migrate(
     ledger.unknown_on_target.update(checked.unknown_on_target)
     ledger.notes.extend(checked.warnings)
     run_id = None if dry_run else store.runs.start(namespace, checked.source, checked.target, _options(settings)).id
-    books = Books(store.database, run_id, track=sync)
-    guard = Guard(v1, books, store, live=not dry_run) if sync else None
+    books = Books(store.database, run_id, track=sync is not None)
+    guard = Guard(v1, books, store, live=not dry_run) if sync is not None else None
     spool = Spool(settings.spool(), legacy.session, cap=settings.max_file_bytes)
     adoption = Adoption(v1, books, scopes_to_adopt(books, checked.unknown_on_target), rebuild=rebuild)
     executor = Executor(books=books, v1=None if dry_run else v1, observer=observer, spool=spool, adoption=adoption)
@@ -205,7 +211,7 @@ async def _migrate(
             opted = frozenset({TAX_DOCUMENTS}) if choices.wants(Extra.TAX_DOCUMENTS) else frozenset[str]()
             cap = settings.max_file_bytes
             documents = Documents(applier, spool, cap=cap, extras=opted, left_out=choices.without)
-            projects = await _write_everything(
+            projects, quiet = await _write_everything(
                 settings,
                 legacy,
                 checked.listed,
@@ -214,6 +220,7 @@ async def _migrate(
                 choices=choices,
                 pipelines=pipelines,
                 lacking=lacking,
+                quiet=sync,
             )
     except BaseException as exc:
         await books.aclose()
@@ -249,7 +256,7 @@ async def _migrate(
             reason=entry.reason,
         )
     touched = tuple(sorted({scope for scope, _ in written}))
-    return Outcome(ledger, run_id, checked, projects, touched, drifted)
+    return Outcome(ledger, run_id, checked, projects, touched, drifted, quiet)
 
 
 async def _wave(kinds: tuple[Kind, ...], writers: Mapping[Kind, Writer]) -> Tally:
@@ -267,9 +274,11 @@ async def _write_everything(
     choices: Choices,
     pipelines: bool,
     lacking: frozenset[Kind],
-) -> tuple[str, ...]:
-    """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read. The
-    ``lacking`` kinds (the target's plan lacks their feature) are counted as not carried instead."""
+    quiet: QuietProjects | None,
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read, and those
+    of them ``quiet`` found quiet. The ``lacking`` kinds (the target's plan lacks their feature) are counted as
+    not carried instead."""
     applier = documents.applier
     # ``--with contact-private``: the contacts' phone and address are carried (A101).
     private = choices.wants(Extra.CONTACT_PRIVATE)
@@ -288,7 +297,7 @@ async def _write_everything(
         report.fold(await _wave(kinds, writers))
     report.fold(Tally(timings=(("workspace", round(time.monotonic() - started, 3)),)))
     if not pipelines:
-        return read
+        return read, ()
     pipeline = ProjectPipeline(
         legacy=legacy,
         applier=applier,
@@ -302,13 +311,20 @@ async def _write_everything(
     # Budget trees (the big memory) are admitted by the lines they hold (TreeRoom), several at once.
     gate = asyncio.Semaphore(PROJECTS_IN_FLIGHT)
 
+    cycle = quiet.cycle(legacy, applier.books, stage.view) if quiet is not None else None
+    found_quiet: list[str] = []
+
     async def one(library: ProjectLibrary) -> None:
+        project = library.project.id
         async with gate:
             began = time.monotonic()
-            async for tally in pipeline.run(library):
-                report.fold(tally)
-            applier.executor.forget(library.project.id)
-            report.fold(Tally(timings=((f"project:{library.project.id}", round(time.monotonic() - began, 3)),)))
+            if cycle is None:
+                async for tally in pipeline.run(library):
+                    report.fold(tally)
+            elif await cycle.run(library, lambda: pipeline.run(library), report.fold):
+                found_quiet.append(project)
+            applier.executor.forget(project)
+            report.fold(Tally(timings=((f"project:{project}", round(time.monotonic() - began, 3)),)))
 
     await run_all(one(library) for library in source.projects)
-    return read
+    return read, tuple(sorted(found_quiet))

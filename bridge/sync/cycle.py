@@ -7,7 +7,9 @@ or delete (``engine.guard``), the writes, and the read-back of what was written.
 - a light verify of the projects written in since the last verify, by the first cycle that writes nothing (the
   verdict is about a quiet state; a cycle that writes leaves them waiting, and the last verdict stands);
 - one hash-chained line in the sync log (``sync.log``): what changed per kind, drift, open conflicts, the
-  verdict and money per currency, and the snapshot roots of both sides per project (``sync.snapshot``).
+  verdict and money per currency, the snapshot roots of both sides per project (``sync.snapshot``), the source
+  and apply lag of each record written (``sync.lag``), the projects found quiet (``engine.quiet``) and the
+  cycle's CPU time.
 
 A cycle killed at any instant resumes as a run does (the journal), and the next cycle's line chains onto the
 last whole one.
@@ -15,6 +17,7 @@ last whole one.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,8 +26,10 @@ from bridge.canonical import Json
 from bridge.clients.http import RunControls
 from bridge.config import Settings
 from bridge.engine.progress import Progress
+from bridge.engine.quiet import QuietProjects
 from bridge.engine.run import Outcome, Transports, migrate
 from bridge.errors import UsageError
+from bridge.sync.lag import cycle_lags
 from bridge.sync.log import SyncLog
 from bridge.sync.quiet import after, read_stamps
 from bridge.sync.snapshot import roots
@@ -34,7 +39,7 @@ from bridge.verify.reconcile import verify
 from bridge.verify.schema import Reconciliation
 from bridge.verify.verifier import VerifyOptions
 from mappings.refs import WORKSPACE
-from state.store import open_state
+from state.store import StateStore, open_state
 
 # What a line says of each kind: the fates a cycle can give a record, as the plan names them.
 CHANGES = ("to_create", "to_update", "deleted_on_target", "conflicted", "removed_at_source", "quarantined")
@@ -104,13 +109,17 @@ async def run_cycle(
     transports: Transports | None = None,
     controls: RunControls | None = None,
     fail_on: FailOn = FailOn.MISMATCH,
+    quiet: QuietProjects | None = None,
 ) -> Cycle:
     """One cycle over the projects ``settings`` selects (every project when none is). A project whose cutover is
-    finalized is only watched: nothing is written for it, and its legacy writes after the freeze are listed."""
+    finalized is only watched: nothing is written for it, and its legacy writes after the freeze are listed.
+    ``quiet``: the projects a watch's earlier cycles found writing nothing (``engine.quiet``)."""
     started = datetime.now(UTC)
+    cpu = time.process_time()
+    quiet = quiet or QuietProjects()
     settings, watched = _selection(settings)
     outcome = await migrate(
-        settings, dry_run=False, progress=progress or Progress(), transports=transports, controls=controls, sync=True
+        settings, dry_run=False, progress=progress or Progress(), transports=transports, controls=controls, sync=quiet
     )
     late: dict[str, Json] = {}
     for project, frozen in watched.items():
@@ -128,10 +137,12 @@ async def run_cycle(
         checked, waiting = waiting, []
     store = open_state(str(settings.state), read_only=True, migration=settings.migration)
     try:
-        snapshot: dict[str, Json] = {scope or WORKSPACE: dict(roots(store, scope)) for scope in ("", *outcome.projects)}
+        snapshot = {scope or WORKSPACE: _roots(store, scope, outcome, quiet) for scope in ("", *outcome.projects)}
         conflicts = len(store.conflicts.listed())
+        intents = store.journal.of_run(outcome.run_id) if outcome.run_id is not None and outcome.ledger.requests else []
     finally:
         store.close()
+    lags = await cycle_lags(settings, intents, transports=transports, controls=controls) if intents else {}
     record: dict[str, Json] = {
         "started": _stamp(started),
         "finished": _stamp(datetime.now(UTC)),
@@ -146,9 +157,23 @@ async def run_cycle(
         "unverified": list(waiting),
         "afterCutover": late,
         "roots": snapshot,
+        "lag": lags,
+        "quiet": list(outcome.quiet),
+        "cpuMs": round((time.process_time() - cpu) * 1000),
     }
     log.append(record)
     return Cycle(outcome, report, record, log.seq)
+
+
+def _roots(store: StateStore, scope: str, outcome: Outcome, quiet: QuietProjects) -> Json:
+    """A scope's snapshot roots; a quiet project's as the cycle that found it quiet computed them (nothing of it
+    has changed in the state since: its crosswalk is part of what made it quiet)."""
+    if scope in outcome.quiet and scope in quiet.roots:
+        return quiet.roots[scope]
+    found: Json = dict(roots(store, scope))
+    if scope in quiet.known:
+        quiet.roots[scope] = found
+    return found
 
 
 def _selection(settings: Settings) -> tuple[Settings, dict[str, datetime]]:

@@ -139,6 +139,8 @@ class FaultPlan(BaseModel):
 
     seed: int = 0
     latency_ms: float = Field(default=0.0, alias="latencyMs", ge=0)
+    # Added to every legacy answer (bridge mode's lag is mostly legacy reads); v1's is ``latency_ms``.
+    legacy_latency_ms: float = Field(default=0.0, alias="legacyLatencyMs", ge=0)
     jitter_ms: float = Field(default=0.0, alias="jitterMs", ge=0)
     rules: list[FaultRule] = Field(default_factory=list)
     rate_limit: RateLimitPlan | None = Field(default=None, alias="rateLimit")
@@ -247,6 +249,8 @@ class FaultInjector:
         if path.startswith(V1_PREFIX) and (plan.latency_ms or plan.jitter_ms):
             delay = (plan.latency_ms + self._rng.uniform(0, plan.jitter_ms)) / 1000
             send = _AnsweredAt(send, self.clock() + delay, self.clock)
+        elif path.startswith(LEGACY_PREFIX) and plan.legacy_latency_ms:
+            send = _AnsweredAt(send, self.clock() + plan.legacy_latency_ms / 1000, self.clock)
         refusal = self._bucket_refuses(scope)
         if refusal is not None:
             self._count("rate_limit")

@@ -376,6 +376,7 @@ def keep_out_of_collections(state: EmulatorState) -> None:
     help="v1 requests per second per target workspace, bursts of the same size; beyond it 429 (0: none).",
 )
 @click.option("--latency-ms", default=0.0, type=NonNegative(), help="Added latency on every v1 request.")
+@click.option("--legacy-latency-ms", default=0.0, type=NonNegative(), help="Added latency on every legacy request.")
 @click.option("--fault-seed", default=0, type=int, help="Seed of the fault plan's random choices.")
 @click.option(
     "--fault", "faults", multiple=True, help="KIND:RATE[:ROUTE], repeatable (see bridge.emulator.control.faults)."
@@ -404,6 +405,7 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     legacy_rate_limit: float | None,
     rate_limit: float | None,
     latency_ms: float,
+    legacy_latency_ms: float,
     fault_seed: int,
     faults: tuple[str, ...],
     capture: Path | None,
@@ -443,7 +445,10 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     )
     limit = per_target_limit(rate_limit)
     state: EmulatorState = app.state.emulator
-    state.faults.set_plan(FaultPlan(seed=fault_seed, latency_ms=latency_ms, rules=rules, rate_limit=limit))
+    plan = FaultPlan(
+        seed=fault_seed, latency_ms=latency_ms, legacy_latency_ms=legacy_latency_ms, rules=rules, rate_limit=limit
+    )
+    state.faults.set_plan(plan)
     state.webhooks.targets = targets
     sock = listening_socket(host, port)
     bound_host, bound_port = sock.getsockname()[:2]

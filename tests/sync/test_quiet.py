@@ -1,0 +1,143 @@
+"""A watch's quiet projects (``engine.quiet``): a project that reads as it did when a cycle last wrote nothing in it
+is read, not mapped again, and anything that could change what it would write makes it processed again.
+
+Each test runs cycles as one `bridge sync --watch` does (one ``QuietProjects`` across them) on the whole `small`
+workspace in process, edits legacy between cycles through its published surface, and checks what a user would:
+which projects a cycle found quiet, what reached v1, and that a quiet project's snapshot roots are the ones a
+fresh process computes from the state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from bridge.cli import cli
+from bridge.engine.quiet import QuietProjects
+from bridge.sync.cycle import Cycle, run_cycle
+from bridge.sync.log import SyncLog
+from state import open_state
+from state.crosswalk import CrosswalkEntry
+from tests.support.world import World, fast_controls, fresh_world
+
+pytestmark = pytest.mark.wire
+
+
+def _cycle(world: World, quiet: QuietProjects) -> Cycle:
+    with SyncLog.open(Path(f"{world.state}.sync.jsonl")) as log:
+        return asyncio.run(
+            run_cycle(world.settings(), log, transports=world.transports(), controls=fast_controls(), quiet=quiet)
+        )
+
+
+def _legacy(world: World, method: str, path: str, body: object = None) -> Any:
+    async def send() -> Any:
+        async with world.client("/api/v1", {"X-API-Key": world.legacy_key}) as legacy:
+            answer = await legacy.request(method, path, json=body, params={"idMode": "system"})
+            answer.raise_for_status()
+            return answer.json() if answer.content else None
+
+    return asyncio.run(send())
+
+
+@pytest.fixture
+def watched(tmp_path: Path) -> tuple[World, QuietProjects, list[str]]:
+    """The whole `small` workspace migrated, then two cycles of one watch: the second finds every project quiet."""
+    world = fresh_world(tmp_path / "state.sqlite", projects=())
+    outcome = asyncio.run(world.run())
+    assert not outcome.ledger.quarantine
+    projects = list(outcome.projects)
+    assert len(projects) > 1
+    quiet = QuietProjects()
+    assert _cycle(world, quiet).outcome.quiet == ()
+    assert list(_cycle(world, quiet).outcome.quiet) == projects
+    return world, quiet, projects
+
+
+def _at(stamp: object) -> datetime:
+    assert isinstance(stamp, str)
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+
+def _first_plain_actual(world: World, project: str) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = _legacy(world, "GET", f"/projects/{project}/actuals")["actuals"]
+    return next(row for row in rows if not row.get("subactuals"))
+
+
+def test_an_idle_cycle_maps_nothing_and_its_roots_are_the_states(
+    watched: tuple[World, QuietProjects, list[str]],
+) -> None:
+    world, quiet, projects = watched
+    cycle = _cycle(world, quiet)
+    assert list(cycle.outcome.quiet) == projects
+    assert cycle.writes == 0
+    # Every record is still counted as unchanged: the tally is the last processing's, not an empty one.
+    assert cycle.outcome.ledger.counts() == _cycle(world, QuietProjects()).outcome.ledger.counts()
+    fresh = _cycle(world, QuietProjects())
+    assert fresh.outcome.quiet == ()
+    assert cycle.record["roots"] == fresh.record["roots"]
+
+
+def test_an_edited_actual_is_written_and_only_its_project_is_mapped_again(
+    watched: tuple[World, QuietProjects, list[str]],
+) -> None:
+    world, quiet, projects = watched
+    project = projects[0]
+    actual = _first_plain_actual(world, project)
+    _legacy(world, "PUT", f"/projects/{project}/actuals/{actual['id']}", {"amount": 4321.5})
+    changed = _cycle(world, quiet)
+    assert changed.writes == 1
+    assert list(changed.outcome.quiet) == projects[1:]
+    transactions = world.list_all("/transactions", {"limit": "200"})
+    assert 432150 in {row["amount"]["amount"] for row in transactions}
+    # Its lag, as the cycle measured it: from the legacy write to the write decided, then to the write done.
+    lag = changed.record["lag"]
+    assert isinstance(lag, dict)
+    assert lag[project]["records"] == 1
+    assert lag[project]["unstamped"] == 0
+    (source,) = lag[project]["sourceMs"]
+    edited = datetime.fromisoformat(_first_plain_actual(world, project)["lastModified"].replace("Z", "+00:00"))
+    assert 0 <= source <= (_at(changed.record["finished"]) - edited).total_seconds() * 1000
+    # `sync status` reads the state and the log only (the in-process world's URLs are no address).
+    unused = {"BRIDGE_LEGACY_URL": "http://127.0.0.1:9/api/v1", "BRIDGE_V1_URL": "http://127.0.0.1:9/v1"}
+    status = CliRunner().invoke(cli, ["sync", "status", "--json"], env=world.env(**unused), catch_exceptions=False)
+    (shown,) = [p for p in json.loads(status.output)["projects"] if p["project"] == project]
+    assert shown["source_lag_seconds"]["max"] == source / 1000
+    # The project written in is processed once more (nothing to write), then quiet again.
+    assert list(_cycle(world, quiet).outcome.quiet) == projects[1:]
+    settled = _cycle(world, quiet)
+    assert list(settled.outcome.quiet) == projects
+    assert settled.record["roots"] == _cycle(world, QuietProjects()).record["roots"]
+
+
+def test_a_renamed_contact_maps_again_the_projects_whose_lines_show_it(
+    watched: tuple[World, QuietProjects, list[str]],
+) -> None:
+    world, quiet, _ = watched
+    contacts: list[dict[str, Any]] = _legacy(world, "GET", "/contacts")["contacts"]
+    _legacy(world, "PUT", f"/contacts/{contacts[0]['id']}", {"firstName": "Renamed"})
+    assert _cycle(world, quiet).outcome.quiet == ()
+
+
+def test_a_record_booked_by_another_process_maps_its_project_again(
+    watched: tuple[World, QuietProjects, list[str]],
+) -> None:
+    world, quiet, projects = watched
+    project = projects[-1]
+    # Another process (a conflict resolved, a `bridge run`) books another source hash for one of its records,
+    # while legacy reads the same: the project is processed, and the record brought back to its source.
+    store = open_state(str(world.state))
+    try:
+        kind, legacy_id, v1_id, _ = next(row for row in store.crosswalk.mappings(project) if row[0] == "actual")
+        store.crosswalk.put([CrosswalkEntry(kind, legacy_id, v1_id, project, "0" * 64)])
+    finally:
+        store.close()
+    cycle = _cycle(world, quiet)
+    assert list(cycle.outcome.quiet) == projects[:-1]
+    assert cycle.writes == 1
