@@ -28,6 +28,7 @@ from bridge.clients.http import (
 )
 from bridge.clients.legacy_actuals import ActualsReader
 from bridge.clients.legacy_budget import PiecewiseReader, flatten_budget
+from bridge.clients.legacy_stamps import STAMPED
 from bridge.config import REQUEST_TIMEOUT_S, Secret
 from bridge.errors import SourceUnreadable, UnexpectedResponse
 from bridge.logging import register_secret
@@ -134,12 +135,15 @@ class LegacyClient:
         if (noted := READS.get()) is not None:
             noted.add(Read(path, tuple(params), hashlib.sha256(response.content).hexdigest()))
         try:
-            return json_body(response, f"legacy {call.what}"), request_id
+            body = json_body(response, f"legacy {call.what}")
+            if (stamped := STAMPED.get()) is not None:  # a sync cycle: the write times of what changed, for its lag
+                stamped.note(body)
         except RecursionError:
             # The JSON decoder recurses on nesting: a body nested past the interpreter's limit is no answer.
             raise UnexpectedResponse(
                 f"legacy {call.what} answered a body nested too deep to read", request_id=request_id
             ) from None
+        return body, request_id
 
     async def digest(self, read: Read) -> str:
         """The SHA-256 of the body ``read``'s GET answers now (nothing decoded: a quiet project's reads)."""

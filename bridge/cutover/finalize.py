@@ -22,6 +22,7 @@ from pathlib import Path
 
 from bridge.canonical import Json
 from bridge.clients.http import RunControls
+from bridge.clients.legacy_stamps import Stamp
 from bridge.config import Settings
 from bridge.cutover.certificate import SigningKey, dumps, issue, spec_digests
 from bridge.cutover.render import render_markdown
@@ -31,7 +32,7 @@ from bridge.errors import BridgeError, UsageError
 from bridge.files import write_private
 from bridge.sync.cycle import run_cycle
 from bridge.sync.log import SyncLog
-from bridge.sync.quiet import Stamp, after, read_stamps
+from bridge.sync.quiet import after, read_stamps
 from bridge.sync.snapshot import merkle_root
 from bridge.verify.compare import FailOn
 from bridge.verify.headline import money_rows

@@ -24,12 +24,13 @@ from pathlib import Path
 
 from bridge.canonical import Json
 from bridge.clients.http import RunControls
+from bridge.clients.legacy_stamps import stamping
 from bridge.config import Settings
 from bridge.engine.progress import Progress
 from bridge.engine.quiet import QuietProjects
 from bridge.engine.run import Outcome, Transports, migrate
 from bridge.errors import UsageError
-from bridge.sync.lag import cycle_lags
+from bridge.sync.lag import measured
 from bridge.sync.log import SyncLog
 from bridge.sync.quiet import after, read_stamps
 from bridge.sync.snapshot import roots
@@ -84,6 +85,12 @@ def _unverified(last: Json) -> list[str]:
     return [str(project) for project in found] if isinstance(found, list) else []
 
 
+def _started(last: Json) -> datetime | None:
+    """When the last cycle began: a record written since was changed after that cycle read it (or during)."""
+    began = last.get("started") if isinstance(last, dict) else None
+    return datetime.fromisoformat(began.replace("Z", "+00:00")) if isinstance(began, str) else None
+
+
 def _verdict(report: Reconciliation | None, projects: list[str]) -> dict[str, Json]:
     if report is None:
         return {"verified": False, "why": "nothing to verify, or writes still settling: the last verdict stands"}
@@ -118,13 +125,19 @@ async def run_cycle(
     cpu = time.process_time()
     quiet = quiet or QuietProjects()
     settings, watched = _selection(settings)
-    outcome = await migrate(
-        settings, dry_run=False, progress=progress or Progress(), transports=transports, controls=controls, sync=quiet
-    )
+    with stamping(_started(log.last)) as stamps:
+        outcome = await migrate(
+            settings,
+            dry_run=False,
+            progress=progress or Progress(),
+            transports=transports,
+            controls=controls,
+            sync=quiet,
+        )
     late: dict[str, Json] = {}
     for project, frozen in watched.items():
-        stamps = after(await read_stamps(settings, project, transports=transports, controls=controls), frozen)
-        late[project] = [f"{s.kind} {s.legacy_id} written {s.at.isoformat()}" for s in stamps]
+        written = after(await read_stamps(settings, project, transports=transports, controls=controls), frozen)
+        late[project] = [f"{s.kind} {s.legacy_id} written {s.at.isoformat()}" for s in written]
     # Verified once quiet (as validation during CDC waits out the rows still moving): a cycle that wrote adds its
     # projects to those awaiting a verify; the first cycle that writes nothing verifies them. A change made while
     # a verify runs would otherwise wait out the verify too.
@@ -142,7 +155,6 @@ async def run_cycle(
         intents = store.journal.of_run(outcome.run_id) if outcome.run_id is not None and outcome.ledger.requests else []
     finally:
         store.close()
-    lags = await cycle_lags(settings, intents, transports=transports, controls=controls) if intents else {}
     record: dict[str, Json] = {
         "started": _stamp(started),
         "finished": _stamp(datetime.now(UTC)),
@@ -157,7 +169,7 @@ async def run_cycle(
         "unverified": list(waiting),
         "afterCutover": late,
         "roots": snapshot,
-        "lag": lags,
+        "lag": measured(intents, stamps),
         "quiet": list(outcome.quiet),
         "cpuMs": round((time.process_time() - cpu) * 1000),
     }

@@ -3,13 +3,13 @@ the write took once it was.
 
 - **source lag**: the moment the cycle decided the write (its intent recorded in the journal, right after the
   record's read and mapping) minus the record's legacy write time (``lastModified``; the project's
-  ``updatedAt``), read again after the cycle for the projects it wrote in (``sync.quiet``);
+  ``updatedAt``) as the cycle read it (``clients.legacy_stamps``: the write times since the last cycle began);
 - **apply lag**: the write done on v1 (the intent completed) minus that decision.
 
-A record with no published write time (a tag, a note, a library item made from several records) or gone from
-the source (a delete) has no source lag: it is counted, not measured. A record is matched to its write time by
-its legacy id within its project (A116). At most ``SAMPLES`` values per project and cycle are kept in the
-sync log (the first written), with the exact count beside them.
+A record with no published write time (a tag, a note, a library item made from several records), gone from the
+source (a delete), or written before the last cycle began (a write retried) has no source lag: it is counted, not
+measured. A record is matched to its write time by its legacy id (A116). At most ``SAMPLES`` values per project
+and cycle are kept in the sync log (the first written), with the exact count beside them.
 """
 
 from __future__ import annotations
@@ -19,10 +19,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from bridge.canonical import Json
-from bridge.clients.http import RunControls
-from bridge.config import Settings
-from bridge.engine.run import Transports
-from bridge.sync.quiet import read_stamps
 from mappings.kinds import Kind
 from mappings.refs import WORKSPACE
 from state.journal import members_of
@@ -64,29 +60,12 @@ class _Lags:
         return {"records": self.records, "unstamped": self.unstamped, "sourceMs": source, "applyMs": apply}
 
 
-def measured(intents: Sequence[IntentRow], stamps: Mapping[str, Mapping[str, datetime]]) -> dict[str, Json]:
-    """Per project (``WORKSPACE`` for the workspace's records), the lags of the records ``intents`` wrote, given
-    each project's write times by legacy id."""
+def measured(intents: Sequence[IntentRow], stamps: Mapping[str, datetime]) -> dict[str, Json]:
+    """Per project (``WORKSPACE`` for the workspace's other records), the lags of the records ``intents`` wrote,
+    given the write times the cycle noted as it read (by legacy id)."""
     lags: dict[str, _Lags] = {}
     for intent in intents:
         if intent.status == "done":
             for member in members_of(intent):
-                where = _where(intent, member)
-                lags.setdefault(where, _Lags()).add(intent, stamps.get(where, {}).get(member))
+                lags.setdefault(_where(intent, member), _Lags()).add(intent, stamps.get(member))
     return {where: found.as_json() for where, found in sorted(lags.items())}
-
-
-async def cycle_lags(
-    settings: Settings,
-    intents: Sequence[IntentRow],
-    *,
-    transports: Transports | None = None,
-    controls: RunControls | None = None,
-) -> dict[str, Json]:
-    """The lags of a cycle's writes (``intents``: its run's), the write times read for the projects written."""
-    projects = sorted({_where(intent, m) for intent in intents for m in members_of(intent)} - {WORKSPACE})
-    stamps: dict[str, dict[str, datetime]] = {}
-    for project in projects:
-        found = await read_stamps(settings, project, transports=transports, controls=controls)
-        stamps[project] = {stamp.legacy_id: stamp.at for stamp in found}
-    return measured(intents, stamps)

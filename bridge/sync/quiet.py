@@ -10,65 +10,18 @@ snapshot roots of ``sync.snapshot``).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 
 from bridge.clients.http import RunControls
 from bridge.clients.legacy import BUDGET_EXPANDS, LegacyClient, open_legacy
+from bridge.clients.legacy_stamps import Stamp, stamps
 from bridge.config import Settings
 from bridge.engine.run import Transports
 from mappings.records import LegacyRecord
 
-STAMPS = ("lastModified", "updatedAt")
-# A nested list's records are named by the list they sit in.
-KINDS_BY_KEY = {
-    "phases": "phase",
-    "fringes": "fringe",
-    "globals": "global",
-    "lines": "line",
-    "items": "purchase order item",
-    "purchaseOrders": "purchase order",
-    "subactuals": "actual part",
-    "subActuals": "actual part",
-}
 # Actuals are read in the widest window the engine reads them in (``engine.actuals``): business dates, not
 # write times, so every window is read.
 YEARS = 20
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class Stamp:
-    """One legacy record's write time, as the record publishes it."""
-
-    at: datetime
-    kind: str
-    legacy_id: str
-
-
-def _parsed(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        found = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return found if found.tzinfo else found.replace(tzinfo=UTC)
-
-
-def stamps(node: object, kind: str) -> Iterator[Stamp]:
-    """Every record in a decoded legacy answer that names its id and a write time."""
-    if isinstance(node, list):
-        for item in node:
-            yield from stamps(item, kind)
-        return
-    if not isinstance(node, dict):
-        return
-    found = next((at for key in STAMPS if (at := _parsed(node.get(key))) is not None), None)
-    if found is not None and isinstance(node.get("id"), str):
-        yield Stamp(found, kind, node["id"])
-    for key, value in node.items():
-        if isinstance(value, dict | list) and key not in {"contact", "totals"}:
-            yield from stamps(value, KINDS_BY_KEY.get(key, kind))
 
 
 def _record_stamps(record: LegacyRecord, kind: str) -> Iterator[Stamp]:
