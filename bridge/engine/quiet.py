@@ -1,10 +1,11 @@
-"""Bridge mode's quiet projects: a project that reads as it did when a cycle last wrote nothing in it is not
-mapped again (issue 32: an idle cycle costs its reads, not a mapping of the workspace).
+"""Bridge mode's quiet projects: a project that reads as it did when a cycle last processed it is not mapped
+again (issue 32: an idle cycle costs its reads, not a mapping of the workspace).
 
 A project's processing is a function of what its reads answer, of the workspace it is drawn against and of the
 books; the reads it makes are decided by earlier answers (which accounts, which date windows are busy). So when
-every read the last quiet processing made answers the same bytes now, and the rest is unchanged, processing it
-again would make the same reads, get the same answers and write nothing: its tally is the last one. The rest,
+every read the last processing made answers the same bytes now, and the rest is unchanged, processing it again
+would make the same reads, get the same answers and write nothing (what the last one wrote, it wrote): its tally
+is the last one's, settled (``settled``). The rest,
 the *context*, must be the same too: the day (the actuals' date windows follow it), the workspace library as
 planned from every project (``LibraryPlans``: a project's copies of it), the project's own library and record
 (read before its pipeline starts), the v1 ids of the workspace's crosswalk (what its mappings look up: contacts,
@@ -20,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import pickle
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -28,12 +30,27 @@ from datetime import date
 from bridge.canonical import Json
 from bridge.clients.legacy import READS, LegacyClient, Read
 from bridge.engine.books import Books
-from bridge.engine.plan import Tally
+from bridge.engine.plan import Fate, Tally
 from bridge.engine.source import ProjectLibrary
 from bridge.engine.tasks import run_all
 from bridge.engine.wanted import View
 from bridge.errors import BridgeError
+from mappings.kinds import Kind
 from mappings.refs import WORKSPACE
+
+# What a record written by a cycle is to the next one that reads it unchanged: the target holds it as the
+# books say (a record deleted from the target is no longer the source's nor the crosswalk's).
+SETTLED = dict.fromkeys((Fate.CREATED, Fate.REPLAYED, Fate.ADOPTED, Fate.UPDATED), Fate.UNCHANGED)
+
+
+def settled(tally: Tally) -> Tally:
+    """``tally`` as the next processing of the same reads counts it once its writes are done: what it wrote
+    unchanged, what it deleted gone, no request; what it held, quarantined or queued as a conflict, the same."""
+    records: Counter[tuple[Kind, Fate]] = Counter()
+    for (kind, fate), count in tally.records.items():
+        if fate is not Fate.DELETED:
+            records[kind, SETTLED.get(fate, fate)] += count
+    return replace(tally, records=records, requests=Counter(), timings=())
 
 
 @contextmanager
@@ -131,10 +148,11 @@ class QuietCycle:
             return None
 
     def _settle(self, project: str, reads: set[Read], context: bytes, tally: Tally) -> None:
-        """Keep a project processed this cycle when it wrote nothing; forget it otherwise."""
+        """Keep a project processed this cycle, with the tally its next processing would give; forget it when
+        the target refused a write (the record is tried again each cycle)."""
         self.projects.roots.pop(project, None)
-        if sum(tally.requests.values()):
+        if any(refusal.filed for refusal in tally.quarantine):
             self.projects.known.pop(project, None)
             return
         ordered = tuple(sorted(reads, key=lambda read: (read.path, read.params)))
-        self.projects.known[project] = Quieted(ordered, context, replace(tally, timings=()))
+        self.projects.known[project] = Quieted(ordered, context, settled(tally))
