@@ -49,8 +49,9 @@ class Books:
 
     def __init__(self, database: Database, run_id: int | None, *, track: bool = False) -> None:
         self.database = database
-        # (scope, v1 id) of every record the run wrote or booked, when ``track`` (bridge mode reads them back).
-        self.written: set[tuple[str, str]] | None = set() if track else None
+        # (scope, crosswalk kind, v1 id) of every record the run wrote or booked, when ``track`` (bridge mode
+        # reads them back).
+        self.written: set[tuple[str, str, str]] | None = set() if track else None
         self.run_id = run_id
         self.journal = Journal(database)
         self.crosswalk = Crosswalk(database)
@@ -84,7 +85,7 @@ class Books:
     def _put(self, kind: str, scope: str, legacy_id: str, v1_id: str, digest: str) -> None:
         self._scope(scope)[(kind, legacy_id)] = (v1_id, compact(digest))
         if self.written is not None:
-            self.written.add((scope, v1_id))
+            self.written.add((scope, kind, v1_id))
 
     # Lookups (the mappings' Lookup signature) and change detection.
 

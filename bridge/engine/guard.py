@@ -36,7 +36,7 @@ from bridge.clients.v1_requests import BY_ID
 from bridge.engine.books import Books, state_scope
 from bridge.engine.kinds import KINDS, KindSpec, Scope, spec
 from bridge.engine.plan import Fate, Tally
-from bridge.errors import RecordError
+from bridge.errors import NotFound, RecordError
 from mappings.kinds import Kind
 from mappings.refs import WORKSPACE
 from state.store import StateStore
@@ -78,6 +78,9 @@ COMPUTED = frozenset(
 # A row stamped this long after the bridge's last write of it was changed by someone else (clock skew between
 # the state's host and the service).
 SKEW = timedelta(seconds=2)
+# Rows of one kind in one scope a cycle reads one by one before it lists the kind instead (a listing is a page
+# per hundred rows, read one after another: a project's transactions are some twenty pages).
+SINGLE_READS = 20
 
 
 MARKS = "m2:"
@@ -143,6 +146,7 @@ class Guard:
         self.store = store
         self.live = live
         self._rows: dict[tuple[str, str], dict[str, Row]] = {}
+        self._singles: Counter[tuple[str, str]] = Counter()
         self._marks: dict[str, dict[tuple[str, str], Mark]] = {}
         self._open: dict[str, set[tuple[str, str]]] = {}
         self.conflicts: Counter[Kind] = Counter()
@@ -157,6 +161,27 @@ class Guard:
             return None
         params = (project,) if BY_ID[natural.listed_by].parameters else ()
         return params, [*((name, project) for name in natural.filters), *natural.query]
+
+    async def row(self, kind: KindSpec, scope: str, v1_id: str) -> Row | None:
+        """One record's v1 row (None when gone): read alone while few of its kind in ``scope`` are (a cycle that
+        changed one record reads one row, not its project's listing), from the kind's listing after that."""
+        key = (kind.kind.value, scope)
+        if kind.fetch is None or key in self._rows or self._singles[key] >= SINGLE_READS:
+            return (await self.rows(kind, scope)).get(v1_id)
+        self._singles[key] += 1
+        return await self._fetch(kind, scope, v1_id)
+
+    async def _fetch(self, kind: KindSpec, scope: str, v1_id: str) -> Row | None:
+        """One row read alone (the kind declares its ``fetch``); None when v1 no longer holds it."""
+        where = self._where(kind, scope)
+        if kind.fetch is None or where is None:
+            return None
+        params = (*where[0], v1_id) if BY_ID[kind.fetch].parameters > 1 else (v1_id,)
+        try:
+            found = await self.v1.read(kind.fetch, params)
+        except NotFound:
+            return None
+        return found if isinstance(found, Mapping) else None
 
     async def rows(self, kind: KindSpec, scope: str, *, fresh: bool = False) -> dict[str, Row]:
         """``kind``'s v1 rows in ``scope`` by id, read once per cycle (again when ``fresh``)."""
@@ -198,8 +223,7 @@ class Guard:
         if not guarded(declared):
             return Verdict(clear=True)
         stored = declared.stored
-        rows = await self.rows(declared, scope)
-        row = rows.get(v1_id)
+        row = await self.row(declared, scope, v1_id)
         kept = _current(self._kept(scope).get((stored, legacy_id)))
         if (stored, legacy_id) in self._opened(scope):
             drifted = True
@@ -262,41 +286,65 @@ class Guard:
             await self.books.drop(declared.stored, scope, legacy_id)
             self.store.marks.remove(declared.stored, state_scope(scope), legacy_id)
             if self.books.written is not None:  # a write like any other: its scope is read back and verified
-                self.books.written.add((scope, v1_id))
+                self.books.written.add((scope, declared.stored, v1_id))
         return Tally.of(kind, Fate.DELETED, requests=sent)
 
-    async def remark(self, written: Sequence[tuple[str, str]], read: Sequence[str]) -> dict[str, Counter[Kind]]:
-        """Read back every guarded kind of the scopes this cycle wrote in (``written``: scope, v1 id), and of
-        the scopes it ``read`` that hold no mark yet (the first sync after a `run`); keep the marks of the
-        records it wrote or never marked, and count per scope the others whose rows moved (drift; a record with
-        an open conflict is counted there, not here)."""
-        by_scope: dict[str, set[str]] = {scope: set() for scope in read if not self._kept(scope)}
-        for scope, v1_id in written:
-            by_scope.setdefault(scope, set()).add(v1_id)
-        drifted: dict[str, Counter[Kind]] = {}
+    async def remark(
+        self, written: Sequence[tuple[str, str, str]], read: Sequence[str], scan: Sequence[str] = ()
+    ) -> dict[str, Counter[Kind]]:
+        """Keep the marks of what this cycle wrote (``written``: scope, crosswalk kind, v1 id), read back one by
+        one while few are. Scopes read whole instead, every guarded kind: the scopes it ``read`` that hold no
+        mark yet (the first sync after a `run`), and the ``scan`` ones; there the records never marked are
+        marked too, and the others whose rows moved are counted per scope (drift; a record with an open
+        conflict is counted there, not here)."""
+        whole = {scope for scope in read if not self._kept(scope)} | set(scan)
+        by_scope: dict[str, set[tuple[str, str]]] = {scope: set() for scope in whole}
+        for scope, kind, v1_id in written:
+            by_scope.setdefault(scope, set()).add((kind, v1_id))
+        # Drift is said of a scope read whole; a kind listed for the many rows written in it counts for nothing.
+        drifted: dict[str, Counter[Kind]] = {scope: Counter() for scope in whole}
         for scope in sorted(by_scope):
-            touched = by_scope[scope]
-            kept = self._kept(scope)
-            opened = self._opened(scope)
-            moved = drifted.setdefault(scope, Counter())
+            moved = drifted.get(scope, Counter())
             marks: list[Mark] = []
             for declared in GUARDED:
                 if (declared.scope is Scope.WORKSPACE) != (scope == WORKSPACE):
                     continue
-                names = {v: legacy for legacy, v in self._v1_ids(declared, scope).items()}
-                for v1_id, row in (await self.rows(declared, scope, fresh=True)).items():
-                    legacy_id = names.get(v1_id)
-                    if legacy_id is None:
-                        continue
-                    now = mark(row)
-                    old = _current(kept.get((declared.stored, legacy_id)))
-                    if old is None or v1_id in touched or old.v1_id != v1_id:
-                        marks.append(Mark(declared.stored, state_scope(scope), legacy_id, v1_id, now))
-                    elif old.mark != now and (declared.stored, legacy_id) not in opened:
-                        moved[declared.kind] += 1
+                touched = {v1_id for kind, v1_id in by_scope[scope] if kind == declared.stored}
+                if scope in whole or len(touched) > SINGLE_READS or declared.fetch is None:
+                    marks += await self._reread(declared, scope, touched, moved)
+                else:
+                    marks += await self._fetched(declared, scope, touched)
             self.store.marks.put(marks)
             self._marks.pop(scope, None)
         return drifted
+
+    async def _reread(self, declared: KindSpec, scope: str, touched: set[str], moved: Counter[Kind]) -> list[Mark]:
+        """A kind read back whole in ``scope``: the marks to keep, and its drift counted into ``moved``."""
+        kept = self._kept(scope)
+        opened = self._opened(scope)
+        names = {v: legacy for legacy, v in self._v1_ids(declared, scope).items()}
+        marks: list[Mark] = []
+        for v1_id, row in (await self.rows(declared, scope, fresh=True)).items():
+            legacy_id = names.get(v1_id)
+            if legacy_id is None:
+                continue
+            now = mark(row)
+            old = _current(kept.get((declared.stored, legacy_id)))
+            if old is None or v1_id in touched or old.v1_id != v1_id:
+                marks.append(Mark(declared.stored, state_scope(scope), legacy_id, v1_id, now))
+            elif old.mark != now and (declared.stored, legacy_id) not in opened:
+                moved[declared.kind] += 1
+        return marks
+
+    async def _fetched(self, declared: KindSpec, scope: str, touched: set[str]) -> list[Mark]:
+        """The marks of the few records of a kind this cycle wrote in ``scope``, each read alone."""
+        names = {v: legacy for legacy, v in self._v1_ids(declared, scope).items()}
+        found = [(v1_id, await self._fetch(declared, scope, v1_id)) for v1_id in sorted(touched) if v1_id in names]
+        return [
+            Mark(declared.stored, state_scope(scope), names[v1_id], v1_id, mark(row))
+            for v1_id, row in found
+            if row is not None
+        ]
 
     def _v1_ids(self, declared: KindSpec, scope: str) -> dict[str, str]:
         """legacy id -> v1 id of ``declared``'s records the crosswalk knows in ``scope``."""

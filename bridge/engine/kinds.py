@@ -133,6 +133,9 @@ class KindSpec:
     # The published operation that deletes one record: bridge mode (``engine.guard``) deletes a record gone
     # from the source that nobody changed on v1; a kind without one keeps `run`'s rule (left on the target).
     delete: str | None = None
+    # The published operation that reads one record by its v1 id: bridge mode's guard reads the few records a
+    # cycle updates or wrote one by one instead of listing their kind (``engine.guard``).
+    fetch: str | None = None
 
     @property
     def stored(self) -> str:
@@ -153,6 +156,7 @@ def _copy(kind: Kind, item: Kind, label: str, collection: str, name: str) -> Kin
         create=f"library_addProject{name}",
         update=f"library_updateProject{name}",
         natural=Natural(f"library_listProject{collection}", ("sourceId",)),
+        fetch=f"library_getProject{name}",
         records=wanted.project_copies(kind),
         needs=(Kind.PROJECT, item),
         stored_as=item,
@@ -168,6 +172,7 @@ def _item(kind: Kind, label: str, collection: str, name: str, natural: str) -> K
         create=f"library_create{name}",
         update=f"library_update{name}",
         natural=Natural(f"library_list{collection}", (natural,)),
+        fetch=f"library_get{name}",
         records=wanted.library_items(kind),
         from_projects=True,
         merged=True,
@@ -193,6 +198,7 @@ KINDS: tuple[KindSpec, ...] = (
         natural=Natural("contacts_list", ("name", "email")),
         records=wanted.contacts,
         delete="contacts_delete",
+        fetch="contacts_get",
     ),
     _item(Kind.CURRENCY, "currencies", "Currencies", "Currency", "code"),
     _item(Kind.FRINGE, "fringes", "Fringes", "Fringe", "name"),
@@ -204,6 +210,7 @@ KINDS: tuple[KindSpec, ...] = (
         create="library_createTag",
         update="library_updateTag",
         natural=Natural("library_listTags", ("name",)),
+        fetch="library_getTag",
         records=wanted.tags,
         from_projects=True,
         merged=True,
@@ -215,6 +222,7 @@ KINDS: tuple[KindSpec, ...] = (
         create="projects_create",
         update="projects_update",
         natural=Natural("projects_list", ("name", "slug")),
+        fetch="projects_get",
         records=wanted.projects,
         needs=(Kind.SPACE, Kind.TAG),
         from_projects=True,
@@ -237,6 +245,7 @@ KINDS: tuple[KindSpec, ...] = (
         records=wanted.phases,
         needs=(Kind.PROJECT, Kind.PROJECT_CURRENCY),
         delete="budget_deletePhase",
+        fetch="budget_getPhase",
     ),
     KindSpec(
         Kind.LINE,
@@ -250,6 +259,7 @@ KINDS: tuple[KindSpec, ...] = (
         needs=(Kind.PHASE, Kind.PROJECT_FRINGE, Kind.PROJECT_GLOBAL, Kind.CONTACT, Kind.TAG),
         key_kind=LINE_BULK_KIND,
         delete="budget_deleteLine",
+        fetch="budget_getLine",
     ),
     KindSpec(
         Kind.ACTUAL,
@@ -267,6 +277,7 @@ KINDS: tuple[KindSpec, ...] = (
         key_kind=TRANSACTION_BULK_KIND,
         money=("amount",),
         delete="transactions_delete",
+        fetch="transactions_get",
     ),
     KindSpec(
         Kind.SPLIT,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import httpx
@@ -113,14 +113,15 @@ async def migrate(
     observer: WriteObserver | None = None,
     rebuild: bool = False,
     sync: QuietProjects | None = None,
+    scan: Sequence[str] = (),
 ) -> Outcome:
     """Plan (``dry_run``) or run the migration the settings describe.
 
     ``pipelines=False`` runs the workspace stage alone (a fleet's first step; each project is then a step of
     its own, run with ``settings.projects`` naming it). ``sync`` is bridge mode (`bridge sync`): updates and
     deletes only of records nobody changed on v1, the v1 rows written read back (``engine.guard``), and the
-    projects still as the last cycles that wrote nothing in them found them read but not mapped again (the
-    watch's ``QuietProjects``, which this run updates).
+    projects that read as the last cycle found them not mapped again (the watch's ``QuietProjects``, which this
+    run updates); ``scan``: the scopes it reads back whole for drift if it writes nothing.
     ``rebuild`` (`bridge crosswalk rebuild`, a dry run) books into the state what every scope of the target
     already holds (``engine.adopt``). ``transports``,
     ``controls`` and ``observer`` are test seams (in-process emulator, a clock that never sleeps, a watcher of
@@ -152,6 +153,7 @@ async def migrate(
                     observer=observer,
                     rebuild=rebuild,
                     sync=sync,
+                    scan=scan,
                 )
     finally:
         store.close()
@@ -186,6 +188,7 @@ async def _migrate(
     observer: WriteObserver | None,
     rebuild: bool,
     sync: QuietProjects | None,
+    scan: Sequence[str],
 ) -> Outcome:
     checked = await preflight(legacy, v1, store, settings.legacy_url)
     migration = settings.migration if settings.migration != "default" else None
@@ -233,7 +236,9 @@ async def _migrate(
         raise
     await books.aclose()
     written = sorted(books.written or ())
-    drifted = await guard.remark(written, (WORKSPACE, *projects)) if guard is not None and not dry_run else {}
+    # A cycle that wrote nothing reads the scopes awaiting a verify back whole, for drift (``Guard.remark``).
+    scanned = () if written else scan
+    drifted = await guard.remark(written, (WORKSPACE, *projects), scanned) if guard is not None and not dry_run else {}
     ledger.unmatched_on_target.update(adoption.unmatched())
     if run_id is not None:
         store.runs.finish(run_id, "completed_with_quarantine" if ledger.quarantine else "completed", ledger.counts())
@@ -255,7 +260,7 @@ async def _migrate(
             field=entry.field,
             reason=entry.reason,
         )
-    touched = tuple(sorted({scope for scope, _ in written}))
+    touched = tuple(sorted({scope for scope, _, _ in written}))
     return Outcome(ledger, run_id, checked, projects, touched, drifted, quiet)
 
 

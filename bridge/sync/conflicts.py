@@ -78,7 +78,7 @@ async def resolve(store: StateStore, v1: V1Client, conflict: ConflictRow, side: 
                 conflict.kind, conflict.legacy_id, conflict.v1_id, conflict.scope, conflict.legacy_hash
             )
             store.crosswalk.put([entry])
-            await Guard(v1, books, store, live=True).remark([(scope, conflict.v1_id)], ())
+            await Guard(v1, books, store, live=True).remark([(scope, conflict.kind, conflict.v1_id)], ())
     finally:
         await books.aclose()
     store.conflicts.resolve(int(conflict.id or 0), side.value)
@@ -120,5 +120,6 @@ async def _write_legacy(
     await v1.send_write(declared.update, _params(declared, declared.update, books, conflict), body, None)
     entry = CrosswalkEntry(conflict.kind, conflict.legacy_id, conflict.v1_id, conflict.scope, conflict.legacy_hash)
     store.crosswalk.put([entry])
-    await Guard(v1, books, store, live=True).remark([(engine_scope(conflict.scope), conflict.v1_id)], ())
+    written = [(engine_scope(conflict.scope), conflict.kind, conflict.v1_id)]
+    await Guard(v1, books, store, live=True).remark(written, ())
     return 1

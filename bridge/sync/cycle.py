@@ -133,6 +133,7 @@ async def run_cycle(
             transports=transports,
             controls=controls,
             sync=quiet,
+            scan=_unverified(log.last),
         )
     late: dict[str, Json] = {}
     for project, frozen in watched.items():

@@ -142,3 +142,30 @@ def test_a_record_booked_by_another_process_maps_its_project_again(
     cycle = _cycle(world, quiet)
     assert list(cycle.outcome.quiet) == projects[:-1]
     assert cycle.writes == 1
+
+
+def test_a_line_edited_on_v1_only_is_found_drifted_by_the_quiet_cycle_and_left_as_it_is(
+    watched: tuple[World, QuietProjects, list[str]],
+) -> None:
+    world, quiet, projects = watched
+    project = projects[0]
+    store = open_state(str(world.state))
+    try:
+        _, _, line, _ = next(row for row in store.crosswalk.mappings(project) if row[0] == "line")
+        v1_project = store.crosswalk.get("project", project)
+    finally:
+        store.close()
+    assert v1_project is not None
+    path = f"/projects/{v1_project.v1_id}/budget/lines/{line}"
+    assert world.call("PATCH", path, json={"description": "edited on v1"}).is_success
+    actual = _first_plain_actual(world, project)
+    _legacy(world, "PUT", f"/projects/{project}/actuals/{actual['id']}", {"amount": 55.5})
+    # The cycle that writes the actual reads back what it wrote; the next one, writing nothing, scans the project
+    # whole before its verify, and says which records moved on v1 alone.
+    assert _cycle(world, quiet).writes == 1
+    scanned = _cycle(world, quiet)
+    assert scanned.writes == 0
+    assert scanned.record["drifted"] == {project: {"line": 1}}
+    verdict: Any = scanned.record["verdict"]
+    assert verdict["verified"] is True
+    assert world.call("GET", path).json()["description"] == "edited on v1"
