@@ -28,10 +28,9 @@ from bridge.commands import Ending
 from bridge.commands.migrate import EXIT_CODES
 from bridge.commands.options import connection_options, settings_from
 from bridge.config import Settings
-from bridge.engine.quiet import QuietProjects
 from bridge.errors import Interrupted, UsageError
 from bridge.sync.conflicts import Side, open_conflict, resolve
-from bridge.sync.cycle import CHANGES, Cycle, default_log, run_cycle
+from bridge.sync.cycle import CHANGES, Cycle, Watch, default_log, run_cycle
 from bridge.sync.health import LOOPBACK, Health
 from bridge.sync.log import SyncLog
 from bridge.terminal import plain
@@ -190,12 +189,12 @@ async def _cycles(settings: Settings, log: SyncLog, pace: Pace) -> Cycle:
     loop.add_signal_handler(signal.SIGINT, task.cancel)
     loop.add_signal_handler(signal.SIGTERM, task.cancel if interval is None else stop.set)
     controls = RunControls.of(settings)
-    # The projects the watch's cycles found writing nothing: read again each cycle, mapped again only once changed.
-    quiet = QuietProjects()
+    # What the cycles keep for each other: projects read but not mapped again, documents not downloaded again.
+    watch = Watch()
     try:
         while True:
             began = time.monotonic()
-            cycle = await run_cycle(settings, log, controls=controls, fail_on=pace.fail_on, quiet=quiet)
+            cycle = await run_cycle(settings, log, controls=controls, fail_on=pace.fail_on, watch=watch)
             if health is not None:
                 health.saw(cycle, time.monotonic() - began)
             _show(cycle, as_json)

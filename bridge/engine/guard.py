@@ -36,6 +36,7 @@ from bridge.clients.v1_requests import BY_ID
 from bridge.engine.books import Books, state_scope
 from bridge.engine.kinds import KINDS, KindSpec, Scope, spec
 from bridge.engine.plan import Fate, Tally
+from bridge.engine.tasks import run_all
 from bridge.errors import NotFound, RecordError
 from mappings.kinds import Kind
 from mappings.refs import WORKSPACE
@@ -305,16 +306,17 @@ class Guard:
         drifted: dict[str, Counter[Kind]] = {scope: Counter() for scope in whole}
         for scope in sorted(by_scope):
             moved = drifted.get(scope, Counter())
-            marks: list[Mark] = []
+            reads = []
             for declared in GUARDED:
                 if (declared.scope is Scope.WORKSPACE) != (scope == WORKSPACE):
                     continue
                 touched = {v1_id for kind, v1_id in by_scope[scope] if kind == declared.stored}
                 if scope in whole or len(touched) > SINGLE_READS or declared.fetch is None:
-                    marks += await self._reread(declared, scope, touched, moved)
-                else:
-                    marks += await self._fetched(declared, scope, touched)
-            self.store.marks.put(marks)
+                    reads.append(self._reread(declared, scope, touched, moved))
+                elif touched:
+                    reads.append(self._fetched(declared, scope, touched))
+            # The kinds side by side: a listing is pages read one after another, and a project has several.
+            self.store.marks.put([found for marks in await run_all(reads) for found in marks])
             self._marks.pop(scope, None)
         return drifted
 
@@ -339,10 +341,11 @@ class Guard:
     async def _fetched(self, declared: KindSpec, scope: str, touched: set[str]) -> list[Mark]:
         """The marks of the few records of a kind this cycle wrote in ``scope``, each read alone."""
         names = {v: legacy for legacy, v in self._v1_ids(declared, scope).items()}
-        found = [(v1_id, await self._fetch(declared, scope, v1_id)) for v1_id in sorted(touched) if v1_id in names]
+        ids = sorted(v1_id for v1_id in touched if v1_id in names)
+        rows = await run_all(self._fetch(declared, scope, v1_id) for v1_id in ids)
         return [
             Mark(declared.stored, state_scope(scope), names[v1_id], v1_id, mark(row))
-            for v1_id, row in found
+            for v1_id, row in zip(ids, rows, strict=True)
             if row is not None
         ]
 

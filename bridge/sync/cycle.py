@@ -18,7 +18,7 @@ last whole one.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -35,6 +35,7 @@ from bridge.sync.log import SyncLog
 from bridge.sync.quiet import after, read_stamps
 from bridge.sync.snapshot import roots
 from bridge.verify.compare import FailOn
+from bridge.verify.documents import ProvenDocuments
 from bridge.verify.headline import money_rows
 from bridge.verify.reconcile import verify
 from bridge.verify.schema import Reconciliation
@@ -44,6 +45,15 @@ from state.store import StateStore, open_state
 
 # What a line says of each kind: the fates a cycle can give a record, as the plan names them.
 CHANGES = ("to_create", "to_update", "deleted_on_target", "conflicted", "removed_at_source", "quarantined")
+
+
+@dataclass(slots=True)
+class Watch:
+    """What a `bridge sync --watch` keeps from one cycle to the next, in memory: the projects found quiet
+    (``engine.quiet``) and the documents a verify proved (``verify.documents.ProvenDocuments``)."""
+
+    quiet: QuietProjects = field(default_factory=QuietProjects)
+    proven: ProvenDocuments = field(default_factory=ProvenDocuments)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +101,7 @@ def _started(last: Json) -> datetime | None:
     return datetime.fromisoformat(began.replace("Z", "+00:00")) if isinstance(began, str) else None
 
 
-def _verdict(report: Reconciliation | None, projects: list[str]) -> dict[str, Json]:
+def _verdict(report: Reconciliation | None, projects: list[str], taken: int) -> dict[str, Json]:
     if report is None:
         return {"verified": False, "why": "nothing to verify, or writes still settling: the last verdict stands"}
     money: list[Json] = [
@@ -105,7 +115,8 @@ def _verdict(report: Reconciliation | None, projects: list[str]) -> dict[str, Js
         for row in money_rows(report)
     ]
     verdict: dict[str, Json] = {"verified": True, "projects": list(projects), "reconciled": report.reconciled}
-    return verdict | {"failOn": report.fail_on.value, "money": money}
+    # Documents whose bytes an earlier verify of this watch proved, listed by v1 as they were then (A118).
+    return verdict | {"failOn": report.fail_on.value, "money": money, "documentsProvedEarlier": taken}
 
 
 async def run_cycle(
@@ -116,14 +127,15 @@ async def run_cycle(
     transports: Transports | None = None,
     controls: RunControls | None = None,
     fail_on: FailOn = FailOn.MISMATCH,
-    quiet: QuietProjects | None = None,
+    watch: Watch | None = None,
 ) -> Cycle:
     """One cycle over the projects ``settings`` selects (every project when none is). A project whose cutover is
     finalized is only watched: nothing is written for it, and its legacy writes after the freeze are listed.
-    ``quiet``: the projects a watch's earlier cycles found writing nothing (``engine.quiet``)."""
+    ``watch``: what the watch's earlier cycles left (its quiet projects, the documents it proved)."""
     started = datetime.now(UTC)
     cpu = time.process_time()
-    quiet = quiet or QuietProjects()
+    watch = watch or Watch()
+    quiet = watch.quiet
     settings, watched = _selection(settings)
     with stamping(_started(log.last)) as stamps:
         outcome = await migrate(
@@ -145,9 +157,12 @@ async def run_cycle(
     waiting = sorted({*_unverified(log.last), *(scope for scope in outcome.touched if scope != WORKSPACE)})
     report = None
     checked: list[str] = []
+    taken = 0
     if waiting and not outcome.touched:
-        options = VerifyOptions(projects=tuple(waiting), fail_on=fail_on)
+        options = VerifyOptions(projects=tuple(waiting), fail_on=fail_on, proven=watch.proven)
+        before = watch.proven.reused
         report = await verify(settings, options, transports=transports, controls=controls)
+        taken = watch.proven.reused - before
         checked, waiting = waiting, []
     store = open_state(str(settings.state), read_only=True, migration=settings.migration)
     try:
@@ -166,7 +181,7 @@ async def run_cycle(
         "changes": _changes(outcome),
         "drifted": {scope: {kind.value: n for kind, n in kinds.items()} for scope, kinds in outcome.drifted.items()},
         "openConflicts": conflicts,
-        "verdict": _verdict(report, checked),
+        "verdict": _verdict(report, checked, taken),
         "unverified": list(waiting),
         "afterCutover": late,
         "roots": snapshot,

@@ -18,8 +18,10 @@ kind's).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bridge.clients.http import HttpSession
@@ -68,6 +70,20 @@ def carried_in(crosswalk: Iterable[RecordKey], quarantine: Iterable[RecordKey]) 
     return frozenset(c.kind for c in CARRIED if not c.extra or c.kind.value in touched)
 
 
+@dataclass(slots=True)
+class ProvenDocuments:
+    """Documents a `bridge sync --watch` proved (bytes, size, type, link: no difference) with the v1 listing row
+    each had then, by v1 id. A later verify of the same watch takes the proof while the row is the same (A118),
+    instead of downloading every document of a project each quiet cycle; ``reused`` counts those it took."""
+
+    rows: dict[str, str] = field(default_factory=dict)
+    reused: int = 0
+
+
+def _row_digest(row: Mapping[str, object]) -> str:
+    return hashlib.sha256(json.dumps(row, sort_keys=True, default=str).encode()).hexdigest()
+
+
 class DocumentCheck:
     """The documents of one verification: both clients, the state's entries, the spool's manifests."""
 
@@ -82,8 +98,12 @@ class DocumentCheck:
         latest_run: str | None,
         find: Callable[[str, str, str], str | None],
         above: Mapping[RecordKey, RecordKey],
+        proven: ProvenDocuments | None = None,
     ) -> None:
         self.v1 = v1
+        self.proven = proven
+        # Each listed document's row digest (what a proof is held to, ``ProvenDocuments``).
+        self.listed: dict[str, str] = {}
         self.legacy = legacy
         self.crosswalk = crosswalk
         self.quarantine = quarantine
@@ -131,6 +151,8 @@ class DocumentCheck:
                 if not isinstance(row, dict):
                     continue
                 target = TargetObject(str(row.get("id")), str(row.get("projectId") or ""), str(row.get("name")))
+                if self.proven is not None:
+                    self.listed[target.v1_id] = _row_digest(row)
                 for kind, held in holds:
                     if held is None or held(row):
                         found[kind].append(target)
@@ -188,7 +210,19 @@ class DocumentCheck:
         return held_back(keys, parents, migrated, self.quarantine)
 
     async def _document(self, carried: Carried, key: SourceKey, v1_id: str, origin: Origin) -> list[DocumentDifference]:
-        """What differs between one document on v1 and its legacy file."""
+        """What differs between one document on v1 and its legacy file (nothing, when the watch proved it
+        already and v1 lists it as it did then)."""
+        proven, listed = self.proven, self.listed.get(v1_id)
+        if proven is not None and listed is not None and proven.rows.get(v1_id) == listed:
+            proven.reused += 1
+            return []
+        found = await self._compared(carried, key, v1_id, origin)
+        if proven is not None and listed is not None and not found:
+            proven.rows[v1_id] = listed
+        return found
+
+    async def _compared(self, carried: Carried, key: SourceKey, v1_id: str, origin: Origin) -> list[DocumentDifference]:
+        """What differs between one document on v1 and its legacy file, read and downloaded now."""
         scope, legacy_id = key
 
         def differs(problem: str, legacy: str, target: str) -> DocumentDifference:

@@ -32,7 +32,7 @@ from bridge.verify.compare import FailOn, Verdict, worst
 from bridge.verify.contacts_private import private_differences
 from bridge.verify.convert import PhaseRate
 from bridge.verify.declared import sources, state_scope, targets
-from bridge.verify.documents import DocumentCheck, DocumentFindings, carried_in
+from bridge.verify.documents import DocumentCheck, DocumentFindings, ProvenDocuments, carried_in
 from bridge.verify.findings import Identity, Ledgers, LibraryFindings, ProjectFindings, fold
 from bridge.verify.heldback import (
     HeldBy,
@@ -83,6 +83,8 @@ class VerifyOptions:
     left_out: frozenset[Kind] = frozenset()
     # Set from the settings' ``--with contact-private``: the run carried contacts' phone and address (A101).
     contact_private: bool = False
+    # Bridge mode: the documents the watch proved already (``ProvenDocuments``, filled as it goes).
+    proven: ProvenDocuments | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +204,7 @@ class Verifier:
             latest_run=self.latest_run,
             find=find,
             above=above,
+            proven=self.options.proven,
         )
         verified = frozenset(f.report.v1_project_id for f in compared if f.report.v1_project_id)
         return await check.run(contacts, await attached(self.legacy, compared), None if whole else verified)

@@ -1,10 +1,11 @@
-"""A watch's quiet projects (``engine.quiet``): a project that reads as it did when a cycle last wrote nothing in it
-is read, not mapped again, and anything that could change what it would write makes it processed again.
+"""A watch's memory (``sync.cycle.Watch``): a project that reads as the last cycle found it is read, not mapped
+again (``engine.quiet``), and anything that could change what it would write makes it processed again; a
+document a verify proved is not downloaded again while v1 lists it the same.
 
-Each test runs cycles as one `bridge sync --watch` does (one ``QuietProjects`` across them) on the whole `small`
+Each test runs cycles as one `bridge sync --watch` does (one ``Watch`` across them) on the whole `small`
 workspace in process, edits legacy between cycles through its published surface, and checks what a user would:
-which projects a cycle found quiet, what reached v1, and that a quiet project's snapshot roots are the ones a
-fresh process computes from the state.
+which projects a cycle found quiet, what reached v1, drift, the verdict, and that a quiet project's snapshot
+roots are the ones a fresh process computes from the state.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli
-from bridge.engine.quiet import QuietProjects
-from bridge.sync.cycle import Cycle, run_cycle
+from bridge.sync.cycle import Cycle, Watch, run_cycle
 from bridge.sync.log import SyncLog
 from state import open_state
 from state.crosswalk import CrosswalkEntry
@@ -29,10 +29,10 @@ from tests.support.world import World, fast_controls, fresh_world
 pytestmark = pytest.mark.wire
 
 
-def _cycle(world: World, quiet: QuietProjects) -> Cycle:
+def _cycle(world: World, watch: Watch) -> Cycle:
     with SyncLog.open(Path(f"{world.state}.sync.jsonl")) as log:
         return asyncio.run(
-            run_cycle(world.settings(), log, transports=world.transports(), controls=fast_controls(), quiet=quiet)
+            run_cycle(world.settings(), log, transports=world.transports(), controls=fast_controls(), watch=watch)
         )
 
 
@@ -47,17 +47,17 @@ def _legacy(world: World, method: str, path: str, body: object = None) -> Any:
 
 
 @pytest.fixture
-def watched(tmp_path: Path) -> tuple[World, QuietProjects, list[str]]:
+def watched(tmp_path: Path) -> tuple[World, Watch, list[str]]:
     """The whole `small` workspace migrated, then two cycles of one watch: the second finds every project quiet."""
     world = fresh_world(tmp_path / "state.sqlite", projects=())
     outcome = asyncio.run(world.run())
     assert not outcome.ledger.quarantine
     projects = list(outcome.projects)
     assert len(projects) > 1
-    quiet = QuietProjects()
-    assert _cycle(world, quiet).outcome.quiet == ()
-    assert list(_cycle(world, quiet).outcome.quiet) == projects
-    return world, quiet, projects
+    watch = Watch()
+    assert _cycle(world, watch).outcome.quiet == ()
+    assert list(_cycle(world, watch).outcome.quiet) == projects
+    return world, watch, projects
 
 
 def _at(stamp: object) -> datetime:
@@ -71,27 +71,27 @@ def _first_plain_actual(world: World, project: str) -> dict[str, Any]:
 
 
 def test_an_idle_cycle_maps_nothing_and_its_roots_are_the_states(
-    watched: tuple[World, QuietProjects, list[str]],
+    watched: tuple[World, Watch, list[str]],
 ) -> None:
-    world, quiet, projects = watched
-    cycle = _cycle(world, quiet)
+    world, watch, projects = watched
+    cycle = _cycle(world, watch)
     assert list(cycle.outcome.quiet) == projects
     assert cycle.writes == 0
     # Every record is still counted as unchanged: the tally is the last processing's, not an empty one.
-    assert cycle.outcome.ledger.counts() == _cycle(world, QuietProjects()).outcome.ledger.counts()
-    fresh = _cycle(world, QuietProjects())
+    assert cycle.outcome.ledger.counts() == _cycle(world, Watch()).outcome.ledger.counts()
+    fresh = _cycle(world, Watch())
     assert fresh.outcome.quiet == ()
     assert cycle.record["roots"] == fresh.record["roots"]
 
 
 def test_an_edited_actual_is_written_and_only_its_project_is_mapped_again(
-    watched: tuple[World, QuietProjects, list[str]],
+    watched: tuple[World, Watch, list[str]],
 ) -> None:
-    world, quiet, projects = watched
+    world, watch, projects = watched
     project = projects[0]
     actual = _first_plain_actual(world, project)
     _legacy(world, "PUT", f"/projects/{project}/actuals/{actual['id']}", {"amount": 4321.5})
-    changed = _cycle(world, quiet)
+    changed = _cycle(world, watch)
     assert changed.writes == 1
     assert list(changed.outcome.quiet) == projects[1:]
     transactions = world.list_all("/transactions", {"limit": "200"})
@@ -109,27 +109,27 @@ def test_an_edited_actual_is_written_and_only_its_project_is_mapped_again(
     (shown,) = [p for p in json.loads(status.output)["projects"] if p["project"] == project]
     assert shown["source_lag_seconds"]["max"] == source / 1000
     # The next cycle finds every project quiet, and counts them as a fresh process mapping them all does.
-    settled = _cycle(world, quiet)
+    settled = _cycle(world, watch)
     assert list(settled.outcome.quiet) == projects
-    fresh = _cycle(world, QuietProjects())
+    fresh = _cycle(world, Watch())
     assert fresh.outcome.quiet == ()
     assert settled.outcome.ledger.counts() == fresh.outcome.ledger.counts()
     assert settled.record["roots"] == fresh.record["roots"]
 
 
 def test_a_renamed_contact_maps_again_the_projects_whose_lines_show_it(
-    watched: tuple[World, QuietProjects, list[str]],
+    watched: tuple[World, Watch, list[str]],
 ) -> None:
-    world, quiet, _ = watched
+    world, watch, _ = watched
     contacts: list[dict[str, Any]] = _legacy(world, "GET", "/contacts")["contacts"]
     _legacy(world, "PUT", f"/contacts/{contacts[0]['id']}", {"firstName": "Renamed"})
-    assert _cycle(world, quiet).outcome.quiet == ()
+    assert _cycle(world, watch).outcome.quiet == ()
 
 
 def test_a_record_booked_by_another_process_maps_its_project_again(
-    watched: tuple[World, QuietProjects, list[str]],
+    watched: tuple[World, Watch, list[str]],
 ) -> None:
-    world, quiet, projects = watched
+    world, watch, projects = watched
     project = projects[-1]
     # Another process (a conflict resolved, a `bridge run`) books another source hash for one of its records,
     # while legacy reads the same: the project is processed, and the record brought back to its source.
@@ -139,15 +139,15 @@ def test_a_record_booked_by_another_process_maps_its_project_again(
         store.crosswalk.put([CrosswalkEntry(kind, legacy_id, v1_id, project, "0" * 64)])
     finally:
         store.close()
-    cycle = _cycle(world, quiet)
+    cycle = _cycle(world, watch)
     assert list(cycle.outcome.quiet) == projects[:-1]
     assert cycle.writes == 1
 
 
 def test_a_line_edited_on_v1_only_is_found_drifted_by_the_quiet_cycle_and_left_as_it_is(
-    watched: tuple[World, QuietProjects, list[str]],
+    watched: tuple[World, Watch, list[str]],
 ) -> None:
-    world, quiet, projects = watched
+    world, watch, projects = watched
     project = projects[0]
     store = open_state(str(world.state))
     try:
@@ -162,10 +162,16 @@ def test_a_line_edited_on_v1_only_is_found_drifted_by_the_quiet_cycle_and_left_a
     _legacy(world, "PUT", f"/projects/{project}/actuals/{actual['id']}", {"amount": 55.5})
     # The cycle that writes the actual reads back what it wrote; the next one, writing nothing, scans the project
     # whole before its verify, and says which records moved on v1 alone.
-    assert _cycle(world, quiet).writes == 1
-    scanned = _cycle(world, quiet)
+    assert _cycle(world, watch).writes == 1
+    scanned = _cycle(world, watch)
     assert scanned.writes == 0
     assert scanned.record["drifted"] == {project: {"line": 1}}
     verdict: Any = scanned.record["verdict"]
     assert verdict["verified"] is True
     assert world.call("GET", path).json()["description"] == "edited on v1"
+    # The next verify of the watch takes the documents it proved (v1 lists them as it did), and still reconciles.
+    _legacy(world, "PUT", f"/projects/{project}/actuals/{actual['id']}", {"amount": 66.5})
+    assert _cycle(world, watch).writes == 1
+    again: Any = _cycle(world, watch).record["verdict"]
+    assert again["reconciled"] is True
+    assert again["documentsProvedEarlier"] > 0
