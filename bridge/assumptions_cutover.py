@@ -1,4 +1,4 @@
-"""The guesses of bridge mode (issue 32): the cutover certificate, the sync log, drift and conflicts (A110-A117)."""
+"""The guesses of bridge mode (issue 32): the cutover certificate, the sync log, drift and conflicts (A110-A118)."""
 
 from __future__ import annotations
 
@@ -89,5 +89,15 @@ CUTOVER_PROOF: tuple[Assumption, ...] = (
         "the legacy surface has no modified-since filter or ETag; its bodies are deterministic for unchanged "
         "records (seen: byte-identical reads minutes apart).",
         ("engine.quiet",),
+    ),
+    Assumption(
+        "A118",
+        "a document proved once in a watch",
+        "A verify of a `bridge sync --watch` does not download again a document an earlier verify of the same "
+        "watch proved (bytes, size, type, link) while v1 lists it with the same row (every field, its size and "
+        "links among them): v1 publishes no way to replace a document's bytes in place, so a row unchanged is a "
+        "document unchanged. `bridge verify` and every new watch download each document.",
+        "v1 publishes document metadata updates and deletes, but no content replacement.",
+        ("verify.documents",),
     ),
 )
