@@ -190,7 +190,7 @@ async def _cycles(settings: Settings, log: SyncLog, pace: Pace) -> Cycle:
     loop.add_signal_handler(signal.SIGTERM, task.cancel if interval is None else stop.set)
     controls = RunControls.of(settings)
     # What the cycles keep for each other: projects read but not mapped again, documents not downloaded again.
-    watch = Watch()
+    watch = Watch(background=interval is not None)
     try:
         while True:
             began = time.monotonic()
@@ -211,6 +211,11 @@ async def _cycles(settings: Settings, log: SyncLog, pace: Pace) -> Cycle:
                 continue
     except asyncio.CancelledError:
         raise Interrupted("the sync was interrupted by a signal; run it again to resume") from None
+    finally:
+        # A verify still running beside the cycles is dropped: its projects stay awaiting one in the log.
+        if watch.verifying is not None:
+            watch.verifying.task.cancel()
+            await asyncio.gather(watch.verifying.task, return_exceptions=True)
     if stop.is_set() and not as_json:
         click.echo("stopped on SIGTERM after a whole cycle")
     return cycle

@@ -4,8 +4,10 @@ A cycle is a run in bridge mode (``engine.run.migrate(sync=True)``): a full read
 legacy surface has no change feed), a diff against the state's hashes, the guard's drift check before each update
 or delete (``engine.guard``), the writes, and the read-back of what was written. Then:
 
-- a light verify of the projects written in since the last verify, by the first cycle that writes nothing (the
-  verdict is about a quiet state; a cycle that writes leaves them waiting, and the last verdict stands);
+- a light verify of the projects written in since the last verify, begun by the first cycle that writes nothing
+  (the verdict is about a quiet state; a cycle that writes leaves them waiting, and the last verdict stands). A
+  watch runs it beside its next cycles, so a change made meanwhile waits for no verify, and takes its verdict in
+  the cycle it ends in, unless a cycle wrote in its projects first (then they wait for the next quiet one);
 - one hash-chained line in the sync log (``sync.log``): what changed per kind, drift, open conflicts, the
   verdict and money per currency, the snapshot roots of both sides per project (``sync.snapshot``), the source
   and apply lag of each record written (``sync.lag``), the projects found quiet (``engine.quiet``) and the
@@ -17,7 +19,9 @@ last whole one.
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,12 +52,39 @@ CHANGES = ("to_create", "to_update", "deleted_on_target", "conflicted", "removed
 
 
 @dataclass(slots=True)
+class Verifying:
+    """A verify a watch runs beside its next cycles, of ``projects`` as they stood when it began; ``stale`` once a
+    cycle writes in one of them before its verdict is taken (the verdict would be of a state gone by)."""
+
+    task: asyncio.Task[Reconciliation]
+    projects: tuple[str, ...]
+    # The documents the watch had proved when it began: the ones it took from earlier verifies are the rest.
+    proved: int = 0
+    stale: bool = False
+
+
+@dataclass(slots=True)
 class Watch:
     """What a `bridge sync --watch` keeps from one cycle to the next, in memory: the projects found quiet
-    (``engine.quiet``) and the documents a verify proved (``verify.documents.ProvenDocuments``)."""
+    (``engine.quiet``), the documents a verify proved (``verify.documents.ProvenDocuments``), and the verify
+    running beside the cycles (``background``: a watch's; a single cycle waits for its verify)."""
 
     quiet: QuietProjects = field(default_factory=QuietProjects)
     proven: ProvenDocuments = field(default_factory=ProvenDocuments)
+    background: bool = False
+    verifying: Verifying | None = None
+
+    def verdict(self, touched: Sequence[str]) -> Verifying | None:
+        """The verify that ended, when one did and no cycle wrote in its projects meanwhile (``touched``: this
+        cycle's scopes); it is forgotten either way once ended."""
+        running = self.verifying
+        if running is None:
+            return None
+        running.stale = running.stale or bool(set(touched) & set(running.projects))
+        if not running.task.done():
+            return None
+        self.verifying = None
+        return None if running.stale else running
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +176,7 @@ async def run_cycle(
             transports=transports,
             controls=controls,
             sync=quiet,
-            scan=_unverified(log.last),
+            scan=_unverified(log.last) if watch.verifying is None else (),
         )
     late: dict[str, Json] = {}
     for project, frozen in watched.items():
@@ -155,15 +186,18 @@ async def run_cycle(
     # projects to those awaiting a verify; the first cycle that writes nothing verifies them. A change made while
     # a verify runs would otherwise wait out the verify too.
     waiting = sorted({*_unverified(log.last), *(scope for scope in outcome.touched if scope != WORKSPACE)})
-    report = None
-    checked: list[str] = []
-    taken = 0
-    if waiting and not outcome.touched:
+    ended = watch.verdict(outcome.touched)
+    if ended is None and waiting and not outcome.touched and watch.verifying is None:
         options = VerifyOptions(projects=tuple(waiting), fail_on=fail_on, proven=watch.proven)
-        before = watch.proven.reused
-        report = await verify(settings, options, transports=transports, controls=controls)
-        taken = watch.proven.reused - before
-        checked, waiting = waiting, []
+        task = asyncio.create_task(verify(settings, options, transports=transports, controls=controls))
+        watch.verifying = Verifying(task, tuple(waiting), watch.proven.reused)
+        if not watch.background:
+            await task
+            ended = watch.verdict(())
+    report = ended.task.result() if ended is not None else None
+    checked = list(ended.projects) if ended is not None else []
+    taken = watch.proven.reused - ended.proved if ended is not None else 0
+    waiting = [project for project in waiting if project not in checked]
     store = open_state(str(settings.state), read_only=True, migration=settings.migration)
     try:
         snapshot = {scope or WORKSPACE: _roots(store, scope, outcome, quiet) for scope in ("", *outcome.projects)}
@@ -182,6 +216,7 @@ async def run_cycle(
         "drifted": {scope: {kind.value: n for kind, n in kinds.items()} for scope, kinds in outcome.drifted.items()},
         "openConflicts": conflicts,
         "verdict": _verdict(report, checked, taken),
+        "verifying": list(watch.verifying.projects) if watch.verifying is not None else [],
         "unverified": list(waiting),
         "afterCutover": late,
         "roots": snapshot,

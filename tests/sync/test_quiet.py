@@ -175,3 +175,57 @@ def test_a_line_edited_on_v1_only_is_found_drifted_by_the_quiet_cycle_and_left_a
     again: Any = _cycle(world, watch).record["verdict"]
     assert again["reconciled"] is True
     assert again["documentsProvedEarlier"] > 0
+
+
+def test_a_watch_verifies_beside_its_cycles_and_drops_a_verdict_a_write_overtook(tmp_path: Path) -> None:
+    world = fresh_world(tmp_path / "state.sqlite", projects=())
+    assert not asyncio.run(world.run()).ledger.quarantine
+    log_path = Path(f"{world.state}.sync.jsonl")
+    project = min(row["id"] for row in _legacy(world, "GET", "/projects")["projects"])
+    actual = _first_plain_actual(world, project)["id"]
+
+    async def edit(project: str, actual: str, amount: float) -> None:
+        async with world.client("/api/v1", {"X-API-Key": world.legacy_key}) as legacy:
+            path = f"/projects/{project}/actuals/{actual}"
+            (await legacy.put(path, json={"amount": amount}, params={"idMode": "system"})).raise_for_status()
+
+    async def cycles() -> list[dict[str, Any]]:
+        watch = Watch(background=True)
+        seen: list[dict[str, Any]] = []
+
+        async def cycle() -> dict[str, Any]:
+            with SyncLog.open(log_path) as log:
+                found = await run_cycle(
+                    world.settings(), log, transports=world.transports(), controls=fast_controls(), watch=watch
+                )
+            seen.append(found.record)
+            return found.record
+
+        assert project in (await cycle())["projects"]
+        await edit(project, actual, 71.5)
+        assert (await cycle())["requests"] == 1
+        started = await cycle()  # quiet: the verify of the project begins beside the next cycles
+        assert started["verifying"] == [project]
+        assert started["verdict"]["verified"] is False
+        assert watch.verifying is not None
+        await asyncio.wait([watch.verifying.task])
+        taken = await cycle()  # the verify ended with no write in its project: its verdict is this cycle's
+        assert taken["verdict"]["verified"] is True
+        assert taken["verdict"]["projects"] == [project]
+        assert taken["unverified"] == []
+        await edit(project, actual, 72.5)
+        assert (await cycle())["requests"] == 1
+        assert (await cycle())["verifying"] == [project]
+        await edit(project, actual, 73.5)
+        overtaken = await cycle()  # it writes in the project the verify was proving: that verdict is dropped
+        assert overtaken["requests"] == 1
+        assert overtaken["verdict"]["verified"] is False
+        assert overtaken["unverified"] == [project]
+        assert (await cycle())["verifying"] == [project]  # the next quiet cycle begins another
+        watch.verifying.task.cancel()  # as a watch stopped does
+        await asyncio.gather(watch.verifying.task, return_exceptions=True)
+        return seen
+
+    records = asyncio.run(cycles())
+    assert [r["verdict"]["verified"] for r in records].count(True) == 1
+    assert all(r["verdict"]["reconciled"] for r in records if r["verdict"]["verified"])
