@@ -27,8 +27,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date
 
+import httpx
+
 from bridge.canonical import Json
-from bridge.clients.legacy import READS, LegacyClient, Read
+from bridge.clients.legacy import ANSWERED, READS, LegacyClient, Read, ReadKey, digest
 from bridge.engine.books import Books
 from bridge.engine.plan import Fate, Tally
 from bridge.engine.source import ProjectLibrary
@@ -95,21 +97,27 @@ class QuietCycle:
         self.legacy = legacy
         self.books = books
         self.shared = hashlib.sha256(pickle.dumps((date.today(), view.library), protocol=5)).digest()
-        self._asked: dict[tuple[str, tuple[tuple[str, str], ...]], asyncio.Task[str | None]] = {}
+        self._asked: dict[ReadKey, asyncio.Task[httpx.Response | None]] = {}
 
     async def run(
         self, library: ProjectLibrary, steps: Callable[[], AsyncIterator[Tally]], fold: Callable[[Tally], None]
     ) -> bool:
         """Fold the project's tally: its last one when it is still quiet (True), else what ``steps`` do."""
         project = library.project.id
-        if (last := await self._still(project, self._context(library))) is not None:
+        answers: dict[ReadKey, httpx.Response] = {}
+        if (last := await self._still(project, self._context(library), answers)) is not None:
             fold(last)
             return True
         done = Tally()
-        with noting() as reads:
-            async for tally in steps():
-                fold(tally)
-                done += tally
+        # The answers the check just read are the processing's first reads, not asked again.
+        token = ANSWERED.set(answers)
+        try:
+            with noting() as reads:
+                async for tally in steps():
+                    fold(tally)
+                    done += tally
+        finally:
+            ANSWERED.reset(token)
         self._settle(project, reads, self._context(library), done)
         return False
 
@@ -121,29 +129,31 @@ class QuietCycle:
         digest.update(self.books.fingerprint(library.project.id, hashes=True))
         return digest.digest()
 
-    async def _still(self, project: str, context: bytes) -> Tally | None:
+    async def _still(self, project: str, context: bytes, answers: dict[ReadKey, httpx.Response]) -> Tally | None:
         """The project's last tally when it is still quiet: the same context, and each of its reads answering
-        the same bytes (read again, not decoded); else None, and the project is forgotten."""
+        the same bytes (read again, not decoded); else None, the project forgotten, and what its reads answered
+        now put in ``answers``."""
         last = self.projects.known.pop(project, None)
         if last is not None and last.context == context:
-            digests = await run_all(self._answer(read) for read in last.reads)
-            if all(now == read.digest for now, read in zip(digests, last.reads, strict=True)):
+            found = await run_all(self._answer(read) for read in last.reads)
+            if all(now is not None and digest(now) == read.digest for now, read in zip(found, last.reads, strict=True)):
                 self.projects.known[project] = last
                 return last.tally
+            answers.update({(r.path, r.params): now for r, now in zip(last.reads, found, strict=True) if now})
         self.projects.roots.pop(project, None)
         return None
 
-    async def _answer(self, read: Read) -> str | None:
-        """The digest of what ``read`` answers now (None when it fails: the project is then processed, and its
-        processing meets the failure as a run would)."""
+    async def _answer(self, read: Read) -> httpx.Response | None:
+        """What ``read`` answers now (None when it fails: the project is then processed, and its processing
+        meets the failure as a run would)."""
         key = (read.path, read.params)
         if key not in self._asked:
-            self._asked[key] = asyncio.get_running_loop().create_task(self._digest(read))
+            self._asked[key] = asyncio.get_running_loop().create_task(self._ask(read))
         return await self._asked[key]
 
-    async def _digest(self, read: Read) -> str | None:
+    async def _ask(self, read: Read) -> httpx.Response | None:
         try:
-            return await self.legacy.digest(read)
+            return await self.legacy.answer(read)
         except BridgeError:
             return None
 

@@ -60,6 +60,11 @@ def watched(tmp_path: Path) -> tuple[World, Watch, list[str]]:
     return world, watch, projects
 
 
+def _legacy_reads(world: World) -> int:
+    stats: Any = asyncio.run(world.control("GET", "/stats"))
+    return int(stats["requests"]["bySurface"]["legacy"])
+
+
 def _at(stamp: object) -> datetime:
     assert isinstance(stamp, str)
     return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
@@ -90,10 +95,18 @@ def test_an_edited_actual_is_written_and_only_its_project_is_mapped_again(
     world, watch, projects = watched
     project = projects[0]
     actual = _first_plain_actual(world, project)
+    before = _legacy_reads(world)
+    assert _cycle(world, watch).writes == 0
+    idle = _legacy_reads(world) - before
     _legacy(world, "PUT", f"/projects/{project}/actuals/{actual['id']}", {"amount": 4321.5})
+    before = _legacy_reads(world)
     changed = _cycle(world, watch)
     assert changed.writes == 1
     assert list(changed.outcome.quiet) == projects[1:]
+    # The project found changed is processed from the answers its check just read, not read twice: about what a
+    # cycle finding every project quiet reads (a read the processing itself repeats is asked again).
+    checked = len(watch.quiet.known[project].reads)
+    assert idle <= _legacy_reads(world) - before < idle + checked // 2
     transactions = world.list_all("/transactions", {"limit": "200"})
     assert 432150 in {row["amount"]["amount"] for row in transactions}
     # Its lag, as the cycle measured it: from the legacy write to the write decided, then to the write done.
