@@ -150,7 +150,7 @@ class LegacyClient:
         try:
             body = json_body(response, f"legacy {call.what}")
             if (stamped := STAMPED.get()) is not None:  # a sync cycle: the write times of what changed, for its lag
-                stamped.note(body)
+                stamped.note(response.content, body)
         except RecursionError:
             # The JSON decoder recurses on nesting: a body nested past the interpreter's limit is no answer.
             raise UnexpectedResponse(

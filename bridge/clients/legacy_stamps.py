@@ -7,6 +7,7 @@ notes, as it reads, the write times of records changed since the last cycle, to 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 STAMPS = ("lastModified", "updatedAt")
+WRITE_TIME = re.compile(rb'"(?:lastModified|updatedAt)"\s*:\s*"([^"]{1,64})"')
 # A nested list's records are named by the list they sit in.
 KINDS_BY_KEY = {
     "phases": "phase",
@@ -69,7 +71,13 @@ class Stamped:
     since: datetime
     found: dict[str, datetime] = field(default_factory=dict)
 
-    def note(self, body: object) -> None:
+    def note(self, content: bytes, body: object) -> None:
+        """The write times since ``since`` that ``body`` (decoded from ``content``) names."""
+        # Walking a decoded body is the cost (a project's every actual); one whose text names no write time since
+        # is passed over first, by a scan of its bytes.
+        texts = (match.group(1).decode(errors="replace") for match in WRITE_TIME.finditer(content))
+        if not any((at := _parsed(text)) is not None and at >= self.since for text in texts):
+            return
         for stamp in stamps(body, ""):
             if stamp.at >= self.since:
                 self.found[stamp.legacy_id] = stamp.at

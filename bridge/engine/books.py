@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import pickle
 import sys
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -103,11 +104,9 @@ class Books:
     def fingerprint(self, scope: str, *, hashes: bool) -> bytes:
         """A digest of ``scope``'s crosswalk: every (kind, legacy id, v1 id), and each source hash when ``hashes``
         (what a project's mappings can look up, and what its change detection compares)."""
-        digest = hashlib.sha256()
-        for (kind, legacy_id), (v1_id, source) in sorted(self._scope(scope).items()):
-            digest.update(f"{kind}\0{legacy_id}\0{v1_id}\0".encode())
-            digest.update(bytes([len(source)]) + source if hashes else b"")
-        return digest.digest()
+        entries = self._scope(scope).items()
+        found = sorted(entries) if hashes else sorted((key, v1_id) for key, (v1_id, _) in entries)
+        return hashlib.sha256(pickle.dumps(found, protocol=5)).digest()
 
     def legacy_ids(self, kind: str, scope: str) -> set[str]:
         """The legacy ids of ``kind`` in ``scope`` that have a v1 id (from this run or an earlier one)."""

@@ -250,8 +250,9 @@ async def _migrate(
         kinds={row.kind.value: row.as_json() for row in ledger.ordered()},
         not_carried={held.kind: stock.count for held, stock in ledger.held()},
     )
-    # Each value left behind, one log line each (the terminal groups them; the log keeps every one).
-    for entry in ledger.not_carried:
+    # Each value left behind, one log line each (the terminal groups them; the log keeps every one). A quiet
+    # project's were logged by the cycle that processed it: a watch's log does not repeat them every cycle.
+    for entry in (e for e in ledger.not_carried if e.scope not in quiet):
         log.info(
             "bridge.run.not_carried",
             kind=entry.kind,

@@ -222,6 +222,7 @@ async def run_cycle(
         "roots": snapshot,
         "lag": measured(intents, stamps),
         "quiet": list(outcome.quiet),
+        # The process's CPU time over the cycle, a verify running beside it included.
         "cpuMs": round((time.process_time() - cpu) * 1000),
     }
     log.append(record)
