@@ -183,7 +183,9 @@ class Applier:
         if v1_id is None:
             raise ValueError(f"{target.kind} {desired.legacy_id} is not in the crosswalk; it cannot be updated")
         wanted = source_hash(desired.full_state)
-        if target.spec.update is None or self.books.unchanged(kind, target.scope, desired.legacy_id, wanted):
+        # A record whose create gave it its state is unchanged while booked as created, whichever run made it.
+        held = desired.holds and self.books.unchanged(kind, target.scope, desired.legacy_id, source_hash(desired.body))
+        if target.spec.update is None or held or self.books.unchanged(kind, target.scope, desired.legacy_id, wanted):
             return Tally.of(target.kind, self.standing(target.kind, target.scope, desired.legacy_id))
         if self.guard is not None:
             verdict = await self.guard.check(
@@ -234,7 +236,7 @@ class Applier:
             for d, created in zip(records, create.hashes, strict=True)
             if d.legacy_id in sent.ids
             and (
-                (d.state is not None and created != source_hash(d.state))
+                (d.state is not None and not d.holds and created != source_hash(d.state))
                 or (d.legacy_id in sent.differs and target.spec.update is not None)
             )
         ]

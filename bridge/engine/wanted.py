@@ -57,6 +57,9 @@ class Desired:
     notes: tuple[Note, ...] = ()
     # The record is created by patching an object the service made for us (a project's default phase).
     adopt_id: str | None = None
+    # The create body already gives the record its full state (a project's copy of the workspace item made from
+    # this very record): no PATCH follows the create, and the create's hash stands for the state's.
+    holds: bool = False
 
     @property
     def full_state(self) -> JsonObject:
@@ -244,8 +247,8 @@ def project_copies(kind: Kind) -> Records:
                     # The workspace item is quarantined: its copy waits for it; lines report the missing reference.
                     held += 1
                     continue
-                state = dict(copy.patch) if own_values else None
-                group.append(_ready(Desired(copy.ref.legacy_id, {"sourceId": source}, state)))
+                body: JsonObject = {"sourceId": source}
+                group.append(_ready(Desired(copy.ref.legacy_id, body, dict(copy.patch), holds=not own_values)))
             if group:
                 groups.append(tuple(group))
         return Wanted(tuple(groups), (), held, tuple(c[1].ref.legacy_id for c in mine))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
 from typing import Any, cast
 
 import pytest
@@ -233,3 +234,34 @@ async def test_split_items_and_nothing_else_give_way_to_the_requests_others_wait
     assert items > 0
     assert asked[True] == items
     assert asked[False] >= done.ledger.requests - items > 0
+
+
+@pytest.mark.anyio
+async def test_a_whole_run_after_runs_of_one_project_each_sends_nothing(world: World) -> None:
+    """A fleet migrates a workspace one project at a time (each project's library copies patched to its own
+    values); a whole-workspace run afterwards finds every record as it wants it, copies included, and sends
+    nothing (it once sent PATCHes v1 refuses: a copy's create body, ``sourceId``, as an update)."""
+    whole = replace(world, projects=())
+    projects = (await whole.run(dry_run=True)).projects
+    assert len(projects) > 1
+    for project in projects:
+        assert not (await replace(world, projects=(project,)).run()).ledger.quarantine
+    after = await whole.run()
+    assert after.ledger.requests == 0
+    assert not after.ledger.quarantine
+
+
+@pytest.mark.anyio
+async def test_a_run_of_one_project_after_a_whole_run_patches_its_first_copies_once_and_is_refused_nothing(
+    world: World,
+) -> None:
+    """The other way round: a whole run makes the first project's copies from the items they were made from; a
+    run of that project alone cannot know that, and patches them once to the values they hold (v1 takes them),
+    then finds them as it wants them."""
+    whole = replace(world, projects=())
+    outcome = await whole.run()
+    first = replace(world, projects=(outcome.projects[0],))
+    patched = await first.run()
+    assert not patched.ledger.quarantine
+    assert patched.ledger.requests == sum(row.to_update for row in patched.ledger.ordered())
+    assert (await first.run()).ledger.requests == 0
