@@ -20,8 +20,8 @@ from bridge.engine.progress import display
 from bridge.errors import BridgeError
 from bridge.terminal import console, plain, shown
 from bridge.verify import remarks_report
+from bridge.verify.amounts import amount, signed
 from bridge.verify.compare import FailOn, Verdict
-from bridge.verify.convert import format_minor
 from bridge.verify.inventory import summary as not_carried
 from bridge.verify.publish import PublishObserver
 from bridge.verify.reconcile import VerifyOptions, verify
@@ -125,9 +125,9 @@ def summary_table(report: Reconciliation) -> Table:
                 Text(shown(project.name)) if index == 0 else "",
                 Text(shown(phase.name)),
                 f.rate,
-                format_minor(f.legacy_minor, f.currency),
-                format_minor(f.v1_minor, f.currency),
-                format_minor(f.difference_minor, f.currency),
+                amount(f.legacy_minor, f.currency),
+                amount(f.v1_minor, f.currency),
+                signed(f.difference_minor, f.currency),
                 f"[{style}]{f.verdict}[/]",
             )
         located = [d for d in project.differences if d.location.kind != "project"]

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from bridge.engine.kinds import order
+from bridge.verify.amounts import amount
 from bridge.verify.compare import Verdict
-from bridge.verify.convert import PhaseRate, as_counted, convert_amount, format_minor
+from bridge.verify.convert import PhaseRate, as_counted, convert_amount
 from bridge.verify.schema import (
     NOTHING_HELD_BACK,
     ActualsSum,
@@ -286,10 +287,10 @@ def _summary(records: Mapping[str, int], groups: Sequence[HeldBackGroup], money:
             phases[(row.phase_name, row.legacy_currency, row.currency)] += row.minor
     # Phase totals are listed, never added up: an estimate, a working budget and the actuals overlap.
     per_phase = ", ".join(
-        f"{name} {format_minor(minor, cur)} {cur}" + (f" (from {source})" if source != cur else "")
+        f"{name} {amount(minor, cur)}" + (f" (from {source})" if source != cur else "")
         for (name, source, cur), minor in phases.items()
     )
-    ledger = ", ".join(f"{format_minor(minor, cur)} {cur}" for cur, minor in actuals.items())
+    ledger = ", ".join(amount(minor, cur) for cur, minor in actuals.items())
     return (
         f"held back by quarantine: {what or 'no records'} (by {named or 'no refused record'}{more}); "
         f"money held back, per phase total: {per_phase or 'none'}; in the actuals ledger: {ledger or 'none'}"

@@ -11,6 +11,7 @@ description is data, never markup.
 from __future__ import annotations
 
 from bridge.verify import remarks_report
+from bridge.verify.amounts import signed
 from bridge.verify.headline import (
     Entry,
     MoneyRow,
@@ -118,9 +119,9 @@ def _workspace_library(report: Reconciliation) -> list[str]:
 def _money_section(rows: list[MoneyRow]) -> list[str]:
     """Per currency and phase: both totals, the difference and what quarantine holds back, in money."""
     body = [
-        f"<tr><td>{escape(_currency(r))}</td><td>{escape(r.phase)}</td>{num(_amount(r.legacy_minor, r.currency))}"
-        f"{num(_amount(r.v1_minor, r.currency) if r.reached_v1 else 'not on v1')}"
-        f"{num(_signed(r.difference_minor, r.currency))}{num(_held(r.held_back_minor, r.currency))}"
+        f"<tr><td>{escape(r.label)}</td><td>{escape(r.phase)}</td>{num(money(r.legacy_minor, r.currency))}"
+        f"{num(money(r.v1_minor, r.currency) if r.reached_v1 else 'not on v1')}"
+        f"{num(_signed(r.difference_minor, r.currency))}{num(money(r.held_back_minor, r.currency))}"
         f'<td class="{r.verdict}">{r.verdict}</td></tr>'
         for r in rows
     ]
@@ -130,11 +131,6 @@ def _money_section(rows: list[MoneyRow]) -> list[str]:
         *body,
         "</tbody></table></section>",
     ]
-
-
-def _currency(row: MoneyRow) -> str:
-    same = row.source_currency == row.currency
-    return row.currency if same else f"{row.source_currency} as {row.currency}"
 
 
 def _not_compared(report: Reconciliation) -> list[str]:
@@ -168,8 +164,8 @@ def _entry_row(n: int, entry: Entry, project_index: int) -> str:
         f'<tr id="difference-{n}">{num(n)}{num(_signed(entry.difference_minor, c))}'
         f'<td class="{entry.verdict}">{entry.verdict}</td>'
         f'<td><a href="#project-{project_index}">{escape(entry.project.name)}</a></td><td>{escape(entry.what)}</td>'
-        f"{num(_amount(entry.legacy_minor, c) + '<br>' + _amount(entry.v1_minor, c))}"
-        f"{num(_held(entry.held_back_minor, c))}"
+        f"{num(money(entry.legacy_minor, c) + '<br>' + money(entry.v1_minor, c))}"
+        f"{num(money(entry.held_back_minor, c))}"
         f"<td>{_drill(entry)}</td></tr>"
     )
 
@@ -219,9 +215,9 @@ def _step(d: Difference) -> str:
     ids = f"legacy {escape(loc.line_id or '—')} &rarr; v1 {escape(loc.v1_line_id or '—')}"
     return (
         f'<li><span class="{f.verdict}">{f.verdict}</span> {_where(d)} ({ids}): legacy '
-        f"{_amount(f.legacy_minor, f.currency)}, v1 {_amount(f.v1_minor, f.currency)}, difference "
+        f"{money(f.legacy_minor, f.currency)}, v1 {money(f.v1_minor, f.currency)}, difference "
         f"{_signed(f.difference_minor, f.currency)}"
-        f"{'; held back ' + _amount(f.quarantined_minor, f.currency) if f.quarantined_minor else ''}</li>"
+        f"{'; held back ' + money(f.quarantined_minor, f.currency) if f.quarantined_minor else ''}</li>"
     )
 
 
@@ -249,15 +245,5 @@ def _quarantine_section(report: Reconciliation) -> list[str]:
     return out + held_back_section(report)
 
 
-def _amount(minor: int | None, currency: str) -> str:
-    return "—" if minor is None else f"{money(minor, currency)} {escape(currency)}"
-
-
-def _held(minor: int, currency: str) -> str:
-    return _amount(minor, currency) if minor else "—"
-
-
 def _signed(minor: int | None, currency: str) -> str:
-    if not minor:
-        return "—" if minor is None else "0"
-    return ("+" if minor > 0 else "") + _amount(minor, currency)
+    return escape(signed(minor, currency))

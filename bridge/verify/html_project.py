@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bridge.verify.convert import format_minor
+from bridge.verify.amounts import amount, as_computed, signed
 from bridge.verify.safe import escape
 from bridge.verify.schema import KindLedger, LibraryDifference, ProjectReport, Reconciliation, TreeNode
 from bridge.verify.svg import Bar, difference_chart
@@ -49,11 +49,11 @@ def project_section(project: ProjectReport, currency: str, index: int) -> list[s
     ]
     for phase in project.phases:
         f = phase.total
-        legacy = f"{f.legacy_amount} {f.legacy_currency}" if f.legacy_amount is not None else "—"
+        legacy = as_computed(f.legacy_amount, f.legacy_currency)
         out.append(
-            f"<tr><td>{escape(phase.name)}</td><td>{escape(phase.type)}</td><td>{escape(legacy)}</td>"
+            f"<tr><td>{escape(phase.name)}</td><td>{escape(phase.type)}</td>{num(escape(legacy))}"
             f"{num(escape(f.rate))}{num(money(f.legacy_minor, currency))}{num(money(f.v1_minor, currency))}"
-            f'{num(money(f.difference_minor, currency))}<td class="{f.verdict}">{f.verdict}</td>'
+            f'{num(escape(signed(f.difference_minor, currency)))}<td class="{f.verdict}">{f.verdict}</td>'
             f"<td>{escape(phase.fringe_text())}</td></tr>"
         )
     out.append("</tbody></table>")
@@ -135,7 +135,7 @@ def held_back_section(report: Reconciliation) -> list[str]:
             *(
                 f"<tr><td>{escape(m.project_name)} <code>{escape(m.project_id)}</code></td>"
                 f"<td>{escape(m.phase_name)}</td><td>{escape(m.phase_type)}</td><td>{escape(m.legacy_currency)}</td>"
-                f"{num(escape(m.rate))}{num(money(m.minor, m.currency) + ' ' + escape(m.currency))}"
+                f"{num(escape(m.rate))}{num(money(m.minor, m.currency))}"
                 f"<td>{escape(m.held_back_by or 'the quarantined records inside it')}</td></tr>"
                 for m in held.money
             ),
@@ -178,7 +178,8 @@ def num(value: object) -> str:
 
 
 def money(minor: int | None, currency: str) -> str:
-    return escape(format_minor(minor, currency))
+    """An amount with its currency (``amounts.amount``), escaped."""
+    return escape(amount(minor, currency))
 
 
 def library_table(differences: Sequence[LibraryDifference], written: str) -> str:

@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bridge.terminal import plain
-from bridge.verify import remarks_report
-from bridge.verify.convert import format_minor
+from bridge.verify import amounts, remarks_report
 from bridge.verify.headline import (
     Entry,
     by_severity,
@@ -47,14 +46,13 @@ def write_reports(report: Reconciliation, directory: Path, observer: PublishObse
 
 
 def money(minor: int | None, currency: str) -> str:
-    """Minor units with the currency code, e.g. ``1,234.56 USD``; an absent figure prints as a dash."""
-    return "—" if minor is None else f"{format_minor(minor, currency)} {_text(currency)}"
+    """Minor units with the currency code, e.g. ``1,234.56 USD`` (``amounts.amount``), as Markdown text."""
+    return _text(amounts.amount(minor, currency))
 
 
 def signed(minor: int | None, currency: str) -> str:
-    if minor is None:
-        return "—"
-    return ("+" if minor > 0 else "") + money(minor, currency)
+    """A difference with its sign (``amounts.signed``), as Markdown text."""
+    return _text(amounts.signed(minor, currency))
 
 
 def render_markdown(report: Reconciliation) -> str:
@@ -129,7 +127,7 @@ def _lead_md(report: Reconciliation) -> list[str]:
         "|---|---|---|---|---|---|---|",
     ]
     out += [
-        f"| {_text(r.source_currency)} | {_text(r.phase)} | {money(r.legacy_minor, r.currency)} | "
+        f"| {_text(r.label)} | {_text(r.phase)} | {money(r.legacy_minor, r.currency)} | "
         f"{money(r.v1_minor, r.currency) if r.reached_v1 else 'not on v1'} | "
         f"{signed(r.difference_minor, r.currency)} | {money(r.held_back_minor, r.currency)} | {r.verdict} |"
         for r in money_rows(report)
@@ -230,7 +228,7 @@ def _library_md(differences: Sequence[LibraryDifference], written: str) -> list[
 
 
 def _figure_row(label: str, kind: str, figure: Figure, currency: str) -> str:
-    legacy = _text(f"{figure.legacy_amount} {figure.legacy_currency}") if figure.legacy_amount is not None else "—"
+    legacy = _text(amounts.as_computed(figure.legacy_amount, figure.legacy_currency))
     return (
         f"| {_text(label)} | {_text(kind)} | {legacy} | {_text(figure.rate)} | "
         f"{money(figure.legacy_minor, currency)} | {money(figure.v1_minor, currency)} | "
