@@ -32,6 +32,8 @@ from bridge.verify.schema import (
     HeldBack,
     HeldBackGroup,
     HeldBackMoney,
+    HeldBackReason,
+    HeldBackTotal,
     KindLedger,
     PhaseSummary,
     ProjectReport,
@@ -264,7 +266,54 @@ def summarize(
     ]
     groups.sort(key=lambda g: (-sum(g.records.values()), g.label))
     counts = _ordered(+records)
-    return HeldBack(summary=_summary(counts, groups, money), records=counts, money=money, groups=groups)
+    return HeldBack(
+        summary=_summary(counts, groups, money),
+        records=counts,
+        money=money,
+        groups=groups,
+        by_currency=by_currency(money),
+        by_reason=by_reason(groups),
+    )
+
+
+INSIDE = "quarantined records inside"
+"""The reason of money a total holds back through the refused lines and actuals within it."""
+
+
+def by_currency(money: Iterable[HeldBackMoney]) -> list[HeldBackTotal]:
+    """The money held back per currency and reason: the actuals ledger added up (a transaction is counted
+    once), each phase's totals added up over the projects (phases are never added together)."""
+    actuals: dict[tuple[str, str], int] = defaultdict(int)
+    phases: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for row in money:
+        # The label ends with the refusing code: ``<kind> <legacy id> (<code>)`` (``label``).
+        reason = row.held_back_by.rsplit("(", 1)[-1].rstrip(")") if row.held_back_by else INSIDE
+        key = (row.currency, reason)
+        if row.phase_id is None:
+            actuals[key] += row.minor
+        else:
+            phases[key][row.phase_name] += row.minor
+    return [
+        HeldBackTotal(
+            currency=currency,
+            reason=reason,
+            actuals_minor=str(actuals.get((currency, reason), 0)),
+            phase_totals_minor={name: str(minor) for name, minor in phases.get((currency, reason), {}).items()},
+        )
+        for currency, reason in sorted({*actuals, *phases})
+    ]
+
+
+def by_reason(groups: Iterable[HeldBackGroup]) -> list[HeldBackReason]:
+    """The refused records per error code, with the records they keep off v1 per kind."""
+    refused: Counter[str] = Counter()
+    records: dict[str, Counter[str]] = defaultdict(Counter)
+    for group in groups:
+        refused[group.code] += 1
+        records[group.code].update(group.records)
+    return [
+        HeldBackReason(reason=code, refused=n, records=_ordered(records[code])) for code, n in sorted(refused.items())
+    ]
 
 
 def _ordered(counts: Counter[str]) -> dict[str, int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bridge.verify.amounts import amount, as_computed, signed
+from bridge.verify.amounts import amount, as_computed, number, signed
 from bridge.verify.safe import escape
 from bridge.verify.schema import KindLedger, LibraryDifference, ProjectReport, Reconciliation, TreeNode
 from bridge.verify.svg import Bar, difference_chart
@@ -156,19 +156,24 @@ def held_back_section(report: Reconciliation) -> list[str]:
 
 
 def ledger_table(entries: list[KindLedger]) -> str:
+    """Per kind where every source record went (migrated counts every run: the crosswalk), then the set check."""
     rows = "".join(
-        f"<tr><td>{escape(e.kind)}</td>{num(e.source)}{num(e.migrated)}{num(e.unchanged)}"
-        f"{num(sum(e.quarantined.values()))}{num(sum(e.held_back.values()))}{num(sum(e.not_carried.values()))}"
-        f"{num(e.pending)}"
+        f"<tr><td>{escape(e.kind)}</td>{num(number(e.source))}{num(number(e.migrated + e.unchanged))}"
+        f"{num(number(e.migrated))}{num(number(sum(e.quarantined.values())))}"
+        f"{num(number(sum(e.held_back.values())))}{num(number(sum(e.not_carried.values())))}{num(number(e.pending))}"
         f"<td>{'yes' if e.closed else 'no'}</td>"
-        f"{num(e.ok)}{num(len(e.missing))}{num(len(e.unexpected))}{num(len(e.duplicated))}</tr>"
+        f"{num(number(e.ok))}{num(number(len(e.missing)))}{num(number(len(e.unexpected)))}"
+        f"{num(number(len(e.duplicated)))}</tr>"
         for e in entries
     )
+    heads = "".join(
+        f'<th class="num">{h}</th>'
+        for h in ("source", "migrated (all runs)", "by the last run", "quarantined", "held back", "not carried")
+    )
+    checks = "".join(f'<th class="num">{h}</th>' for h in ("ok on v1", "missing", "unexpected", "duplicated"))
     return (
-        '<table class="ledger"><thead><tr><th>kind</th><th>source</th><th>migrated</th><th>unchanged</th>'
-        "<th>quarantined</th><th>held back</th><th>not carried</th><th>pending</th><th>closed</th><th>ok</th>"
-        "<th>missing</th>"
-        f"<th>unexpected</th><th>duplicated</th></tr></thead><tbody>{rows}</tbody></table>"
+        f'<table class="ledger"><thead><tr><th>kind</th>{heads}<th class="num">pending</th><th>closed</th>{checks}'
+        f"</tr></thead><tbody>{rows}</tbody></table>"
     )
 
 

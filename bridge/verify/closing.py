@@ -1,0 +1,114 @@
+"""What a reconciliation comes to, in words every rendering shares: the answer, the counts behind it, the money
+held back, and what to do next.
+
+``answer`` is the one closing line (``bridge verify`` ends with it; the Markdown and HTML put it under their
+heading): the verdict, the totals compared with their verdicts, what explains the differences named in their
+own unit (``4 totals explained by quarantine`` beside ``2 refused records explain them``), the ledger and the
+money quarantine holds back. ``next_step`` is the command or the fix that follows. Pure: the report alone.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bridge.verify.amounts import amount, number
+from bridge.verify.headline import differences
+from bridge.verify.ledger import is_clean
+from bridge.verify.schema import KindLedger, Reconciliation
+
+
+@dataclass(frozen=True, slots=True)
+class Closing:
+    answer: str
+    next_step: str
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """``1 total``, ``1,517 totals``: a count with its unit."""
+    return f"{number(count)} {one if count == 1 else many or one + 's'}"
+
+
+def open_ledgers(report: Reconciliation) -> list[str]:
+    """The kinds whose ledger is not closed, or has a record pending, missing, unexpected or duplicated."""
+    return _open(report.ledger)
+
+
+def _open(entries: Sequence[KindLedger]) -> list[str]:
+    return [e.kind for e in entries if not is_clean([e])]
+
+
+def totals_compared(report: Reconciliation) -> int:
+    """The totals both sides were compared on (figures v1 publishes no write for are not among them)."""
+    v = report.verdicts
+    return v.exact + v.rounding + v.quarantine + v.mismatch
+
+
+def held_back_money(report: Reconciliation) -> str:
+    """What quarantine keeps off v1: the actuals ledger's money per currency (transactions are counted once;
+    phase totals overlap, so they are counted as totals, never added up), and how many phase totals hold some."""
+    actuals: dict[str, int] = defaultdict(int)
+    for row in report.held_back.money:
+        if row.phase_id is None:
+            actuals[row.currency] += row.minor
+    phases = sum(1 for row in report.held_back.money if row.phase_id is not None)
+    said = [f"{', '.join(amount(m, c) for c, m in actuals.items())} of actuals"] if actuals else []
+    said += [f"part of {plural(phases, 'phase total')}"] if phases else []
+    return "money held back: " + (" and ".join(said) if said else "none")
+
+
+def closing(report: Reconciliation) -> Closing:
+    """The closing line and the next step of one reconciliation."""
+    v = report.verdicts
+    compared = totals_compared(report)
+    counts = (
+        f"{plural(compared, 'total')} compared ({number(v.exact)} exact, {number(v.rounding)} rounding, "
+        f"{number(v.quarantine)} quarantine, {number(v.mismatch)} mismatch)"
+    )
+    refused = len(report.held_back.groups)
+    # The unit of the explanation is said beside the unit of what it explains: totals, then refused records.
+    explained = [f"the {number(v.quarantine)} quarantine ones explained by {plural(refused, 'refused record')}"]
+    not_carried = [f"{plural(v.not_carried, 'figure')} not carried"] if v.not_carried else []
+    still_open = open_ledgers(report)
+    ledger = f"ledger open for {', '.join(still_open)}" if still_open else "ledger closed"
+    answer = "RECONCILED" if report.reconciled else "NOT RECONCILED"
+    head = f"{answer}: {counts}" + (f", {explained[0]}" if v.quarantine and refused else "")
+    line = "; ".join([head, *not_carried, ledger, held_back_money(report)])
+    return Closing(line, _next_step(report, still_open))
+
+
+def _next_step(report: Reconciliation, still_open: list[str]) -> str:
+    if not report.projects or report.run is None:
+        return "next: bridge run, then bridge verify"
+    if not report.reconciled:
+        found = differences(report)
+        where = (
+            f"the largest difference, {found[0].what} of {found[0].project.name}, comes first"
+            if found
+            else f"the ledger of {', '.join(still_open) or 'the documents'} says what is missing"
+        )
+        return f"next: open reconciliation.html ({where}); fix the cause, then bridge run and bridge verify again"
+    if report.quarantine:
+        return (
+            f"next: fix the {plural(len(report.quarantine), 'refused record')} under Quarantine in "
+            "reconciliation.html (each names its fix), then bridge run and bridge verify again; "
+            "bridge cutover check --project ID wants quarantine empty"
+        )
+    return "next: bridge cutover check --project ID for each project to cut over"
+
+
+def ledger_line(entries: Sequence[KindLedger]) -> str:
+    """The ledger in one sentence: every source record of every kind, by where it went (all runs together)."""
+    source = sum(e.source for e in entries)
+    carried = sum(e.migrated + e.unchanged for e in entries)
+    quarantined = sum(sum(e.quarantined.values()) for e in entries)
+    held = sum(sum(e.held_back.values()) for e in entries)
+    left = sum(sum(e.not_carried.values()) for e in entries)
+    pending = sum(e.pending for e in entries)
+    still_open = _open(entries)
+    return (
+        f"{plural(source, 'source record')} of {plural(len(entries), 'kind')}: {number(carried)} migrated "
+        f"(all runs), {number(quarantined)} quarantined, {number(held)} held back, {number(left)} not carried, "
+        f"{number(pending)} pending; " + (f"open for {', '.join(still_open)}" if still_open else "closed")
+    )
