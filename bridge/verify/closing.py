@@ -58,6 +58,21 @@ def held_back_money(report: Reconciliation) -> str:
     return "money held back: " + (" and ".join(said) if said else "none")
 
 
+def listed(report: Reconciliation) -> list[str]:
+    """How the totals that are not exact come together in the differences list: a phase total and the
+    account and line totals under it are several verdicts but one entry, explained by its lines and
+    transactions (``3 totals differ`` beside ``1 difference, 1 line explains it``)."""
+    entries = differences(report)
+    if not entries:
+        return []
+    lines = sum(1 for e in entries for d in e.steps if d.location.kind == "line")
+    transactions = sum(len(e.moved) + len(e.transactions) for e in entries)
+    below = [plural(n, unit) for n, unit in ((lines, "line"), (transactions, "transaction")) if n]
+    them = "it" if len(entries) == 1 else "them"
+    why = f", explained below {them} by {' and '.join(below)}" if below else ""
+    return [f"{plural(len(entries), 'difference')} listed largest first{why}"]
+
+
 def closing(report: Reconciliation) -> Closing:
     """The closing line and the next step of one reconciliation."""
     v = report.verdicts
@@ -74,7 +89,7 @@ def closing(report: Reconciliation) -> Closing:
     ledger = f"ledger open for {', '.join(still_open)}" if still_open else "ledger closed"
     answer = "RECONCILED" if report.reconciled else "NOT RECONCILED"
     head = f"{answer}: {counts}" + (f", {explained[0]}" if v.quarantine and refused else "")
-    line = "; ".join([head, *not_carried, ledger, held_back_money(report)])
+    line = "; ".join([head, *listed(report), *not_carried, ledger, held_back_money(report)])
     return Closing(line, _next_step(report, still_open))
 
 

@@ -26,7 +26,7 @@ from bridge.verify.headline import (
 from bridge.verify.html_project import held_back_section, ledger_table, library_table, money, num, project_section
 from bridge.verify.inventory import figures, summary
 from bridge.verify.safe import escape
-from bridge.verify.schema import Difference, QuarantinedRecord, Reconciliation
+from bridge.verify.schema import NOTHING_HELD_BACK, Difference, QuarantinedRecord, Reconciliation
 
 _STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#1f2933}
@@ -80,7 +80,7 @@ def render_html(report: Reconciliation) -> str:
         f'<p class="meta">{escape(report.source_workspace)} &rarr; {escape(report.target_workspace)}; amounts in '
         f"{escape(report.currency)} unless a row names another; generated {escape(report.generated_at)}; schema "
         f"{report.schema_version}; fails on {report.fail_on} and worse.</p>",
-        f'<p id="held-back" class="meta">{escape(report.held_back.summary)}</p>',
+        _held_back_line(report),
         *_money_section(money_rows(report)),
         f'<p id="verdicts">{plural(totals_compared(report), "total")} compared: {v.mismatch} mismatch, '
         f"{v.quarantine} explained by quarantine, {v.rounding} explained by rounding, {v.exact} exact; "
@@ -153,13 +153,22 @@ def _money_section(rows: list[MoneyRow]) -> list[str]:
         for r in rows
     ]
     return [
-        '<section id="money"><h2>Money per currency and phase</h2><table class="money cards"><thead><tr>'
+        '<section id="money"><table class="money cards"><thead><tr>'
         '<th>currency</th><th>phase</th><th class="num">legacy</th><th class="num">v1</th>'
         '<th class="num">difference</th><th class="num">held back by quarantine</th><th>verdict</th></tr></thead>'
         "<tbody>",
         *body,
         "</tbody></table></section>",
     ]
+
+
+def _held_back_line(report: Reconciliation) -> str:
+    """The held-back sentence, folded to one line on screen (the closing line above says the money already;
+    it is long, and the money table and the largest difference come first); printed in full."""
+    said = escape(report.held_back.summary)
+    if report.held_back.summary == NOTHING_HELD_BACK:
+        return f'<p id="held-back" class="meta">{said}</p>'
+    return f'<details id="held-back" class="meta"><summary>What quarantine holds back</summary>{said}</details>'
 
 
 def _not_compared(report: Reconciliation) -> list[str]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bridge.verify.amounts import amount, as_computed, number, signed
+from bridge.verify.compare import Verdict
 from bridge.verify.safe import escape
-from bridge.verify.schema import KindLedger, LibraryDifference, ProjectReport, Reconciliation, TreeNode
+from bridge.verify.schema import Figure, KindLedger, LibraryDifference, ProjectReport, Reconciliation, TreeNode
 from bridge.verify.svg import Bar, difference_chart
 
 
@@ -71,20 +72,13 @@ def project_section(project: ProjectReport, currency: str, index: int) -> list[s
                 f'<td class="{diff.figure.verdict}">{diff.figure.verdict}</td><td>{escape(diff.summary)}</td></tr>'
             )
         out.append("</tbody></table>")
-    tag_rows = project.inexact_tag_figures()
-    if tag_rows:
-        out.append(
-            '<h3>Tag totals that are not exact</h3><table class="tags"><thead><tr><th>tag</th><th>figure</th>'
-            "<th>phase</th><th>rate</th><th>legacy converted</th><th>v1</th><th>bound</th><th>verdict</th></tr>"
-            "</thead><tbody>"
-        )
-        out += [
-            f"<tr><td>{escape(name)}</td><td>{what}</td><td>{escape(phase)}</td>{num(escape(f.rate))}"
-            f"{num(money(f.legacy_minor, currency))}{num(money(f.v1_minor, currency))}"
-            f'<td>{escape(f.rounding_bound_minor)}</td><td class="{f.verdict}">{f.verdict}</td></tr>'
-            for name, what, phase, f in tag_rows
-        ]
-        out.append("</tbody></table>")
+    figures = project.inexact_tag_figures()
+    out += _tags("Tag totals that are not exact", [t for t in figures if t[3].verdict is not Verdict.NOT_CARRIED])
+    # Its own section: money v1 cannot hold is said, never mistaken for a difference in the project's money.
+    out += _tags(
+        "Not carried: tag totals (v1 publishes no write for a line's tags)",
+        [t for t in figures if t[3].verdict is Verdict.NOT_CARRIED],
+    )
     if project.actuals:
         out.append(
             '<table class="actuals"><thead><tr><th>actuals currency</th><th>legacy count</th><th>v1 count</th>'
@@ -113,6 +107,22 @@ def project_section(project: ProjectReport, currency: str, index: int) -> list[s
     out += [f'<p class="note">{escape(n)}</p>' for n in project.notes]
     out.append("</section>")
     return out
+
+
+def _tags(heading: str, figures: Sequence[tuple[str, str, str, Figure]]) -> list[str]:
+    if not figures:
+        return []
+    rows = "".join(
+        f"<tr><td>{escape(name)}</td><td>{what}</td><td>{escape(phase)}</td>{num(escape(f.rate))}"
+        f"{num(money(f.legacy_minor, f.currency))}{num(money(f.v1_minor, f.currency))}"
+        f'{num(escape(f.rounding_bound_minor))}<td class="{f.verdict}">{f.verdict}</td></tr>'
+        for name, what, phase, f in figures
+    )
+    return [
+        f'<h3>{escape(heading)}</h3><table class="tags"><thead><tr><th>tag</th><th>figure</th><th>phase</th>'
+        '<th class="num">rate</th><th class="num">legacy converted</th><th class="num">v1</th>'
+        f'<th class="num">bound</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table>'
+    ]
 
 
 def _tree(node: TreeNode) -> str:
