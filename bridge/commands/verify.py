@@ -21,7 +21,7 @@ from bridge.errors import BridgeError
 from bridge.terminal import console, plain, shown
 from bridge.verify import remarks_report
 from bridge.verify.amounts import amount, number, signed
-from bridge.verify.closing import closing, plural, totals_compared
+from bridge.verify.closing import closing, ledger_line, plural, totals_compared
 from bridge.verify.compare import FailOn, Verdict
 from bridge.verify.headline import Entry, by_severity, differences, money_rows
 from bridge.verify.inventory import summary as not_carried
@@ -88,13 +88,6 @@ def verify_command(
     terminal.width = max(terminal.width, 120)
     for renderable in screen(report):
         terminal.print(renderable)
-    for project in report.projects:
-        if project.purchase_orders is not None:
-            click.echo(f"purchase orders of {shown(project.name)}:")
-            for said in project.purchase_orders.lines():
-                click.echo(f"  {shown(said)}")
-    for line in document_lines(report):
-        terminal.print(line)
     for path in written:
         click.echo(f"report: {path}")
     # The answer comes last, where the eye lands when the command returns: the verdict, then what to do.
@@ -118,18 +111,32 @@ def document_lines(report: Reconciliation) -> list[Text]:
 
 
 def screen(report: Reconciliation) -> list[Table | Text]:
-    """What the terminal shows before the answer: the verdict, the money per currency and phase, each project's
-    verdict, the differences largest first, then what quarantine holds back and what is not carried."""
+    """What the terminal shows before the answer: the verdict, the money per currency and phase, the ledger,
+    each project's verdict, what quarantine holds back and what is not carried, then the differences largest
+    first, last, so that nothing with money in it follows "Differences: none"."""
     answer = Text("RECONCILED", "bold green") if report.reconciled else Text("NOT RECONCILED", "bold red")
+    orders = [
+        Text(shown(line))
+        for project in report.projects
+        if project.purchase_orders is not None
+        for line in (
+            f"purchase orders of {project.name}:",
+            *(f"  {said}" for said in project.purchase_orders.lines()),
+        )
+    ]
+    found = differences(report)
     return [
         answer,
         money_table(report),
+        Text(f"ledger: {ledger_line(report.ledger)}"),
         project_table(report),
-        *([differences_table(report)] if differences(report) else [Text("Differences: none")]),
         # Built from source text (phase names, ids): plain, never markup.
         Text(plain(report.held_back.summary)),
         Text(plain(not_carried(report.inventory))),
         Text(plain(remarks_report.terminal_line(report.remarks))),
+        *orders,
+        *document_lines(report),
+        differences_table(report) if found else Text("Differences: none, every total compared is exact"),
     ]
 
 
@@ -186,16 +193,24 @@ def differences_table(report: Reconciliation) -> Table:
         left=("verdict", "project", "total", "where"),
     )
     for n, entry in enumerate(found[:TERMINAL_DIFFERENCES], 1):
-        where = entry.held_back_by and f"held back by {entry.held_back_by}"
-        where = where or "; ".join(d.summary for d in entry.steps[:2]) or entry.alone
         table.add_row(
-            str(n),
+            number(n),
             signed(entry.difference_minor, entry.currency),
             Text(str(entry.verdict), _STYLE.get(entry.verdict, "")),
             Text(shown(entry.project.name)),
             Text(shown(entry.what)),
-            Text(shown(where)),
+            Text(shown(_where(entry))),
         )
     if len(found) > TERMINAL_DIFFERENCES:
         table.caption = f"... and {len(found) - TERMINAL_DIFFERENCES:,} more in reconciliation.md"
     return table
+
+
+def _where(entry: Entry) -> str:
+    """What explains one difference, in a cell: the refused record, the first places, or the transactions."""
+    if entry.held_back_by:
+        return f"held back by {entry.held_back_by}"
+    said = [d.summary for d in entry.steps[:2]] + [f"transaction {t.said()}" for t in entry.moved[:2]]
+    if entry.transactions:
+        said.append(f"{plural(len(entry.transactions), 'transaction')} held back by quarantine")
+    return "; ".join(said) or entry.alone
