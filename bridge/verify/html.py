@@ -77,7 +77,9 @@ def render_html(report: Reconciliation) -> str:
         f"<style>{_STYLE}</style></head><body>",
         f'<header id="verdict"><h1 class="{status}" id="answer">{answer}</h1>',
         f'<p id="closing">{escape(said.answer)}</p><p id="next">{escape(said.next_step)}</p></header>',
-        f'<p class="meta">{escape(report.source_workspace)} &rarr; {escape(report.target_workspace)}; amounts in '
+        # The workspaces are named by the addresses the bridge read them at: for the screen, not for paper.
+        f'<p class="meta"><span class="internal">{escape(report.source_workspace)} &rarr; '
+        f"{escape(report.target_workspace)}; </span>amounts in "
         f"{escape(report.currency)} unless a row names another; generated {escape(report.generated_at)}; schema "
         f"{report.schema_version}; fails on {report.fail_on} and worse.</p>",
         _held_back_line(report),

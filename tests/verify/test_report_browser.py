@@ -35,9 +35,12 @@ PHONE = (390, 844)
 _PROBE = """<script>
 const box = (s) => { const e = document.querySelector(s); if (!e) return null;
   const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
+// Whether a reader sees it: a closed <details> keeps a laid-out box for its content, but skips rendering it.
+const shown = (s) => { const e = document.querySelector(s); return e ? {visible: +e.checkVisibility()} : null; };
 const seen = {viewport: innerHeight, width: innerWidth, scroll: document.documentElement.scrollWidth,
   differences: box('#differences'), first: box('#difference-1'), money: box('#money'), projects: box('#projects'),
-  verdict: box('#verdict'), table: box('#money table'), cause: box('#difference-1 td[data-label="where"]')};
+  verdict: box('#verdict'), table: box('#money table'), cause: box('#difference-1 td[data-label="where"]'),
+  drill: shown('#difference-1 details ul'), internal: shown('#difference-1 .internal')};
 (parent === window ? document : parent.document).body.insertAdjacentHTML('beforeend',
   '<pre id="measured">' + JSON.stringify(seen) + '</pre>');
 </script>"""
@@ -88,12 +91,13 @@ def framed(page: Path, size: tuple[int, int]) -> Path:
 
 
 def measured(
-    page: Path, tmp: Path, size: tuple[int, int] = (WIDTH, HEIGHT)
+    page: Path, tmp: Path, size: tuple[int, int] = (WIDTH, HEIGHT), *, printed: bool = False
 ) -> tuple[dict[str, Box], dict[str, float], str]:
     """The laid-out boxes of the page's lead parts, the viewport (height, width, the page's scroll width) and
-    the DOM chromium built."""
+    the DOM chromium built; ``printed``: laid out with the page's print rules applied on screen."""
     probe = tmp / "probe.html"
-    probe.write_text(page.read_text().replace("</body>", _PROBE + "</body>"))
+    text = page.read_text().replace("@media print{", "@media all{") if printed else page.read_text()
+    probe.write_text(text.replace("</body>", _PROBE + "</body>"))
     dom = chromium(framed(probe, size), tmp / f"profile-probe-{size[0]}", "--dump-dom", size=size)
     found = re.search(r'<pre id="measured">(\{.*?\})</pre>', dom)
     assert found, "chromium did not run the measuring script"
@@ -101,7 +105,7 @@ def measured(
     missing = [k for k in ("money", "differences", "first", "projects", "verdict", "table", "cause") if seen[k] is None]
     assert not missing, f"the page has no {missing}"
     view = {k: float(seen.pop(k)) for k in ("viewport", "width", "scroll")}
-    boxes = {k: {side: float(x) for side, x in v.items()} for k, v in seen.items()}
+    boxes = {k: {side: float(x) for side, x in v.items()} for k, v in seen.items() if v is not None}
     return boxes, view, dom
 
 
@@ -145,6 +149,15 @@ def assert_fits_a_phone(page: Path, tmp: Path) -> None:
     assert view["scroll"] <= view["width"], f"the page scrolls sideways: {view['scroll']} px in {view['width']}"
 
 
+def assert_prints_causes_open_without_internal_paths(page: Path, tmp: Path) -> None:
+    """Printed, the largest difference's places are open (a closed <details> would print its summary alone)
+    and the bridge's own tree path is left out; on screen they are folded and shown."""
+    boxes, _view, _dom = measured(page, tmp)
+    assert (boxes["drill"]["visible"], boxes["internal"]["visible"]) == (0, 1), "on screen: folded, path shown"
+    boxes, _view, _dom = measured(page, tmp, printed=True)
+    assert (boxes["drill"]["visible"], boxes["internal"]["visible"]) == (1, 0), "printed: open, no internal path"
+
+
 def test_the_drift_case_shows_the_changed_line_above_the_fold(world: World, tmp_path: Path) -> None:
     """A rate changed on v1 after the migration: the first screen shows the mismatch and names its line."""
     lines, phases = _budget(world)
@@ -159,6 +172,7 @@ def test_the_drift_case_shows_the_changed_line_above_the_fold(world: World, tmp_
     assert phases[phase_id]["name"] in row
     assert f"legacy {_legacy_id(world, 'line', line['id'])}" in row
     assert_fits_a_phone(page, tmp_path)
+    assert_prints_causes_open_without_internal_paths(page, tmp_path)
     screenshot(page, tmp_path, "drift")
     screenshot(page, tmp_path, "drift", PHONE)
 
