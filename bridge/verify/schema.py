@@ -20,8 +20,8 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.verify.amounts import amount
 from bridge.verify.compare import FailOn, Verdict
-from bridge.verify.convert import format_minor
 from bridge.verify.drill import Presence
 from bridge.verify.order_models import OrdersReport
 
@@ -71,7 +71,7 @@ class PhaseSummary(ReportModel):
         f = self.fringe
         if f is None:
             return "—"
-        return f"{format_minor(f.legacy_minor, f.currency)} -> {format_minor(f.v1_minor, f.currency)} {f.verdict}"
+        return f"{amount(f.legacy_minor, f.currency)} -> {amount(f.v1_minor, f.currency)} {f.verdict}"
 
 
 class Location(ReportModel):
@@ -167,10 +167,10 @@ class TransactionDifference(ReportModel):
 
     def said(self) -> str:
         """One sentence for a person: which transaction, both amounts, and the line when it moved."""
-        legacy = f"{format_minor(self.legacy_minor, self.currency)} {self.currency}"
+        legacy = amount(self.legacy_minor, self.currency)
         if self.presence is Presence.MISSING:
             return f"actual {self.legacy_id}: missing on v1 (legacy {legacy})"
-        v1 = f"{format_minor(self.v1_minor, self.v1_currency or self.currency)} {self.v1_currency}"
+        v1 = amount(self.v1_minor, self.v1_currency or self.currency)
         if self.presence is Presence.UNEXPECTED:
             return f"v1 transaction {self.v1_id}: unknown to the crosswalk (v1 {v1})"
         if self.presence is Presence.REMOVED:
