@@ -2,9 +2,10 @@
 held back, and what to do next.
 
 ``answer`` is the one closing line (``bridge verify`` ends with it; the Markdown and HTML put it under their
-heading): the verdict, the totals compared with their verdicts, what explains the differences named in their
-own unit (``4 totals explained by quarantine`` beside ``2 refused records explain them``), the ledger and the
-money quarantine holds back. ``next_step`` is the command or the fix that follows. Pure: the report alone.
+heading): the verdict, the totals compared with their verdicts, the differences listed and what explains them,
+each in its own unit (``3 mismatch`` totals beside ``1 difference listed largest first, explained below it by
+1 line``: a phase, its account and its line are three totals, one entry), the ledger and the money quarantine
+holds back. ``next_step`` is the command or the fix that follows. Pure: the report alone.
 """
 
 from __future__ import annotations
@@ -81,15 +82,11 @@ def closing(report: Reconciliation) -> Closing:
         f"{plural(compared, 'total')} compared ({number(v.exact)} exact, {number(v.rounding)} rounding, "
         f"{number(v.quarantine)} quarantine, {number(v.mismatch)} mismatch)"
     )
-    refused = len(report.held_back.groups)
-    # The unit of the explanation is said beside the unit of what it explains: totals, then refused records.
-    explained = [f"the {number(v.quarantine)} quarantine ones explained by {plural(refused, 'refused record')}"]
     not_carried = [f"{plural(v.not_carried, 'figure')} not carried"] if v.not_carried else []
     still_open = open_ledgers(report)
     ledger = f"ledger open for {', '.join(still_open)}" if still_open else "ledger closed"
     answer = "RECONCILED" if report.reconciled else "NOT RECONCILED"
-    head = f"{answer}: {counts}" + (f", {explained[0]}" if v.quarantine and refused else "")
-    line = "; ".join([head, *listed(report), *not_carried, ledger, held_back_money(report)])
+    line = "; ".join([f"{answer}: {counts}", *listed(report), *not_carried, ledger, held_back_money(report)])
     return Closing(line, _next_step(report, still_open))
 
 
