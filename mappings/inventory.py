@@ -10,7 +10,7 @@ could, and ``unreadable`` says how many were left out of the sums.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -41,9 +41,11 @@ class Stock:
         return Stock(self.kind, self.count + other.count, money, self.bytes + other.bytes, unreadable, unread)
 
 
-def figures(stock: Stock) -> str:
-    """The stock as people read it, thousands separated: ``12, 4,500.25 USD, 1,024 bytes``."""
-    said = [f"{stock.count:,}", *(f"{value:,} {currency}" for currency, value in sorted(stock.money.items()))]
+def figures(stock: Stock, money: Callable[[Decimal, str], str] | None = None) -> str:
+    """The stock as people read it, thousands separated: ``12, 4,500.25 USD, 1,024 bytes`` (``money`` writes
+    an amount with its currency, as the caller's other amounts are written)."""
+    written = money or (lambda value, currency: f"{value:,} {currency}")
+    said = [f"{stock.count:,}", *(written(value, currency) for currency, value in sorted(stock.money.items()))]
     if stock.bytes:
         said.append(f"{stock.bytes:,} bytes")
     if stock.unreadable:

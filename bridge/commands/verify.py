@@ -20,14 +20,16 @@ from bridge.engine.progress import display
 from bridge.errors import BridgeError
 from bridge.terminal import console, plain, shown
 from bridge.verify import remarks_report
+from bridge.verify.amounts import amount, number, signed
+from bridge.verify.closing import closing, ledger_line, plural, totals_compared
 from bridge.verify.compare import FailOn, Verdict
-from bridge.verify.convert import format_minor
+from bridge.verify.headline import Entry, by_severity, differences, money_rows
 from bridge.verify.inventory import summary as not_carried
 from bridge.verify.publish import PublishObserver
 from bridge.verify.reconcile import VerifyOptions, verify
 from bridge.verify.report import write_reports
 from bridge.verify.schema import Reconciliation
-from bridge.verify.summary import open_ledgers, summary
+from bridge.verify.summary import summary
 
 EXIT_CODES = """\b
 Exit codes:
@@ -82,18 +84,16 @@ def verify_command(
         click.echo(plain(json.dumps(summary(report, written), indent=2)))
         return ending
     terminal = console()
-    # Amounts are never truncated: an accountant reads every digit, so the table may be wider than 80 columns.
+    # Amounts are never truncated: an accountant reads every digit, so the tables may be wider than 80 columns.
     terminal.width = max(terminal.width, 120)
-    terminal.print(summary_table(report))
-    for project in report.projects:
-        if project.purchase_orders is not None:
-            click.echo(f"purchase orders of {shown(project.name)}:")
-            for said in project.purchase_orders.lines():
-                click.echo(f"  {shown(said)}")
-    for line in document_lines(report):
-        terminal.print(line)
+    for renderable in screen(report):
+        terminal.print(renderable)
     for path in written:
         click.echo(f"report: {path}")
+    # The answer comes last, where the eye lands when the command returns: the verdict, then what to do.
+    ending_said = closing(report)
+    terminal.print(Text(ending_said.answer, "green" if report.reconciled else "red"))
+    terminal.print(Text(plain(ending_said.next_step)))
     return ending
 
 
@@ -110,47 +110,107 @@ def document_lines(report: Reconciliation) -> list[Text]:
     return lines
 
 
-def summary_table(report: Reconciliation) -> Table:
-    """Per project and phase: both totals, the difference and the verdict; the caption gives the answer."""
-    table = Table(title="reconciliation", title_justify="left", caption_justify="left")
-    for header in ("project", "phase", "rate", "legacy", "v1", "difference", "verdict"):
-        left = header in ("project", "phase", "verdict")
-        table.add_column(header, justify="left" if left else "right", no_wrap=not left)
-    for project in report.projects:
-        table.add_section()
-        for index, phase in enumerate(project.phases):
-            f = phase.total
-            style = _STYLE[f.verdict]
-            table.add_row(
-                Text(shown(project.name)) if index == 0 else "",
-                Text(shown(phase.name)),
-                f.rate,
-                format_minor(f.legacy_minor, f.currency),
-                format_minor(f.v1_minor, f.currency),
-                format_minor(f.difference_minor, f.currency),
-                f"[{style}]{f.verdict}[/]",
-            )
-        located = [d for d in project.differences if d.location.kind != "project"]
-        for diff in located[:TERMINAL_DIFFERENCES]:
-            style = _STYLE[diff.figure.verdict]
-            table.add_row("", Text(shown(diff.location.phase_name)), "", "", "", "", Text(shown(diff.summary), style))
-        if len(located) > TERMINAL_DIFFERENCES:
-            more = len(located) - TERMINAL_DIFFERENCES
-            table.add_row("", "", "", "", "", "", f"... and {more} more in reconciliation.md")
-    v = report.verdicts
-    answer = Text("RECONCILED", "green") if report.reconciled else Text("NOT RECONCILED", "red")
-    still_open = open_ledgers(report)
-    # The second line is the held-back summary, built from source text (phase names, ids): plain, never markup.
-    table.caption = Text.assemble(
+def screen(report: Reconciliation) -> list[Table | Text]:
+    """What the terminal shows before the answer: the verdict, the money per currency and phase, the ledger,
+    each project's verdict, what quarantine holds back and what is not carried, then the differences largest
+    first, last, so that nothing with money in it follows "Differences: none"."""
+    answer = Text("RECONCILED", "bold green") if report.reconciled else Text("NOT RECONCILED", "bold red")
+    orders = [
+        Text(shown(line))
+        for project in report.projects
+        if project.purchase_orders is not None
+        for line in (
+            f"purchase orders of {project.name}:",
+            *(f"  {said}" for said in project.purchase_orders.lines()),
+        )
+    ]
+    found = differences(report)
+    return [
         answer,
-        f": {v.exact} exact, {v.rounding} rounding, {v.quarantine} quarantine, "
-        f"{v.not_carried} not carried, {v.mismatch} mismatch"
-        + (f"; ledger open for {', '.join(still_open)}" if still_open else "; ledger closed")
-        + f"; amounts in {report.currency}\n",
-        plain(report.held_back.summary),
-        "\n",
-        plain(not_carried(report.inventory)),
-        "\n",
-        plain(remarks_report.terminal_line(report.remarks)),
-    )
+        money_table(report),
+        Text(f"ledger: {ledger_line(report.ledger)}"),
+        project_table(report),
+        # Built from source text (phase names, ids): plain, never markup.
+        Text(plain(report.held_back.summary)),
+        Text(plain(not_carried(report.inventory))),
+        Text(plain(remarks_report.terminal_line(report.remarks))),
+        *orders,
+        *document_lines(report),
+        differences_table(report) if found else Text("Differences: none, every total compared is exact"),
+    ]
+
+
+def _table(title: str, *headers: str, left: tuple[str, ...]) -> Table:
+    """A table whose figures are right-aligned and never wrap (a header in ``left`` is text)."""
+    table = Table(title=title, title_justify="left")
+    for header in headers:
+        table.add_column(header, justify="left" if header in left else "right", no_wrap=header not in left)
     return table
+
+
+def money_table(report: Reconciliation) -> Table:
+    """Per currency and phase over every project: legacy, v1, the difference and what quarantine holds back."""
+    table = _table(
+        f"money per currency and phase ({plural(totals_compared(report), 'total')} compared)",
+        *("currency", "phase", "legacy", "v1", "difference", "held back", "verdict"),
+        left=("currency", "phase", "verdict"),
+    )
+    for row in money_rows(report):
+        table.add_row(
+            Text(plain(row.label)),
+            Text(shown(row.phase)),
+            amount(row.legacy_minor, row.currency),
+            amount(row.v1_minor, row.currency) if row.reached_v1 else "not on v1",
+            signed(row.difference_minor, row.currency),
+            amount(row.held_back_minor, row.currency),
+            Text(str(row.verdict), _STYLE.get(row.verdict, "")),
+        )
+    return table
+
+
+def project_table(report: Reconciliation) -> Table:
+    """Each project's verdict (about its money), most severe first, with its largest difference."""
+    table = _table("projects", "project", "verdict", "largest difference", left=("project", "verdict"))
+    largest: dict[str, Entry] = {}
+    for entry in differences(report):
+        largest.setdefault(entry.project.project_id, entry)
+    for project in by_severity(report.projects):
+        top = largest.get(project.project_id)
+        table.add_row(
+            Text(shown(project.name)),
+            Text(str(project.verdict), _STYLE.get(project.verdict, "")),
+            Text(plain(f"{signed(top.difference_minor, top.currency)} {top.what}")) if top else "",
+        )
+    return table
+
+
+def differences_table(report: Reconciliation) -> Table:
+    """The totals that are not exact, largest first (the first few; every one in the reports)."""
+    found = differences(report)
+    table = _table(
+        f"differences, largest first ({number(len(found))}; the accounts and lines under each in the reports)",
+        *("#", "difference", "verdict", "project", "total", "where"),
+        left=("verdict", "project", "total", "where"),
+    )
+    for n, entry in enumerate(found[:TERMINAL_DIFFERENCES], 1):
+        table.add_row(
+            number(n),
+            signed(entry.difference_minor, entry.currency),
+            Text(str(entry.verdict), _STYLE.get(entry.verdict, "")),
+            Text(shown(entry.project.name)),
+            Text(shown(entry.what)),
+            Text(shown(_where(entry))),
+        )
+    if len(found) > TERMINAL_DIFFERENCES:
+        table.caption = f"... and {len(found) - TERMINAL_DIFFERENCES:,} more in reconciliation.md"
+    return table
+
+
+def _where(entry: Entry) -> str:
+    """What explains one difference, in a cell: the refused record, the first places, or the transactions."""
+    if entry.held_back_by:
+        return f"held back by {entry.held_back_by}"
+    said = [d.summary for d in entry.steps[:2]] + [f"transaction {t.said()}" for t in entry.moved[:2]]
+    if entry.transactions:
+        said.append(f"{plural(len(entry.transactions), 'transaction')} held back by quarantine")
+    return "; ".join(said) or entry.alone

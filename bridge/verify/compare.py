@@ -85,3 +85,9 @@ def classify(legacy: int | None, v1: int | None, explanation: Explanation = NOTH
 def worst(verdicts: list[Verdict]) -> Verdict:
     """The most severe verdict of several (exact when there are none)."""
     return max(verdicts, key=lambda v: v.severity, default=Verdict.EXACT)
+
+
+def money_verdict(verdicts: list[Verdict]) -> Verdict:
+    """A project's verdict, which is about its money: what v1 publishes no write for (not carried) is reported
+    in a section of its own, so a project whose every total is exact is exact, never headed "not carried"."""
+    return worst([v for v in verdicts if v is not Verdict.NOT_CARRIED])

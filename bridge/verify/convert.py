@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from decimal import Context, Decimal, InvalidOperation, localcontext
 from typing import Final
 
+from babel.numbers import format_currency
+
 from mappings.errors import ErrorCode, MappingError
 from mappings.money import MAX_MAGNITUDE, ROUNDING, exponent, parse_decimal
 from mappings.records import RawNumber
@@ -21,6 +23,8 @@ from mappings.refs import RecordRef
 ONE = Decimal(1)
 WIDE: Final = Context(prec=1000, rounding=ROUNDING)
 """Digits enough for any finite amount in a JSON number and its product with a rate, exactly."""
+_PATTERN: Final = "#,##0.00"
+"""babel's pattern: the decimals are the currency's (``currency_digits``), the figure alone (no symbol)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +119,19 @@ def summed_bound(rate: PhaseRate, terms: int) -> Decimal:
 
 
 def format_minor(minor: int | None, currency: str) -> str:
-    """Minor units as a major-unit amount for people, e.g. ``1,234.56``; an absent figure prints as a dash."""
-    if minor is None:
-        return "—"
-    places = exponent(currency)
-    return f"{Decimal(minor).scaleb(-places):,.{places}f}"
+    """Minor units as a major-unit figure for people, e.g. ``1,234.56``; an absent figure prints as a dash.
+
+    The one number format of every report (``amounts.py`` adds the currency code and the sign): babel's
+    thousands separators and the currency's own decimals, exact at any size.
+    """
+    return "—" if minor is None else format_major(Decimal(minor).scaleb(-exponent(currency)), currency)
+
+
+def format_major(value: Decimal, currency: str, *, every_digit: bool = False) -> str:
+    """A major-unit figure with separators and at least the currency's decimals (``every_digit``: and every
+    further digit it has, never rounded away)."""
+    # babel quantizes in the current context: wide enough for any figure a hostile legacy surface can send.
+    with localcontext(WIDE):
+        return format_currency(
+            value, currency, format=_PATTERN, locale="en_US", currency_digits=True, decimal_quantization=not every_digit
+        )

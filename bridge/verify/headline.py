@@ -52,6 +52,12 @@ class MoneyRow:
     def difference_minor(self) -> int:
         return self.v1_minor - self.legacy_minor
 
+    @property
+    def label(self) -> str:
+        """The currency column of every rendering: ``USD``, or ``JPY as USD`` for a converted phase."""
+        same = self.source_currency == self.currency
+        return self.currency if same else f"{self.source_currency} as {self.currency}"
+
 
 def money_rows(report: Reconciliation) -> list[MoneyRow]:
     """Per legacy currency and phase (in the order first met), then the actuals ledger per currency."""

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from bridge.engine.kinds import order
+from bridge.verify.amounts import amount
 from bridge.verify.compare import Verdict
-from bridge.verify.convert import PhaseRate, as_counted, convert_amount, format_minor
+from bridge.verify.convert import PhaseRate, as_counted, convert_amount
 from bridge.verify.schema import (
     NOTHING_HELD_BACK,
     ActualsSum,
@@ -31,6 +32,8 @@ from bridge.verify.schema import (
     HeldBack,
     HeldBackGroup,
     HeldBackMoney,
+    HeldBackReason,
+    HeldBackTotal,
     KindLedger,
     PhaseSummary,
     ProjectReport,
@@ -263,7 +266,54 @@ def summarize(
     ]
     groups.sort(key=lambda g: (-sum(g.records.values()), g.label))
     counts = _ordered(+records)
-    return HeldBack(summary=_summary(counts, groups, money), records=counts, money=money, groups=groups)
+    return HeldBack(
+        summary=_summary(counts, groups, money),
+        records=counts,
+        money=money,
+        groups=groups,
+        by_currency=by_currency(money),
+        by_reason=by_reason(groups),
+    )
+
+
+INSIDE = "quarantined records inside"
+"""The reason of money a total holds back through the refused lines and actuals within it."""
+
+
+def by_currency(money: Iterable[HeldBackMoney]) -> list[HeldBackTotal]:
+    """The money held back per currency and reason: the actuals ledger added up (a transaction is counted
+    once), each phase's totals added up over the projects (phases are never added together)."""
+    actuals: dict[tuple[str, str], int] = defaultdict(int)
+    phases: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for row in money:
+        # The label ends with the refusing code: ``<kind> <legacy id> (<code>)`` (``label``).
+        reason = row.held_back_by.rsplit("(", 1)[-1].rstrip(")") if row.held_back_by else INSIDE
+        key = (row.currency, reason)
+        if row.phase_id is None:
+            actuals[key] += row.minor
+        else:
+            phases[key][row.phase_name] += row.minor
+    return [
+        HeldBackTotal(
+            currency=currency,
+            reason=reason,
+            actuals_minor=str(actuals.get((currency, reason), 0)),
+            phase_totals_minor={name: str(minor) for name, minor in phases.get((currency, reason), {}).items()},
+        )
+        for currency, reason in sorted({*actuals, *phases})
+    ]
+
+
+def by_reason(groups: Iterable[HeldBackGroup]) -> list[HeldBackReason]:
+    """The refused records per error code, with the records they keep off v1 per kind."""
+    refused: Counter[str] = Counter()
+    records: dict[str, Counter[str]] = defaultdict(Counter)
+    for group in groups:
+        refused[group.code] += 1
+        records[group.code].update(group.records)
+    return [
+        HeldBackReason(reason=code, refused=n, records=_ordered(records[code])) for code, n in sorted(refused.items())
+    ]
 
 
 def _ordered(counts: Counter[str]) -> dict[str, int]:
@@ -286,10 +336,10 @@ def _summary(records: Mapping[str, int], groups: Sequence[HeldBackGroup], money:
             phases[(row.phase_name, row.legacy_currency, row.currency)] += row.minor
     # Phase totals are listed, never added up: an estimate, a working budget and the actuals overlap.
     per_phase = ", ".join(
-        f"{name} {format_minor(minor, cur)} {cur}" + (f" (from {source})" if source != cur else "")
+        f"{name} {amount(minor, cur)}" + (f" (from {source})" if source != cur else "")
         for (name, source, cur), minor in phases.items()
     )
-    ledger = ", ".join(f"{format_minor(minor, cur)} {cur}" for cur, minor in actuals.items())
+    ledger = ", ".join(amount(minor, cur) for cur, minor in actuals.items())
     return (
         f"held back by quarantine: {what or 'no records'} (by {named or 'no refused record'}{more}); "
         f"money held back, per phase total: {per_phase or 'none'}; in the actuals ledger: {ledger or 'none'}"

@@ -11,6 +11,8 @@ description is data, never markup.
 from __future__ import annotations
 
 from bridge.verify import remarks_report
+from bridge.verify.amounts import signed
+from bridge.verify.closing import closing, ledger_line, plural, totals_compared
 from bridge.verify.headline import (
     Entry,
     MoneyRow,
@@ -24,20 +26,38 @@ from bridge.verify.headline import (
 from bridge.verify.html_project import held_back_section, ledger_table, library_table, money, num, project_section
 from bridge.verify.inventory import figures, summary
 from bridge.verify.safe import escape
-from bridge.verify.schema import Difference, QuarantinedRecord, Reconciliation
+from bridge.verify.schema import NOTHING_HELD_BACK, Difference, QuarantinedRecord, Reconciliation
 
 _STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#1f2933}
 h1{margin:.2em 0}h1.ok{color:#1b7f3b}h1.fail{color:#b42318}h2{margin:.8em 0 .3em;font-size:1.2em}
-p{margin:.3em 0}.meta{color:#52606d}
+p{margin:.3em 0}.meta{color:#52606d}#closing{font-weight:600}
 table{border-collapse:collapse;margin:.3em 0 1em}
 th,td{border:1px solid #cbd2d9;padding:.15em .5em;text-align:left;vertical-align:top}
-td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+th.num,td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 .exact{color:#1b7f3b}.not_carried{color:#52606d}.rounding{color:#8a6d00}.quarantine{color:#6941c6}
 .mismatch{color:#b42318;font-weight:600}
 details summary{cursor:pointer}table.lead td:last-child{min-width:18em}details ul{margin:.2em 0;padding-left:1.2em}
 ul.tree{font-family:ui-monospace,monospace}
-svg.chart text{font:11px system-ui,sans-serif}
+svg.chart{max-width:100%;height:auto}svg.chart text{font:11px system-ui,sans-serif}
+.wide{max-width:100%;overflow-x:auto}
+@media (max-width:640px){
+body{margin:.5em;font-size:13px;overflow-wrap:anywhere}
+table:not(.cards){display:block;max-width:100%;overflow-x:auto}
+table.cards,table.cards tbody,table.cards tr,table.cards td{display:block;width:auto}
+table.cards thead{display:none}table.cards{width:100%}
+table.cards tr{border:1px solid #cbd2d9;margin:0 0 .5em;padding:.2em 0}
+table.cards td{border:0;display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 .8em;min-width:0;
+white-space:normal;overflow-wrap:anywhere;text-align:right}
+table.cards td::before{content:attr(data-label);color:#52606d;text-align:left}
+table.lead td:last-child{min-width:0;display:block;text-align:left}table.lead td:last-child::before{display:block}
+}
+@media print{
+body{margin:0;font-size:11px}.wide{overflow:visible}
+details::details-content{content-visibility:visible;display:block}details>summary{list-style:none}
+.internal{display:none}a{color:inherit;text-decoration:none}
+section,tr{break-inside:avoid}
+}
 """
 
 
@@ -48,24 +68,31 @@ def render_html(report: Reconciliation) -> str:
     projects = by_severity(report.projects)
     index = {id(p): n for n, p in enumerate(projects)}
     entries = differences(report)
+    said = closing(report)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>Reconciliation: {escape(report.migration)}</title>",
         f"<style>{_STYLE}</style></head><body>",
-        f'<h1 class="{status}" id="answer">{answer}</h1>',
-        f'<p class="meta">{escape(report.source_workspace)} &rarr; {escape(report.target_workspace)}; amounts in '
+        f'<header id="verdict"><h1 class="{status}" id="answer">{answer}</h1>',
+        f'<p id="closing">{escape(said.answer)}</p><p id="next">{escape(said.next_step)}</p></header>',
+        # The workspaces are named by the addresses the bridge read them at: for the screen, not for paper.
+        f'<p class="meta"><span class="internal">{escape(report.source_workspace)} &rarr; '
+        f"{escape(report.target_workspace)}; </span>amounts in "
         f"{escape(report.currency)} unless a row names another; generated {escape(report.generated_at)}; schema "
         f"{report.schema_version}; fails on {report.fail_on} and worse.</p>",
-        f'<p id="verdicts">{v.mismatch} mismatch, {v.quarantine} explained by quarantine, {v.rounding} explained by '
-        f"rounding, {v.exact} exact, {v.not_carried} not carried (no published write on v1).</p>",
-        f'<p id="held-back">{escape(report.held_back.summary)}</p>',
-        f'<p id="not-carried">{escape(summary(report.inventory))}</p>',
+        _held_back_line(report),
         *_money_section(money_rows(report)),
+        f'<p id="verdicts">{plural(totals_compared(report), "total")} compared: {v.mismatch} mismatch, '
+        f"{v.quarantine} explained by quarantine, {v.rounding} explained by rounding, {v.exact} exact; "
+        f"{plural(v.not_carried, 'figure')} not carried (no published write on v1: see Not carried).</p>",
         *_not_compared(report),
+        '<details id="ledger"><summary><strong>Ledger</strong>: ',
+        f"{escape(ledger_line(report.ledger))}</summary>",
+        f'<div class="wide">{ledger_table(report.ledger)}</div></details>',
         *_differences_section(entries, index),
         *_documents_section(report),
-        *(f'<p class="note">{escape(n)}</p>' for n in report.notes),
         *_workspace_library(report),
         *remarks_report.html(report.remarks),
         '<h2 id="projects">Projects, most severe first</h2>',
@@ -74,7 +101,7 @@ def render_html(report: Reconciliation) -> str:
         parts += project_section(project, report.currency, index[id(project)])
     parts += _quarantine_section(report)
     parts += _inventory_section(report)
-    parts += ['<h2 id="ledger">Ledger</h2>', ledger_table(report.ledger), "</body></html>"]
+    parts += [*(f'<p class="note">{escape(n)}</p>' for n in report.notes), "</body></html>"]
     return "\n".join(parts) + "\n"
 
 
@@ -103,6 +130,7 @@ def _inventory_section(report: Reconciliation) -> list[str]:
     )
     return [
         '<section id="inventory"><h2>Not carried</h2>',
+        f'<p id="not-carried">{escape(summary(report.inventory))}</p>',
         f"<table><thead><tr><th>kind</th><th>held at source</th><th>why</th></tr></thead><tbody>{rows}</tbody></table>",
         f"<p>Not counted: {escape(report.unlisted)}.</p></section>",
     ]
@@ -118,23 +146,31 @@ def _workspace_library(report: Reconciliation) -> list[str]:
 def _money_section(rows: list[MoneyRow]) -> list[str]:
     """Per currency and phase: both totals, the difference and what quarantine holds back, in money."""
     body = [
-        f"<tr><td>{escape(_currency(r))}</td><td>{escape(r.phase)}</td>{num(_amount(r.legacy_minor, r.currency))}"
-        f"{num(_amount(r.v1_minor, r.currency) if r.reached_v1 else 'not on v1')}"
-        f"{num(_signed(r.difference_minor, r.currency))}{num(_held(r.held_back_minor, r.currency))}"
-        f'<td class="{r.verdict}">{r.verdict}</td></tr>'
+        f"<tr>{cell(escape(r.label), 'currency')}{cell(escape(r.phase), 'phase')}"
+        f"{cell(money(r.legacy_minor, r.currency), 'legacy', True)}"
+        f"{cell(money(r.v1_minor, r.currency) if r.reached_v1 else 'not on v1', 'v1', True)}"
+        f"{cell(_signed(r.difference_minor, r.currency), 'difference', True)}"
+        f"{cell(money(r.held_back_minor, r.currency), 'held back by quarantine', True)}"
+        f"{cell(str(r.verdict), 'verdict', css=str(r.verdict))}</tr>"
         for r in rows
     ]
     return [
-        '<section id="money"><table class="money"><thead><tr><th>currency</th><th>phase</th><th>legacy</th>'
-        "<th>v1</th><th>difference</th><th>held back by quarantine</th><th>verdict</th></tr></thead><tbody>",
+        '<section id="money"><table class="money cards"><thead><tr>'
+        '<th>currency</th><th>phase</th><th class="num">legacy</th><th class="num">v1</th>'
+        '<th class="num">difference</th><th class="num">held back by quarantine</th><th>verdict</th></tr></thead>'
+        "<tbody>",
         *body,
         "</tbody></table></section>",
     ]
 
 
-def _currency(row: MoneyRow) -> str:
-    same = row.source_currency == row.currency
-    return row.currency if same else f"{row.source_currency} as {row.currency}"
+def _held_back_line(report: Reconciliation) -> str:
+    """The held-back sentence, folded to one line on screen (the closing line above says the money already;
+    it is long, and the money table and the largest difference come first); printed in full."""
+    said = escape(report.held_back.summary)
+    if report.held_back.summary == NOTHING_HELD_BACK:
+        return f'<p id="held-back" class="meta">{said}</p>'
+    return f'<details id="held-back" class="meta"><summary>What quarantine holds back</summary>{said}</details>'
 
 
 def _not_compared(report: Reconciliation) -> list[str]:
@@ -154,9 +190,9 @@ def _differences_section(entries: list[Entry], index: dict[int, int]) -> list[st
     rows = [_entry_row(n, e, index[id(e.project)]) for n, e in enumerate(entries, 1)]
     return [
         f'<section id="differences"><h2>Differences, largest first ({len(entries)})</h2>',
-        '<table class="lead"><thead><tr><th>#</th><th>difference</th><th>verdict</th><th>project</th><th>total</th>'
-        "<th>legacy<br>v1</th><th>held back</th><th>where (open for the accounts, lines and transactions)</th>"
-        "</tr></thead><tbody>",
+        '<table class="lead cards"><thead><tr><th class="num">#</th><th class="num">difference</th><th>verdict</th>'
+        '<th>project</th><th>total</th><th class="num">legacy<br>v1</th><th class="num">held back</th>'
+        "<th>where (open for the accounts, lines and transactions)</th></tr></thead><tbody>",
         *rows,
         "</tbody></table></section>",
     ]
@@ -165,13 +201,26 @@ def _differences_section(entries: list[Entry], index: dict[int, int]) -> list[st
 def _entry_row(n: int, entry: Entry, project_index: int) -> str:
     c = entry.currency
     return (
-        f'<tr id="difference-{n}">{num(n)}{num(_signed(entry.difference_minor, c))}'
-        f'<td class="{entry.verdict}">{entry.verdict}</td>'
-        f'<td><a href="#project-{project_index}">{escape(entry.project.name)}</a></td><td>{escape(entry.what)}</td>'
-        f"{num(_amount(entry.legacy_minor, c) + '<br>' + _amount(entry.v1_minor, c))}"
-        f"{num(_held(entry.held_back_minor, c))}"
-        f"<td>{_drill(entry)}</td></tr>"
+        f'<tr id="difference-{n}">{cell(str(n), "#", True)}'
+        f"{cell(_signed(entry.difference_minor, c), 'difference', True)}"
+        f"{cell(str(entry.verdict), 'verdict', css=str(entry.verdict))}"
+        f"{cell(_link(project_index, entry.project.name), 'project')}"
+        f"{cell(escape(entry.what), 'total')}"
+        f"{cell(money(entry.legacy_minor, c) + '<br>' + money(entry.v1_minor, c), 'legacy / v1', True)}"
+        f"{cell(money(entry.held_back_minor, c), 'held back', True)}"
+        f"{cell(_drill(entry), 'where')}</tr>"
     )
+
+
+def _link(project_index: int, name: str) -> str:
+    return f'<a href="#project-{project_index}">{escape(name)}</a>'
+
+
+def cell(value: str, label: str, numeric: bool = False, css: str = "") -> str:
+    """A cell (``value`` already escaped) that names its column, for the narrow layout where each row is a card."""
+    classes = " ".join(c for c in ("num" if numeric else "", css) if c)
+    attribute = f' class="{classes}"' if classes else ""
+    return f'<td data-label="{escape(label)}"{attribute}>{value}</td>'
 
 
 def _drill(entry: Entry) -> str:
@@ -208,7 +257,8 @@ def _where(d: Difference) -> str:
     if loc.account_code:
         parts.append(f"account {escape(loc.account_code)}")
     if loc.path:
-        parts.append(escape(loc.path))
+        # The tree path is the bridge's own address of the account: on screen to find it, not on paper.
+        parts.append(f'<span class="internal">{escape(loc.path)}</span>')
     if loc.presence != "both":
         parts.append(f"<em>{escape(str(loc.presence))} on v1</em>")
     return ", ".join(parts)
@@ -219,9 +269,9 @@ def _step(d: Difference) -> str:
     ids = f"legacy {escape(loc.line_id or '—')} &rarr; v1 {escape(loc.v1_line_id or '—')}"
     return (
         f'<li><span class="{f.verdict}">{f.verdict}</span> {_where(d)} ({ids}): legacy '
-        f"{_amount(f.legacy_minor, f.currency)}, v1 {_amount(f.v1_minor, f.currency)}, difference "
+        f"{money(f.legacy_minor, f.currency)}, v1 {money(f.v1_minor, f.currency)}, difference "
         f"{_signed(f.difference_minor, f.currency)}"
-        f"{'; held back ' + _amount(f.quarantined_minor, f.currency) if f.quarantined_minor else ''}</li>"
+        f"{'; held back ' + money(f.quarantined_minor, f.currency) if f.quarantined_minor else ''}</li>"
     )
 
 
@@ -249,15 +299,5 @@ def _quarantine_section(report: Reconciliation) -> list[str]:
     return out + held_back_section(report)
 
 
-def _amount(minor: int | None, currency: str) -> str:
-    return "—" if minor is None else f"{money(minor, currency)} {escape(currency)}"
-
-
-def _held(minor: int, currency: str) -> str:
-    return _amount(minor, currency) if minor else "—"
-
-
 def _signed(minor: int | None, currency: str) -> str:
-    if not minor:
-        return "—" if minor is None else "0"
-    return ("+" if minor > 0 else "") + _amount(minor, currency)
+    return escape(signed(minor, currency))

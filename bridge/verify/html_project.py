@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bridge.verify.convert import format_minor
+from bridge.verify.amounts import amount, as_computed, number, signed
+from bridge.verify.compare import Verdict
 from bridge.verify.safe import escape
-from bridge.verify.schema import KindLedger, LibraryDifference, ProjectReport, Reconciliation, TreeNode
+from bridge.verify.schema import Figure, KindLedger, LibraryDifference, ProjectReport, Reconciliation, TreeNode
 from bridge.verify.svg import Bar, difference_chart
 
 
@@ -49,11 +50,11 @@ def project_section(project: ProjectReport, currency: str, index: int) -> list[s
     ]
     for phase in project.phases:
         f = phase.total
-        legacy = f"{f.legacy_amount} {f.legacy_currency}" if f.legacy_amount is not None else "—"
+        legacy = as_computed(f.legacy_amount, f.legacy_currency)
         out.append(
-            f"<tr><td>{escape(phase.name)}</td><td>{escape(phase.type)}</td><td>{escape(legacy)}</td>"
+            f"<tr><td>{escape(phase.name)}</td><td>{escape(phase.type)}</td>{num(escape(legacy))}"
             f"{num(escape(f.rate))}{num(money(f.legacy_minor, currency))}{num(money(f.v1_minor, currency))}"
-            f'{num(money(f.difference_minor, currency))}<td class="{f.verdict}">{f.verdict}</td>'
+            f'{num(escape(signed(f.difference_minor, currency)))}<td class="{f.verdict}">{f.verdict}</td>'
             f"<td>{escape(phase.fringe_text())}</td></tr>"
         )
     out.append("</tbody></table>")
@@ -71,20 +72,13 @@ def project_section(project: ProjectReport, currency: str, index: int) -> list[s
                 f'<td class="{diff.figure.verdict}">{diff.figure.verdict}</td><td>{escape(diff.summary)}</td></tr>'
             )
         out.append("</tbody></table>")
-    tag_rows = project.inexact_tag_figures()
-    if tag_rows:
-        out.append(
-            '<h3>Tag totals that are not exact</h3><table class="tags"><thead><tr><th>tag</th><th>figure</th>'
-            "<th>phase</th><th>rate</th><th>legacy converted</th><th>v1</th><th>bound</th><th>verdict</th></tr>"
-            "</thead><tbody>"
-        )
-        out += [
-            f"<tr><td>{escape(name)}</td><td>{what}</td><td>{escape(phase)}</td>{num(escape(f.rate))}"
-            f"{num(money(f.legacy_minor, currency))}{num(money(f.v1_minor, currency))}"
-            f'<td>{escape(f.rounding_bound_minor)}</td><td class="{f.verdict}">{f.verdict}</td></tr>'
-            for name, what, phase, f in tag_rows
-        ]
-        out.append("</tbody></table>")
+    figures = project.inexact_tag_figures()
+    out += _tags("Tag totals that are not exact", [t for t in figures if t[3].verdict is not Verdict.NOT_CARRIED])
+    # Its own section: money v1 cannot hold is said, never mistaken for a difference in the project's money.
+    out += _tags(
+        "Not carried: tag totals (v1 publishes no write for a line's tags)",
+        [t for t in figures if t[3].verdict is Verdict.NOT_CARRIED],
+    )
     if project.actuals:
         out.append(
             '<table class="actuals"><thead><tr><th>actuals currency</th><th>legacy count</th><th>v1 count</th>'
@@ -115,6 +109,22 @@ def project_section(project: ProjectReport, currency: str, index: int) -> list[s
     return out
 
 
+def _tags(heading: str, figures: Sequence[tuple[str, str, str, Figure]]) -> list[str]:
+    if not figures:
+        return []
+    rows = "".join(
+        f"<tr><td>{escape(name)}</td><td>{what}</td><td>{escape(phase)}</td>{num(escape(f.rate))}"
+        f"{num(money(f.legacy_minor, f.currency))}{num(money(f.v1_minor, f.currency))}"
+        f'{num(escape(f.rounding_bound_minor))}<td class="{f.verdict}">{f.verdict}</td></tr>'
+        for name, what, phase, f in figures
+    )
+    return [
+        f'<h3>{escape(heading)}</h3><table class="tags"><thead><tr><th>tag</th><th>figure</th><th>phase</th>'
+        '<th class="num">rate</th><th class="num">legacy converted</th><th class="num">v1</th>'
+        f'<th class="num">bound</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table>'
+    ]
+
+
 def _tree(node: TreeNode) -> str:
     verdicts = ", ".join(f'{escape(phase)}: <span class="{v}">{v}</span>' for phase, v in node.verdicts.items())
     label = escape(node.label)
@@ -135,7 +145,7 @@ def held_back_section(report: Reconciliation) -> list[str]:
             *(
                 f"<tr><td>{escape(m.project_name)} <code>{escape(m.project_id)}</code></td>"
                 f"<td>{escape(m.phase_name)}</td><td>{escape(m.phase_type)}</td><td>{escape(m.legacy_currency)}</td>"
-                f"{num(escape(m.rate))}{num(money(m.minor, m.currency) + ' ' + escape(m.currency))}"
+                f"{num(escape(m.rate))}{num(money(m.minor, m.currency))}"
                 f"<td>{escape(m.held_back_by or 'the quarantined records inside it')}</td></tr>"
                 for m in held.money
             ),
@@ -156,19 +166,24 @@ def held_back_section(report: Reconciliation) -> list[str]:
 
 
 def ledger_table(entries: list[KindLedger]) -> str:
+    """Per kind where every source record went (migrated counts every run: the crosswalk), then the set check."""
     rows = "".join(
-        f"<tr><td>{escape(e.kind)}</td>{num(e.source)}{num(e.migrated)}{num(e.unchanged)}"
-        f"{num(sum(e.quarantined.values()))}{num(sum(e.held_back.values()))}{num(sum(e.not_carried.values()))}"
-        f"{num(e.pending)}"
+        f"<tr><td>{escape(e.kind)}</td>{num(number(e.source))}{num(number(e.migrated + e.unchanged))}"
+        f"{num(number(e.migrated))}{num(number(sum(e.quarantined.values())))}"
+        f"{num(number(sum(e.held_back.values())))}{num(number(sum(e.not_carried.values())))}{num(number(e.pending))}"
         f"<td>{'yes' if e.closed else 'no'}</td>"
-        f"{num(e.ok)}{num(len(e.missing))}{num(len(e.unexpected))}{num(len(e.duplicated))}</tr>"
+        f"{num(number(e.ok))}{num(number(len(e.missing)))}{num(number(len(e.unexpected)))}"
+        f"{num(number(len(e.duplicated)))}</tr>"
         for e in entries
     )
+    heads = "".join(
+        f'<th class="num">{h}</th>'
+        for h in ("source", "migrated (all runs)", "by the last run", "quarantined", "held back", "not carried")
+    )
+    checks = "".join(f'<th class="num">{h}</th>' for h in ("ok on v1", "missing", "unexpected", "duplicated"))
     return (
-        '<table class="ledger"><thead><tr><th>kind</th><th>source</th><th>migrated</th><th>unchanged</th>'
-        "<th>quarantined</th><th>held back</th><th>not carried</th><th>pending</th><th>closed</th><th>ok</th>"
-        "<th>missing</th>"
-        f"<th>unexpected</th><th>duplicated</th></tr></thead><tbody>{rows}</tbody></table>"
+        f'<table class="ledger"><thead><tr><th>kind</th>{heads}<th class="num">pending</th><th>closed</th>{checks}'
+        f"</tr></thead><tbody>{rows}</tbody></table>"
     )
 
 
@@ -178,7 +193,8 @@ def num(value: object) -> str:
 
 
 def money(minor: int | None, currency: str) -> str:
-    return escape(format_minor(minor, currency))
+    """An amount with its currency (``amounts.amount``), escaped."""
+    return escape(amount(minor, currency))
 
 
 def library_table(differences: Sequence[LibraryDifference], written: str) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 
 from bridge.engine.inventory import BY_KIND, HELD, UNAVAILABLE
+from bridge.verify.amounts import as_computed
 from bridge.verify.ledger import KindTally
 from bridge.verify.schema import InventoryEntry
 from mappings.inventory import Stock
@@ -56,7 +57,9 @@ def inventory(stocks: Iterable[Stock]) -> list[InventoryEntry]:
 def figures(entry: InventoryEntry) -> str:
     """An entry's count, money per currency and bytes, as the plan says them (``mappings.inventory.figures``)."""
     money = {currency: Decimal(value) for currency, value in entry.money.items()}
-    return stock_figures(Stock(entry.kind, entry.count, money, entry.bytes, entry.unreadable, entry.unread))
+    stock = Stock(entry.kind, entry.count, money, entry.bytes, entry.unreadable, entry.unread)
+    # The report's one way of writing an amount: the currency's decimals, every further digit kept.
+    return stock_figures(stock, lambda value, currency: as_computed(str(value), currency))
 
 
 def summary(entries: Iterable[InventoryEntry]) -> str:

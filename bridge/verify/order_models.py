@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.verify.amounts import amount, as_computed
+
 
 class OrdersModel(BaseModel):
     """As ``schema.ReportModel``: immutable and closed."""
@@ -81,12 +83,12 @@ class OrdersReport(OrdersModel):
         """The section as plain lines, differences first (the terminal, Markdown and HTML reports escape them)."""
         lines = [f"difference: {d.said()}" for d in self.differences]
         lines += [f"explained: {left.said()}" for left in self.left_on_v1]
-        legacy = ", ".join(f"{c} {n}" for c, n in self.items_legacy_minor.items()) or "none"
-        v1 = ", ".join(f"{c} {n}" for c, n in self.items_v1_minor.items()) or "none"
-        lines.append(f"items, minor units: legacy {legacy}; v1 {v1}")
+        legacy = ", ".join(amount(n, c) for c, n in self.items_legacy_minor.items()) or "none"
+        v1 = ", ".join(amount(n, c) for c, n in self.items_v1_minor.items()) or "none"
+        lines.append(f"items: legacy {legacy}; v1 {v1}")
         lines.append(f"links to transactions: legacy {self.links_legacy}, v1 {self.links_v1}")
         for row in self.statuses:
-            money = ", ".join(f"{v} {c}" for c, v in row.money.items())
+            money = ", ".join(as_computed(v, c) for c, v in row.money.items())
             approve = " (approve in the app)" if row.needs_approval else ""
             lines.append(f"{row.legacy_status} -> {row.v1_status}: {row.count} ({money}){approve}: {row.why}")
         if self.committed:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from bridge.verify import amounts as written
 from bridge.verify.actuals import ActualsFound
 from bridge.verify.compare import NOTHING, Explanation, Verdict, classify
 from bridge.verify.convert import (
@@ -23,7 +24,6 @@ from bridge.verify.convert import (
     conversion_bound,
     convert,
     convert_amount,
-    format_minor,
 )
 from bridge.verify.drill import Finding, Node, Presence, drill, figures_of
 from bridge.verify.quarantine import Contributions, contributions, top_quarantined
@@ -415,16 +415,16 @@ def _summary(location: Location, figure: Figure) -> str:
         f"in phase {location.phase_name!r}"
     )
     if location.presence is Presence.MISSING:
-        return f"{where}: missing on v1 (legacy {format_minor(legacy, currency)} {currency})"
+        return f"{where}: missing on v1 (legacy {written.amount(legacy, currency)})"
     if location.presence is Presence.UNEXPECTED:
-        return f"{where}: on v1 only, unknown to the crosswalk (v1 {format_minor(v1, currency)} {currency})"
+        return f"{where}: on v1 only, unknown to the crosswalk (v1 {written.amount(v1, currency)})"
     because = {
         Verdict.ROUNDING: f"within the rounding bound of {figure.rounding_bound_minor} minor units",
-        Verdict.QUARANTINE: f"quarantined source records add {format_minor(figure.quarantined_minor, currency)}",
+        Verdict.QUARANTINE: f"quarantined source records add {written.amount(figure.quarantined_minor, currency)}",
     }.get(figure.verdict, str(figure.verdict))
     return (
-        f"{where}: legacy {format_minor(legacy, currency)}, v1 {format_minor(v1, currency)} {currency} "
-        f"(difference {format_minor(figure.difference_minor, currency)}; {because})"
+        f"{where}: legacy {written.amount(legacy, currency)}, v1 {written.amount(v1, currency)} "
+        f"(difference {written.signed(figure.difference_minor, currency)}; {because})"
     )
 
 

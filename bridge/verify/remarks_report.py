@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from html import escape
 
+from bridge.verify.amounts import amount
 from bridge.verify.schema import RemarkCheck, RemarkDifference
 
 HEADING = "Comments, budget notes and workspace rates"
@@ -21,7 +22,7 @@ def _short(value: str | None) -> str:
 
 def compared(check: RemarkCheck) -> str:
     """What was compared, in one sentence."""
-    sums = ", ".join(f"{amount:,} {currency} minor units" for currency, amount in check.rate_sums.items())
+    sums = ", ".join(amount(minor, currency) for currency, minor in check.rate_sums.items())
     return (
         f"{check.comments:,} comments compared by body and target, {check.targets:,} comment targets by count, "
         f"{check.rates:,} rate items by title, rate, unit and quantity" + (f" (summing {sums})" if sums else "")

@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bridge.terminal import plain
-from bridge.verify import remarks_report
-from bridge.verify.convert import format_minor
+from bridge.verify import amounts, remarks_report
+from bridge.verify.amounts import number
+from bridge.verify.closing import closing, ledger_line, plural, totals_compared
+from bridge.verify.compare import Verdict
 from bridge.verify.headline import (
     Entry,
     by_severity,
@@ -47,37 +49,38 @@ def write_reports(report: Reconciliation, directory: Path, observer: PublishObse
 
 
 def money(minor: int | None, currency: str) -> str:
-    """Minor units with the currency code, e.g. ``1,234.56 USD``; an absent figure prints as a dash."""
-    return "—" if minor is None else f"{format_minor(minor, currency)} {_text(currency)}"
+    """Minor units with the currency code, e.g. ``1,234.56 USD`` (``amounts.amount``), as Markdown text."""
+    return _text(amounts.amount(minor, currency))
 
 
 def signed(minor: int | None, currency: str) -> str:
-    if minor is None:
-        return "—"
-    return ("+" if minor > 0 else "") + money(minor, currency)
+    """A difference with its sign (``amounts.signed``), as Markdown text."""
+    return _text(amounts.signed(minor, currency))
 
 
 def render_markdown(report: Reconciliation) -> str:
-    v = report.verdicts
+    """The answer and the next step, the money per currency, the totals compared, the ledger, the differences
+    largest first; then the projects, the quarantine, what it holds back, what is not carried, and the notes."""
+    said = closing(report)
     answer = "RECONCILED" if report.reconciled else "NOT RECONCILED"
     lines = [
         f"# Reconciliation: {answer}",
         "",
+        f"**{_text(said.answer)}**",
+        "",
+        _text(said.next_step),
+        "",
         f"- migration {_code(report.migration)}: {_code(report.source_workspace)} -> {_code(report.target_workspace)}",
         f"- generated {report.generated_at}; schema {report.schema_version}; fails on `{report.fail_on}` and worse",
-        f"- totals compared: {v.exact} exact, {v.rounding} explained by rounding, "
-        f"{v.quarantine} explained by quarantine, {v.not_carried} not carried (no published write on v1), "
-        f"{v.mismatch} mismatch",
         f"- {_text(report.held_back.summary)}",
-        f"- {_text(summary(report.inventory))}",
         f"- amounts in {_text(report.currency)}; each legacy figure converted at the rate shown beside it",
         f"- requests sent: {', '.join(f'{k} {n}' for k, n in sorted(report.requests.items())) or 'none'}",
         f"- relies on assumptions: {'; '.join(report.assumptions) or 'none'}",
         "",
     ]
-    lines += [f"> {_text(note)}" for note in report.notes]
-    lines += [""] if report.notes else []
-    lines += _lead_md(report)
+    lines += _money_md(report)
+    lines += ["## Ledger", "", _text(ledger_line(report.ledger)), "", *_ledger_md(report.ledger), ""]
+    lines += _differences_md(report)
     if report.documents:
         lines += [
             f"## Documents that do not prove their legacy file ({len(report.documents)})",
@@ -101,12 +104,8 @@ def render_markdown(report: Reconciliation) -> str:
     lines += remarks_report.markdown(report.remarks, _code)
     for project in by_severity(report.projects):
         lines += _project_md(project, report.currency)
-    lines += _held_back_md(report)
-    lines += _inventory_md(report)
-    lines += ["## Ledger", "", *_ledger_md(report.ledger)]
     if report.quarantine:
         lines += [
-            "",
             "## Quarantined source records",
             "",
             "| kind | scope | id | code | fix | message |",
@@ -117,29 +116,55 @@ def render_markdown(report: Reconciliation) -> str:
             f"{_text(fix_for(q.code))} | {_text(q.message)} |"
             for q in report.quarantine
         ]
-    return "\n".join(lines) + "\n"
+        lines.append("")
+    lines += _held_back_md(report)
+    lines += _inventory_md(report)
+    lines += _notes_md("Notes", report.notes)
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _lead_md(report: Reconciliation) -> list[str]:
-    """Per currency and phase the money on both sides, then every difference, largest first."""
+def _notes_md(heading: str, notes: Sequence[str], level: str = "##") -> list[str]:
+    """Notes as a list, one item each: consecutive quoted lines would run together into one paragraph."""
+    return [f"{level} {heading}", "", *(f"- {_text(note)}" for note in notes), ""] if notes else []
+
+
+def _money_md(report: Reconciliation) -> list[str]:
+    """Per currency and phase the money on both sides; then how many totals were compared, and which not."""
+    v = report.verdicts
     out = [
         "## Money per currency and phase",
         "",
         "| currency | phase | legacy | v1 | difference | held back by quarantine | verdict |",
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---:|---:|---:|---:|---|",
     ]
     out += [
-        f"| {_text(r.source_currency)} | {_text(r.phase)} | {money(r.legacy_minor, r.currency)} | "
+        f"| {_text(r.label)} | {_text(r.phase)} | {money(r.legacy_minor, r.currency)} | "
         f"{money(r.v1_minor, r.currency) if r.reached_v1 else 'not on v1'} | "
         f"{signed(r.difference_minor, r.currency)} | {money(r.held_back_minor, r.currency)} | {r.verdict} |"
         for r in money_rows(report)
     ]
-    out += ["", *(f"- not compared: phase {_text(s.name)} {_text(s.why)}" for s in phases_not_compared(report))]
+    out += [
+        "",
+        f"{plural(totals_compared(report), 'total')} compared: {v.exact} exact, {v.rounding} explained by rounding, "
+        f"{v.quarantine} explained by quarantine, {v.mismatch} mismatch; {plural(v.not_carried, 'figure')} not "
+        "carried (no published write on v1: see Not carried).",
+        "",
+    ]
+    skipped = phases_not_compared(report)
+    out += [f"- not compared: phase {_text(s.name)} {_text(s.why)}" for s in skipped]
+    return [*out, ""] if skipped else out
+
+
+def _differences_md(report: Reconciliation) -> list[str]:
+    """Every total that is not exact, largest first, with where the drill-down pinned it."""
     entries = differences(report)
-    out += ["", f"## Differences, largest first ({len(entries)})", ""]
+    out = [f"## Differences, largest first ({len(entries)})", ""]
     if not entries:
         return [*out, "None: every total compared is exact.", ""]
-    out += ["| # | difference | verdict | project | total | legacy | v1 | where |", "|---|---|---|---|---|---|---|---|"]
+    out += [
+        "| # | difference | verdict | project | total | legacy | v1 | where |",
+        "|---:|---:|---|---|---|---:|---:|---|",
+    ]
     out += [
         f"| {n} | {signed(e.difference_minor, e.currency)} | {e.verdict} | {_text(e.project.name)} | {_text(e.what)} | "
         f"{money(e.legacy_minor, e.currency)} | {money(e.v1_minor, e.currency)} | {_places(e)} |"
@@ -167,7 +192,7 @@ def _project_md(project: ProjectReport, currency: str) -> list[str]:
         f"{project.verdict}",
         "",
         "| phase | type | legacy (as computed) | rate | legacy converted | v1 | difference | verdict | fringe |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---:|---:|---:|---:|---:|---|---|",
     ]
     out += [
         f"{_figure_row(phase.name, phase.type, phase.total, currency)} {phase.fringe_text()} |"
@@ -175,16 +200,20 @@ def _project_md(project: ProjectReport, currency: str) -> list[str]:
     ]
     out.append("")
     if project.actuals:
-        out += ["| actuals currency | legacy count | v1 count | legacy | v1 | verdict |", "|---|---|---|---|---|---|"]
         out += [
-            f"| {_text(a.currency)} | {a.legacy_count} | {a.v1_count} | {money(a.legacy_minor, a.currency)} | "
+            "| actuals currency | legacy count | v1 count | legacy | v1 | verdict |",
+            "|---|---:|---:|---:|---:|---|",
+        ]
+        out += [
+            f"| {_text(a.currency)} | {number(a.legacy_count)} | {number(a.v1_count)} | "
+            f"{money(a.legacy_minor, a.currency)} | "
             f"{money(a.v1_minor, a.currency)} | {a.verdict} |"
             for a in project.actuals
         ]
         out.append("")
     if project.differences:
         out += ["### Differences", "", "| phase | account | path | line | legacy | v1 | verdict | what |"]
-        out.append("|---|---|---|---|---|---|---|---|")
+        out.append("|---|---|---|---|---:|---:|---|---|")
         for diff in project.differences:
             loc = diff.location
             line = loc.line_id if loc.kind != "account" else ""
@@ -194,26 +223,36 @@ def _project_md(project: ProjectReport, currency: str) -> list[str]:
                 f"{money(diff.figure.v1_minor, currency)} | {diff.figure.verdict} | {_text(diff.summary)} |"
             )
         out.append("")
-    tag_rows = [
-        f"| {_text(name)} | {what} | {_text(phase)} | {_text(f.rate)} | {money(f.legacy_minor, currency)} | "
-        f"{money(f.v1_minor, currency)} | {f.rounding_bound_minor} | {f.verdict} |"
-        for name, what, phase, f in project.inexact_tag_figures()
-    ]
-    if tag_rows:
-        out += [
-            "### Tag totals that are not exact",
-            "",
-            "| tag | figure | phase | rate | legacy | v1 | bound | verdict |",
-        ]
-        out += ["|---|---|---|---|---|---|---|---|", *tag_rows, ""]
+    figures = project.inexact_tag_figures()
+    differing = [t for t in figures if t[3].verdict is not Verdict.NOT_CARRIED]
+    left = [t for t in figures if t[3].verdict is Verdict.NOT_CARRIED]
+    out += _tags_md("Tag totals that are not exact", differing, currency)
+    # Its own section: money v1 cannot hold is said, never mistaken for a difference in the project's money.
+    out += _tags_md("Not carried: tag totals (v1 publishes no write for a line's tags)", left, currency)
     if project.transactions:
         out += ["### Transactions that differ", "", *(f"- {_text(t.said())}" for t in project.transactions), ""]
     if project.purchase_orders is not None:
         out += ["### Purchase orders", "", *(f"- {_text(line)}" for line in project.purchase_orders.lines()), ""]
     if project.library:
         out += ["### Settings that differ (likely causes)", "", *_library_md(project.library, "legacy"), ""]
-    out += [f"> {_text(note)}" for note in project.notes]
-    return out
+    return [*out, *_notes_md("Notes", project.notes, "###")]
+
+
+def _tags_md(heading: str, figures: Sequence[tuple[str, str, str, Figure]], currency: str) -> list[str]:
+    if not figures:
+        return []
+    return [
+        f"### {heading}",
+        "",
+        "| tag | figure | phase | rate | legacy | v1 | bound | verdict |",
+        "|---|---|---|---:|---:|---:|---:|---|",
+        *(
+            f"| {_text(name)} | {what} | {_text(phase)} | {_text(f.rate)} | {money(f.legacy_minor, currency)} | "
+            f"{money(f.v1_minor, currency)} | {f.rounding_bound_minor} | {f.verdict} |"
+            for name, what, phase, f in figures
+        ),
+        "",
+    ]
 
 
 def _library_md(differences: Sequence[LibraryDifference], written: str) -> list[str]:
@@ -230,7 +269,7 @@ def _library_md(differences: Sequence[LibraryDifference], written: str) -> list[
 
 
 def _figure_row(label: str, kind: str, figure: Figure, currency: str) -> str:
-    legacy = _text(f"{figure.legacy_amount} {figure.legacy_currency}") if figure.legacy_amount is not None else "—"
+    legacy = _text(amounts.as_computed(figure.legacy_amount, figure.legacy_currency))
     return (
         f"| {_text(label)} | {_text(kind)} | {legacy} | {_text(figure.rate)} | "
         f"{money(figure.legacy_minor, currency)} | {money(figure.v1_minor, currency)} | "
@@ -247,7 +286,7 @@ def _held_back_md(report: Reconciliation) -> list[str]:
     if held.money:
         out += [
             "| project | phase | type | legacy currency | rate | held back | held back by |",
-            "|---|---|---|---|---|---|---|",
+            "|---|---|---|---|---:|---:|---|",
         ]
         out += [
             f"| {_text(m.project_name)} ({_code(m.project_id)}) | {_text(m.phase_name)} | {_text(m.phase_type)} | "
@@ -265,7 +304,14 @@ def _held_back_md(report: Reconciliation) -> list[str]:
 
 def _inventory_md(report: Reconciliation) -> list[str]:
     """Every kind the bridge does not write: what the source holds of it and why it stays behind."""
-    out = ["## Not carried", "", "| kind | held at source | why |", "|---|---|---|"]
+    out = [
+        "## Not carried",
+        "",
+        _text(summary(report.inventory)),
+        "",
+        "| kind | held at source | why |",
+        "|---|---:|---|",
+    ]
     out += [f"| {_text(e.label)} | {figures(e)} | {_text(e.why)} |" for e in report.inventory]
     return [*out, "", f"Not counted: {_text(report.unlisted)}.", ""]
 
@@ -275,19 +321,21 @@ def _counts(records: dict[str, int]) -> str:
 
 
 def _ledger_md(entries: list[KindLedger]) -> list[str]:
+    """Per kind where every source record went (migrated counts every run: the crosswalk), then the set check."""
     out = [
-        "| kind | source | migrated | unchanged | quarantined | held back | not carried | pending | closed | ok | "
-        "missing | unexpected | dup |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| kind | source | migrated (all runs) | by the last run | quarantined | held back | not carried | pending | "
+        "closed | ok on v1 | missing | unexpected | dup |",
+        "|---|---:|---:|---:|---|---|---:|---:|---|---:|---:|---:|---:|",
     ]
     for e in entries:
         quarantined = ", ".join(f"{_text(code)} {n}" for code, n in e.quarantined.items()) or "0"
         held_back = ", ".join(f"by {_text(by)} {n}" for by, n in e.held_back.items()) or "0"
         checked = "" if e.checked_on_target else " (target not listed)"
         out.append(
-            f"| {_text(e.kind)} | {e.source} | {e.migrated} | {e.unchanged} | {quarantined} | {held_back} | "
-            f"{sum(e.not_carried.values())} | {e.pending} | {'yes' if e.closed else f'NO ({e.unaccounted:+d})'} | "
-            f"{e.ok}{checked} | {len(e.missing)} | {len(e.unexpected)} | {len(e.duplicated)} |"
+            f"| {_text(e.kind)} | {number(e.source)} | {number(e.migrated + e.unchanged)} | {number(e.migrated)} | "
+            f"{quarantined} | {held_back} | {number(sum(e.not_carried.values()))} | {number(e.pending)} | "
+            f"{'yes' if e.closed else f'NO ({e.unaccounted:+d})'} | {number(e.ok)}{checked} | {len(e.missing)} | "
+            f"{len(e.unexpected)} | {len(e.duplicated)} |"
         )
     for e in entries:
         for label, ids in (("missing", e.missing), ("unexpected", e.unexpected)):

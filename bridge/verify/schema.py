@@ -20,12 +20,12 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.verify.amounts import amount
 from bridge.verify.compare import FailOn, Verdict
-from bridge.verify.convert import format_minor
 from bridge.verify.drill import Presence
 from bridge.verify.order_models import OrdersReport
 
-SCHEMA_VERSION: Final = "1.8.0"
+SCHEMA_VERSION: Final = "1.9.0"
 
 
 class ReportModel(BaseModel):
@@ -71,7 +71,7 @@ class PhaseSummary(ReportModel):
         f = self.fringe
         if f is None:
             return "—"
-        return f"{format_minor(f.legacy_minor, f.currency)} -> {format_minor(f.v1_minor, f.currency)} {f.verdict}"
+        return f"{amount(f.legacy_minor, f.currency)} -> {amount(f.v1_minor, f.currency)} {f.verdict}"
 
 
 class Location(ReportModel):
@@ -167,10 +167,10 @@ class TransactionDifference(ReportModel):
 
     def said(self) -> str:
         """One sentence for a person: which transaction, both amounts, and the line when it moved."""
-        legacy = f"{format_minor(self.legacy_minor, self.currency)} {self.currency}"
+        legacy = amount(self.legacy_minor, self.currency)
         if self.presence is Presence.MISSING:
             return f"actual {self.legacy_id}: missing on v1 (legacy {legacy})"
-        v1 = f"{format_minor(self.v1_minor, self.v1_currency or self.currency)} {self.v1_currency}"
+        v1 = amount(self.v1_minor, self.v1_currency or self.currency)
         if self.presence is Presence.UNEXPECTED:
             return f"v1 transaction {self.v1_id}: unknown to the crosswalk (v1 {v1})"
         if self.presence is Presence.REMOVED:
@@ -336,6 +336,35 @@ class HeldBackGroup(ReportModel):
     records: dict[str, int] = Field(description="records of each kind not on v1 because of it, itself included")
 
 
+class HeldBackTotal(ReportModel):
+    """The money quarantine keeps off v1 in one currency for one reason, over every project (1.9.0).
+
+    Amounts are minor units written as decimal strings: exact for any reader, past 2^53 too (a JSON number
+    there is rounded by every reader that parses into a double).
+    """
+
+    currency: str = Field(description="the workspace currency the amounts are in")
+    reason: str = Field(
+        description="the error code of the refused record holding the figure back whole (a project, space or "
+        "phase refused), or 'quarantined records inside' for the refused lines and actuals within a total"
+    )
+    actuals_minor: str = Field(description="the actuals ledger's money held back, minor units as a string")
+    phase_totals_minor: dict[str, str] = Field(
+        description="per phase name, what that phase's totals hold back, minor units as strings (phase totals "
+        "overlap: estimate, working and actual are never added together)"
+    )
+
+
+class HeldBackReason(ReportModel):
+    """The refused records of one error code and the records they keep off v1, themselves included (1.9.0)."""
+
+    reason: str = Field(description="the error code")
+    refused: int = Field(
+        description="refused records heading a group (a refused record held back by another is in its group)"
+    )
+    records: dict[str, int] = Field(description="per kind: records not on v1 because of them, themselves included")
+
+
 class HeldBack(ReportModel):
     """Everything quarantine keeps off v1: records per kind and money per project, phase and currency."""
 
@@ -343,6 +372,12 @@ class HeldBack(ReportModel):
     records: dict[str, int] = Field(description="per kind: refused records plus the records they hold back")
     money: list[HeldBackMoney] = Field(description="per project and phase (and actuals): the money held back")
     groups: list[HeldBackGroup] = Field(description="each refused record with what it holds back")
+    by_currency: list[HeldBackTotal] = Field(
+        default_factory=list, description="the money per currency and reason, over every project (1.9.0)"
+    )
+    by_reason: list[HeldBackReason] = Field(
+        default_factory=list, description="the records per reason (error code), over every project (1.9.0)"
+    )
 
 
 NOTHING_HELD_BACK = "nothing held back by quarantine"
@@ -385,7 +420,7 @@ class DocumentDifference(ReportModel):
 class Reconciliation(ReportModel):
     """The whole report: ``reconciled`` is the answer; the rest says why."""
 
-    schema_version: Literal["1.8.0"] = SCHEMA_VERSION
+    schema_version: Literal["1.9.0"] = SCHEMA_VERSION
     reconciled: bool
     held_back: HeldBack = Field(
         default=HeldBack(summary=NOTHING_HELD_BACK, records={}, money=[], groups=[]),

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bridge.verify.ledger import is_clean
+from bridge.verify.closing import closing, open_ledgers
 from bridge.verify.schema import Reconciliation
 
 
 def summary(report: Reconciliation, written: list[Path]) -> dict[str, object]:
     """The verdict summary `verify --json` prints: the answer, the counts, each project's verdict, the files."""
+    said = closing(report)
     return {
         "reconciled": report.reconciled,
         "fail_on": report.fail_on.value,
@@ -21,13 +22,11 @@ def summary(report: Reconciliation, written: list[Path]) -> dict[str, object]:
         "run": report.run,
         "currency": report.currency,
         "verdicts": report.verdicts.model_dump(),
-        "held_back": report.held_back.summary,
+        # Structured since schema 1.9.0: the sentence, then the records and the money per currency and reason.
+        "held_back": report.held_back.model_dump(include={"summary", "records", "by_currency", "by_reason"}),
+        "closing": said.answer,
+        "next": said.next_step,
         "ledger_open": open_ledgers(report),
         "projects": [{"project_id": p.project_id, "name": p.name, "verdict": p.verdict.value} for p in report.projects],
         "reports": [str(path) for path in written],
     }
-
-
-def open_ledgers(report: Reconciliation) -> list[str]:
-    """The kinds whose ledger is not closed (the summary lists them; the terminal table's caption names them)."""
-    return [e.kind for e in report.ledger if not is_clean([e])]

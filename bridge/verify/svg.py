@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from bridge.verify import amounts
 from bridge.verify.compare import Verdict
-from bridge.verify.convert import format_minor
 from bridge.verify.safe import escape
 from mappings.money import exponent
 
@@ -100,7 +100,7 @@ def difference_chart(bars: list[Bar], chart_id: str) -> str:
             f'height="{_ROW - 12}" fill="{colour}"><title>{escape(bar.label)}: legacy '
             f"{_amount(bar.legacy_minor, bar.currency)}, v1 {_amount(bar.v1_minor, bar.currency)}</title></rect>"
         )
-        text = _amount(bar.difference_minor, bar.currency, signed=True) if bar.difference_minor else "0"
+        text = _amount(bar.difference_minor, bar.currency, signed=True)
         extra = "; ".join(t for t in (share(bar) if bar.difference_minor else "", str(bar.verdict)) if t)
         shapes.append(
             f'<text x="{_LABEL + _PLOT + 8}" y="{mid + 4:.1f}" fill="{colour}">{text} <tspan fill="#52606d">'
@@ -114,8 +114,7 @@ def difference_chart(bars: list[Bar], chart_id: str) -> str:
 
 
 def _amount(minor: int | None, currency: str, *, signed: bool = False) -> str:
-    sign = "+" if signed and minor is not None and minor > 0 else ""
-    return f"{sign}{escape(format_minor(minor, currency))} {escape(currency)}"
+    return escape(amounts.signed(minor, currency) if signed else amounts.amount(minor, currency))
 
 
 def _short(label: str, limit: int = 22) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from bridge.verify.amounts import amount
 from bridge.verify.compare import Verdict
-from bridge.verify.convert import convert, format_minor
+from bridge.verify.convert import convert
 from bridge.verify.project import PhasePlan
 from bridge.verify.schema import Figure, TagSummary
 from bridge.verify.totals import LegacyProject
@@ -49,8 +50,8 @@ def tag_summaries(
     if summaries:
         notes.append(
             f"project {legacy.budget.project_id}: {len(summaries)} line tags not carried (no published write "
-            f"for a budget line's tags on v1); their tag totals come to {format_minor(carried_not, currency)} "
-            f"{currency} across phases"
+            f"for a budget line's tags on v1); their tag totals come to {amount(carried_not, currency)} "
+            "across phases"
         )
     return summaries, notes
 

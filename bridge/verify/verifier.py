@@ -28,7 +28,7 @@ from bridge.engine.wanted import LibraryPlans, View
 from bridge.errors import NotFound
 from bridge.verify.actuals import STREAMED, Context, compare_actuals
 from bridge.verify.attached import attached
-from bridge.verify.compare import FailOn, Verdict, worst
+from bridge.verify.compare import FailOn, Verdict, money_verdict
 from bridge.verify.contacts_private import private_differences
 from bridge.verify.convert import PhaseRate
 from bridge.verify.declared import sources, state_scope, targets
@@ -480,7 +480,7 @@ class Verifier:
         log.info(
             "bridge.verify.project",
             project=project.id,
-            verdict=worst(verdicts).value,
+            verdict=money_verdict(verdicts).value,
             differences=len(result.differences),
             settings_differing=len(library),
         )
@@ -488,7 +488,7 @@ class Verifier:
             project_id=project.id,
             v1_project_id=v1_project_id,
             name=project.name or project.id,
-            verdict=worst(verdicts),
+            verdict=money_verdict(verdicts),
             phases=[*result.phases, *refused_phases],
             accounts=result.accounts,
             tags=tags,

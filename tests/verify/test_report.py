@@ -32,7 +32,7 @@ def test_markdown_names_the_answer_the_rate_and_the_exact_place(report: Reconcil
     """The Markdown says NOT RECONCILED first, shows the rate beside the figures, and locates the line."""
     text = render_markdown(report)
     assert text.startswith("# Reconciliation: NOT RECONCILED")
-    assert "| Working | estimate | 1700.0 USD | 1 | 1,700.00 USD | 1,730.00 USD | +30.00 USD | mismatch |" in text
+    assert "| Working | estimate | 1,700.00 USD | 1 | 1,700.00 USD | 1,730.00 USD | +30.00 USD | mismatch |" in text
     assert "| Working | 1110 | /1000/1100/1110 | l1 |" in text
     assert "| global | SHOOT_WEEKS | formula | 7.8 | 4.6 |" in text
     assert "| Night | total | Working | 0.0067 | 40.00 USD | 40.01 USD | 0 | rounding |" in text

@@ -104,7 +104,7 @@ def _workspace(report: Reconciliation) -> Reconciliation:
 
 def _rows(page: str, table: str) -> list[str]:
     """The body rows of one table of the page, as text without tags."""
-    body = re.search(rf'<table class="{table}">.*?<tbody>(.*?)</tbody>', page, re.S)
+    body = re.search(rf'<table class="{table}(?: [^"]*)?">.*?<tbody>(.*?)</tbody>', page, re.S)
     assert body, f"no {table} table"
     return [re.sub(r"<[^>]+>", "|", row) for row in re.findall(r"<tr.*?</tr>", body.group(1), re.S)]
 

@@ -36,7 +36,7 @@ def _mismatches_everywhere(world: World, tmp_path: Path) -> tuple[Reconciliation
         # The runner's output interleaves stderr (the progress line) with the JSON on stdout.
         "json": json.JSONDecoder().raw_decode(printed, printed.index('{\n  "reconciled"'))[0]["verdicts"]["mismatch"],
         "markdown": int(re.findall(r"(\d+) mismatch", markdown)[0]),
-        "html": int(re.findall(r'<p id="verdicts">(\d+) mismatch', page)[0]),
+        "html": int(re.findall(r'<p id="verdicts">[^<]*?(\d+) mismatch', page)[0]),
         "terminal": int(re.findall(r"(\d+) mismatch", terminal)[0]),
     }
     return report, shown
