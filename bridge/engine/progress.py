@@ -143,10 +143,10 @@ class Progress:
 class _Bars(RichBars):
     """Rich's bars with a status line above them."""
 
-    def __init__(self, status: Callable[[], RenderableType], console: Console, *, eta: bool) -> None:
+    def __init__(self, status: Callable[[], RenderableType], console: Console, *, eta: bool, transient: bool) -> None:
         self._status = status  # before rich's own set-up, which already renders
         columns = [TextColumn("{task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
-        super().__init__(*columns, *([TimeRemainingColumn()] if eta else []), console=console, transient=False)
+        super().__init__(*columns, *([TimeRemainingColumn()] if eta else []), console=console, transient=transient)
 
     def get_renderables(self) -> Iterator[RenderableType]:
         yield self._status()
@@ -156,11 +156,11 @@ class _Bars(RichBars):
 class RichProgress(Progress):
     """Draws the status line and one bar per kind on a terminal, in the order kinds are first met."""
 
-    def __init__(self, console: Console, expected: Plan | None = None) -> None:
+    def __init__(self, console: Console, expected: Plan | None = None, *, transient: bool = False) -> None:
         super().__init__(expected)
         self.activity = Activity()
         self._spinner = Spinner("dots")
-        self._bars = _Bars(self._status, console, eta=expected is not None)
+        self._bars = _Bars(self._status, console, eta=expected is not None, transient=transient)
         self._tasks: dict[Kind, TaskID] = {}
         self._listening = listening(self.activity)
 
@@ -226,10 +226,11 @@ class LineProgress(Progress):
         self._listening.__exit__(None, None, None)
 
 
-def display(console: Console, expected: Plan | None = None) -> Progress:
-    """The display for a command's stderr: live bars on a terminal, periodic lines otherwise."""
+def display(console: Console, expected: Plan | None = None, *, transient: bool = False) -> Progress:
+    """The display for a command's stderr: live bars on a terminal (gone when it ends, ``transient``),
+    periodic lines otherwise."""
     if console.is_terminal:
-        return RichProgress(console, expected)
+        return RichProgress(console, expected, transient=transient)
     return LineProgress(console.file, expected)
 
 
