@@ -199,21 +199,31 @@ def test_a_429_shows_as_waiting_rate_limited_with_its_retry_after(tmp_path: Path
     assert all(line.startswith("waiting: rate-limited, Retry-After 2 s: legacy GET /") for line in waits), waits
 
 
-def test_without_a_terminal_each_kind_gets_a_line_every_period() -> None:
-    """A pipe or a CI log sees the status and one line per kind met, again and again, never redrawn."""
+def test_without_a_terminal_one_line_per_period_names_only_the_kinds_that_moved() -> None:
+    """A pipe or a CI log sees one line per period, never redrawn: the overall figures, then only the kinds
+    that moved since the line before."""
     out = io.StringIO()
     report = Plan("m", "source", "target", 0.01, 8)
     report.fold(Tally.of(Kind.LINE, Fate.CREATED, 3))
     report.fold(Tally.of(Kind.ACTUAL, Fate.UNCHANGED, 2))
-    expected = Plan("m", "source", "target", 0.01, 8)
-    expected.fold(Tally.of(Kind.LINE, Fate.CREATED, 10))
-    with LineProgress(out, expected, every=0.05) as progress:
+    with LineProgress(out, every=0.05) as progress:
+        progress.listed(Kind.LINE, 10)
+        progress.listed(Kind.ACTUAL, 2)
+        progress.show(report)
+        time.sleep(0.3)
+        report.fold(Tally.of(Kind.LINE, Fate.CREATED, 7))
         progress.show(report)
         time.sleep(0.3)
     lines = out.getvalue().splitlines()
-    assert lines.count("progress: budget lines: 3/10 records") >= 2, lines
-    assert lines.count("progress: transactions: 2 records") >= 2, lines
-    assert any(line.startswith("progress: working: starting") for line in lines), lines
+    assert lines[0].startswith("progress: 0 of 0 records, 0 records/s; working: starting"), lines
+    moved = [line for line in lines if "moved:" in line]
+    assert [line.split("moved: ")[1] for line in moved] == [
+        "budget lines 3/10, transactions 2/2",
+        "budget lines 10/10",
+    ], lines
+    assert "progress: 5 of 12 records (42%)" in moved[0], moved
+    assert "progress: 12 of 12 records (100%)" in moved[1], moved
+    assert all(line.startswith("progress: ") and "moved:" not in line for line in lines if line not in moved)
 
 
 def test_a_plan_read_back_from_plan_json_gives_the_bars_their_totals_and_the_estimate() -> None:

@@ -319,12 +319,9 @@ def _expected(plan_file: Path) -> Plan:
 
 
 def _moved(progress: Progress) -> str:
-    """How far the run came, from what its display counted: N of M records when a plan gave the totals."""
-    done = sum(progress.records.values())
-    if progress.expected is None:
-        return f"{done:,} records (the total is shown with --plan)"
-    planned = sum(row.records for row in progress.expected.kinds.values())
-    return f"{done:,} of {planned:,} records"
+    """How far the run came, from what its display counted: N of the M records known (read, or planned)."""
+    done, known = progress.overall()
+    return f"{done:,} of {known:,} records"
 
 
 @click.command("run", epilog=EXIT_CODES)
