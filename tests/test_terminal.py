@@ -7,16 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import fcntl
 import io
 import json
-import os
 import re
-import select
-import struct
-import subprocess
-import sys
-import termios
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +23,7 @@ from bridge.engine.plan import Fate, Plan, Tally
 from bridge.engine.progress import Activity, LineProgress, listening, planned
 from bridge.terminal import SHOWN
 from mappings.kinds import Kind
+from tests.support.pty import OWN_CSI, on_terminal
 from tests.support.world import SMALL_PROJECT, World, fast_controls, fresh_world
 
 OSC8 = "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\"
@@ -39,8 +33,6 @@ BIDI = "\u202e"
 MARKUP = "[bold red]x[/] [link=https://evil.example]here[/link]"
 # What must never reach the terminal raw: each sequence above, as the bytes a terminal would act on.
 ACTING = (b"\x1b]8;;https://evil", b"\x1b[2J", b"\x1b]0;pwned", BIDI.encode())
-# The bridge's own colours and cursor moves (rich's live display): removed before looking for secrets.
-OWN_CSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def forms(secret: str) -> set[str]:
@@ -91,35 +83,6 @@ def hostile(tmp_path: Path) -> Iterator[tuple[World, list[str]]]:
     world.app.add_middleware(Echo, said=said)
     with world.served() as live:
         yield live, said
-
-
-def on_terminal(world: World, *args: str) -> tuple[int, bytes]:
-    """Run `bridge ARGS` with stdin, stdout and stderr on a pseudo-terminal; its exit code and every byte."""
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
-    env = world.env(TERM="xterm-256color", COLUMNS="160", LINES="50")
-    for name in ("NO_COLOR", "FORCE_COLOR", "TERM_PROGRAM"):
-        env.pop(name, None)
-    bridge = Path(sys.executable).with_name("bridge")
-    child = subprocess.Popen([str(bridge), *args], stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
-    os.close(slave)
-    screen = bytearray()
-    try:
-        while True:
-            ready, _, _ = select.select([master], [], [], 120)
-            if not ready:
-                child.kill()
-                pytest.fail(f"bridge {' '.join(args)} printed nothing for 120 s")
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # EIO: every holder of the terminal's other end has closed it
-                break
-            if not chunk:
-                break
-            screen += chunk
-    finally:
-        os.close(master)
-    return child.wait(timeout=60), bytes(screen)
 
 
 def assert_safe(screen: bytes, secrets: list[str]) -> None:

@@ -251,7 +251,7 @@ def plan_command(out: Path | None, as_json: bool, **options: object) -> Ending:
     _list_not_carried(ledger)
     _list_quarantine(ledger)
     show_orders(ledger, out.parent if out is not None else None)
-    listed = f"each listed in {out}" if out is not None else "each listed by --out or --json"
+    listed = f"each listed in {out}" if out is not None else "each listed with --out FILE or --json"
     click.echo(plan_closing(ledger, estimate(ledger, last_pace(_kept_runs(settings))), listed))
     click.echo(f"next: {_next_run(out)}")
     return Ending.DONE
