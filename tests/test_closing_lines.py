@@ -29,16 +29,16 @@ COLUMNS, ROWS = 80, 24
 PLAN_LINES = 60
 
 # A closing line: the figures, the time and what it rests on, then what is not written and where it is listed.
-FIGURES = r"(?P<records>[\d,]+) records in (?P<requests>[\d,]+) requests"
+FIGURES = r"(?P<records>[\d,]+) records? in (?P<requests>[\d,]+) requests?"
 UNSENT = (
-    r"(?:; (?P<quarantined>[\d,]+) records quarantined \([^)]*\))?"
-    r"(?:; (?:(?P<held>[\d,]+) records(?: and )?)?(?:(?P<values>[\d,]+) values)? not carried"
+    r"(?:; (?P<quarantined>[\d,]+) records? quarantined \([^)]*\))?"
+    r"(?:; (?:(?P<held>[\d,]+) records?(?: and )?)?(?:(?P<values>[\d,]+) values?)? not carried"
     r" \(each listed (?:in|with) (?P<where>[^)]+)\))?$"
 )
 PLANNED = re.compile(rf"^would create {FIGURES}, about (?P<time>[\d.,]+ (?:s|min|h)) (?P<basis>.+?){UNSENT}")
 DONE = re.compile(
     rf"^created {FIGURES} in (?P<time>[\d.,]+ (?:s|min|h)), (?P<rate>[\d,]+) requests/s"
-    rf"(?:; [\d,]+ already on the target)?{UNSENT}"
+    rf"(?:; [\d,]+ records? already on the target)?{UNSENT}"
 )
 # A kind's count over a total rich could not tell: never once the kind is read.
 UNKNOWN_TOTAL = re.compile(r"\b[1-9][\d,]*/\?")
@@ -213,7 +213,7 @@ def test_a_plan_after_a_run_estimates_from_its_measured_pace_within_a_factor_of_
         assert then == f"next: bridge run --project {second}"
         estimated = PLANNED.match(said)
         assert estimated, said
-        assert re.fullmatch(r"at the [\d,]+ requests/s run 1 measured", estimated["basis"]), said
+        assert re.fullmatch(r"at the [\d,]+ requests/s run 1 measured at concurrency 8", estimated["basis"]), said
         run = piped(world, tmp_path, "run", "--project", second)
     done = DONE.match(closing(run.out.splitlines())[0])
     assert done, run.out[-2000:]

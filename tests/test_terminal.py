@@ -164,7 +164,7 @@ def test_a_429_shows_as_waiting_rate_limited_with_its_retry_after(tmp_path: Path
 
 def test_without_a_terminal_one_line_per_period_names_only_the_kinds_that_moved() -> None:
     """A pipe or a CI log sees one line per period, never redrawn: the overall figures, then only the kinds
-    that moved since the line before."""
+    that moved since the line before; and a last one when the display ends."""
     out = io.StringIO()
     report = Plan("m", "source", "target", 0.01, 8)
     report.fold(Tally.of(Kind.LINE, Fate.CREATED, 3))
@@ -187,6 +187,7 @@ def test_without_a_terminal_one_line_per_period_names_only_the_kinds_that_moved(
     assert "progress: 5 of 12 records (42%)" in moved[0], moved
     assert "progress: 12 of 12 records (100%)" in moved[1], moved
     assert all(line.startswith("progress: ") and "moved:" not in line for line in lines if line not in moved)
+    assert lines[-1].startswith("progress: 12 of 12 records (100%)"), lines  # the figures it ended on
 
 
 def test_a_plan_read_back_from_plan_json_gives_the_bars_their_totals_and_the_estimate() -> None:

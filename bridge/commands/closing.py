@@ -32,21 +32,21 @@ def left_behind(plan: Plan) -> tuple[int, int]:
     return records, len(plan.not_carried)
 
 
-def _written(plan: Plan, tense: str) -> str:
+def counted(n: int, unit: str) -> str:
+    """``1 record``, ``1,850 records``: a count with its unit, so counts reconcile by name."""
+    return f"{n:,} {unit}" if n == 1 else f"{n:,} {unit}s"
+
+
+def _written(plan: Plan, *, done: bool) -> str:
     """``would create 12 records (update 3)``: the records that cost requests, by what they cost."""
     rows = plan.ordered()
     created = sum(row.to_create for row in rows)
-    verbs = {"would": ("would create", "update", "finish"), "did": ("created", "updated", "finished")}[tense]
-    others = [
-        f"{verb} {count:,}"
-        for verb, count in (
-            (verbs[1], sum(row.to_update for row in rows)),
-            (verbs[2], sum(row.replayed for row in rows)),
-        )
-        if count
-    ]
+    updated, replayed = sum(row.to_update for row in rows), sum(row.replayed for row in rows)
+    others = [f"{'updated' if done else 'update'} {updated:,}"] if updated else []
+    if replayed:
+        others.append(f"{'replayed' if done else 'replay'} {replayed:,} left in flight")
     said = f" ({', '.join(others)})" if others else ""
-    return f"{verbs[0]} {created:,} records{said}"
+    return f"{'created' if done else 'would create'} {counted(created, 'record')}{said}"
 
 
 def _unsent(plan: Plan, listed: str) -> list[str]:
@@ -54,11 +54,11 @@ def _unsent(plan: Plan, listed: str) -> list[str]:
     clauses = []
     quarantined = len(plan.quarantine)
     if quarantined:
-        clauses.append(f"{quarantined:,} records quarantined ({listed})")
+        clauses.append(f"{counted(quarantined, 'record')} quarantined ({listed})")
     records, values = left_behind(plan)
     if records or values:
-        counted = " and ".join(f"{n:,} {unit}" for n, unit in ((records, "records"), (values, "values")) if n)
-        clauses.append(f"{counted} not carried ({listed})")
+        both = " and ".join(counted(n, unit) for n, unit in ((records, "record"), (values, "value")) if n)
+        clauses.append(f"{both} not carried ({listed})")
     return clauses
 
 
@@ -67,10 +67,13 @@ def plan_closing(plan: Plan, estimate: Estimate, listed: str) -> str:
     3 measured; 1,517 values not carried (each listed in plan.json)``."""
     if not plan.requests:
         unchanged = sum(row.unchanged + row.adopted for row in plan.ordered())
-        head = f"nothing to write: {unchanged:,} records already on the target as the source has them"
+        head = (
+            f"nothing to write (0 requests): {counted(unchanged, 'record')} already on the target as the source "
+            "has them"
+        )
     else:
         head = (
-            f"{_written(plan, 'would')} in {plan.requests:,} requests, about {duration(estimate.seconds)} "
+            f"{_written(plan, done=False)} in {counted(plan.requests, 'request')}, about {duration(estimate.seconds)} "
             f"{estimate.basis}"
         )
     return "; ".join([head, *_unsent(plan, listed)])
@@ -81,9 +84,9 @@ def run_closing(plan: Plan, seconds: float, listed: str) -> str:
     rows = plan.ordered()
     unchanged = sum(row.unchanged + row.adopted for row in rows)
     rate = f", {plan.requests / seconds:,.0f} requests/s" if seconds > 0 and plan.requests else ""
-    head = f"{_written(plan, 'did')} in {plan.requests:,} requests in {duration(seconds)}{rate}"
+    head = f"{_written(plan, done=True)} in {counted(plan.requests, 'request')} in {duration(seconds)}{rate}"
     if unchanged:
-        head += f"; {unchanged:,} already on the target"
+        head += f"; {counted(unchanged, 'record')} already on the target"
     return "; ".join([head, *_unsent(plan, listed)])
 
 
@@ -91,4 +94,6 @@ def quarantine_lines(plan: Plan) -> list[str]:
     """One line per kind and code: how many records the run quarantines for it (the records themselves are in
     the plan's JSON and, after a run, in the state file's quarantine)."""
     codes = Counter((record.kind, record.code) for record in plan.quarantine)
-    return [f"  {plain(kind)} {plain(code)}: {count:,} records" for (kind, code), count in sorted(codes.items())]
+    return [
+        f"  {plain(kind)} {plain(code)}: {counted(count, 'record')}" for (kind, code), count in sorted(codes.items())
+    ]

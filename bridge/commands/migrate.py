@@ -87,7 +87,7 @@ def _cells(row: KindPlan) -> tuple[str, ...]:
     return (row.kind.value, *(f"{n:,}" for n in figures))
 
 
-def render_plan(plan: Plan, title: str) -> Table:
+def render_plan(plan: Plan, title: str | None = None) -> Table:
     """The plan (or a rebuild's ledger) as a terminal table, one row per kind in run order, thousands
     separated; a column is left out when every row's figure in it is zero (the codes of the quarantined are
     grouped under the table, ``closing.quarantine_lines``)."""
@@ -232,7 +232,9 @@ def plan_command(out: Path | None, as_json: bool, **options: object) -> Ending:
         # JSON escapes every control character; the secrets are masked like everywhere else.
         click.echo(plain(json.dumps(ledger.to_json(), indent=2)))
         return Ending.DONE
-    console().print(render_plan(ledger, f"plan for migration {ledger.migration}"))
+    # A line of its own, not the table's title: rich would wrap a title wider than the table.
+    click.echo(f"plan for migration {ledger.migration} (concurrency {ledger.concurrency})")
+    console().print(render_plan(ledger))
     assumed = [entry.id for entry in ledger.depends_on()]
     say(f"  assumes {len(assumed)} guesses (`bridge assumptions` explains each): {', '.join(assumed)}")
     if ledger.unknown_on_target:
@@ -251,6 +253,8 @@ def plan_command(out: Path | None, as_json: bool, **options: object) -> Ending:
     _list_not_carried(ledger)
     _list_quarantine(ledger)
     show_orders(ledger, out.parent if out is not None else None)
+    if out is not None:
+        click.echo(f"plan written to {out}")
     listed = f"each listed in {out}" if out is not None else "each listed with --out FILE or --json"
     click.echo(plan_closing(ledger, estimate(ledger, last_pace(_kept_runs(settings))), listed))
     click.echo(f"next: {_next_run(out)}")
@@ -360,6 +364,7 @@ def run_command(plan_file: Path | None, as_json: bool, **options: object) -> End
     directory.mkdir(parents=True, exist_ok=True)
     body = json.dumps({"run_id": outcome.run_id, **ledger.to_json()}, indent=2) + "\n"
     write_private(report, body.encode("utf-8"), option="the run's report")
+    click.echo(f"run {outcome.run_id} of migration {ledger.migration} (concurrency {ledger.concurrency})")
     _list_removed(ledger)
     _list_adoption(ledger, "adopted")
     _list_left_out(ledger)

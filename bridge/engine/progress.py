@@ -307,6 +307,7 @@ class LineProgress(Progress):
     def stop(self) -> None:
         self._stop.set()
         self._ticker.join()
+        self._write()  # where it ended: a run shorter than a period still leaves its figures in the log
         self._listening.__exit__(None, None, None)
 
 

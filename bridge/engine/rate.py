@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from bridge.engine.plan import Plan
 from state.models import RunRow
-from state.runs import report_of
+from state.runs import options_of, report_of
 
 MEASURED_FROM = 50
 """Requests a run must have sent for its rate to stand for the next: a few requests measure start-up alone."""
@@ -33,6 +33,7 @@ class Pace:
     run_id: int
     requests: int
     seconds: float
+    concurrency: int | None
 
     @property
     def per_second(self) -> float:
@@ -45,7 +46,6 @@ class Estimate:
 
     seconds: float
     basis: str
-    measured: bool
 
 
 def pace_of(run: RunRow) -> Pace | None:
@@ -56,7 +56,8 @@ def pace_of(run: RunRow) -> Pace | None:
     seconds = (run.finished_at - run.started_at).total_seconds()
     if not isinstance(requests, int) or requests < MEASURED_FROM or seconds <= 0:
         return None
-    return Pace(run.id, requests, seconds)
+    concurrency = options_of(run).get("concurrency")
+    return Pace(run.id, requests, seconds, concurrency if isinstance(concurrency, int) else None)
 
 
 def last_pace(runs: Iterable[RunRow]) -> Pace | None:
@@ -69,14 +70,13 @@ def estimate(plan: Plan, pace: Pace | None) -> Estimate:
     if pace is not None:
         return Estimate(
             plan.requests / pace.per_second,
-            f"at the {pace.per_second:,.0f} requests/s run {pace.run_id} measured",
-            measured=True,
+            f"at the {pace.per_second:,.0f} requests/s run {pace.run_id} measured"
+            + (f" at concurrency {pace.concurrency}" if pace.concurrency else ""),
         )
     return Estimate(
         plan.estimate_s,
         f"(a guess from one {plan.latency_s * 1000:,.0f} ms latency probe at concurrency {plan.concurrency}: no "
         "run has measured a rate yet, A120)",
-        measured=False,
     )
 
 
