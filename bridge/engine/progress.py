@@ -1,17 +1,26 @@
-"""Progress of a command: what it is doing now, one bar per kind, and always structured events in the log.
+"""Progress of a command: what it is doing now, a bar for all records and one per kind, and always structured
+events in the log.
 
 The engine reports through ``Progress``; it never writes to the terminal itself. After every step the run
 shows it the run's report (``Plan``), and each kind's count is that kind's records dealt with so far
 (created, replayed, updated, unchanged, held back, quarantined: one fate per source record, so a bar never
-passes the source's count). Between steps the displays learn what the clients are doing from their log
-events (``Activity``, a structlog processor installed while a display runs): the request just answered, or a
-wait on a 429 with its Retry-After. So a display never goes quiet, even while `plan` reads for seconds
-without finishing a step, or `verify` (which has no steps) compares.
+passes the source's count). Each kind's total is known as soon as the run has read the kind from the source:
+the steps say how many records they read before they write them (``Applier.listed``), so a total grows as the
+projects are read and is never unknown once the kind is listed; ``run --plan`` takes the plan's totals instead.
+Between steps the displays learn what the clients are doing from their log events (``Activity``, a structlog
+processor installed while a display runs): the request just answered, or a wait on a 429 with its Retry-After.
+So a display never goes quiet, even while `plan` reads for seconds without finishing a step, or `verify` (which
+has no steps) compares.
 
-``RichProgress`` draws on a terminal: a status line above the bars, log lines printed above both (the live
-display redirects stderr, where ``bridge.terminal.safe_stderr`` sends them). ``LineProgress`` writes, when
-stderr is not a terminal, the status and one line per kind every ``EVERY_S`` seconds. Every implementation
-emits ``bridge.progress.advanced`` so a log file tells the same story.
+``RichProgress`` draws on a terminal with rich's own columns: a status line, then an overall bar and one bar
+per kind, each with its percentage, records of total, records per second and the time left, both measured by
+rich over the last ``SPEED_WINDOW_S`` seconds (so the estimate follows the run as its pace changes); a kind
+whose known records are all dealt with is drawn finished, with a check mark, and the display keeps to the
+terminal's height (the kinds still going first). Log lines print above it (the live display redirects stderr,
+where ``bridge.terminal.safe_stderr`` sends them). ``LineProgress`` writes, when stderr is not a terminal, one
+line every ``EVERY_S`` seconds: the overall figures, the rate over the last period and the time left at it, the
+status, and only the kinds that moved since the line before; and one last line when it ends. Every
+implementation emits ``bridge.progress.advanced`` so a log file tells the same story.
 """
 
 from __future__ import annotations
