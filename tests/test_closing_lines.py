@@ -165,7 +165,11 @@ def test_medium_plan_fits_a_terminal_and_plan_and_run_end_with_answers_the_files
     progress = [line for line in run.err.splitlines() if line.startswith("progress: ")]
     # One at the start, then one every EVERY_S seconds of a run at least ``took`` long.
     assert len(progress) >= 1 + math.floor(took / EVERY_S), progress
-    assert all(re.match(r"progress: [\d,]+ of [\d,]+ records", line) for line in progress), progress
+    assert all(
+        re.match(r"progress: (?:[\d,]+ of [\d,]+ records \(\d+%\); [\d,]+ records/s; |working: )", line)
+        for line in progress
+    ), progress
+    assert progress[-1].startswith(f"progress: {created:,} of {created:,} records (100%)"), progress
     last: dict[str, str] = {}
     for line in progress:
         moved = dict(item.rsplit(" ", 1) for item in line.partition("moved: ")[2].split(", ") if item)

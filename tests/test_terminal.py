@@ -178,7 +178,7 @@ def test_without_a_terminal_one_line_per_period_names_only_the_kinds_that_moved(
         progress.show(report)
         time.sleep(0.3)
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith("progress: 0 of 0 records, 0 records/s; working: starting"), lines
+    assert lines[0].startswith("progress: working: starting"), lines  # nothing read yet: no figures
     moved = [line for line in lines if "moved:" in line]
     assert [line.split("moved: ")[1] for line in moved] == [
         "budget lines 3/10, transactions 2/2",

@@ -98,7 +98,7 @@ class Activity:
     def status(self) -> Text:
         """One line: the wait in progress, or the last request answered; requests so far and elapsed time."""
         now = self.clock()
-        tally = f"  ({self.requests} requests, {now - self.started:.0f} s)"
+        tally = f"  ({self.requests:,} requests, {now - self.started:,.0f} s)"
         if now < self.until:
             return Text.assemble(("waiting: ", "bold yellow"), (shown(self.waiting), "yellow"), tally)
         return Text.assemble(("working: ", "bold"), shown(self.doing), tally)
@@ -238,7 +238,8 @@ class RichProgress(Progress):
         self.activity = Activity()
         self._spinner = Spinner("dots")
         self._bars = _Bars(self._status, console, transient=transient)
-        self._all = self._bars.add_task("all records", total=None, mark=" ")
+        # Added with the first kind: a command that counts no records (verify) shows its status line alone.
+        self._all: TaskID | None = None
         self._tasks: dict[Kind, TaskID] = {}
         self._listening = listening(self.activity)
 
@@ -249,6 +250,8 @@ class RichProgress(Progress):
         return self._spinner
 
     def moved(self, kind: Kind, records: int) -> None:
+        if self._all is None:
+            self._all = self._bars.add_task("all records", total=None, mark=" ")
         if kind not in self._tasks:
             self._tasks[kind] = self._bars.add_task(spec(kind).label, total=self.total(kind), mark=" ")
         mark = "\u2713" if self.finished(kind) else " "
@@ -286,8 +289,9 @@ class LineProgress(Progress):
         now, (done, known) = self.activity.clock(), self.overall()
         then, before = self._then
         rate = (done - before) / (now - then) if now > then else 0.0
-        figures = [f"{done:,} of {known:,} records" + (f" ({100 * done / known:.0f}%)" if known else "")]
-        figures.append(f"{rate:,.0f} records/s")
+        figures = []
+        if known:  # a command that counts no records (verify), or a run before its first listing, has none
+            figures += [f"{done:,} of {known:,} records ({100 * done / known:.0f}%)", f"{rate:,.0f} records/s"]
         if rate > 0 and known > done:
             figures.append(f"about {(known - done) / rate:,.0f} s left")
         moved = [
@@ -297,7 +301,7 @@ class LineProgress(Progress):
         ]
         self._last = dict(self.records)
         self._then = (now, done)
-        said = f"progress: {', '.join(figures)}; {self.activity.status().plain}"
+        said = "progress: " + "; ".join([*figures, self.activity.status().plain])
         return f"{said}; moved: {', '.join(moved)}" if moved else said
 
     def _write(self) -> None:
