@@ -58,7 +58,7 @@ def show_orders(plan: Plan, directory: Path | None) -> None:
     """The status table on the terminal and (with ``directory``) the approvals CSV written there."""
     if not plan.orders:
         return
-    click.echo("purchase orders (v1 creates drafts only; each legacy status, what it is on v1, why):")
+    click.echo("purchase orders (v1 creates drafts only; legacy status -> v1, count, why):")
     for row in status_table(plan.orders):
         money = ", ".join(f"{value:,} {currency}" for currency, value in sorted(row.money.items()))
         approve = "; approve them in the app" if row.needs_approval else ""

@@ -60,9 +60,9 @@ log = structlog.get_logger("bridge.progress")
 
 A = TypeVar("A", bound="Activity")
 
-SPEED_WINDOW_S = 10.0
+SPEED_WINDOW_S = 30.0
 """Seconds of progress rich's rate (and so the time left) is measured over: recent enough to follow the run as
-it goes from quick library items to bulks, long enough to ride over one slow request."""
+it goes from quick library items to bulks, long enough to ride over a step whose records land at once."""
 
 EVERY_S = 8.0
 """A line display's period: under the 10 s a display may stay unchanged, with room for a busy interpreter."""
@@ -188,11 +188,20 @@ class Progress:
 
 
 class RateColumn(ProgressColumn):
-    """Records per second, rich's own estimate over the last ``SPEED_WINDOW_S`` (the time left uses it too)."""
+    """Records per second: rich's own estimate over the last ``SPEED_WINDOW_S`` while a task goes (the time left
+    uses it too), its average over its whole time once finished (a last burst says nothing of the pace)."""
 
     def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
+        speed = task.completed / task.finished_time if task.finished and task.finished_time else task.speed
         return Text("" if speed is None else f"{speed:,.0f}/s", style="progress.data.speed", justify="right")
+
+
+class CountColumn(MofNCompleteColumn):
+    """Rich's N/M, thousands separated like every other figure the bridge prints."""
+
+    def render(self, task: Task) -> Text:
+        total = "?" if task.total is None else f"{int(task.total):,}"
+        return Text(f"{int(task.completed):,}/{total}", style="progress.download", justify="right")
 
 
 class _Bars(RichBars):
@@ -208,7 +217,7 @@ class _Bars(RichBars):
             TextColumn("{task.fields[mark]} {task.description}", table_column=Column(width=24, no_wrap=True)),
             BarColumn(bar_width=8),
             TaskProgressColumn(),
-            MofNCompleteColumn(),
+            CountColumn(),
             RateColumn(),
             TimeRemainingColumn(elapsed_when_finished=True),
             console=console,
@@ -220,7 +229,8 @@ class _Bars(RichBars):
     def get_renderables(self) -> Iterator[RenderableType]:
         yield self._status()
         tasks = list(self.tasks)
-        room = max(3, self._screen.size.height - 3)
+        # The status line and a spare row for the cursor: a live display taller than the terminal cannot redraw.
+        room = max(3, self._screen.size.height - 2)
         if len(tasks) > room:
             overall, kinds = tasks[:1], tasks[1:]
             going = [task for task in kinds if not task.finished]
@@ -237,6 +247,7 @@ class RichProgress(Progress):
         super().__init__(expected)
         self.activity = Activity()
         self._spinner = Spinner("dots")
+        self._console = console
         self._bars = _Bars(self._status, console, transient=transient)
         # Added with the first kind: a command that counts no records (verify) shows its status line alone.
         self._all: TaskID | None = None
@@ -245,7 +256,8 @@ class RichProgress(Progress):
 
     def _status(self) -> RenderableType:
         line = self.activity.status()
-        line.no_wrap, line.overflow = True, "ellipsis"
+        # One row, whatever the path: the spinner's frame and a space take the first two columns.
+        line.truncate(self._console.size.width - 3, overflow="ellipsis")
         self._spinner.update(text=line)
         return self._spinner
 
