@@ -106,7 +106,7 @@ async def test_ctrl_c_mid_run_exits_130_and_a_second_run_completes_without_a_dup
         first.send_signal(signal.SIGINT)
         output, _ = first.communicate(timeout=60)
         assert first.returncode == INTERRUPTED, output
-        assert re.search(r"interrupted: the run was interrupted after [\d,]+ records", output), output
+        assert re.search(r"interrupted: the run was interrupted after [\d,]+ of [\d,]+ records", output), output
         assert "Nothing is lost; run the same command again to resume" in output
         assert "resume with:" in output
         assert "Traceback" not in output

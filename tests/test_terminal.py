@@ -7,16 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import fcntl
 import io
 import json
-import os
 import re
-import select
-import struct
-import subprocess
-import sys
-import termios
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +23,7 @@ from bridge.engine.plan import Fate, Plan, Tally
 from bridge.engine.progress import Activity, LineProgress, listening, planned
 from bridge.terminal import SHOWN
 from mappings.kinds import Kind
+from tests.support.pty import OWN_CSI, on_terminal
 from tests.support.world import SMALL_PROJECT, World, fast_controls, fresh_world
 
 OSC8 = "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\"
@@ -39,8 +33,6 @@ BIDI = "\u202e"
 MARKUP = "[bold red]x[/] [link=https://evil.example]here[/link]"
 # What must never reach the terminal raw: each sequence above, as the bytes a terminal would act on.
 ACTING = (b"\x1b]8;;https://evil", b"\x1b[2J", b"\x1b]0;pwned", BIDI.encode())
-# The bridge's own colours and cursor moves (rich's live display): removed before looking for secrets.
-OWN_CSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def forms(secret: str) -> set[str]:
@@ -91,35 +83,6 @@ def hostile(tmp_path: Path) -> Iterator[tuple[World, list[str]]]:
     world.app.add_middleware(Echo, said=said)
     with world.served() as live:
         yield live, said
-
-
-def on_terminal(world: World, *args: str) -> tuple[int, bytes]:
-    """Run `bridge ARGS` with stdin, stdout and stderr on a pseudo-terminal; its exit code and every byte."""
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
-    env = world.env(TERM="xterm-256color", COLUMNS="160", LINES="50")
-    for name in ("NO_COLOR", "FORCE_COLOR", "TERM_PROGRAM"):
-        env.pop(name, None)
-    bridge = Path(sys.executable).with_name("bridge")
-    child = subprocess.Popen([str(bridge), *args], stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
-    os.close(slave)
-    screen = bytearray()
-    try:
-        while True:
-            ready, _, _ = select.select([master], [], [], 120)
-            if not ready:
-                child.kill()
-                pytest.fail(f"bridge {' '.join(args)} printed nothing for 120 s")
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # EIO: every holder of the terminal's other end has closed it
-                break
-            if not chunk:
-                break
-            screen += chunk
-    finally:
-        os.close(master)
-    return child.wait(timeout=60), bytes(screen)
 
 
 def assert_safe(screen: bytes, secrets: list[str]) -> None:
@@ -199,21 +162,32 @@ def test_a_429_shows_as_waiting_rate_limited_with_its_retry_after(tmp_path: Path
     assert all(line.startswith("waiting: rate-limited, Retry-After 2 s: legacy GET /") for line in waits), waits
 
 
-def test_without_a_terminal_each_kind_gets_a_line_every_period() -> None:
-    """A pipe or a CI log sees the status and one line per kind met, again and again, never redrawn."""
+def test_without_a_terminal_one_line_per_period_names_only_the_kinds_that_moved() -> None:
+    """A pipe or a CI log sees one line per period, never redrawn: the overall figures, then only the kinds
+    that moved since the line before; and a last one when the display ends."""
     out = io.StringIO()
     report = Plan("m", "source", "target", 0.01, 8)
     report.fold(Tally.of(Kind.LINE, Fate.CREATED, 3))
     report.fold(Tally.of(Kind.ACTUAL, Fate.UNCHANGED, 2))
-    expected = Plan("m", "source", "target", 0.01, 8)
-    expected.fold(Tally.of(Kind.LINE, Fate.CREATED, 10))
-    with LineProgress(out, expected, every=0.05) as progress:
+    with LineProgress(out, every=0.05) as progress:
+        progress.listed(Kind.LINE, 10)
+        progress.listed(Kind.ACTUAL, 2)
+        progress.show(report)
+        time.sleep(0.3)
+        report.fold(Tally.of(Kind.LINE, Fate.CREATED, 7))
         progress.show(report)
         time.sleep(0.3)
     lines = out.getvalue().splitlines()
-    assert lines.count("progress: budget lines: 3/10 records") >= 2, lines
-    assert lines.count("progress: transactions: 2 records") >= 2, lines
-    assert any(line.startswith("progress: working: starting") for line in lines), lines
+    assert lines[0].startswith("progress: working: starting"), lines  # nothing read yet: no figures
+    moved = [line for line in lines if "moved:" in line]
+    assert [line.split("moved: ")[1] for line in moved] == [
+        "budget lines 3/10, transactions 2/2",
+        "budget lines 10/10",
+    ], lines
+    assert "progress: 5 of 12 records (42%)" in moved[0], moved
+    assert "progress: 12 of 12 records (100%)" in moved[1], moved
+    assert all(line.startswith("progress: ") and "moved:" not in line for line in lines if line not in moved)
+    assert lines[-1].startswith("progress: 12 of 12 records (100%)"), lines  # the figures it ended on
 
 
 def test_a_plan_read_back_from_plan_json_gives_the_bars_their_totals_and_the_estimate() -> None:

@@ -19,23 +19,27 @@ from pathlib import Path
 import click
 import uvloop
 from rich.table import Table
-from rich.text import Text
 
 from bridge.commands import Ending
+from bridge.commands.closing import plan_closing, quarantine_lines, run_closing, say
 from bridge.commands.options import connection_options, settings_from
 from bridge.commands.orders import show_orders
+from bridge.config import Settings
 from bridge.engine.choices import LEFT_OUT, option_name
 from bridge.engine.inventory import UNLISTED
 from bridge.engine.kinds import spec
-from bridge.engine.plan import Plan
+from bridge.engine.plan import KindPlan, Plan
 from bridge.engine.points import WriteObserver
 from bridge.engine.progress import Progress, display, planned
+from bridge.engine.rate import estimate, last_pace
 from bridge.engine.run import Outcome, migrate
 from bridge.errors import AuthenticationLost, FatalError, Interrupted, ResumableStop, RetriableError, UsageError
 from bridge.files import write_private
 from bridge.terminal import console, plain, shown
 from mappings.inventory import figures
+from state import open_state
 from state.errors import StateCorruptError, StateLockedError, StateStorageError
+from state.models import RunRow
 
 EXIT_CODES = """\b
 Exit codes:
@@ -56,34 +60,46 @@ COLUMNS = (
     "to update",
     "unchanged",
     "held back",
-    "quarantined (codes)",
+    "quarantined",
     "requests",
 )
+KEPT_RUNS = 20
+"""Runs the plan's estimate looks back over for the latest one that measured a pace."""
+
+RUN_REPORT = "run.json"
+"""The run's whole report (``Plan.to_json`` with the run's id), in the run's report directory."""
+
+# Shown whatever their figures: what a plan is about. A column all zero says nothing and costs a terminal's width.
+ALWAYS = ("kind", "to create", "requests")
 
 
-def render_plan(plan: Plan, title: str) -> Table:
-    """The plan (or a run's report) as a terminal table, one row per kind in run order."""
-    table = Table(title=title, title_justify="left")
-    for header in COLUMNS:
-        table.add_column(header, justify="left" if header.startswith(("kind", "quar")) else "right")
-    for row in plan.ordered():
-        codes = ", ".join(f"{code} x{count}" for code, count in sorted(row.quarantined.items()))
-        table.add_row(
-            row.kind.value,
-            str(row.to_create),
-            str(row.replayed),
-            str(row.adopted),
-            str(row.to_update),
-            str(row.unchanged),
-            str(row.held_back),
-            # A code may be a server's (a v1 refusal): text, never markup.
-            Text(shown(f"{sum(row.quarantined.values())} {f'({codes})' if codes else ''}".strip())),
-            str(row.requests),
-        )
-    table.caption = (
-        f"{plan.requests} requests, about {plan.estimate_s:.1f} s at {plan.latency_s * 1000:.0f} ms latency "
-        f"and concurrency {plan.concurrency}"
+def _cells(row: KindPlan) -> tuple[str, ...]:
+    figures = (
+        row.to_create,
+        row.replayed,
+        row.adopted,
+        row.to_update,
+        row.unchanged,
+        row.held_back,
+        sum(row.quarantined.values()),
+        row.requests,
     )
+    return (row.kind.value, *(f"{n:,}" for n in figures))
+
+
+def render_plan(plan: Plan, title: str | None = None) -> Table:
+    """The plan (or a rebuild's ledger) as a terminal table, one row per kind in run order, thousands
+    separated; a column is left out when every row's figure in it is zero (the codes of the quarantined are
+    grouped under the table, ``closing.quarantine_lines``)."""
+    rows = [_cells(row) for row in plan.ordered()]
+    shown_columns = [
+        i for i, header in enumerate(COLUMNS) if header in ALWAYS or any(cells[i] != "0" for cells in rows)
+    ]
+    table = Table(title=title, title_justify="left")
+    for i in shown_columns:
+        table.add_column(COLUMNS[i], justify="left" if i == 0 else "right", no_wrap=True)
+    for cells in rows:
+        table.add_row(*(cells[i] for i in shown_columns))
     return table
 
 
@@ -134,11 +150,19 @@ def rebuild_command(**options: object) -> Ending:
 
 def resume_command() -> str:
     """The exact command line to resume, rebuilt from the options given (secrets are never options)."""
+    return command_line()
+
+
+def command_line(name: str | None = None, *, drop: tuple[str, ...] = ()) -> str:
+    """The command being run (or its sibling ``name``) with the options given, but those named in ``drop``."""
     context = click.get_current_context()
-    words = ["bridge", *context.command_path.split()[1:]]
+    path = context.command_path.split()[1:]
+    words = ["bridge", *(path if name is None else [*path[:-1], name])]
     for param in context.command.params:
         value = context.params.get(param.name or "")
         if not isinstance(param, click.Option) or value in (None, (), False) or value == param.default:
+            continue
+        if param.name in drop:
             continue
         flag = max(param.opts, key=len)
         for item in value if isinstance(value, tuple) else (value,):
@@ -176,64 +200,103 @@ def _run_guarded(coroutine_factory: Callable[[], object]) -> Outcome:
         raise
 
 
+def _kept_runs(settings: Settings) -> list[RunRow]:
+    """The state file's latest runs, newest first (the plan's estimate and the run's closing line read them)."""
+    with open_state(str(settings.state), read_only=True, migration=settings.migration) as store:
+        return store.runs.last_runs(KEPT_RUNS)
+
+
+def _next_run(out: Path | None) -> str:
+    """The run that follows this plan: the plan's own options, with the plan file when one was written."""
+    words = shlex.split(command_line("run", drop=("out", "as_json")))
+    return shlex.join([*words, "--plan", str(out)] if out is not None else words)
+
+
 @click.command("plan", epilog=EXIT_CODES)
 @connection_options
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the plan as JSON here.")
-def plan_command(out: Path | None, **options: object) -> Ending:
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the plan as JSON on stdout (what --out writes), and nothing else."
+)
+def plan_command(out: Path | None, as_json: bool, **options: object) -> Ending:
     """Dry run: read the source, map it, compare with the state file; write nothing to the target."""
     settings = settings_from(options)
-    progress = display(console(stderr=True))
+    # The bars go when the plan is made: the plan's table says the same, and the terminal keeps its lines.
+    progress = display(console(stderr=True), transient=True)
     with progress:
         outcome = _run_guarded(lambda: migrate(settings, dry_run=True, progress=progress))
-    console().print(render_plan(outcome.ledger, f"plan for migration {outcome.ledger.migration}"))
-    assumed = [entry.id for entry in outcome.ledger.depends_on()]
-    click.echo(f"  assumes {', '.join(assumed)} ({len(assumed)} guesses; `bridge assumptions` explains each)")
-    if outcome.ledger.unknown_on_target:
-        counts = ", ".join(f"{k} {n}" for k, n in sorted(outcome.ledger.unknown_on_target.items()))
-        click.echo(f"  the target already holds objects the state file does not know: {counts}")
-    _list_removed(outcome.ledger)
-    _list_adoption(outcome.ledger, "adopts")
-    uploads = outcome.ledger.uploads
+    ledger = outcome.ledger
+    if out is not None:
+        write_private(out, (json.dumps(ledger.to_json(), indent=2) + "\n").encode("utf-8"), option="--out")
+    if as_json:
+        # JSON escapes every control character; the secrets are masked like everywhere else.
+        click.echo(plain(json.dumps(ledger.to_json(), indent=2)))
+        return Ending.DONE
+    # A line of its own, not the table's title: rich would wrap a title wider than the table.
+    click.echo(f"plan for migration {ledger.migration} (concurrency {ledger.concurrency})")
+    console().print(render_plan(ledger))
+    assumed = [entry.id for entry in ledger.depends_on()]
+    say(f"  assumes {len(assumed)} guesses (`bridge assumptions` explains each): {', '.join(assumed)}")
+    if ledger.unknown_on_target:
+        counts = ", ".join(f"{k} {n:,}" for k, n in sorted(ledger.unknown_on_target.items()))
+        say(f"  the target already holds objects the state file does not know: {counts}")
+    _list_removed(ledger)
+    _list_adoption(ledger, "adopts")
+    uploads = ledger.uploads
     if uploads.count:
-        click.echo(f"  uploads {uploads.count:,} documents, {uploads.bytes:,} bytes: billable on v1 (documents_upload)")
         # The plan reads no file's bytes (that is the run's download): a file the legacy surface fails to serve
         # is counted here as an upload, and quarantined by the run.
-        click.echo("  (by the sizes the records declare; a file whose legacy download fails is found by the run)")
-    _list_not_carried(outcome.ledger)
-    show_orders(outcome.ledger, out.parent if out is not None else None)
+        say(
+            f"  uploads {uploads.count:,} documents, {uploads.bytes:,} bytes, billable on v1 (by the sizes the "
+            "records declare; a file whose legacy download fails is found by the run)"
+        )
+    _list_not_carried(ledger)
+    _list_quarantine(ledger)
+    show_orders(ledger, out.parent if out is not None else None)
     if out is not None:
-        write_private(out, (json.dumps(outcome.ledger.to_json(), indent=2) + "\n").encode("utf-8"), option="--out")
         click.echo(f"plan written to {out}")
+    listed = f"each listed in {out}" if out is not None else "each listed with --out FILE or --json"
+    click.echo(plan_closing(ledger, estimate(ledger, last_pace(_kept_runs(settings))), listed))
+    click.echo(f"next: {_next_run(out)}")
     return Ending.DONE
+
+
+def _list_quarantine(plan: Plan) -> None:
+    """The records refused, grouped by kind and code (each one is listed in plan.json)."""
+    lines = quarantine_lines(plan)
+    if lines:
+        click.echo("quarantined (by kind and code):")
+    for line in lines:
+        say(line)
 
 
 def _list_left_out(plan: Plan) -> None:
     """The kinds the operator left behind, with what the source holds of each (a run's report)."""
     left = [f"{spec(row.kind).label} {row.left_out:,}" for row in plan.ordered() if row.left_out]
     if left:
-        click.echo(f"not carried, {LEFT_OUT}: {', '.join(left)}")
+        say(f"not carried, {LEFT_OUT}: {', '.join(left)}")
 
 
 _PHASE_CELL = re.compile(r"^phaseData\.[^.]+\.")
 
 
 def _list_not_carried(plan: Plan) -> None:
-    """What stays behind, grouped, never a line per record (each record is in plan.json): every kind the source
-    holds that the run does not write, with its count, money and bytes, then the values of written records that
-    v1 publishes no field for, by kind, field and reason."""
+    """What stays behind, grouped, one line per reason, never a line per record (each record is in plan.json):
+    every kind the source holds that the run does not write, with its count, money and bytes, then the values
+    of written records that v1 publishes no field for, by kind, field and reason."""
     for lossy, count in plan.lossy():
-        click.echo(f"{lossy.label}: {count:,} carried with losses: {lossy.losses}")
-    click.echo("not carried (each record is listed in the plan's JSON, --out):")
+        say(f"{lossy.label}: {count:,} carried with losses: {lossy.losses}")
+    click.echo("not carried (by reason; each record in the plan's JSON):")
     following = sorted(option_name(spec(k)) for k in plan.choices.without - plan.choices.asked)
     if following:
         asked = ", ".join(sorted(option_name(spec(k)) for k in plan.choices.asked))
-        click.echo(f"  left out with {asked}, as they cannot go without it: {', '.join(following)}")
+        say(f"  left out with {asked}, as they cannot go without it: {', '.join(following)}")
     for row in plan.ordered():
         if row.left_out:
-            click.echo(f"  {spec(row.kind).label}: {row.left_out:,}: {LEFT_OUT}")
+            say(f"  {spec(row.kind).label}: {row.left_out:,}: {LEFT_OUT}")
     for held, stock in plan.held():
-        click.echo(f"  {held.label}: {plain(figures(stock))}: {held.why}")
-    click.echo(f"  not counted: {UNLISTED}")
+        say(f"  {held.label}: {plain(figures(stock))}: {held.why}")
+    say(f"  not counted: {UNLISTED}")
     values: Counter[tuple[str, str, str]] = Counter()
     records: dict[tuple[str, str, str], set[tuple[str, str]]] = {}
     for entry in plan.not_carried:
@@ -242,7 +305,7 @@ def _list_not_carried(plan: Plan) -> None:
         values[key] += 1
         records.setdefault(key, set()).add((entry.scope, entry.legacy_id))
     for (kind, field, reason), count in sorted(values.items()):
-        click.echo(
+        say(
             f"  {plain(kind)} {plain(field)}: {count:,} values on {len(records[(kind, field, reason)]):,} records: "
             f"{plain(reason)}"
         )
@@ -260,12 +323,9 @@ def _expected(plan_file: Path) -> Plan:
 
 
 def _moved(progress: Progress) -> str:
-    """How far the run came, from what its display counted: N of M records when a plan gave the totals."""
-    done = sum(progress.records.values())
-    if progress.expected is None:
-        return f"{done:,} records (the total is shown with --plan)"
-    planned = sum(row.records for row in progress.expected.kinds.values())
-    return f"{done:,} of {planned:,} records"
+    """How far the run came, from what its display counted: N of the M records known (read, or planned)."""
+    done, known = progress.overall()
+    return f"{done:,} of {known:,} records"
 
 
 @click.command("run", epilog=EXIT_CODES)
@@ -298,14 +358,31 @@ def run_command(plan_file: Path | None, as_json: bool, **options: object) -> End
         # control character, and the secrets are masked like everywhere else.
         click.echo(plain(json.dumps({"run_id": outcome.run_id, **outcome.ledger.to_json()}, indent=2)))
         return ending
-    console().print(render_plan(outcome.ledger, f"run {outcome.run_id} of migration {outcome.ledger.migration}"))
-    _list_removed(outcome.ledger)
-    _list_adoption(outcome.ledger, "adopted")
-    _list_left_out(outcome.ledger)
-    show_orders(outcome.ledger, settings.report_dir / f"run-{outcome.run_id}")
-    if outcome.ledger.quarantine:
-        click.echo(f"{len(outcome.ledger.quarantine)} records quarantined:")
-    for record in outcome.ledger.quarantine:
+    ledger = outcome.ledger
+    directory = settings.report_dir / f"run-{outcome.run_id}"
+    report = directory / RUN_REPORT
+    directory.mkdir(parents=True, exist_ok=True)
+    body = json.dumps({"run_id": outcome.run_id, **ledger.to_json()}, indent=2) + "\n"
+    write_private(report, body.encode("utf-8"), option="the run's report")
+    click.echo(f"run {outcome.run_id} of migration {ledger.migration} (concurrency {ledger.concurrency})")
+    _list_removed(ledger)
+    _list_adoption(ledger, "adopted")
+    _list_left_out(ledger)
+    _list_not_carried(ledger)
+    show_orders(ledger, directory)
+    if ledger.quarantine:
+        click.echo(f"{len(ledger.quarantine):,} records quarantined:")
+    for record in ledger.quarantine:
         where = f"{record.kind} {shown(record.legacy_id)} ({shown(record.scope)})"
         click.echo(f"  {where}: {shown(record.code)}: {shown(record.message)}")
+    click.echo(run_closing(ledger, _seconds(settings, outcome.run_id), f"each listed in {report}"))
+    click.echo(f"next: {command_line('verify', drop=('plan_file', 'as_json'))}")
     return ending
+
+
+def _seconds(settings: Settings, run_id: int | None) -> float:
+    """The run's wall time as the state file keeps it (what the next plan's estimate reads)."""
+    run = next((run for run in _kept_runs(settings) if run.id == run_id), None)
+    if run is None or run.finished_at is None:
+        return 0.0
+    return (run.finished_at - run.started_at).total_seconds()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import click
 
+from bridge.commands.closing import say
 from bridge.engine.plan import Plan
 from bridge.files import write_private
 from bridge.terminal import plain
@@ -57,11 +58,11 @@ def show_orders(plan: Plan, directory: Path | None) -> None:
     """The status table on the terminal and (with ``directory``) the approvals CSV written there."""
     if not plan.orders:
         return
-    click.echo("purchase orders (v1 creates drafts only; each legacy status, what it is on v1, why):")
+    click.echo("purchase orders (v1 creates drafts only; legacy status -> v1, count, why):")
     for row in status_table(plan.orders):
-        money = ", ".join(f"{value} {currency}" for currency, value in sorted(row.money.items()))
+        money = ", ".join(f"{value:,} {currency}" for currency, value in sorted(row.money.items()))
         approve = "; approve them in the app" if row.needs_approval else ""
-        click.echo(f"  {plain(row.legacy)} -> {row.v1}: {row.count:,} ({money}): {row.why}{approve}")
+        say(f"  {plain(row.legacy)} -> {row.v1}: {row.count:,} ({money}): {row.why}{approve}")
     synthesized = sum(line.synthesized for line in plan.orders)
     if synthesized:
         click.echo(f"  {synthesized:,} had no items: each carries one synthesized item holding its amount")

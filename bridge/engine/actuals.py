@@ -149,6 +149,8 @@ class ActualsStep(ProjectStep):
                 if len(seen_actuals) % YIELD_EVERY == 0:
                     await asyncio.sleep(0)
                 seen_actuals.add(actual.id)
+                self.applier.listed(Kind.ACTUAL, 1)
+                self.applier.listed(Kind.SPLIT, len(actual.subactuals))
                 if actual.attachments:
                     attached.append((actual.id, actual.attachments))
                 if bank_files := carried_with(actual, await self.feed.files()):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from bridge.clients.v1_requests import BY_ID
@@ -46,6 +46,9 @@ from mappings.refs import Lookup
 # Records whose bodies exist at once while one kind is written (a budget level of a large tree is thousands
 # of lines; memory holds a few bulks' bodies, not the level as JSON): 8 line bulks, or 800 single records.
 RECORDS_BUILT = 800
+
+Listing = Callable[[Kind, int], None]
+"""Told how many source records of a kind a step has just read, before it writes them (the progress totals)."""
 
 Replayed = frozenset[tuple[str, str, str]]
 """(crosswalk kind, scope, legacy id) of the records the replay of a stopped run's journal finished."""
@@ -114,8 +117,10 @@ class Applier:
         replayed: Replayed,
         *,
         guard: Guard | None = None,
+        listing: Listing | None = None,
     ) -> None:
         self.executor = executor
+        self._listing = listing
         self.books = books
         self.namespace = namespace
         self.salt = salt
@@ -123,9 +128,15 @@ class Applier:
         # Bridge mode (`bridge sync`): updates and deletes only of records nobody changed on v1 (``engine.guard``).
         self.guard = guard
 
+    def listed(self, kind: Kind, records: int) -> None:
+        """Say that ``records`` more source records of ``kind`` were read (a step writing them comes next)."""
+        if self._listing is not None:
+            self._listing(kind, records)
+
     async def write(self, target: Target, wanted: Wanted, *, whole: bool = True) -> Tally:
         """Write one kind's records in one scope (see the module docstring); ``whole`` when the source read
         holds every record of the kind (removals are only counted then)."""
+        self.listed(target.kind, wanted.records)
         done = refused(target.kind, wanted.refused)
         if wanted.held:
             done += Tally.of(target.kind, Fate.HELD_BACK, wanted.held)

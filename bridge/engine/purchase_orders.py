@@ -283,6 +283,7 @@ class OrdersStep(ProjectStep):
                 params = (v1_order, transaction)
                 link = Write(Kind.PO_LINK, project_id, LINKS.create, params, {}, (actual_id,), salt=self.applier.salt)
                 writes.append(link)
+        self.applier.listed(Kind.PO_LINK, len(seen))
         sent = await run_all(self.executor.write(write) for write in writes)
         done += total(s.tally for s in sent)
         return done + removed(self.books, Kind.PO_LINK, project_id, seen)

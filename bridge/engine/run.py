@@ -208,7 +208,8 @@ async def _migrate(
         with progress:
             replay = await replay_in_flight(books, executor, v1)
             report.fold(replay.tally)
-            applier = Applier(executor, books, namespace, f"run-{run_id}", replay.finished, guard=guard)
+            salt = f"run-{run_id}"
+            applier = Applier(executor, books, namespace, salt, replay.finished, guard=guard, listing=progress.listed)
             lacking = await lacking_kinds(v1)
             # Contacts' tax documents hold tax ids: carried only on the operator's `--with tax-documents`.
             opted = frozenset({TAX_DOCUMENTS}) if choices.wants(Extra.TAX_DOCUMENTS) else frozenset[str]()

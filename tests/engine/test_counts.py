@@ -36,6 +36,8 @@ from tests.support.world import World, fast_controls
 OWN_CROSSWALK = (Kind.SPACE, Kind.CONTACT, Kind.PROJECT, Kind.PHASE, Kind.LINE, Kind.ACTUAL, Kind.SPLIT)
 HELD = (Kind.PHASE, Kind.LINE, Kind.ACTUAL, Kind.SPLIT)
 FATES = ("to_create", "replayed", "to_update", "unchanged", "held_back", "quarantined")
+# The table's columns that count source records (all but the kind and the requests).
+FATE_COLUMNS = COLUMNS[1:-1]
 
 
 class Shown(Progress):
@@ -60,16 +62,23 @@ def _from_json(kinds: object) -> dict[str, int]:
 
 
 def _from_table(plan: Plan) -> dict[str, int]:
-    """Per kind, the sum of the fate columns of the summary table as the terminal shows it."""
+    """Per kind, the sum of the fate columns of the summary table as the terminal shows it (the columns it
+    shows: one all zero is left out)."""
     console = Console(record=True, width=200)
     console.print(render_plan(plan, "summary"))
     found: dict[str, int] = {}
+    headers: list[str] = []
     for line in console.export_text().splitlines():
         cells = [cell.strip() for cell in re.split(r"[│┃]", line)[1:-1]]
-        if len(cells) == len(COLUMNS) and cells[0] in {k.value for k in Kind}:
-            fates = COLUMNS.index("quarantined (codes)")
-            quarantined = int(cells[fates].split()[0])
-            found[cells[0]] = sum(int(cell) for cell in cells[1:fates]) + quarantined
+        if cells and cells[0] == "kind":
+            headers = cells
+        elif cells and cells[0] in {k.value for k in Kind}:
+            fates = [
+                int(cell.replace(",", ""))
+                for header, cell in zip(headers, cells, strict=True)
+                if header in FATE_COLUMNS
+            ]
+            found[cells[0]] = sum(fates)
     return found
 
 
