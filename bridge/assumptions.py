@@ -5,7 +5,7 @@ service's published descriptions (see ``shared/research/service-shapes.md``); wh
 ("NOT FOUND" there), we guess, and the guess is written down here, once, with an id.
 
 Both the emulator and the bridge follow these entries: the emulator cites the id in a comment where it
-implements the guess, the bridge lists the ids a run depends on (``bridge plan`` prints them, the README
+implements the guess, the bridge lists the ids a run depends on (``bridge plan`` prints them, docs/assumptions.md
 renders this table). Add an entry before relying on a new guess; never delete one that code still cites.
 """
 
