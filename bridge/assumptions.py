@@ -15,6 +15,7 @@ from bridge.assumption import Assumption
 from bridge.assumptions_contract import PUBLISHED_CONTRACT
 from bridge.assumptions_cutover import CUTOVER_PROOF
 from bridge.assumptions_documents import DOCUMENT_LINKS
+from bridge.assumptions_exits import HOW_COMMANDS_END
 from bridge.assumptions_workspace import WHOLE_WORKSPACE
 
 __all__ = ["REGISTRY", "Assumption", "as_markdown", "by_id", "used_by"]
@@ -412,7 +413,9 @@ SEED_GAPS: tuple[Assumption, ...] = (
     ),
 )
 # Ordered by id: the seed-document guesses, then those made reading the published descriptions.
-REGISTRY: tuple[Assumption, ...] = SEED_GAPS + PUBLISHED_CONTRACT + WHOLE_WORKSPACE + CUTOVER_PROOF + DOCUMENT_LINKS
+REGISTRY: tuple[Assumption, ...] = (
+    SEED_GAPS + PUBLISHED_CONTRACT + WHOLE_WORKSPACE + CUTOVER_PROOF + DOCUMENT_LINKS + HOW_COMMANDS_END
+)
 
 
 def by_id(assumption_id: str) -> Assumption:
@@ -433,7 +436,7 @@ def used_by(component_prefix: str) -> tuple[Assumption, ...]:
 
 
 def as_markdown() -> str:
-    """The registry as the README's table: generated, so the README cannot drift from the code."""
+    """The registry as docs/assumptions.md's table: generated, so the page cannot drift from the code."""
     rows = ["| id | topic | what we assume | why it is a guess |", "|---|---|---|---|"]
     rows += [f"| {e.id} | {e.topic} | {e.text} | {e.basis} |" for e in REGISTRY]
     return "\n".join(rows) + "\n"

@@ -2,8 +2,9 @@
 are real, the README stays a front page, and what moved from it to docs/ is still there.
 
 The assumptions section of docs/assumptions.md (between ``<!-- assumptions:start -->`` and
-``<!-- assumptions:end -->``) is exactly ``bridge.assumptions.as_markdown()``. Regenerate it with ``REGENERATE``
-below (``bridge assumptions`` prints the same table).
+``<!-- assumptions:end -->``) is exactly ``bridge.assumptions.as_markdown()``, and docs/exit-codes.md's tables
+are ``bridge.commands.exits.as_markdown()``. Regenerate both with ``REGENERATE`` below (``bridge assumptions``
+prints the first table).
 """
 
 from __future__ import annotations
@@ -12,23 +13,26 @@ import re
 from pathlib import Path
 
 import click
+import pytest
 
 from bridge import config
 from bridge.assumptions import as_markdown
 from bridge.cli import cli
+from bridge.commands.exits import as_markdown as exit_codes_markdown
 from bridge.config import load_settings
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 DOCS = REPO / "docs"
-ASSUMPTIONS = DOCS / "assumptions.md"
 SETTINGS = DOCS / "settings.md"
-START, END = "<!-- assumptions:start -->\n", "<!-- assumptions:end -->"
+# The generated pages: the section between a page's markers is its renderer's output.
+GENERATED = {"assumptions": as_markdown, "exit-codes": exit_codes_markdown}
 REGENERATE = (
-    ".venv/bin/python -c 'import pathlib; from bridge.assumptions import as_markdown; "
-    'p = pathlib.Path("docs/assumptions.md"); t = p.read_text(); '
-    's, e = "<!-- assumptions:start -->\\n", "<!-- assumptions:end -->"; '
-    "p.write_text(t[: t.index(s) + len(s)] + as_markdown() + t[t.index(e) :])'"
+    ".venv/bin/python -c 'import pathlib; from bridge.assumptions import as_markdown as a; "
+    "from bridge.commands.exits import as_markdown as x\n"
+    'for n, f in (("assumptions", a), ("exit-codes", x)): p = pathlib.Path(f"docs/{n}.md"); t = p.read_text(); '
+    's, e = f"<!-- {n}:start -->\\n", f"<!-- {n}:end -->"; '
+    "p.write_text(t[: t.index(s) + len(s)] + f() + t[t.index(e) :])'"
 )
 
 
@@ -69,13 +73,17 @@ def _command(name: str) -> click.Command:
     return command
 
 
-def test_assumptions_section_is_generated_from_the_registry() -> None:
-    """docs/assumptions.md's table equals the registry's rendering, so a new guess cannot go undocumented."""
-    text = ASSUMPTIONS.read_text(encoding="utf-8")
-    assert text.count(START) == 1, f"docs/assumptions.md needs exactly one {START.strip()} marker"
-    assert text.count(END) == 1, f"docs/assumptions.md needs exactly one {END} marker"
-    section = text[text.index(START) + len(START) : text.index(END)]
-    assert section == as_markdown(), f"docs/assumptions.md's table is stale; regenerate it with:\n{REGENERATE}"
+@pytest.mark.parametrize("name", sorted(GENERATED))
+def test_generated_sections_equal_their_source(name: str) -> None:
+    """docs/assumptions.md's table is the registry's, docs/exit-codes.md's the exit-code table's: a new guess or
+    code cannot go undocumented."""
+    page = DOCS / f"{name}.md"
+    text = page.read_text(encoding="utf-8")
+    start, end = f"<!-- {name}:start -->\n", f"<!-- {name}:end -->"
+    assert text.count(start) == 1, f"docs/{page.name} needs exactly one {start.strip()} marker"
+    assert text.count(end) == 1, f"docs/{page.name} needs exactly one {end} marker"
+    section = text[text.index(start) + len(start) : text.index(end)]
+    assert section == GENERATED[name](), f"docs/{page.name} is stale; regenerate it with:\n{REGENERATE}"
 
 
 def test_every_bridge_command_the_readme_names_exists() -> None:
