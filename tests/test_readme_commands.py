@@ -188,15 +188,7 @@ def test_the_package_installs_with_pipx_and_serves_the_emulator(tmp_path: Path) 
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, source / name)
     env = {**_env(tmp_path), "PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "bin")}
-    installed = subprocess.run(
-        ["pipx", "install", "."],
-        cwd=source,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=COMMAND_TIMEOUT_S,
-        check=False,
-    )
+    installed = _bash("pipx install .", source, env)
     assert installed.returncode == 0, installed.stdout + installed.stderr
     bridge = tmp_path / "bin" / "bridge"
     assert subprocess.run([bridge, "--version"], capture_output=True, text=True, check=True).stdout.startswith(
