@@ -19,6 +19,8 @@ _VOLATILE = (
     (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:8765"),
     (re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?"), "2026-01-01T00:00:00Z"),
     (re.compile(r"\b\d+(?:\.\d+)?(?= ?(?:ms|s|min)\b)"), "N"),
+    # A migration's name is derived from the credentials, which the harness makes afresh for every run.
+    (re.compile(r"\bm-[0-9a-f]{16}\b"), "m-0123456789abcdef"),
     (re.compile(r"\bpid \d+"), "pid 4242"),
     (re.compile(r"\breq_[A-Za-z0-9_-]+"), "req_0"),
 )
@@ -29,9 +31,16 @@ def normalized(output: str, workdir: Path, secrets: Mapping[str, str]) -> str:
     for name, value in secrets.items():
         output = output.replace(value, f"<{name}>")
     output = output.replace(str(workdir), "~/migration")
-    for pattern, constant in _VOLATILE:
-        output = pattern.sub(constant, output)
-    return "\n".join(line.rstrip() for line in output.rstrip("\n").splitlines())
+    lines = []
+    for line in output.rstrip("\n").splitlines():
+        constant = line
+        for pattern, replacement in _VOLATILE:
+            constant = pattern.sub(replacement, constant)
+        if constant != line and constant.startswith("   "):
+            # rich centres a caption: a number of another width moved the whole line, so its indent is not kept.
+            constant = "  " + constant.lstrip(" ")
+        lines.append(constant.rstrip())
+    return "\n".join(lines)
 
 
 def regenerated(text: str, outputs: Sequence[tuple[Step, str]]) -> str:
