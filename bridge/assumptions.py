@@ -5,7 +5,7 @@ service's published descriptions (see ``shared/research/service-shapes.md``); wh
 ("NOT FOUND" there), we guess, and the guess is written down here, once, with an id.
 
 Both the emulator and the bridge follow these entries: the emulator cites the id in a comment where it
-implements the guess, the bridge lists the ids a run depends on (``bridge plan`` prints them, the README
+implements the guess, the bridge lists the ids a run depends on (``bridge plan`` prints them, docs/assumptions.md
 renders this table). Add an entry before relying on a new guess; never delete one that code still cites.
 """
 
@@ -15,6 +15,7 @@ from bridge.assumption import Assumption
 from bridge.assumptions_contract import PUBLISHED_CONTRACT
 from bridge.assumptions_cutover import CUTOVER_PROOF
 from bridge.assumptions_documents import DOCUMENT_LINKS
+from bridge.assumptions_exits import HOW_COMMANDS_END
 from bridge.assumptions_operator import OPERATOR_FIGURES
 from bridge.assumptions_workspace import WHOLE_WORKSPACE
 
@@ -413,7 +414,9 @@ SEED_GAPS: tuple[Assumption, ...] = (
     ),
 )
 # Ordered by id: the seed-document guesses, then those made reading the published descriptions.
-REGISTRY: tuple[Assumption, ...] = SEED_GAPS + PUBLISHED_CONTRACT + WHOLE_WORKSPACE + CUTOVER_PROOF + DOCUMENT_LINKS
+REGISTRY: tuple[Assumption, ...] = (
+    SEED_GAPS + PUBLISHED_CONTRACT + WHOLE_WORKSPACE + CUTOVER_PROOF + DOCUMENT_LINKS + HOW_COMMANDS_END
+)
 REGISTRY += OPERATOR_FIGURES
 
 
@@ -435,7 +438,7 @@ def used_by(component_prefix: str) -> tuple[Assumption, ...]:
 
 
 def as_markdown() -> str:
-    """The registry as the README's table: generated, so the README cannot drift from the code."""
+    """The registry as docs/assumptions.md's table: generated, so the page cannot drift from the code."""
     rows = ["| id | topic | what we assume | why it is a guess |", "|---|---|---|---|"]
     rows += [f"| {e.id} | {e.topic} | {e.text} | {e.basis} |" for e in REGISTRY]
     return "\n".join(rows) + "\n"

@@ -1,16 +1,9 @@
 """The `bridge` command: the only place where errors and endings become exit codes.
 
 Every subcommand returns an ``Ending`` (or nothing, for "done") or raises; ``BridgeGroup.main`` turns either
-into the exit code of the README's table, for every command alike:
-
-    0  done: migrated, planned, reconciled, printed
-    1  finished with something to look at: records quarantined (`run`), differences (`verify`), a record or
-       kind not in the crosswalk (`crosswalk`); never a stop
-    2  usage or configuration error: the message names the setting
-    3  stopped and resumable: run the same command again
-    130 interrupted by the operator (SIGINT/SIGTERM, Ctrl-C): nothing lost; run the same command again
-    4  fatal or a bug: the message says where the log (with the traceback) is; never a raw traceback
-    5  credentials refused (a 401): the message names the variable to set
+into an exit code of ``bridge.commands.exits`` (the table docs/exit-codes.md and every command's `--help`
+show), for every command alike: 0 done, 1 finished with something to look at, 2 a usage or configuration
+error, 3 stopped (run again), 4 fatal, 5 credentials refused, 70 a bug, 130 interrupted by the operator.
 """
 
 from __future__ import annotations
@@ -29,7 +22,7 @@ from typing import Any, NamedTuple
 import click
 
 from bridge import assumptions
-from bridge.commands import Ending
+from bridge.commands import Ending, exits
 from bridge.errors import (
     AuthenticationLost,
     BridgeError,
@@ -46,18 +39,18 @@ from bridge.errors import (
 # imported when a command ends in an error, where it is mostly loaded already.
 
 ENDINGS: dict[Ending, int] = {
-    Ending.DONE: 0,
-    Ending.QUARANTINED: 1,
-    Ending.DIFFERENCES: 1,
-    Ending.NOT_FOUND: 1,
-    Ending.MISMATCH: 1,
+    Ending.DONE: exits.DONE.code,
+    Ending.QUARANTINED: exits.FINDINGS.code,
+    Ending.DIFFERENCES: exits.FINDINGS.code,
+    Ending.NOT_FOUND: exits.FINDINGS.code,
+    Ending.MISMATCH: exits.FINDINGS.code,
 }
 
 
 # Its own code, not 3: a refused credential is a setting to fix, which no rerun alone gets past.
-CREDENTIALS = 5
-# The shell's own code for a process ended by SIGINT (128 + 2): a script tells the operator's stop from a failure.
-INTERRUPTED = 130
+CREDENTIALS = exits.CREDENTIALS.code
+INTERRUPTED = exits.INTERRUPTED.code
+USAGE, STOPPED, FATAL, BUG = exits.USAGE.code, exits.STOPPED.code, exits.FATAL.code, exits.BUG.code
 
 
 @functools.cache
@@ -76,17 +69,17 @@ def _errors() -> tuple[tuple[type[BaseException], int, str], ...]:
     return (
         (Interrupted, INTERRUPTED, "interrupted"),
         (AuthenticationLost, CREDENTIALS, "credentials refused"),
-        (UsageError, 2, "error"),
-        (StateLocationError, 2, "error"),
-        (SchemaTooNewError, 2, "error"),
-        (StateBindingError, 2, "error"),
-        (ResumableStop, 3, "stopped"),
-        (RetriableError, 3, "stopped"),
-        (StateStorageError, 3, "stopped"),
-        (StateLockedError, 3, "stopped"),
-        (FatalError, 4, "fatal"),
-        (StateError, 4, "fatal"),
-        (BridgeError, 4, "fatal"),
+        (UsageError, USAGE, "error"),
+        (StateLocationError, USAGE, "error"),
+        (SchemaTooNewError, USAGE, "error"),
+        (StateBindingError, USAGE, "error"),
+        (ResumableStop, STOPPED, "stopped"),
+        (RetriableError, STOPPED, "stopped"),
+        (StateStorageError, STOPPED, "stopped"),
+        (StateLockedError, STOPPED, "stopped"),
+        (FatalError, FATAL, "fatal"),
+        (StateError, FATAL, "fatal"),
+        (BridgeError, FATAL, "fatal"),
     )
 
 
@@ -151,8 +144,8 @@ SUBCOMMANDS: dict[str, Lazy] = {
 
 
 def exit_code(error: BaseException) -> int:
-    """The exit code of an error that ended a command (the README's table)."""
-    return next((code for cls, code, _ in _errors() if isinstance(error, cls)), 4)
+    """The exit code of an error that ended a command: an error outside the tree is a bug."""
+    return next((code for cls, code, _ in _errors() if isinstance(error, cls)), BUG)
 
 
 def _say(label: str, error: BaseException) -> None:
@@ -181,11 +174,11 @@ def _bug(error: BaseException) -> int:
             out.write(text)
         where = Path(name)
     click.echo(
-        f"fatal: a bug in the bridge ({type(error).__name__}: {plain(str(error))}). Keep the state file (a run "
-        f"resumes from its journal) and report this with the traceback in {where}",
+        f"bug: an unexpected error in the bridge ({type(error).__name__}: {plain(str(error))}). Keep the state "
+        f"file (a run resumes from its journal) and report this with the traceback in {where}",
         err=True,
     )
-    return 4
+    return BUG
 
 
 def _ended(outcome: object) -> int:
@@ -196,6 +189,18 @@ def _ended(outcome: object) -> int:
     if isinstance(outcome, int):  # click's own exits (--help, --version) and a child's code forwarded by `demo`
         return outcome
     raise TypeError(f"a command ended with {outcome!r}, not an Ending")
+
+
+def _end_help_with_exit_codes(command: click.Command, path: str, args: list[str]) -> None:
+    """The command about to run (and the subcommand ``args`` name, down the groups) ends its --help with the
+    codes it can return, drawn from the one table (exits.RETURNS). Only the commands invoked are loaded: some
+    groups import a subcommand's module when it runs (`crosswalk rebuild`, `fleet demo`)."""
+    if path in exits.RETURNS:
+        command.epilog = exits.epilog(path)
+    if isinstance(command, click.Group) and args and not args[0].startswith("-"):
+        sub = command.get_command(click.Context(command), args[0])
+        if sub is not None:
+            _end_help_with_exit_codes(sub, f"{path} {args[0]}", args[1:])
 
 
 class LazyGroup(click.Group):
@@ -217,14 +222,18 @@ class LazyGroup(click.Group):
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
-        """click's own, but an unknown command names the nearest one (`bridge stauts`: did you mean status?)."""
+        """click's own, but an unknown command names the nearest one (`bridge stauts`: did you mean status?), and
+        the command found ends its help with its exit codes."""
         try:
-            return super().resolve_command(ctx, args)
+            name, command, rest = super().resolve_command(ctx, args)
         except click.UsageError as error:
             near = difflib.get_close_matches(args[0], self.list_commands(ctx), n=1) if args else []
             if not near:
                 raise
             raise click.UsageError(f"{error.message} Did you mean {near[0]}?", error.ctx) from None
+        if command is not None:
+            _end_help_with_exit_codes(command, f"bridge {name}", rest)
+        return name, command, rest
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """click's own list of commands (``click.Group.format_commands``), but a lazy command is stood in for by
@@ -266,22 +275,22 @@ class BridgeGroup(LazyGroup):
             label = next((label for cls, _, label in _errors() if isinstance(error, cls)), "fatal")
             _say(label, error)
             code = exit_code(error)
-        except Exception as error:  # noqa: BLE001 (the one place a bug is turned into exit 4 with its log)
+        except Exception as error:  # noqa: BLE001 (the one place a bug is turned into its exit code with its log)
             code = _bug(error)
         if standalone_mode:
             sys.exit(code)
         return code
 
 
-@click.group(cls=BridgeGroup)
+@click.group(cls=BridgeGroup, epilog=exits.epilog("bridge"))
 @click.version_option(package_name="workspace-bridge")
 def cli() -> None:
     """Move a workspace's finance data from the legacy key surface to the v1 token surface."""
 
 
-@cli.command("assumptions")
+@cli.command("assumptions", epilog=exits.epilog("bridge assumptions"))
 def assumptions_command() -> None:
-    """Print every guess about the parts the service's documents do not show (the README embeds this)."""
+    """Print every guess about the parts the service's documents do not show (docs/assumptions.md embeds this)."""
     click.echo(assumptions.as_markdown(), nl=False)
 
 

@@ -12,19 +12,21 @@ The tree, by remedy (``bridge.cli`` alone turns a branch into an exit code)::
     │   ├── PayloadTooLarge          413 (a bulk or a budget too big for one request)
     │   ├── RecordConflict           legacy 409 (duplicate tag name and the like)
     │   └── NotFound                 404 (absent, or not visible to the credentials)
-    ├── ResumableStop                exit 3: stop cleanly; a later `bridge run` resumes where this one stopped
-    │   ├── Interrupted              exit 130: SIGINT/SIGTERM (Ctrl-C); nothing lost, run again to resume
-    │   ├── AuthenticationLost       exit 5: 401 (token revoked/invalid/missing, legacy key rejected); names the
-    │   │                            variable to fix
+    ├── ResumableStop                exit 3: stop cleanly; the same command again (a `bridge run` resumes where
+    │   │                            this one stopped, the reading commands start again)
+    │   ├── Interrupted              exit 130: SIGINT/SIGTERM (Ctrl-C); nothing lost, run again
+    │   ├── AuthenticationLost       exit 5: 401 (token revoked/invalid/missing, legacy key rejected), legacy 403
+    │   │                            (workspace access restricted, A129); names the variable to fix
     │   ├── SourceUnreadable         a legacy read refused (400, 404, 409, 413): no record to quarantine
-    │   ├── PermissionRevoked        403 (carries requiredAbility when the service names it)
+    │   ├── PermissionRevoked        v1 403 (carries requiredAbility when the service names it)
     │   ├── ServiceUnavailable       423 locked, or retries ended without success (deadline or attempts)
     │   └── RetryBudgetExhausted     too many retries in this run: the service is struggling, stop hammering
     ├── RetriableError               exit 3: the retry policy handles these; one escapes only inside a stop
     │   ├── RateLimited              429 (carries Retry-After in seconds)
     │   ├── ServerError              500, 502, 503, 504
     │   └── NetworkError             timeouts, resets, dropped connections
-    └── FatalError                   exit 4: a bug in the bridge or a contract break; never retried
+    └── FatalError                   exit 4: a contract break; never retried (an exception outside this tree
+                                     is a bug: exit 70)
         ├── IdempotencyConflict      409 idempotency_conflict: one key was reused for a different request
         ├── CursorInvalid            400 cursor_invalid, a cursor handed out twice, or an empty page with a cursor
         └── UnexpectedResponse       a status or body the wire contract does not allow
@@ -121,13 +123,13 @@ class FeatureUnavailable(RecordError):
 
 
 class ResumableStop(BridgeError):
-    remedy = "the run stopped cleanly; fix the cause, then run the same command again to resume"
+    remedy = "fix the cause, then run the same command again"
 
 
 class Interrupted(ResumableStop):
     """SIGINT or SIGTERM: the run stopped between two journal transitions and resumes from the journal."""
 
-    remedy = "nothing is lost; run the same command again to resume"
+    remedy = "nothing is lost; run the same command again"
 
 
 # Where each surface's credential is set (bridge.config reads these; tests/test_cli_errors.py holds them equal).
@@ -152,12 +154,12 @@ class AuthenticationLost(ResumableStop):
 class SourceUnreadable(ResumableStop):
     remedy = (
         "no record was written for what could not be read; check the legacy URL and that the record still "
-        "exists, then run the same command again to resume"
+        "exists, then run the same command again"
     )
 
 
 class PermissionRevoked(ResumableStop):
-    remedy = "ask a workspace admin to restore the access named above, then run the same command again to resume"
+    remedy = "ask a workspace admin to restore the access named above, then run the same command again"
 
     def __init__(self, message: str, *, required_ability: str | None = None, **origin: Unpack[Origin]) -> None:
         self.required_ability = required_ability
@@ -165,7 +167,7 @@ class PermissionRevoked(ResumableStop):
 
 
 class ServiceUnavailable(ResumableStop):
-    remedy = "the service did not recover in time; run the same command again later to resume"
+    remedy = "the service did not recover in time; run the same command again later"
 
 
 class RetryBudgetExhausted(ResumableStop):
@@ -173,7 +175,7 @@ class RetryBudgetExhausted(ResumableStop):
 
 
 class RetriableError(BridgeError):
-    remedy = "this is transient; run the same command again to resume"
+    remedy = "this is transient; run the same command again"
 
 
 class RateLimited(RetriableError):

@@ -250,16 +250,18 @@ def run_step(step: Step, workdir: Path, base_env: dict[str, str]) -> StepResult:
     )
     env = {**os.environ, **base_env, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     env["COLUMNS"] = "160"
+    # One pipe for both streams, so the output (and a regenerated sample) reads in the order a terminal shows it.
     completed = subprocess.run(
         ["bash", "-c", script],
         cwd=workdir,
         env=env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
         timeout=COMMAND_TIMEOUT_S,
         check=False,
     )
-    return StepResult(completed.returncode, completed.stdout + completed.stderr)
+    return StepResult(completed.returncode, completed.stdout)
 
 
 def failure(step: Step, result: StepResult) -> str | None:

@@ -107,7 +107,7 @@ async def test_ctrl_c_mid_run_exits_130_and_a_second_run_completes_without_a_dup
         output, _ = first.communicate(timeout=60)
         assert first.returncode == INTERRUPTED, output
         assert re.search(r"interrupted: the run was interrupted after [\d,]+ of [\d,]+ records", output), output
-        assert "Nothing is lost; run the same command again to resume" in output
+        assert "Nothing is lost; run the same command again" in output
         assert "resume with:" in output
         assert "Traceback" not in output
         assert "CancelledError" not in output
@@ -146,6 +146,39 @@ def test_a_wrong_port_at_the_first_request_exits_2_at_once_naming_the_url(tmp_pa
     assert "resume" not in output
     assert FULL["BRIDGE_LEGACY_KEY"] not in output
     assert FULL["BRIDGE_V1_TOKEN"] not in output
+
+
+def test_a_restricted_legacy_key_exits_5_naming_the_variable_never_resume(tmp_path: Path) -> None:
+    """Legacy's 403 'workspace access restricted' refuses the key itself (A129): exit 5 as for a 401."""
+    world = fresh_world(tmp_path / "state.db")
+    key = "lk_restricted_0123456789abcdefghij"
+    world.service.add_api_key("source", key, restricted=True)
+    with world.served() as served:
+        env: dict[str, str | None] = {**served.env(), "BRIDGE_LEGACY_KEY": key}
+        code, output = _bridge("plan", "--project", served.project_id, env=env)
+    assert code == CREDENTIALS, output
+    assert "credentials refused:" in output
+    assert "403" in output
+    assert "BRIDGE_LEGACY_KEY" in output.replace("\n", "")
+    assert "resume" not in output
+    assert key not in output
+
+
+def test_a_stopped_plan_says_run_again_and_a_stopped_run_resume_with(tmp_path: Path) -> None:
+    """A plan has nothing to resume: stopped by the service, it prints `run again:`; a run prints `resume with:`."""
+    config = tmp_path / "bridge.toml"
+    config.write_text("retry_ratio = 0\n", encoding="utf-8")  # no retry allowed: the first 503 stops the command
+    with fresh_world(tmp_path / "state.db").served() as world:
+        asyncio.run(world.control("POST", "/faults", {"rules": [{"kind": "error_503", "rate": 1.0}]}))
+        env: dict[str, str | None] = {**world.env()}
+        outputs = {
+            command: _bridge(command, "--config", str(config), "--project", world.project_id, env=env)
+            for command in ("plan", "run")
+        }
+    assert outputs["plan"][0] == outputs["run"][0] == 3, outputs
+    assert "run again:  bridge plan" in outputs["plan"][1]
+    assert "resume" not in outputs["plan"][1]
+    assert "resume with:  bridge run" in outputs["run"][1]
 
 
 def test_the_credential_variables_named_are_the_ones_the_settings_read() -> None:

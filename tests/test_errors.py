@@ -45,7 +45,8 @@ V1_TABLE: list[tuple[int, str | None, type[errors.BridgeError]]] = [
 LEGACY_TABLE: list[tuple[int, type[errors.BridgeError]]] = [
     (400, errors.ValidationFailed),
     (401, errors.AuthenticationLost),
-    (403, errors.PermissionRevoked),
+    # A legacy key has no per-record rights: 403 "workspace access restricted" refuses the key itself (A129).
+    (403, errors.AuthenticationLost),
     (404, errors.NotFound),
     (409, errors.RecordConflict),
     (413, errors.PayloadTooLarge),
@@ -160,7 +161,7 @@ def test_transport_errors_are_retriable_and_say_whether_sent(exc: httpx.Transpor
         (errors.ValidationFailed("bad line"), 4, "fatal: "),
         (errors.RetryBudgetExhausted("too many retries"), 3, "stopped: "),
         (errors.IdempotencyConflict("key reused"), 4, "fatal: "),
-        (ValueError("an unforeseen \x1b[2J bug"), 4, "fatal: a bug in the bridge"),
+        (ValueError("an unforeseen \x1b[2J bug"), 70, "bug: an unexpected error in the bridge"),
     ],
 )
 def test_cli_turns_an_error_into_message_and_exit_code(

@@ -1,4 +1,4 @@
-"""The exit codes of the README's table, for the mistakes and failures an operator meets (issue 14, item 4).
+"""The exit codes of docs/exit-codes.md, for the mistakes and failures an operator meets (issue 14, item 4).
 
 Each case drives the real `bridge` group (click's runner calls the same ``main`` as the console script) and
 checks what a script would: the exit code, the message naming the setting or the cause, and that no traceback
@@ -12,13 +12,16 @@ import json
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import click
 import httpx
 import pytest
 from click.testing import CliRunner
 
 from bridge.cli import cli, exit_code
+from bridge.commands import exits
 from bridge.errors import SourceUnreadable
 from tests.support.migrated import Migrated, copy_world, migrate_one, run_cli
 from tests.support.world import SMALL_PROJECT, fresh_world
@@ -140,10 +143,11 @@ def test_source_text_in_verify_is_printed_as_text_and_never_crashes_it(migrated:
     assert "\\x1b[2J" in output
 
 
-def test_a_bug_is_exit_4_with_the_log_path_and_the_traceback_only_in_the_log(
+def test_a_bug_is_exit_70_with_the_log_path_and_the_traceback_only_in_the_log(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An error no branch explains: exit 4, one line saying where the traceback is, the traceback in the log."""
+    """An error no branch explains: its own code (70, not fatal's 4), one line saying where the traceback is,
+    the traceback in the log."""
 
     def broken(*_args: object, **_kwargs: object) -> object:
         raise ZeroDivisionError("a defect in the bridge")
@@ -151,7 +155,7 @@ def test_a_bug_is_exit_4_with_the_log_path_and_the_traceback_only_in_the_log(
     monkeypatch.setattr("bridge.commands.migrate.migrate", broken)
     log = tmp_path / "bridge.log"
     code, output = _bridge("plan", "--log-file", str(log), env=_env(tmp_path))
-    assert code == 4
+    assert code == exits.BUG.code == 70
     assert str(log) in output
     assert "ZeroDivisionError" in output
     events = [json.loads(line) for line in log.read_text().splitlines()]
@@ -222,3 +226,47 @@ store = open_state(sys.argv[1])
 print("held", flush=True)
 time.sleep(60)
 """
+
+
+def _commands(group: click.Group, path: str) -> Iterator[tuple[str, click.Command]]:
+    """Every command of the CLI by its path, loaded as `bridge` loads it; a group invoked alone counts too."""
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        assert command is not None
+        if not isinstance(command, click.Group) or command.invoke_without_command:
+            yield f"{path} {name}", command
+        if isinstance(command, click.Group):
+            yield from _commands(command, f"{path} {name}")
+
+
+def test_every_command_is_in_the_exit_code_table() -> None:
+    """A new command cannot ship without saying which codes it returns (docs/exit-codes.md lists the table)."""
+    paths = {path for path, _ in _commands(cli, "bridge")}
+    assert paths == set(exits.RETURNS) - {"bridge"}
+
+
+@pytest.mark.parametrize(("path", "command"), list(_commands(cli, "bridge")), ids=str)
+def test_every_help_ends_with_the_codes_the_command_returns(path: str, command: click.Command) -> None:
+    """`--help` ends with the exit codes, each with its meaning for this command, from the one table."""
+    result = CliRunner().invoke(cli, [*path.split()[1:], "--help"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    section = result.output.split("Exit codes (docs/exit-codes.md):\n", 1)
+    assert len(section) == 2, f"`{path} --help` has no exit codes:\n{result.output}"
+    listed = [int(line.split()[0]) for line in section[1].splitlines() if line[:8].strip().isdigit()]
+    returns = exits.RETURNS[path]
+    assert listed == [code.code for code in returns.codes()]
+    assert all(len(line) <= 80 for line in section[1].splitlines())
+    assert ("1    " in section[1]) == (returns.findings is not None)
+    resumes = "it resumes where this one stopped" in section[1]
+    assert resumes == returns.resumes, f"`{path}` says resume only if it resumes"
+
+
+def test_the_codes_the_cli_returns_are_the_tables() -> None:
+    """Every code an error or an ending becomes is a row of the table, and every row but 0 and 1 has an error."""
+    from bridge.cli import ENDINGS, _errors
+
+    table = {code.code for code in exits.CODES}
+    from_errors = {code for _, code, _ in _errors()}
+    assert from_errors | set(ENDINGS.values()) | {exits.BUG.code} == table
+    assert exit_code(ZeroDivisionError()) == exits.BUG.code

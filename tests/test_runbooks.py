@@ -6,6 +6,7 @@ tests/runbook_harness.py and, for operators, in runbooks/README.md.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from tests.runbook_harness import (
     runbook_paths,
     served_emulator,
 )
+from tests.runbook_samples import REGENERATE_VARIABLE, normalized, regenerated
 
 REQUIRED_SECTIONS = ("**When to use it:**", "**It worked when:**")
 
@@ -112,10 +114,44 @@ def test_exported_variables_carry_over_to_the_next_command(tmp_path: Path) -> No
 @pytest.mark.wire
 @pytest.mark.parametrize("path", runbook_paths(), ids=lambda p: p.stem)
 def test_runbook_commands_do_what_the_runbook_says(path: Path, tmp_path: Path) -> None:
-    """Each command of the runbook, run in order against the emulator, exits and prints as documented."""
+    """Each command of the runbook, run in order against the emulator, exits and prints as documented (with
+    RUNBOOKS_REGENERATE=1, its samples are then rewritten from what the commands printed)."""
     runbook = parse_runbook(path)
+    outputs: list[tuple[Step, str]] = []
     with served_emulator(runbook.emulator_args, tmp_path) as emulator:
+        secrets = {"key": emulator.env["BRIDGE_LEGACY_KEY"], "token": emulator.env["BRIDGE_V1_TOKEN"]}
         for step in runbook.steps:
-            problem = failure(step, run_step(step, tmp_path, emulator.env))
+            result = run_step(step, tmp_path, emulator.env)
+            problem = failure(step, result)
             if problem is not None:
                 pytest.fail(problem)
+            outputs.append((step, normalized(result.output, tmp_path, secrets)))
+    if os.environ.get(REGENERATE_VARIABLE):
+        path.write_text(regenerated(path.read_text(encoding="utf-8"), outputs), encoding="utf-8")
+
+
+def test_a_regenerated_sample_is_the_real_output_normalized_with_its_expectation_kept(tmp_path: Path) -> None:
+    """Ports, paths, credentials, times and durations become constants; the command and `# expect:` stay."""
+    path = _write(
+        tmp_path,
+        '```console\n$ bridge run \\\n  --concurrency 2\nold run 1\n# expect: exit 1, contains "run 1"\n'
+        "$ true\nstale\n```\n",
+    )
+    first, second = parse_runbook(path).steps
+    output = f"run 1 at 2026-11-28T13:37:07Z on http://127.0.0.1:41234 in 12.3 s, key rb-k1 in {tmp_path}/s.db\n"
+    rewritten = regenerated(
+        path.read_text(encoding="utf-8"),
+        [(first, normalized(output, tmp_path, {"key": "rb-k1"})), (second, "")],
+    )
+    assert rewritten.endswith(
+        "```console\n$ bridge run \\\n  --concurrency 2\n"
+        "run 1 at 2026-01-01T00:00:00Z on http://127.0.0.1:8765 in N s, key <key> in ~/migration/s.db\n"
+        '# expect: exit 1, contains "run 1"\n$ true\n```\n'
+    )
+    assert parse_runbook(_rewritten(tmp_path, rewritten)).steps[0].exit_code == 1
+
+
+def _rewritten(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "rewritten.md"
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -45,9 +45,10 @@ def _within(modules: set[str], *packages: str) -> list[str]:
 
 
 def test_help_loads_no_command_and_none_of_their_libraries(tmp_path: Path) -> None:
-    """`bridge --help` needs click and the CLI module: no command module, no settings, no state, no logging."""
+    """`bridge --help` needs click and the CLI module (with the exit-code table its epilog shows): no command
+    module, no settings, no state, no logging."""
     modules = _imported(tmp_path, "--help")
-    assert _within(modules, "bridge.commands") == ["bridge.commands"]
+    assert _within(modules, "bridge.commands") == ["bridge.commands", "bridge.commands.exits"]
     assert _within(modules, "state", "pydantic", "sqlalchemy", "structlog", "rich", *SERVERS_AND_CLIENTS) == []
 
 
@@ -95,6 +96,7 @@ def test_the_command_list_is_the_one_click_prints_with_every_command_loaded(widt
         commands={name: _loaded(context, name) for name in cli.list_commands(context)},
         params=cli.params,
         help=cli.help,
+        epilog=cli.epilog,
     )
     lazy = CliRunner().invoke(cli, ["--help"], prog_name="bridge", terminal_width=width)
     eager = CliRunner().invoke(loaded, ["--help"], prog_name="bridge", terminal_width=width)

@@ -154,7 +154,8 @@ def error_for_status(surface: Surface, what: str, failure: Failure) -> BridgeErr
         return AmbiguousAccount(text, **origin)
     if code == "expand_invalid":
         return UnexpectedResponse(text, **origin)
-    if status == 401 or code in AUTH_CODES:
+    # Legacy keys carry no per-record rights: its 403 ("workspace access restricted") refuses the key itself (A129).
+    if status == 401 or code in AUTH_CODES or (surface == "legacy" and status == 403):
         credential = "API key" if surface == "legacy" else "token"
         return AuthenticationLost(f"the {credential} was rejected: {text}", **origin)
     if status == 402 and code == "feature_not_available":

@@ -1,6 +1,6 @@
 """`bridge fleet submit|worker|status|retry|cancel`: many workspaces at once, on workers on many machines.
 
-Every command names the fleet's PostgreSQL database with ``--state`` (or BRIDGE_STATE); the README says how
+Every command names the fleet's PostgreSQL database with ``--state`` (or BRIDGE_STATE); docs/fleet.md says how
 to run workers on several machines against one database.
 """
 

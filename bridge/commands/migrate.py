@@ -1,5 +1,5 @@
 """`bridge plan` and `bridge run`: the migration's commands (``bridge.cli`` turns how they end into the exit
-codes of ``EXIT_CODES``).
+codes of ``bridge.commands.exits``).
 
 Their options are ``bridge.commands.options``'s, and secrets are never among them, so the resume command this
 module prints holds none.
@@ -20,7 +20,7 @@ import click
 import uvloop
 from rich.table import Table
 
-from bridge.commands import Ending
+from bridge.commands import Ending, exits
 from bridge.commands.closing import plan_closing, quarantine_lines, run_closing, say
 from bridge.commands.options import connection_options, settings_from
 from bridge.commands.orders import show_orders
@@ -40,17 +40,6 @@ from mappings.inventory import figures
 from state import open_state
 from state.errors import StateCorruptError, StateLockedError, StateStorageError
 from state.models import RunRow
-
-EXIT_CODES = """\b
-Exit codes:
-  0  everything migrated (or, for plan, the plan was made)
-  1  finished, but some records are quarantined (they are listed)
-  2  usage or configuration error (a URL where nothing answers at the first request included)
-  3  stopped and resumable (retry budget exhausted, a source read refused,
-     another run on the same state file): run the printed command to resume
-  4  fatal: a bug-class error such as idempotency_conflict; report it with the log file
-  5  credentials refused: set the variable the message names, then run again
-  130  interrupted (SIGINT/SIGTERM, Ctrl-C): nothing lost; run the same command again to resume"""
 
 COLUMNS = (
     "kind",
@@ -126,7 +115,7 @@ def _list_adoption(plan: Plan, verb: str) -> None:
         click.echo(f"  on the target, matched to no source record (left as they are): {counts}")
 
 
-@click.command("rebuild", epilog=EXIT_CODES)
+@click.command("rebuild")
 @connection_options
 def rebuild_command(**options: object) -> Ending:
     """Rebuild a lost or stale state from both surfaces: book what v1 holds, matched by natural fields."""
@@ -170,6 +159,12 @@ def command_line(name: str | None = None, *, drop: tuple[str, ...] = ()) -> str:
     return shlex.join(words)
 
 
+def _taken_up_again() -> str:
+    """`run` resumes from its journal; `plan` and `crosswalk rebuild` have nothing to resume and start again."""
+    path = " ".join(["bridge", *click.get_current_context().command_path.split()[1:]])
+    return "resume with:" if exits.RETURNS[path].resumes else "run again:"
+
+
 def _run_guarded(coroutine_factory: Callable[[], object]) -> Outcome:
     """Run the engine, turning SIGINT/SIGTERM into a resumable stop that says how to resume."""
 
@@ -193,7 +188,7 @@ def _run_guarded(coroutine_factory: Callable[[], object]) -> Outcome:
     except (ResumableStop, RetriableError, StateStorageError, StateLockedError) as stop:
         # A refused credential is fixed first: its message names the variable, and no "resume" hides that.
         if not isinstance(stop, AuthenticationLost):
-            stop.add_note(f"resume with:  {resume_command()}")
+            stop.add_note(f"{_taken_up_again()}  {resume_command()}")
         raise
     except (FatalError, StateCorruptError) as fatal:
         fatal.add_note("keep the state file and the log file, and report this; do not delete the state file")
@@ -212,7 +207,7 @@ def _next_run(out: Path | None) -> str:
     return shlex.join([*words, "--plan", str(out)] if out is not None else words)
 
 
-@click.command("plan", epilog=EXIT_CODES)
+@click.command("plan")
 @connection_options
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the plan as JSON here.")
 @click.option(
@@ -328,7 +323,7 @@ def _moved(progress: Progress) -> str:
     return f"{done:,} of {known:,} records"
 
 
-@click.command("run", epilog=EXIT_CODES)
+@click.command("run")
 @connection_options
 @click.option(
     "--plan",

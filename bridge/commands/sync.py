@@ -25,7 +25,6 @@ import uvloop
 from bridge.clients.http import RunControls
 from bridge.clients.v1 import open_v1
 from bridge.commands import Ending
-from bridge.commands.migrate import EXIT_CODES
 from bridge.commands.options import connection_options, settings_from
 from bridge.config import Settings
 from bridge.errors import Interrupted, UsageError
@@ -85,7 +84,7 @@ def _said(cycle: Cycle) -> str:
     return "; ".join(part for part in parts if part)
 
 
-@click.group("sync", invoke_without_command=True, epilog=EXIT_CODES)
+@click.group("sync", invoke_without_command=True)
 @connection_options
 @click.option("--once", is_flag=True, help="Run one cycle and exit.")
 @click.option("--watch", is_flag=True, help="Run cycles until SIGTERM (which lets the current cycle finish).")

@@ -1,7 +1,7 @@
 """`bridge verify`: compare the totals both surfaces compute, close the ledger, write the reports.
 
 It ends reconciled or with differences (``bridge.cli`` turns that, or the error that stopped it, into the exit
-codes of ``EXIT_CODES``); a stopped verification wrote nothing anywhere but the report directory.
+codes of ``bridge.commands.exits``); a stopped verification wrote nothing anywhere but the report directory.
 """
 
 from __future__ import annotations
@@ -31,21 +31,11 @@ from bridge.verify.report import write_reports
 from bridge.verify.schema import Reconciliation
 from bridge.verify.summary import summary
 
-EXIT_CODES = """\b
-Exit codes:
-  0  reconciled: every total exact or explained (rounding, quarantine), the ledger closed
-  1  differences found: reconciliation.md / .html / .json in the report directory say where
-  2  usage or configuration error
-  3  could not finish (rate limited, service unavailable): run again to resume
-  4  fatal or a bug: the message says where the log is
-  5  credentials refused: set the variable the message names, then run again
-  130  interrupted (Ctrl-C): nothing lost; run again"""
-
 TERMINAL_DIFFERENCES = 20
 _STYLE = {Verdict.EXACT: "green", Verdict.ROUNDING: "yellow", Verdict.QUARANTINE: "magenta", Verdict.MISMATCH: "red"}
 
 
-@click.command("verify", epilog=EXIT_CODES)
+@click.command("verify")
 @connection_options
 @click.option(
     "--report-dir",
