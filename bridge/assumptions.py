@@ -15,6 +15,7 @@ from bridge.assumption import Assumption
 from bridge.assumptions_contract import PUBLISHED_CONTRACT
 from bridge.assumptions_cutover import CUTOVER_PROOF
 from bridge.assumptions_documents import DOCUMENT_LINKS
+from bridge.assumptions_rehearsal import REHEARSAL
 from bridge.assumptions_workspace import WHOLE_WORKSPACE
 
 __all__ = ["REGISTRY", "Assumption", "as_markdown", "by_id", "used_by"]
@@ -412,7 +413,9 @@ SEED_GAPS: tuple[Assumption, ...] = (
     ),
 )
 # Ordered by id: the seed-document guesses, then those made reading the published descriptions.
-REGISTRY: tuple[Assumption, ...] = SEED_GAPS + PUBLISHED_CONTRACT + WHOLE_WORKSPACE + CUTOVER_PROOF + DOCUMENT_LINKS
+REGISTRY: tuple[Assumption, ...] = (
+    SEED_GAPS + PUBLISHED_CONTRACT + WHOLE_WORKSPACE + CUTOVER_PROOF + DOCUMENT_LINKS + REHEARSAL
+)
 
 
 def by_id(assumption_id: str) -> Assumption:

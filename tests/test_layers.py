@@ -44,6 +44,7 @@ LEAVES = frozenset(
         "bridge.assumptions_contract",
         "bridge.assumptions_cutover",
         "bridge.assumptions_documents",
+        "bridge.assumptions_rehearsal",
         "bridge.assumptions_workspace",
         "bridge.canonical",
         "bridge.config",

@@ -44,7 +44,7 @@ def _kind(mode: int) -> str:
     return "a device or special file"
 
 
-def write_private(path: Path, data: bytes) -> None:
+def write_private(path: Path, data: bytes, option: str = OPTION) -> None:
     """Write ``data`` to ``path`` as a new file of mode 0600, whatever the umask: written beside it and renamed
     over it, so a reader never sees half of it. A symlink, a directory or any other file that is not a regular
     one is refused (a usage error, exit 2): replacing it would not be what was meant, and writing through a
@@ -54,10 +54,10 @@ def write_private(path: Path, data: bytes) -> None:
     except FileNotFoundError:
         mode = None
     except OSError as exc:
-        raise click.UsageError(f"cannot write {OPTION} {path}: {exc.strerror}") from None
+        raise click.UsageError(f"cannot write {option} {path}: {exc.strerror}") from None
     if mode is not None and not stat.S_ISREG(mode):
         raise click.UsageError(
-            f"{OPTION} {path} is {_kind(mode)}; name a regular file (it is written as a new file, mode 0600)"
+            f"{option} {path} is {_kind(mode)}; name a regular file (it is written as a new file, mode 0600)"
         )
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     try:
@@ -70,7 +70,7 @@ def write_private(path: Path, data: bytes) -> None:
         os.replace(temporary, path)
     except OSError as exc:
         temporary.unlink(missing_ok=True)  # a full disk leaves it half written; nobody else knows its name
-        raise click.UsageError(f"cannot write {OPTION} {path}: {exc.strerror}") from None
+        raise click.UsageError(f"cannot write {option} {path}: {exc.strerror}") from None
 
 
 def secret_files(tenant: Tenant) -> tuple[str, str]:

@@ -31,8 +31,10 @@ import uvicorn
 from fastapi import FastAPI
 
 from bridge.emulator.app import create_app
+from bridge.emulator.control.envfile import write_env_file
 from bridge.emulator.control.faults import FaultPlan, RateLimitPlan, parse_fault_option
 from bridge.emulator.control.manifest import KEY_SUFFIX, TOKEN_SUFFIX, remove_manifest, write_manifest
+from bridge.emulator.control.persist import Keeper, SaveAfterWrites, Seeding, rehearsal_options
 from bridge.emulator.control.state import EmulatorState
 from bridge.emulator.control.tenants import Tenant
 from bridge.emulator.core.seed import Size
@@ -251,9 +253,16 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def fleet_only(manifest: Path | None, legacy_key: Supplied | None, token: Supplied | None) -> None:
-    """What ``--workspaces`` beyond 1 needs: a manifest to write the generated credentials beside, and no chosen
-    key or token (one secret cannot be N tenants'; the emulator's own test secrets are generated)."""
+def fleet_only(
+    manifest: Path | None, legacy_key: Supplied | None, token: Supplied | None, one_workspace: Path | None
+) -> None:
+    """What ``--workspaces`` beyond 1 needs: a manifest to write the generated credentials beside, no chosen key
+    or token (one secret cannot be N tenants'; the emulator's own test secrets are generated), and neither
+    ``--env-file`` nor ``--state-dir`` (``one_workspace``), which keep one workspace's exports and data."""
+    if one_workspace is not None:
+        raise click.UsageError(
+            f"{one_workspace} is for one workspace (--env-file, --state-dir): with --workspaces, use the manifest"
+        )
     if manifest is None:
         raise click.UsageError(
             "--workspaces beyond 1 needs --write-manifest FILE: each workspace's key and token are written beside "
@@ -386,6 +395,7 @@ def keep_out_of_collections(state: EmulatorState) -> None:
     envvar="EMULATOR_CAPTURE",
     help="Append every request and response to this JSON-lines file (no credentials), for `python -m conformance`.",
 )
+@rehearsal_options
 def emulate_command(  # noqa: PLR0917 - click passes every option positionally by name
     host: str,
     allow_remote: bool,
@@ -407,6 +417,8 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     fault_seed: int,
     faults: tuple[str, ...],
     capture: Path | None,
+    env_file: Path | None,
+    state_dir: Path | None,
 ) -> None:
     """Serve the emulated service (legacy /api/v1, v1 /v1, control /_emulator) until stopped."""
     if not allow_remote and not is_loopback(host):
@@ -417,7 +429,7 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     legacy_key = checked_key(supplied(legacy_key_file, "--legacy-key-file", LEGACY_KEY_ENV))
     token = checked_token(supplied(token_file, "--token-file", TOKEN_ENV), "v1 token")
     if workspaces > 1:
-        fleet_only(manifest, legacy_key, token)
+        fleet_only(manifest, legacy_key, token, env_file or state_dir)
     chosen = supplied(control_token_file, "--control-token-file", CONTROL_TOKEN_ENV)
     control_token, control_line = control_access(allow_remote, checked_token(chosen, "control token"))
     try:
@@ -428,14 +440,19 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
         rules = [parse_fault_option(option) for option in faults]
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--fault") from exc
+    keeper = Keeper(state_dir) if state_dir else None
+    key_value, token_value = (secret.value if secret else None for secret in (legacy_key, token))
+    wanted = Seeding(seed, size, dirty, hostile, target_library), key_value, token_value
+    seeding, chosen_key, chosen_token = keeper.kept_or(*wanted) if keeper else wanted
     app = create_app(
-        seed=seed,
-        size=size,
-        dirty=dirty,
-        hostile=hostile,
-        target_library=target_library,
-        legacy_key=legacy_key.value if legacy_key else None,
-        token=token.value if token else None,
+        keeper.saved.service if keeper and keeper.saved else None,
+        seed=seeding.seed,
+        size=seeding.size,
+        dirty=seeding.dirty,
+        hostile=seeding.hostile,
+        target_library=seeding.target_library,
+        legacy_key=chosen_key,
+        token=chosen_token,
         legacy_rate_limit=legacy_rate_limit,
         capture=capture,
         control_token=control_token,
@@ -445,15 +462,20 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     state: EmulatorState = app.state.emulator
     state.faults.set_plan(FaultPlan(seed=fault_seed, latency_ms=latency_ms, rules=rules, rate_limit=limit))
     state.webhooks.targets = targets
+    if keeper is not None:
+        keeper.attach(state, seeding)
+        app.add_middleware(SaveAfterWrites, keeper=keeper)
     sock = listening_socket(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
     base_url = f"http://[{bound_host}]:{bound_port}" if ":" in bound_host else f"http://{bound_host}:{bound_port}"
-    if manifest is not None:
-        try:  # only now: the manifest names the port actually bound (--port 0 included)
+    try:  # only now: the manifest and the exports name the port actually bound (--port 0 included)
+        if manifest is not None:
             write_manifest(manifest, state.tenants, base_url)
-        except BaseException:
-            sock.close()
-            raise
+        if env_file is not None:
+            write_env_file(env_file, state.tenants[0], base_url)
+    except BaseException:
+        sock.close()
+        raise
     shown = (legacy_key.source if legacy_key else None, token.source if token else None)
     text = banner(base_url, state.tenants, shown=shown, control=control_line, targets=targets, manifest=manifest)
     click.echo(text)
@@ -469,4 +491,6 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     finally:
         if manifest is not None:  # it names a port nobody listens on any more: no one must read it
             remove_manifest(manifest, state.tenants)
+        if keeper is not None:
+            keeper.close()
     click.echo("emulator stopped")
