@@ -155,7 +155,7 @@ def _table(rows: list[WorkspaceStatus]) -> Table:
             where = "reconciled" if row["reconciled"] else "NOT reconciled: see its reports"
         else:
             where = row["reason"] or ""
-        mapped = sum(info["mapped"] for info in (row["counts"] or {}).values())
+        mapped = sum(info["migrated"] for info in (row["counts"] or {}).values())
         table.add_row(
             Text(shown(row["name"])),
             row["state"],

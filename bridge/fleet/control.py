@@ -37,7 +37,7 @@ from bridge.fleet.registry import Submitted
 from bridge.fleet.workflow import APP, APP_VERSION, QUEUE, SYNC_WORKFLOW, WORKFLOW, Verdict
 from state import open_state
 from state.errors import StateError
-from state.status import KindInfo, status_of
+from state.status import RecordInfo, status_of
 
 STATES = {
     "ENQUEUED": "queued",
@@ -221,7 +221,7 @@ class WorkspaceStatus(TypedDict):
     reason: str | None
     reconciled: bool | None
     verdict: dict[str, Any] | None
-    counts: dict[str, KindInfo] | None
+    counts: dict[str, RecordInfo] | None
     counts_error: str | None
     sync: SyncStatus | None
 
@@ -231,11 +231,11 @@ def _status(fleet: Fleet, entry: Submitted) -> WorkflowStatus | None:
     return found[0] if found else None
 
 
-def _counts(state: str, name: str) -> tuple[dict[str, KindInfo] | None, str | None]:
-    """The per-kind counts `bridge status --migration NAME` shows, or why there are none yet."""
+def _counts(state: str, name: str) -> tuple[dict[str, RecordInfo] | None, str | None]:
+    """The records per kind `bridge status --migration NAME` shows, or why there are none yet."""
     try:
         with open_state(state, read_only=True, migration=name) as store:
-            return status_of(store, 1)["kinds"], None
+            return status_of(store, 1)["records"], None
     except StateError as exc:
         return None, str(exc)
 

@@ -182,7 +182,7 @@ def test_a_manifest_that_selects_projects_moves_and_verifies_only_those(pg: Loca
         (row,) = fleet.status()
         assert (row["state"], row["reconciled"], row["steps_done"]) == ("verified", True, 3)
         assert [p["project_id"] for p in row["verdict"]["projects"]] == [SMALL_PROJECT]
-        assert row["counts"]["project"]["mapped"] == 1
+        assert row["counts"]["project"]["migrated"] == 1
 
 
 def test_two_entries_for_one_target_or_one_source_are_refused_at_submit(pg: LocalPostgres, tmp_path: Path) -> None:

@@ -58,9 +58,9 @@ def test_status_json_is_machine_readable(state_file: Path) -> None:
     status = json.loads(out)
     assert (status["source"], status["target"]) == ("legacy:ws-acme", "v1:wrk_acme")
     assert status["runs"][0]["status"] == "stopped"
-    assert status["kinds"]["spaces"]["mapped"] == 1
-    assert status["kinds"]["lines"]["intents"]["sent"] == 1
-    assert status["kinds"]["lines"]["quarantined_records"] == 1
+    assert status["records"]["spaces"] == {"migrated": 1, "quarantined": 0}
+    assert status["records"]["lines"] == {"migrated": 0, "quarantined": 1}
+    assert status["journal"]["lines"]["sent"] == 1
     assert [i["step_key"] for i in status["in_flight"]] == ["lines:P1:0"]
     assert status["quarantine_by_code"] == {"amount_not_a_number": 1}
 
