@@ -40,18 +40,23 @@ def _clean() -> dict[str, str]:
 
 
 @contextmanager
-def _emulator(*args: str, port: int = 0) -> Iterator[str]:
-    """`bridge emulate ARGS --port PORT` as a process until SIGTERM; yields its base URL once it serves."""
+def _emulator(*args: str, port: int = 0) -> Iterator[tuple[str, str]]:
+    """`bridge emulate ARGS --port PORT` as a process until SIGTERM; yields its base URL once it serves, and its
+    banner."""
     command = [BRIDGE, "emulate", *args, "--port", str(port)]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=_clean()) as served:
         try:
             assert served.stdout is not None
-            banner = "".join(served.stdout.readline() for _ in range(2))
+            lines: list[str] = []
+            while not lines or not lines[-1].startswith("Ctrl-C"):  # the banner's last line
+                lines.append(served.stdout.readline())
+                assert lines[-1], "".join(lines)  # it stopped before serving
+            banner = "".join(lines)
             match = re.search(r"http://\S+?:(\d+)/api/v1", banner)
             assert match, banner + served.stdout.read()
             base = f"http://127.0.0.1:{match.group(1)}"
             _writes(base)  # once it answers, SIGTERM is a clean stop (uvicorn's handlers are in place)
-            yield base
+            yield base, banner
         finally:
             served.send_signal(signal.SIGTERM)
             rest = served.communicate(timeout=60)[0]
@@ -112,7 +117,8 @@ def test_the_env_file_is_private_and_sourcing_it_is_all_plan_needs(tmp_path: Pat
     env_file = tmp_path / "emulator.env"
     permissive = os.umask(0)  # inherited by the emulator: the file's mode must not depend on it
     try:
-        with _emulator("--env-file", str(env_file)) as base:
+        with _emulator("--env-file", str(env_file)) as (base, banner):
+            assert f"exports  {env_file} (mode 0600)" in banner
             assert stat.S_IMODE(env_file.stat().st_mode) == 0o600
             exports = _exports(env_file)
             assert exports[ENV_LEGACY_URL] == f"{base}/api/v1"
@@ -133,14 +139,16 @@ def test_the_state_dir_keeps_credentials_and_records_across_a_restart(tmp_path: 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    with _emulator("--state-dir", str(folder), "--env-file", str(env_file), port=port) as base:
+    with _emulator("--state-dir", str(folder), "--env-file", str(env_file), port=port) as (base, banner):
+        assert "state    new; kept in" in banner
         first = _exports(env_file)
         ran = _sourced(env_file, state, "run", "--project", SMALL_PROJECT)
         assert ran.returncode == 0, ran.stdout + ran.stderr
         assert _writes(base) > 0
         before = _census(first)
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
-    with _emulator("--state-dir", str(folder), "--env-file", str(env_file), port=port) as base:
+    with _emulator("--state-dir", str(folder), "--env-file", str(env_file), port=port) as (base, banner):
+        assert f"state    restored from {folder / 'emulator.snapshot'}" in banner
         again = _exports(env_file)
         assert (again[ENV_LEGACY_KEY], again[ENV_TOKEN]) == (first[ENV_LEGACY_KEY], first[ENV_TOKEN])
         assert _census(again) == before

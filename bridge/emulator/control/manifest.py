@@ -119,3 +119,24 @@ def remove_manifest(path: Path, tenants: Sequence[Tenant]) -> None:
     for tenant in tenants:
         for name in secret_files(tenant):
             path.parent.joinpath(name).unlink(missing_ok=True)
+
+
+def fleet_only(manifest: Path | None, chosen: list[str], one_workspace: Path | None) -> None:
+    """What ``--workspaces`` beyond 1 needs: a manifest to write the generated credentials beside, no chosen key
+    or token (``chosen`` names where each came from: one secret cannot be N tenants'; the emulator's own test
+    secrets are generated), and neither ``--env-file`` nor ``--state-dir`` (``one_workspace``), which keep one
+    workspace's exports and data."""
+    if one_workspace is not None:
+        raise click.UsageError(
+            f"{one_workspace} is for one workspace (--env-file, --state-dir): with --workspaces, use the manifest"
+        )
+    if manifest is None:
+        raise click.UsageError(
+            f"--workspaces beyond 1 needs {OPTION} FILE: each workspace's key and token are written beside it (they "
+            "are not printed)"
+        )
+    if chosen:
+        raise click.UsageError(
+            f"{chosen[0]} chooses one workspace's secret, and --workspaces serves several: leave it out (each "
+            f"workspace's key and token are generated and written beside {OPTION})"
+        )

@@ -161,6 +161,17 @@ def rehearsal_options(command: F) -> F:
     )(command)
 
 
+def rehearsal_notes(keeper: Keeper | None, env_file: Path | None) -> tuple[str, ...]:
+    """The banner's lines for ``--state-dir`` and ``--env-file``: where the data is kept, where the exports are."""
+    notes: list[str] = []
+    if keeper is not None:
+        how = "restored from" if keeper.saved is not None else "new; kept in"
+        notes.append(f"state    {how} {keeper.path} (written {SAVE_AFTER_S:g} s after changes and at stop)")
+    if env_file is not None:
+        notes.append(f"exports  {env_file} (mode 0600): `. {env_file}`, then run the bridge")
+    return tuple(notes)
+
+
 class Keeper:
     """The folder of one serving emulator: what it held at start, and the writes of what it holds now."""
 

@@ -33,8 +33,8 @@ from fastapi import FastAPI
 from bridge.emulator.app import create_app
 from bridge.emulator.control.envfile import write_env_file
 from bridge.emulator.control.faults import FaultPlan, RateLimitPlan, parse_fault_option
-from bridge.emulator.control.manifest import KEY_SUFFIX, TOKEN_SUFFIX, remove_manifest, write_manifest
-from bridge.emulator.control.persist import Keeper, SaveAfterWrites, Seeding, rehearsal_options
+from bridge.emulator.control.manifest import KEY_SUFFIX, TOKEN_SUFFIX, fleet_only, remove_manifest, write_manifest
+from bridge.emulator.control.persist import Keeper, SaveAfterWrites, Seeding, rehearsal_notes, rehearsal_options
 from bridge.emulator.control.state import EmulatorState
 from bridge.emulator.control.tenants import Tenant
 from bridge.emulator.core.seed import Size
@@ -195,6 +195,7 @@ def banner(
     control: str = "open to this machine only (loopback)",
     targets: frozenset[Origin] = frozenset(),
     manifest: Path | None = None,
+    notes: tuple[str, ...] = (),
 ) -> str:
     """What ``bridge emulate`` prints: where each surface is and how to authenticate. ``shown`` names where a
     chosen legacy key and token came from: those are not printed, a generated one is, for one workspace; a
@@ -220,6 +221,7 @@ def banner(
             f"control  {base_url}/_emulator   {control}",
             f"webhooks delivered to {webhooks}",
             *fleet,
+            *notes,
             "Ctrl-C (SIGINT) or SIGTERM stops the emulator.",
         ]
     )
@@ -251,29 +253,6 @@ def listening_socket(host: str, port: int) -> socket.socket:
             f"cannot listen on {host} port {port}: {reason}; choose another --port (0 picks a free one) or --host"
         ) from None
     return sock
-
-
-def fleet_only(
-    manifest: Path | None, legacy_key: Supplied | None, token: Supplied | None, one_workspace: Path | None
-) -> None:
-    """What ``--workspaces`` beyond 1 needs: a manifest to write the generated credentials beside, no chosen key
-    or token (one secret cannot be N tenants'; the emulator's own test secrets are generated), and neither
-    ``--env-file`` nor ``--state-dir`` (``one_workspace``), which keep one workspace's exports and data."""
-    if one_workspace is not None:
-        raise click.UsageError(
-            f"{one_workspace} is for one workspace (--env-file, --state-dir): with --workspaces, use the manifest"
-        )
-    if manifest is None:
-        raise click.UsageError(
-            "--workspaces beyond 1 needs --write-manifest FILE: each workspace's key and token are written beside "
-            "it (they are not printed)"
-        )
-    for chosen in (legacy_key, token):
-        if chosen is not None:
-            raise click.UsageError(
-                f"{chosen.source} chooses one workspace's secret, and --workspaces serves several: leave it out "
-                "(each workspace's key and token are generated and written beside --write-manifest)"
-            )
 
 
 def per_target_limit(rate: float | None) -> RateLimitPlan | None:
@@ -429,7 +408,7 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     legacy_key = checked_key(supplied(legacy_key_file, "--legacy-key-file", LEGACY_KEY_ENV))
     token = checked_token(supplied(token_file, "--token-file", TOKEN_ENV), "v1 token")
     if workspaces > 1:
-        fleet_only(manifest, legacy_key, token, env_file or state_dir)
+        fleet_only(manifest, [chosen.source for chosen in (legacy_key, token) if chosen], env_file or state_dir)
     chosen = supplied(control_token_file, "--control-token-file", CONTROL_TOKEN_ENV)
     control_token, control_line = control_access(allow_remote, checked_token(chosen, "control token"))
     try:
@@ -477,8 +456,12 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
         sock.close()
         raise
     shown = (legacy_key.source if legacy_key else None, token.source if token else None)
-    text = banner(base_url, state.tenants, shown=shown, control=control_line, targets=targets, manifest=manifest)
-    click.echo(text)
+    notes = rehearsal_notes(keeper, env_file)
+    click.echo(
+        banner(
+            base_url, state.tenants, shown=shown, control=control_line, targets=targets, manifest=manifest, notes=notes
+        )
+    )
     # Only now that it serves: a refused option or port leaves the process as it was. The totals first, so that
     # they are kept out of collections with the seed; a reset's new seed gets its own.
     work_out_totals(state.service)
