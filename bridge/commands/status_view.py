@@ -21,11 +21,13 @@ from rich.table import Table
 from rich.text import Text
 
 from bridge.terminal import console, plain, shown
-from bridge.verify.report import JSON_NAME
 from state.models import INTENT_STATUSES
 from state.status import RunInfo, StatusReport
 
 FINISHED = ("completed", "completed_with_quarantine")
+JSON_NAME = "reconciliation.json"
+"""`bridge verify`'s JSON report (``bridge.verify.report.JSON_NAME``, which a test holds equal): importing it
+would load the verifier and its clients, and `bridge status` starts without them."""
 
 
 class LastVerify(TypedDict):

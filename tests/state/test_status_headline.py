@@ -19,7 +19,9 @@ from click.testing import CliRunner
 from sqlmodel import col, select
 
 from bridge.cli import cli
+from bridge.commands import status_view
 from bridge.emulator.control.faults import FaultPlan
+from bridge.verify import report as verify_report
 from state import CrosswalkEntry, RunRow, open_state
 from tests.support.world import fresh_world
 
@@ -103,6 +105,7 @@ def test_the_opening_line_says_the_states_figures_and_the_last_line_the_next_ste
     assert said["runs"][0]["duration_s"] == 83.4
     assert sum(info["migrated"] for info in said["records"].values()) == 2
     assert said["next"].startswith("nothing")
+    assert status_view.JSON_NAME == verify_report.JSON_NAME  # status looks for the file verify writes
 
 
 def test_a_run_whose_pid_now_names_another_process_is_interrupted(finished: Path) -> None:
