@@ -117,10 +117,18 @@ def export_command(
 @crosswalk_group.command("lookup")
 @_state_options
 @click.option("--scope", default="", help="Legacy project id for records inside a project [workspace-wide].")
+@click.option("--json", "as_json", is_flag=True, help="Print kind, scope, legacy id and v1 id as a JSON object.")
 @click.argument("kind")
 @click.argument("legacy_id")
 def lookup_command(
-    *, state: str | None, config_file: Path | None, migration: str | None, scope: str, kind: str, legacy_id: str
+    *,
+    state: str | None,
+    config_file: Path | None,
+    migration: str | None,
+    scope: str,
+    as_json: bool,
+    kind: str,
+    legacy_id: str,
 ) -> Ending:
     """Print the v1 id of one legacy record (exit 1 when it has not been migrated)."""
     with _reading(state, config_file, migration) as store:
@@ -132,7 +140,10 @@ def lookup_command(
                 plain(f"legacy {kind} {legacy_id!r}{where} is not in the crosswalk (kinds mapped: {known})"), err=True
             )
             return Ending.NOT_FOUND
-    click.echo(v1_id)
+    if as_json:  # JSON escapes every control character a legacy id might hold
+        click.echo(json.dumps({"kind": kind, "scope": scope, "legacy_id": legacy_id, "v1_id": v1_id}))
+    else:
+        click.echo(v1_id)
     return Ending.DONE
 
 

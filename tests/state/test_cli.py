@@ -71,6 +71,15 @@ def test_state_location_comes_from_bridge_state(state_file: Path) -> None:
     assert (code, out.strip()) == (0, "spc_1")
 
 
+def test_lookup_as_json_names_the_record_and_its_v1_id(state_file: Path) -> None:
+    """--json: one object a script can read, the record named as asked."""
+    code, out, _ = _invoke(
+        "crosswalk", "lookup", "--json", "--state", str(state_file), "--scope", "P1", "phases", "est"
+    )
+    assert code == 0
+    assert json.loads(out) == {"kind": "phases", "scope": "P1", "legacy_id": "est", "v1_id": "phs_1"}
+
+
 def test_lookup_respects_the_project_scope(state_file: Path) -> None:
     """A record inside a project is found with --scope and not without it (exit 1, message on stderr)."""
     code, out, _ = _invoke("crosswalk", "lookup", "--state", str(state_file), "--scope", "P1", "phases", "est")
