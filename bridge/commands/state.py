@@ -181,7 +181,7 @@ def status_command(
         status["integrity"] = problems or ["ok"]
     runs = status["runs"]
     reports = report_dir or load_settings(config_file, {"migration": migration}).report_dir
-    verify = last_verify(reports, runs[0]["migration"] if runs else None)
+    verify = last_verify(reports, runs[0]["migration"]) if runs else None
     if as_json:
         said = {
             "headline": headline(status, verify),

@@ -39,7 +39,7 @@ class LastVerify(TypedDict):
     report: str
 
 
-def last_verify(report_dir: Path, migration: str | None) -> LastVerify | None:
+def last_verify(report_dir: Path, migration: str) -> LastVerify | None:
     """The newest ``reconciliation.json`` of ``migration`` one level under ``report_dir`` (where `bridge verify`
     writes ``run-<id>/``), or None; a report unreadable or of another migration is passed over."""
     found: list[LastVerify] = []
@@ -48,7 +48,7 @@ def last_verify(report_dir: Path, migration: str | None) -> LastVerify | None:
             report = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if not isinstance(report, dict) or (migration is not None and report.get("migration") != migration):
+        if not isinstance(report, dict) or report.get("migration") != migration:
             continue
         run = str(report.get("run"))  # the report names the run as text
         found.append(
