@@ -77,7 +77,7 @@ def _one(server: LocalPostgres, workers: int, folder: Path) -> dict[str, float]:
         rows = fleet.status()
     if any(row["reconciled"] is not True for row in rows):
         raise RuntimeError(f"not every workspace was verified and reconciled: {[r['state'] for r in rows]}")
-    records = sum(info["mapped"] for row in rows for info in (row["counts"] or {}).values())
+    records = sum(info["migrated"] for row in rows for info in (row["counts"] or {}).values())
     return {
         "wall_s": round(wall, 2),
         "start_s": round(start, 2),

@@ -17,6 +17,7 @@ from bridge.assumptions_cutover import CUTOVER_PROOF
 from bridge.assumptions_documents import DOCUMENT_LINKS
 from bridge.assumptions_exits import HOW_COMMANDS_END
 from bridge.assumptions_operator import OPERATOR_FIGURES
+from bridge.assumptions_rehearsal import REHEARSAL
 from bridge.assumptions_workspace import WHOLE_WORKSPACE
 
 __all__ = ["REGISTRY", "Assumption", "as_markdown", "by_id", "used_by"]
@@ -417,7 +418,7 @@ SEED_GAPS: tuple[Assumption, ...] = (
 REGISTRY: tuple[Assumption, ...] = (
     SEED_GAPS + PUBLISHED_CONTRACT + WHOLE_WORKSPACE + CUTOVER_PROOF + DOCUMENT_LINKS + HOW_COMMANDS_END
 )
-REGISTRY += OPERATOR_FIGURES
+REGISTRY += OPERATOR_FIGURES + REHEARSAL
 
 
 def by_id(assumption_id: str) -> Assumption:

@@ -113,7 +113,7 @@ SUBCOMMANDS: dict[str, Lazy] = {
     ),
     "status": Lazy(
         "bridge.commands.state:status_command",
-        "Show the last runs, per-kind counts, in-flight intents and quarantine by code.",
+        "One line on where the migration is, then the last runs, records per kind, the journal, and what next.",
     ),
     "crosswalk": Lazy("bridge.commands.state:crosswalk_group", "Which v1 object each legacy record became."),
     "config": Lazy(

@@ -1,4 +1,4 @@
-"""The state tables (schema revision 0007): runs, crosswalk, intents, quarantine, sessions, source records, and
+"""The state tables (schema revision 0008): runs, crosswalk, intents, quarantine, sessions, source records, and
 bridge mode's v1 marks and conflicts.
 
 These sqlmodel classes are what queries use; the schema itself is created and upgraded only by the alembic
@@ -84,6 +84,11 @@ class RunRow(SQLModel, table=True):
     plan_fingerprint: str = Field(default="", max_length=128)
     # Added in revision 0005: what the run did per kind (the engine's report), written when it finishes or stops.
     report_json: str = Field(default="{}", sa_type=Text, sa_column_kwargs={"server_default": "{}"})
+    # Added in revision 0008: the process running it (``state.processes``), so a reader tells a live run from
+    # one whose process is gone although its row still says running.
+    host: str | None = Field(default=None, max_length=255)
+    pid: int | None = Field(default=None)
+    process_started: str | None = Field(default=None, max_length=100)
 
 
 class CrosswalkRow(SQLModel, table=True):

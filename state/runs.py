@@ -10,6 +10,8 @@ itself is recognised by its records (``state.source``).
 from __future__ import annotations
 
 import json
+import os
+import socket
 from collections.abc import Mapping
 
 from sqlmodel import col, select
@@ -17,6 +19,7 @@ from sqlmodel import col, select
 from state.db import Database
 from state.errors import SecretInStateError, StateBindingError
 from state.models import RUN_STATUSES, RunRow, RunStatus, utc_now
+from state.processes import process_identity
 from state.redaction import names_a_secret
 
 OptionValue = str | int | float | bool | None | list[str]
@@ -61,6 +64,7 @@ class Runs:
 
         A run still marked running when the next one starts was killed before it could finish (runs on one
         state file follow each other): it is marked interrupted, so `bridge status` does not show it as live.
+        The run records this process (host, pid, its start), so a reader can tell it is gone before then.
         """
         secret_names = sorted(name for name in options if names_a_secret(name))
         if secret_names:
@@ -81,6 +85,9 @@ class Runs:
                 status="running",
                 options_json=json.dumps(dict(options), sort_keys=True),
                 plan_fingerprint=plan_fingerprint,
+                host=socket.gethostname(),
+                pid=os.getpid(),
+                process_started=process_identity(os.getpid()),
             )
             session.add(row)
             session.flush()

@@ -1,7 +1,12 @@
-"""What `bridge status` shows of one state: the last runs, per-kind counts, in-flight intents, quarantine by code.
+"""What `bridge status` shows of one state: the last runs, the records per kind, the journal per kind, the
+in-flight intents, quarantine by code.
+
+Records (what the crosswalk maps, what quarantine holds) and the journal (write requests by status) are kept
+apart: a record is one legacy object, an intent one request, and one bulk request writes many records. A run
+recorded ``running`` is shown ``interrupted`` when its process is gone (``state.processes``).
 
 A reading of the store alone, so every layer above may show it: the `bridge status` command renders it, a fleet's
-status reports each migration's per-kind counts from it.
+status reports each migration's records per kind from it.
 """
 
 from __future__ import annotations
@@ -9,7 +14,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NotRequired, TypedDict
 
-from state.models import INTENT_STATUSES, utc_now
+from state.models import INTENT_STATUSES, RunRow, utc_now
+from state.processes import Liveness, run_liveness
 from state.runs import report_of
 from state.store import StateStore
 
@@ -18,17 +24,25 @@ class RunInfo(TypedDict):
     id: int | None
     migration: str
     status: str
+    """As recorded, except a run recorded ``running`` whose process is gone: ``interrupted`` (see ``process``)."""
+    process: Liveness | None
+    """For a run recorded ``running``: whether its process still runs (``state.processes.run_liveness``)."""
+    host: str | None
+    pid: int | None
     started_at: str | None
     finished_at: str | None
+    duration_s: float | None
+    """Finished minus started; for a live run, so far; None for a run whose end is not known."""
     plan_fingerprint: str
     report: dict[str, object]
     """What the run did per kind, as its own summary counted it (empty for a run killed or still going)."""
 
 
-class KindInfo(TypedDict):
-    mapped: int
-    quarantined_records: int
-    intents: dict[str, int]
+class RecordInfo(TypedDict):
+    """One kind's records: how many the crosswalk maps to a v1 object, how many sit in quarantine."""
+
+    migrated: int
+    quarantined: int
 
 
 class FlightInfo(TypedDict):
@@ -47,7 +61,9 @@ class StatusReport(TypedDict):
     source: str | None
     target: str | None
     runs: list[RunInfo]
-    kinds: dict[str, KindInfo]
+    records: dict[str, RecordInfo]
+    journal: dict[str, dict[str, int]]
+    """Per kind, the write intents (one a request) by status."""
     in_flight: list[FlightInfo]
     quarantine_by_code: dict[str, int]
 
@@ -65,26 +81,12 @@ def status_of(store: StateStore, run_count: int) -> StatusReport:
         "schema_version": store.schema_version(),
         "source": binding[0] if binding else None,
         "target": binding[1] if binding else None,
-        "runs": [
-            {
-                "id": run.id,
-                "migration": run.migration,
-                "status": run.status,
-                "started_at": _iso(run.started_at),
-                "finished_at": _iso(run.finished_at),
-                "plan_fingerprint": run.plan_fingerprint,
-                "report": report_of(run),
-            }
-            for run in store.runs.last_runs(run_count)
-        ],
-        "kinds": {
-            kind: {
-                "mapped": mapped.get(kind, 0),
-                "quarantined_records": quarantined.get(kind, 0),
-                "intents": intents.get(kind, empty),
-            }
-            for kind in sorted(set(intents) | set(mapped) | set(quarantined))
+        "runs": [_run_info(run, now) for run in store.runs.last_runs(run_count)],
+        "records": {
+            kind: {"migrated": mapped.get(kind, 0), "quarantined": quarantined.get(kind, 0)}
+            for kind in sorted(set(mapped) | set(quarantined))
         },
+        "journal": {kind: {**empty, **intents[kind]} for kind in sorted(intents)},
         "in_flight": [
             {
                 "step_key": intent.step_key,
@@ -97,6 +99,24 @@ def status_of(store: StateStore, run_count: int) -> StatusReport:
             for intent in store.journal.in_flight()
         ],
         "quarantine_by_code": store.quarantine.counts_by_code(),
+    }
+
+
+def _run_info(run: RunRow, now: datetime) -> RunInfo:
+    process = run_liveness(run.host, run.pid, run.process_started) if run.status == "running" else None
+    end = run.finished_at or (now if process in ("live", "unknown") else None)
+    return {
+        "id": run.id,
+        "migration": run.migration,
+        "status": "interrupted" if process == "gone" else run.status,
+        "process": process,
+        "host": run.host,
+        "pid": run.pid,
+        "started_at": _iso(run.started_at),
+        "finished_at": _iso(run.finished_at),
+        "duration_s": None if end is None else round((end - run.started_at).total_seconds(), 1),
+        "plan_fingerprint": run.plan_fingerprint,
+        "report": report_of(run),
     }
 
 

@@ -46,6 +46,7 @@ LEAVES = frozenset(
         "bridge.assumptions_documents",
         "bridge.assumptions_exits",
         "bridge.assumptions_operator",
+        "bridge.assumptions_rehearsal",
         "bridge.assumptions_workspace",
         "bridge.canonical",
         "bridge.config",

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bridge.commands import Ending
+from bridge.commands.status_view import elapsed
 from bridge.commands.sync import duration
 from bridge.config import ENV_STATE
 from bridge.fleet.control import (
@@ -33,6 +34,7 @@ from bridge.fleet.control import (
 from bridge.fleet.database import fleet_url
 from bridge.fleet.manifest import load_manifest
 from bridge.fleet.registry import BEAT_S, LEASE_S
+from bridge.fleet.summary import FleetSummary, next_step, summarize
 from bridge.logging import configure_logging
 from bridge.terminal import console, plain, safe_stderr, shown
 
@@ -131,20 +133,47 @@ def worker_command(  # noqa: PLR0917 - click passes every option by name
 @_state
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 def status_command(state: str, as_json: bool) -> Ending:
-    """Per workspace: queued, running (on which worker), stopped (why), verified (its verdict), and counts."""
+    """Per workspace: queued, running (on which worker), stopped (why), verified (its verdict), steps done of
+    total, elapsed time, records; then the fleet in one line, and what to do next."""
     with open_fleet(state) as fleet:
         rows = status(fleet)
+    overall = summarize(rows)
     if as_json:
-        click.echo(plain(json.dumps({"workspaces": rows}, indent=2, default=str)))
+        said = {"summary": overall, "workspaces": rows, "next": next_step(overall)}
+        click.echo(plain(json.dumps(said, indent=2, default=str)))
     else:
-        console().print(_table(rows))
+        out = console()
+        out.print(_table(rows))
+        out.print(Text(summary_line(overall), style="bold"))
+        out.print(Text("next: " + next_step(overall)))
     return Ending.DONE
+
+
+def summary_line(overall: FleetSummary) -> str:
+    """The fleet in one line: ``6 workspaces: 4 done, 1 running, 0 queued, 1 failed; ...``."""
+    done = f"{overall['done']:,} done" + (
+        f" ({overall['not_reconciled']:,} not reconciled)" if overall["not_reconciled"] else ""
+    )
+    states = f"{done}, {overall['running']:,} running, {overall['queued']:,} queued, {overall['failed']:,} failed"
+    cancelled = f", {overall['cancelled']:,} cancelled" if overall["cancelled"] else ""
+    took = "not started" if overall["elapsed_s"] is None else f"{elapsed(overall['elapsed_s'])} elapsed"
+    count = overall["workspaces"]
+    return (
+        f"{count:,} workspace{'' if count == 1 else 's'}: {states}{cancelled}; "
+        f"{overall['records']:,} records migrated; steps {_steps(overall['steps_done'], overall['steps_total'])}; "
+        f"{took}"
+    )
+
+
+def _steps(done: int, total: int | None) -> str:
+    """``3 of 6``; before the projects are listed the total is not known: ``1 of ?``."""
+    return f"{done:,} of {'?' if total is None else f'{total:,}'}"
 
 
 def _table(rows: list[WorkspaceStatus]) -> Table:
     table = Table(title="fleet", title_justify="left")
-    for header in ("workspace", "state", "where / why", "steps", "records mapped", "sync"):
-        table.add_column(header)
+    for header in ("workspace", "state", "where / why", "steps", "elapsed", "records migrated", "sync"):
+        table.add_column(header, justify="right" if header in ("steps", "elapsed", "records migrated") else "left")
     for row in rows:
         if row["worker"] is not None:
             worker = row["worker"]
@@ -155,13 +184,14 @@ def _table(rows: list[WorkspaceStatus]) -> Table:
             where = "reconciled" if row["reconciled"] else "NOT reconciled: see its reports"
         else:
             where = row["reason"] or ""
-        mapped = sum(info["mapped"] for info in (row["counts"] or {}).values())
+        migrated = sum(info["migrated"] for info in (row["counts"] or {}).values())
         table.add_row(
             Text(shown(row["name"])),
             row["state"],
             Text(shown(where)),
-            str(row["steps_done"]),
-            str(mapped),
+            _steps(row["steps_done"], row["steps_total"]),
+            "-" if row["elapsed_s"] is None else elapsed(row["elapsed_s"]),
+            f"{migrated:,}",
             _synced(row["sync"]),
         )
     return table

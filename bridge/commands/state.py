@@ -16,19 +16,16 @@ from pathlib import Path
 from typing import TypeVar
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from bridge.commands import Ending
+from bridge.commands.status_view import headline, last_verify, next_step, render
 from bridge.config import ENV_STATE, load_settings
 from bridge.files import write_private
-from bridge.terminal import console, plain, shown
+from bridge.terminal import plain
 from state import StateStore, open_state
 from state.crosswalk import ExportFormat
 from state.errors import StateCorruptError
-from state.models import INTENT_STATUSES
-from state.status import RunInfo, StatusReport, status_of
+from state.status import status_of
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -120,10 +117,18 @@ def export_command(
 @crosswalk_group.command("lookup")
 @_state_options
 @click.option("--scope", default="", help="Legacy project id for records inside a project [workspace-wide].")
+@click.option("--json", "as_json", is_flag=True, help="Print kind, scope, legacy id and v1 id as a JSON object.")
 @click.argument("kind")
 @click.argument("legacy_id")
 def lookup_command(
-    *, state: str | None, config_file: Path | None, migration: str | None, scope: str, kind: str, legacy_id: str
+    *,
+    state: str | None,
+    config_file: Path | None,
+    migration: str | None,
+    scope: str,
+    as_json: bool,
+    kind: str,
+    legacy_id: str,
 ) -> Ending:
     """Print the v1 id of one legacy record (exit 1 when it has not been migrated)."""
     with _reading(state, config_file, migration) as store:
@@ -135,7 +140,10 @@ def lookup_command(
                 plain(f"legacy {kind} {legacy_id!r}{where} is not in the crosswalk (kinds mapped: {known})"), err=True
             )
             return Ending.NOT_FOUND
-    click.echo(v1_id)
+    if as_json:  # JSON escapes every control character a legacy id might hold
+        click.echo(json.dumps({"kind": kind, "scope": scope, "legacy_id": legacy_id, "v1_id": v1_id}))
+    else:
+        click.echo(v1_id)
     return Ending.DONE
 
 
@@ -144,99 +152,48 @@ def lookup_command(
 @click.option("--runs", "run_count", default=5, show_default=True, help="How many recent runs to show.")
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON instead of tables.")
 @click.option(
+    "--report-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Where `bridge verify` wrote its reports, for the last verdict [default: the settings' report_dir].",
+)
+@click.option(
     "--check",
     is_flag=True,
     help="Also check integrity: SQLite's integrity_check, or every constraint re-read on PostgreSQL (exit 4).",
 )
 def status_command(
-    *, state: str | None, config_file: Path | None, migration: str | None, run_count: int, as_json: bool, check: bool
+    *,
+    state: str | None,
+    config_file: Path | None,
+    migration: str | None,
+    run_count: int,
+    as_json: bool,
+    report_dir: Path | None,
+    check: bool,
 ) -> None:
-    """Show the last runs, per-kind counts, in-flight intents and quarantine by code."""
+    """One line on where the migration is, then the last runs, records per kind, the journal, and what next."""
     with _reading(state, config_file, migration) as store:
         status = status_of(store, run_count)
         problems = store.integrity_problems() if check else []
         where = store.location
     if check:
         status["integrity"] = problems or ["ok"]
+    runs = status["runs"]
+    reports = report_dir or load_settings(config_file, {"migration": migration}).report_dir
+    verify = last_verify(reports, runs[0]["migration"]) if runs else None
     if as_json:
-        click.echo(json.dumps(status, indent=2, default=str))
+        said = {
+            "headline": headline(status, verify),
+            "last_verify": verify,
+            **status,
+            "next": next_step(status, verify),
+        }
+        click.echo(plain(json.dumps(said, indent=2, default=str)))
     else:
-        _render(status)
+        render(status, verify)
     if problems:
         raise StateCorruptError(
             f"the state {where} fails its integrity check ({plain('; '.join(problems[:3]))}); do not resume on it: "
             "restore a backup (for a file, the newest *.bak copy next to it), and report this"
         )
-
-
-def _table(title: str | None, *columns: str) -> Table:
-    table = Table(title=title)
-    for column in columns:
-        table.add_column(column)
-    return table
-
-
-REPORT_COLUMNS = (
-    ("to_create", "created"),
-    ("replayed", "replayed"),
-    ("adopted", "adopted"),
-    ("to_update", "updated"),
-    ("unchanged", "unchanged"),
-    ("held_back", "held back"),
-    ("left_out", "left out"),
-    ("quarantined", "quarantined"),
-    ("removed_at_source", "removed at source"),
-    ("conflicted", "conflicted"),
-    ("deleted_on_target", "deleted on v1"),
-    ("requests", "requests"),
-)
-
-
-def _render_report(console: Console, run: RunInfo) -> None:
-    """The last run's own counts per kind (what its summary showed), when it recorded them."""
-    kinds = run["report"].get("kinds")
-    if not isinstance(kinds, dict) or not kinds:
-        return
-    table = _table(f"Run {run['id']}: what it did", "kind", *(title for _, title in REPORT_COLUMNS))
-    for kind, row in kinds.items():
-        if isinstance(row, dict):
-            table.add_row(plain(str(kind)), *(str(row.get(field, 0)) for field, _ in REPORT_COLUMNS))
-    console.print(table)
-
-
-def _render(status: StatusReport) -> None:
-    # Ids, names and codes in the state came from the services: printed as text, never markup.
-    out = console()
-    out.print(Text(f"state: {shown(status['state'])} (schema {status['schema_version']})"))
-    out.print(Text(f"source: {shown(status['source'] or '-')}   target: {shown(status['target'] or '-')}"))
-    runs = _table("Last runs", "run", "migration", "status", "started", "finished")
-    for run in status["runs"]:
-        cells = (run["migration"], run["status"], run["started_at"], run["finished_at"] or "-")
-        runs.add_row(str(run["id"]), *(Text(shown(cell)) for cell in cells))
-    out.print(runs)
-    if status["runs"]:
-        _render_report(out, status["runs"][0])
-    kinds = _table("Per kind", "kind", "mapped", "quarantined records", *INTENT_STATUSES)
-    for kind, info in status["kinds"].items():
-        counts = (info["mapped"], info["quarantined_records"], *(info["intents"][s] for s in INTENT_STATUSES))
-        kinds.add_row(Text(shown(kind)), *map(str, counts))
-    out.print(kinds)
-    flight = status["in_flight"]
-    out.print(f"in flight: {len(flight)} intent(s) (the next `bridge run` replays them first)", markup=False)
-    if flight:
-        table = _table(None, "step key", "kind", "status", "attempts", "age (s)", "last error")
-        for intent in flight:
-            table.add_row(
-                Text(shown(intent["step_key"])),
-                Text(shown(intent["kind"])),
-                Text(shown(intent["status"])),
-                str(intent["attempts"]),
-                str(intent["age_s"]),
-                Text(shown(intent["last_error_code"] or "-")),
-            )
-        out.print(table)
-    codes = status["quarantine_by_code"]
-    listed = ", ".join(f"{code} x{n}" for code, n in sorted(codes.items())) or "none"
-    out.print(Text("quarantine: " + plain(listed)))
-    if "integrity" in status:
-        out.print(Text("integrity: " + plain("; ".join(status["integrity"][:5]))))

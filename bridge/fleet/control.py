@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict
 
-from dbos import DBOS, DBOSClient, WorkflowHandle, WorkflowStatus
+from dbos import DBOS, DBOSClient, StepInfo, WorkflowHandle, WorkflowStatus
 from sqlalchemy import Engine
 
 from bridge.clients.http import RunControls
@@ -34,10 +34,10 @@ from bridge.fleet import registry
 from bridge.fleet.database import fleet_engine, fleet_url, reaching, secret_url
 from bridge.fleet.manifest import WorkspaceSpec
 from bridge.fleet.registry import Submitted
-from bridge.fleet.workflow import APP, APP_VERSION, QUEUE, SYNC_WORKFLOW, WORKFLOW, Verdict
+from bridge.fleet.workflow import APP, APP_VERSION, QUEUE, SYNC_WORKFLOW, WORKFLOW, WORKSPACE_STEP, Verdict
 from state import open_state
 from state.errors import StateError
-from state.status import KindInfo, status_of
+from state.status import RecordInfo, status_of
 
 STATES = {
     "ENQUEUED": "queued",
@@ -218,10 +218,17 @@ class WorkspaceStatus(TypedDict):
     state: str
     worker: WorkerInfo | None
     steps_done: int
+    steps_total: int | None
+    """The workspace step, one per project, verify: known once the workspace step has listed the projects (or
+    the manifest names them); None before."""
+    started_at: float | None
+    """When its first step started (epoch seconds); None while queued."""
+    elapsed_s: float | None
+    """From its first step's start to its end, or so far."""
     reason: str | None
     reconciled: bool | None
     verdict: dict[str, Any] | None
-    counts: dict[str, KindInfo] | None
+    counts: dict[str, RecordInfo] | None
     counts_error: str | None
     sync: SyncStatus | None
 
@@ -231,13 +238,34 @@ def _status(fleet: Fleet, entry: Submitted) -> WorkflowStatus | None:
     return found[0] if found else None
 
 
-def _counts(state: str, name: str) -> tuple[dict[str, KindInfo] | None, str | None]:
-    """The per-kind counts `bridge status --migration NAME` shows, or why there are none yet."""
+def _counts(state: str, name: str) -> tuple[dict[str, RecordInfo] | None, str | None]:
+    """The records per kind `bridge status --migration NAME` shows, or why there are none yet."""
     try:
         with open_state(state, read_only=True, migration=name) as store:
-            return status_of(store, 1)["kinds"], None
+            return status_of(store, 1)["records"], None
     except StateError as exc:
         return None, str(exc)
+
+
+def _steps_total(steps: list[StepInfo], spec: WorkspaceSpec) -> int | None:
+    """The workspace step, one step per project and verify (``workflow.migrate_workspace``): the projects are
+    the workspace step's recorded result, or the manifest's selection before it."""
+    for step in steps:
+        output = step.get("output")
+        if step["function_name"] == WORKSPACE_STEP and isinstance(output, dict):
+            return len(output["projects"]) + 2
+    return len(spec.projects) + 2 if spec.projects else None
+
+
+def _timing(steps: list[StepInfo], flow: WorkflowStatus | None, now: float) -> tuple[float | None, float | None]:
+    """When the workspace's first step started (epoch seconds) and how long it has taken: to the workflow's end
+    (verified, stopped, cancelled), or so far."""
+    starts = [begun for step in steps if (begun := step.get("started_at_epoch_ms")) is not None]
+    if not starts:
+        return None, None
+    first = min(starts) / 1000
+    end = flow.completed_at / 1000 if flow is not None and flow.completed_at is not None else now
+    return first, round(max(end - first, 0.0), 1)
 
 
 def status(fleet: Fleet) -> list[WorkspaceStatus]:
@@ -252,6 +280,7 @@ def status(fleet: Fleet) -> list[WorkspaceStatus]:
         output = flow.output if flow is not None and state == "verified" else None
         counts, counts_error = _counts(fleet.state, entry.spec.name)
         steps = fleet.client.list_workflow_steps(entry.workflow_id) if flow is not None else []
+        started_at, elapsed = _timing(steps, flow, now)
         rows.append(
             {
                 "name": entry.spec.name,
@@ -269,6 +298,9 @@ def status(fleet: Fleet) -> list[WorkspaceStatus]:
                     "silent_s": round(worker.silent_s, 1),
                 },
                 "steps_done": sum(1 for step in steps if step.get("error") is None and "output" in step),
+                "steps_total": _steps_total(steps, entry.spec),
+                "started_at": started_at,
+                "elapsed_s": elapsed,
                 "reason": str(flow.error) if flow is not None and flow.error is not None else None,
                 "reconciled": bool(output["reconciled"]) if isinstance(output, dict) else None,
                 "verdict": output["summary"] if isinstance(output, dict) else None,

@@ -54,6 +54,7 @@ log = structlog.get_logger("bridge.fleet")
 QUEUE = "bridge-fleet"
 WORKFLOW = "bridge.fleet.migrate"
 SYNC_WORKFLOW = "bridge.fleet.sync"
+WORKSPACE_STEP = "bridge.fleet.workspace"
 APP = "workspace-bridge-fleet"
 APP_VERSION = "workspace-bridge-fleet-1"
 """Every worker and every submission use this version: DBOS recovers and dequeues only within one version."""
@@ -181,7 +182,7 @@ async def _migrate_stage(spec_json: str, stage: str, projects: tuple[str, ...] |
     return await _held_patiently(work, stage)
 
 
-@DBOS.step(name="bridge.fleet.workspace")
+@DBOS.step(name=WORKSPACE_STEP)
 async def workspace_step(spec_json: str) -> StageResult:
     return await _migrate_stage(spec_json, "workspace", None)
 

@@ -146,7 +146,7 @@ def test_a_resumed_medium_run_counts_every_source_record_once_everywhere(medium:
     assert report["in_flight"] == []
     assert _from_json(report["runs"][0]["report"]["kinds"]) == source
     assert report["runs"][0]["report"]["requests"] == done.requests
-    assert {k.value: report["kinds"][k.value]["mapped"] for k in OWN_CROSSWALK} == {
+    assert {k.value: report["records"][k.value]["migrated"] for k in OWN_CROSSWALK} == {
         k.value: source[k.value] for k in OWN_CROSSWALK
     }
     on_target = _on_target(asyncio.run(world.census()))

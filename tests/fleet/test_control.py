@@ -7,6 +7,7 @@ them.
 from __future__ import annotations
 
 import base64
+import json
 import signal
 import subprocess
 import time
@@ -164,10 +165,24 @@ def test_a_worker_stopped_with_sigterm_leaves_its_workspace_to_another(pg: Local
         (row,) = fleet.status()
         # Not failed, not cancelled: still running, on a worker that left, for another to take over.
         assert (row["state"], row["worker"]["state"]) == ("running", "left")
+        # Mid-run: steps of a total (the workspace step listed the 4 projects: 1 + 4 + verify), time so far.
+        assert row["steps_total"] == 6
+        assert row["elapsed_s"] > 0
+        assert f"{row['steps_done']} of 6" in fleet.bridge("fleet", "status").stdout
         second = fleet.start_worker("--until-idle")
         assert second.wait(timeout=300) == 0, (tmp_path / "worker-2.out").read_text()
         (row,) = fleet.status()
-        assert (row["state"], row["reconciled"], row["steps_done"]) == ("verified", True, 6)
+        assert (row["state"], row["reconciled"], row["steps_done"], row["steps_total"]) == ("verified", True, 6, 6)
+        said = json.loads(fleet.bridge("fleet", "status", "--json").stdout)
+        migrated = sum(info["migrated"] for info in row["counts"].values())
+        summary = said["summary"]
+        assert (summary["done"], summary["failed"], summary["records"], summary["steps_total"]) == (1, 0, migrated, 6)
+        lines = fleet.bridge("fleet", "status").stdout.splitlines()
+        assert lines[-2].startswith(
+            f"1 workspace: 1 done, 0 running, 0 queued, 0 failed; {migrated:,} records migrated"
+        )
+        assert "steps 6 of 6" in lines[-2]
+        assert lines[-1].startswith("next: nothing")
 
 
 def test_a_manifest_that_selects_projects_moves_and_verifies_only_those(pg: LocalPostgres, tmp_path: Path) -> None:
@@ -177,12 +192,16 @@ def test_a_manifest_that_selects_projects_moves_and_verifies_only_those(pg: Loca
         chosen.write_text(fleet.manifest.read_text() + f'projects = ["{SMALL_PROJECT}"]\n')
         submitted = fleet.bridge("fleet", "submit", str(chosen))
         assert submitted.returncode == 0, submitted.stderr
+        # Queued: its total is known from the manifest's selection (workspace, 1 project, verify), no time yet.
+        (row,) = fleet.status()
+        assert (row["state"], row["steps_done"], row["steps_total"], row["elapsed_s"]) == ("queued", 0, 3, None)
+        assert "1 workspace: 0 done, 0 running, 1 queued, 0 failed" in fleet.bridge("fleet", "status").stdout
         worker = fleet.start_worker("--until-idle")
         assert worker.wait(timeout=300) == 0, (tmp_path / "worker-1.out").read_text()
         (row,) = fleet.status()
         assert (row["state"], row["reconciled"], row["steps_done"]) == ("verified", True, 3)
         assert [p["project_id"] for p in row["verdict"]["projects"]] == [SMALL_PROJECT]
-        assert row["counts"]["project"]["mapped"] == 1
+        assert row["counts"]["project"]["migrated"] == 1
 
 
 def test_two_entries_for_one_target_or_one_source_are_refused_at_submit(pg: LocalPostgres, tmp_path: Path) -> None:

@@ -58,9 +58,9 @@ def test_status_json_is_machine_readable(state_file: Path) -> None:
     status = json.loads(out)
     assert (status["source"], status["target"]) == ("legacy:ws-acme", "v1:wrk_acme")
     assert status["runs"][0]["status"] == "stopped"
-    assert status["kinds"]["spaces"]["mapped"] == 1
-    assert status["kinds"]["lines"]["intents"]["sent"] == 1
-    assert status["kinds"]["lines"]["quarantined_records"] == 1
+    assert status["records"]["spaces"] == {"migrated": 1, "quarantined": 0}
+    assert status["records"]["lines"] == {"migrated": 0, "quarantined": 1}
+    assert status["journal"]["lines"]["sent"] == 1
     assert [i["step_key"] for i in status["in_flight"]] == ["lines:P1:0"]
     assert status["quarantine_by_code"] == {"amount_not_a_number": 1}
 
@@ -69,6 +69,15 @@ def test_state_location_comes_from_bridge_state(state_file: Path) -> None:
     """With no --state option, BRIDGE_STATE names the file."""
     code, out, _ = _invoke("crosswalk", "lookup", "spaces", "S1", env={"BRIDGE_STATE": str(state_file)})
     assert (code, out.strip()) == (0, "spc_1")
+
+
+def test_lookup_as_json_names_the_record_and_its_v1_id(state_file: Path) -> None:
+    """--json: one object a script can read, the record named as asked."""
+    code, out, _ = _invoke(
+        "crosswalk", "lookup", "--json", "--state", str(state_file), "--scope", "P1", "phases", "est"
+    )
+    assert code == 0
+    assert json.loads(out) == {"kind": "phases", "scope": "P1", "legacy_id": "est", "v1_id": "phs_1"}
 
 
 def test_lookup_respects_the_project_scope(state_file: Path) -> None:

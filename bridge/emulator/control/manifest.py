@@ -44,7 +44,7 @@ def _kind(mode: int) -> str:
     return "a device or special file"
 
 
-def write_private(path: Path, data: bytes) -> None:
+def write_private(path: Path, data: bytes, option: str = OPTION) -> None:
     """Write ``data`` to ``path`` as a new file of mode 0600, whatever the umask: written beside it and renamed
     over it, so a reader never sees half of it. A symlink, a directory or any other file that is not a regular
     one is refused (a usage error, exit 2): replacing it would not be what was meant, and writing through a
@@ -54,10 +54,10 @@ def write_private(path: Path, data: bytes) -> None:
     except FileNotFoundError:
         mode = None
     except OSError as exc:
-        raise click.UsageError(f"cannot write {OPTION} {path}: {exc.strerror}") from None
+        raise click.UsageError(f"cannot write {option} {path}: {exc.strerror}") from None
     if mode is not None and not stat.S_ISREG(mode):
         raise click.UsageError(
-            f"{OPTION} {path} is {_kind(mode)}; name a regular file (it is written as a new file, mode 0600)"
+            f"{option} {path} is {_kind(mode)}; name a regular file (it is written as a new file, mode 0600)"
         )
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     try:
@@ -70,7 +70,7 @@ def write_private(path: Path, data: bytes) -> None:
         os.replace(temporary, path)
     except OSError as exc:
         temporary.unlink(missing_ok=True)  # a full disk leaves it half written; nobody else knows its name
-        raise click.UsageError(f"cannot write {OPTION} {path}: {exc.strerror}") from None
+        raise click.UsageError(f"cannot write {option} {path}: {exc.strerror}") from None
 
 
 def secret_files(tenant: Tenant) -> tuple[str, str]:
@@ -119,3 +119,24 @@ def remove_manifest(path: Path, tenants: Sequence[Tenant]) -> None:
     for tenant in tenants:
         for name in secret_files(tenant):
             path.parent.joinpath(name).unlink(missing_ok=True)
+
+
+def fleet_only(manifest: Path | None, chosen: list[str], one_workspace: Path | None) -> None:
+    """What ``--workspaces`` beyond 1 needs: a manifest to write the generated credentials beside, no chosen key
+    or token (``chosen`` names where each came from: one secret cannot be N tenants'; the emulator's own test
+    secrets are generated), and neither ``--env-file`` nor ``--state-dir`` (``one_workspace``), which keep one
+    workspace's exports and data."""
+    if one_workspace is not None:
+        raise click.UsageError(
+            f"{one_workspace} is for one workspace (--env-file, --state-dir): with --workspaces, use the manifest"
+        )
+    if manifest is None:
+        raise click.UsageError(
+            f"--workspaces beyond 1 needs {OPTION} FILE: each workspace's key and token are written beside it (they "
+            "are not printed)"
+        )
+    if chosen:
+        raise click.UsageError(
+            f"{chosen[0]} chooses one workspace's secret, and --workspaces serves several: leave it out (each "
+            f"workspace's key and token are generated and written beside {OPTION})"
+        )

@@ -31,8 +31,10 @@ import uvicorn
 from fastapi import FastAPI
 
 from bridge.emulator.app import create_app
+from bridge.emulator.control.envfile import write_env_file
 from bridge.emulator.control.faults import FaultPlan, RateLimitPlan, parse_fault_option
-from bridge.emulator.control.manifest import KEY_SUFFIX, TOKEN_SUFFIX, remove_manifest, write_manifest
+from bridge.emulator.control.manifest import KEY_SUFFIX, TOKEN_SUFFIX, fleet_only, remove_manifest, write_manifest
+from bridge.emulator.control.persist import Keeper, SaveAfterWrites, Seeding, rehearsal_notes, rehearsal_options
 from bridge.emulator.control.state import EmulatorState
 from bridge.emulator.control.tenants import Tenant
 from bridge.emulator.core.seed import Size
@@ -193,6 +195,7 @@ def banner(
     control: str = "open to this machine only (loopback)",
     targets: frozenset[Origin] = frozenset(),
     manifest: Path | None = None,
+    notes: tuple[str, ...] = (),
 ) -> str:
     """What ``bridge emulate`` prints: where each surface is and how to authenticate. ``shown`` names where a
     chosen legacy key and token came from: those are not printed, a generated one is, for one workspace; a
@@ -218,6 +221,7 @@ def banner(
             f"control  {base_url}/_emulator   {control}",
             f"webhooks delivered to {webhooks}",
             *fleet,
+            *notes,
             "Ctrl-C (SIGINT) or SIGTERM stops the emulator.",
         ]
     )
@@ -249,22 +253,6 @@ def listening_socket(host: str, port: int) -> socket.socket:
             f"cannot listen on {host} port {port}: {reason}; choose another --port (0 picks a free one) or --host"
         ) from None
     return sock
-
-
-def fleet_only(manifest: Path | None, legacy_key: Supplied | None, token: Supplied | None) -> None:
-    """What ``--workspaces`` beyond 1 needs: a manifest to write the generated credentials beside, and no chosen
-    key or token (one secret cannot be N tenants'; the emulator's own test secrets are generated)."""
-    if manifest is None:
-        raise click.UsageError(
-            "--workspaces beyond 1 needs --write-manifest FILE: each workspace's key and token are written beside "
-            "it (they are not printed)"
-        )
-    for chosen in (legacy_key, token):
-        if chosen is not None:
-            raise click.UsageError(
-                f"{chosen.source} chooses one workspace's secret, and --workspaces serves several: leave it out "
-                "(each workspace's key and token are generated and written beside --write-manifest)"
-            )
 
 
 def per_target_limit(rate: float | None) -> RateLimitPlan | None:
@@ -387,6 +375,7 @@ def keep_out_of_collections(state: EmulatorState) -> None:
     envvar="EMULATOR_CAPTURE",
     help="Append every request and response to this JSON-lines file (no credentials), for `python -m conformance`.",
 )
+@rehearsal_options
 def emulate_command(  # noqa: PLR0917 - click passes every option positionally by name
     host: str,
     allow_remote: bool,
@@ -409,6 +398,8 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     fault_seed: int,
     faults: tuple[str, ...],
     capture: Path | None,
+    env_file: Path | None,
+    state_dir: Path | None,
 ) -> None:
     """Serve the emulated service (legacy /api/v1, v1 /v1, control /_emulator) until stopped."""
     if not allow_remote and not is_loopback(host):
@@ -419,7 +410,7 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     legacy_key = checked_key(supplied(legacy_key_file, "--legacy-key-file", LEGACY_KEY_ENV))
     token = checked_token(supplied(token_file, "--token-file", TOKEN_ENV), "v1 token")
     if workspaces > 1:
-        fleet_only(manifest, legacy_key, token)
+        fleet_only(manifest, [chosen.source for chosen in (legacy_key, token) if chosen], env_file or state_dir)
     chosen = supplied(control_token_file, "--control-token-file", CONTROL_TOKEN_ENV)
     control_token, control_line = control_access(allow_remote, checked_token(chosen, "control token"))
     try:
@@ -430,14 +421,19 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
         rules = [parse_fault_option(option) for option in faults]
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--fault") from exc
+    keeper = Keeper(state_dir) if state_dir else None
+    key_value, token_value = (secret.value if secret else None for secret in (legacy_key, token))
+    wanted = Seeding(seed, size, dirty, hostile, target_library), key_value, token_value
+    seeding, chosen_key, chosen_token = keeper.kept_or(*wanted) if keeper else wanted
     app = create_app(
-        seed=seed,
-        size=size,
-        dirty=dirty,
-        hostile=hostile,
-        target_library=target_library,
-        legacy_key=legacy_key.value if legacy_key else None,
-        token=token.value if token else None,
+        keeper.saved.service if keeper and keeper.saved else None,
+        seed=seeding.seed,
+        size=seeding.size,
+        dirty=seeding.dirty,
+        hostile=seeding.hostile,
+        target_library=seeding.target_library,
+        legacy_key=chosen_key,
+        token=chosen_token,
         legacy_rate_limit=legacy_rate_limit,
         capture=capture,
         control_token=control_token,
@@ -450,18 +446,27 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     )
     state.faults.set_plan(plan)
     state.webhooks.targets = targets
+    if keeper is not None:
+        keeper.attach(state, seeding)
+        app.add_middleware(SaveAfterWrites, keeper=keeper)
     sock = listening_socket(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
     base_url = f"http://[{bound_host}]:{bound_port}" if ":" in bound_host else f"http://{bound_host}:{bound_port}"
-    if manifest is not None:
-        try:  # only now: the manifest names the port actually bound (--port 0 included)
+    try:  # only now: the manifest and the exports name the port actually bound (--port 0 included)
+        if manifest is not None:
             write_manifest(manifest, state.tenants, base_url)
-        except BaseException:
-            sock.close()
-            raise
+        if env_file is not None:
+            write_env_file(env_file, state.tenants[0], base_url)
+    except BaseException:
+        sock.close()
+        raise
     shown = (legacy_key.source if legacy_key else None, token.source if token else None)
-    text = banner(base_url, state.tenants, shown=shown, control=control_line, targets=targets, manifest=manifest)
-    click.echo(text)
+    notes = rehearsal_notes(keeper, env_file)
+    click.echo(
+        banner(
+            base_url, state.tenants, shown=shown, control=control_line, targets=targets, manifest=manifest, notes=notes
+        )
+    )
     # Only now that it serves: a refused option or port leaves the process as it was. The totals first, so that
     # they are kept out of collections with the seed; a reset's new seed gets its own.
     work_out_totals(state.service)
@@ -474,4 +479,6 @@ def emulate_command(  # noqa: PLR0917 - click passes every option positionally b
     finally:
         if manifest is not None:  # it names a port nobody listens on any more: no one must read it
             remove_manifest(manifest, state.tenants)
+        if keeper is not None:
+            keeper.close()
     click.echo("emulator stopped")

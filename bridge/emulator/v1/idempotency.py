@@ -105,6 +105,21 @@ class IdempotencyStore:
     _entries: dict[tuple[str, str], _Stored] = field(default_factory=dict)
     _locks: dict[tuple[str, str], asyncio.Lock] = field(default_factory=dict)
 
+    def __getstate__(self) -> dict[str, object]:
+        # A saved emulator (``control.persist``) keeps the first responses; the per-key locks belong to the
+        # requests in progress in this process and cannot outlive it.
+        return {
+            "retention_s": self.retention_s,
+            "clock": self.clock,
+            "replays": self.replays,
+            "_entries": self._entries,
+        }
+
+    def __setstate__(self, saved: dict[str, object]) -> None:
+        for name, value in saved.items():
+            object.__setattr__(self, name, value)
+        self._locks = {}
+
     def clear(self) -> None:
         """Forget every key (the control API's reset)."""
         self._entries.clear()
