@@ -242,7 +242,8 @@ def _roots(store: StateStore, scope: str, outcome: Outcome, quiet: QuietProjects
 
 def _selection(settings: Settings) -> tuple[Settings, dict[str, datetime]]:
     """The settings of the projects to keep in step, and the freeze instant of each cut-over one to watch."""
-    store = open_state(str(settings.state), read_only=True, migration=settings.migration)
+    # Opened as a run opens it: a state file of an older schema is upgraded (a cycle writes), not refused.
+    store = open_state(str(settings.state), migration=settings.migration)
     try:
         cut = {project: store.cutovers.get(project) for project in store.cutovers.cut_over()}
     finally:

@@ -135,3 +135,20 @@ def test_an_old_state_file_refused_by_status_reads_once_a_writer_upgraded_it(tmp
     result = CliRunner().invoke(cli, ["status", "--json", "--state", str(path)])
     assert result.exit_code == 0, result.output
     assert f'"schema_version": "{REVISIONS[-1]}"' in result.stdout
+
+
+def test_a_sync_upgrades_an_old_state_file_as_a_run_does(tmp_path: Path) -> None:
+    """`bridge sync` writes, so it opens an old state file as `bridge run` does (upgraded), not as status does."""
+    path = tmp_path / "old.db"
+    shutil.copy(FIXTURE_0001, path)
+    env = {
+        "BRIDGE_LEGACY_URL": "http://127.0.0.1:9/api/v1",
+        "BRIDGE_V1_URL": "http://127.0.0.1:9/v1",
+        "BRIDGE_LEGACY_KEY": "legacy-key-for-the-upgrade-test",
+        "BRIDGE_V1_TOKEN": "tok_token-for-the-upgrade-test",
+    }
+    result = CliRunner().invoke(cli, ["sync", "--once", "--state", str(path)], env=env)
+    assert "schema version 0001" not in result.output
+    assert "127.0.0.1:9" in result.output  # past the state: the first request finds nothing listening
+    status = CliRunner().invoke(cli, ["status", "--json", "--state", str(path)])
+    assert f'"schema_version": "{REVISIONS[-1]}"' in status.stdout
