@@ -73,15 +73,30 @@ def _said(cycle: Cycle) -> str:
         for project, writes in (late.items() if isinstance(late, dict) else ())
         if isinstance(writes, list) and writes
     ]
+    verifying = cycle.record.get("verifying")
+    beside = len(verifying) if isinstance(verifying, list) else 0
     parts = [
         f"cycle {cycle.seq}: {cycle.writes:,} requests",
         moved or "no change at the source",
         said,
+        f"verifying {beside:,} projects beside the next cycles" if beside else "",
         f"{cycle.open_conflicts:,} open conflicts" if cycle.open_conflicts else "",
         f"{drifted:,} records changed on v1 only" if drifted else "",
         *watched,
     ]
     return "; ".join(part for part in parts if part)
+
+
+def _next(cycle: Cycle, differs: bool) -> str:
+    """What to do after the last cycle shown."""
+    if cycle.open_conflicts:
+        return "bridge conflicts list, then bridge conflicts resolve ID --take legacy|v1"
+    if differs:
+        return "bridge verify (its report shows each difference, largest first)"
+    waiting = cycle.record["unverified"]
+    if isinstance(waiting, list) and waiting:
+        return "bridge sync --once again: the first cycle that writes nothing verifies what was written"
+    return "bridge sync status; once a project is to move, bridge cutover check --project P"
 
 
 @click.group("sync", invoke_without_command=True)
@@ -154,6 +169,8 @@ def sync_group(
         last = uvloop.run(_cycles(settings, log, pace))
     verdict = last.record["verdict"]
     differs = isinstance(verdict, dict) and verdict.get("verified") is True and verdict.get("reconciled") is False
+    if not as_json:
+        click.echo(plain(f"next: {_next(last, differs)}"))
     if last.open_conflicts or differs:
         return Ending.DIFFERENCES
     return Ending.QUARANTINED if last.outcome.ledger.quarantine else Ending.DONE

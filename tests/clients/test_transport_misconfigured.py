@@ -85,15 +85,20 @@ def test_a_v1_certificate_that_does_not_verify_stops_plan_with_exit_2_naming_v1_
     tls_server: TlsServer, tmp_path: Path
 ) -> None:
     """`bridge plan` against a self-signed v1 host: exit 2 at once, naming v1_url and the certificate, after one
-    connection (not 8 tries reported as a failure in transit), and no traceback."""
+    connection (not 8 tries reported as a failure in transit), and no traceback. The legacy surface listens
+    and never answers, so the v1 host is the one found wrong (a legacy address refused would be named first)."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
     env = {
-        "BRIDGE_LEGACY_URL": "http://127.0.0.1:9/api/v1",
+        "BRIDGE_LEGACY_URL": f"http://127.0.0.1:{silent.getsockname()[1]}/api/v1",
         "BRIDGE_V1_URL": f"https://127.0.0.1:{tls_server.port}/v1",
         "BRIDGE_LEGACY_KEY": "legacy-key-for-tls-tests",
         "BRIDGE_V1_TOKEN": "tok_token-for-tls-tests",
         "BRIDGE_STATE": str(tmp_path / "state.db"),
     }
-    result = CliRunner().invoke(cli, ["plan"], env=env, catch_exceptions=False)
+    with silent:
+        result = CliRunner().invoke(cli, ["plan"], env=env, catch_exceptions=False)
     assert result.exit_code == 2, result.output
     assert "v1_url (BRIDGE_V1_URL)" in result.output
     assert "certificate" in result.output

@@ -45,6 +45,7 @@ def test_an_idle_cycle_writes_nothing_and_chains_its_log_line(served: World) -> 
     code, output = bridge(served, "sync", "--once", "--project", SMALL_PROJECT)
     assert code == 0, output
     assert "cycle 2: 0 requests; no change at the source; nothing to verify" in output
+    assert output.rstrip().splitlines()[-1].startswith("next: bridge sync status")
     assert writes(served) == before
     log = Path(f"{served.state}.sync.jsonl")
     check = verify_chain(log)
@@ -63,6 +64,7 @@ def test_a_v1_edit_is_never_overwritten_and_taking_legacy_writes_it_once(served:
     code, output = bridge(served, "sync", "--once", "--project", SMALL_PROJECT)
     assert code == 1, output  # an open conflict is something to look at
     assert "1 open conflicts" in output
+    assert "next: bridge conflicts list" in output
     assert writes(served) == before
     assert _line(served, project, v1_id)["description"] == "edited on v1"
     code, output = bridge(served, "conflicts", "list", "--json")
