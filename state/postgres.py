@@ -29,6 +29,7 @@ while triggers were disabled, or an index that lost entries, show up here); inte
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -56,7 +57,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import JSON
 from sqlalchemy.engine import URL, Connection
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.pool import NullPool
 from sqlalchemy.sql.selectable import TableValuedAlias
 
@@ -166,9 +167,13 @@ class AdvisoryLock:
         return cls(connection)
 
     def release(self) -> None:
-        """Free the lock by closing its connection (the server drops a session's advisory locks with it)."""
+        """Free the lock, then close its connection. Closing alone frees it too (the server drops a session's
+        advisory locks with it), but the server may end that session after this process's next writer asks
+        for the lock, and a live holder of this very process is never waited for."""
         if self._connection is not None:
             try:
+                with contextlib.suppress(SQLAlchemyError):
+                    self._connection.execute(text("SELECT pg_advisory_unlock_all()"))
                 self._connection.close()  # no pool (see _lock_engine): the server's session ends here
             finally:
                 self._connection = None
