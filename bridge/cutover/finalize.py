@@ -36,9 +36,9 @@ from bridge.sync.quiet import after, read_stamps
 from bridge.sync.snapshot import merkle_root
 from bridge.verify.compare import FailOn
 from bridge.verify.headline import money_rows
+from bridge.verify.options import VerifyOptions
 from bridge.verify.reconcile import verify
 from bridge.verify.schema import Reconciliation
-from bridge.verify.verifier import VerifyOptions
 from state.store import StateStore, open_state
 
 

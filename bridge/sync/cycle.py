@@ -41,9 +41,9 @@ from bridge.sync.snapshot import roots
 from bridge.verify.compare import FailOn
 from bridge.verify.documents import ProvenDocuments
 from bridge.verify.headline import money_rows
+from bridge.verify.options import VerifyOptions
 from bridge.verify.reconcile import verify
 from bridge.verify.schema import Reconciliation
-from bridge.verify.verifier import VerifyOptions
 from mappings.refs import WORKSPACE
 from state.store import StateStore, open_state
 

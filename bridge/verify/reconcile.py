@@ -28,8 +28,9 @@ from bridge.engine.choices import Choices, Extra
 from bridge.engine.preflight import check_workspaces
 from bridge.engine.run import Transports
 from bridge.errors import ConfigError
+from bridge.verify.options import VerifyOptions
 from bridge.verify.schema import Reconciliation
-from bridge.verify.verifier import Verifier, VerifyOptions
+from bridge.verify.verifier import Verifier
 from state import StateStore, open_state
 
 # The entry point and its options (the options are the verifier's own, named here for callers).

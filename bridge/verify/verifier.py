@@ -28,11 +28,11 @@ from bridge.engine.wanted import LibraryPlans, View
 from bridge.errors import NotFound
 from bridge.verify.actuals import STREAMED, Context, compare_actuals
 from bridge.verify.attached import attached
-from bridge.verify.compare import FailOn, Verdict, money_verdict
+from bridge.verify.compare import Verdict, money_verdict
 from bridge.verify.contacts_private import private_differences
 from bridge.verify.convert import PhaseRate
 from bridge.verify.declared import sources, state_scope, targets
-from bridge.verify.documents import DocumentCheck, DocumentFindings, ProvenDocuments, carried_in
+from bridge.verify.documents import DocumentCheck, DocumentFindings, carried_in
 from bridge.verify.findings import Identity, Ledgers, LibraryFindings, ProjectFindings, fold
 from bridge.verify.heldback import (
     HeldBy,
@@ -47,6 +47,7 @@ from bridge.verify.heldback import (
 from bridge.verify.ledger import CrosswalkEntry, KindInput, KindTally, SourceKey, TargetObject, tally
 from bridge.verify.library import library_differences, workspace_differences, written_items
 from bridge.verify.notes import note_differences
+from bridge.verify.options import VerifyOptions
 from bridge.verify.project import (
     ProjectComparer,
     actual_currency,
@@ -72,19 +73,6 @@ ORDER_KIND = ORDERS.stored
 
 WORKSPACE_SCOPE = ""
 DEFAULT_CURRENCY = "USD"  # A09: the workspace currency when no v1 total names one
-
-
-@dataclass(frozen=True, slots=True)
-class VerifyOptions:
-    projects: tuple[str, ...] = ()
-    phases: tuple[str, ...] = ()
-    fail_on: FailOn = FailOn.MISMATCH
-    # The kinds the operator left behind (``--without``, as the run was given it): counted as not carried.
-    left_out: frozenset[Kind] = frozenset()
-    # Set from the settings' ``--with contact-private``: the run carried contacts' phone and address (A101).
-    contact_private: bool = False
-    # Bridge mode: the documents the watch proved already (``ProvenDocuments``, filled as it goes).
-    proven: ProvenDocuments | None = None
 
 
 @dataclass(frozen=True, slots=True)
