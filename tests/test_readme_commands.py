@@ -162,8 +162,16 @@ def test_the_rehearsal_and_the_real_migration_run_as_written(tmp_path: Path) -> 
 def test_make_demo_runs_the_demo(tmp_path: Path) -> None:
     """`make demo` is `bridge demo` once .venv exists; the demo itself ends 0 (run here, out of the clone)."""
     assert "make demo" in blocks()["clone"]
+    # CI runs the suite under `make test`: the outer make's flags would make this one print its directory.
+    outer = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}
+    env = {name: value for name, value in os.environ.items() if name not in outer}
     dry = subprocess.run(
-        ["make", "-n", "-o", ".venv/.installed", "demo"], cwd=REPO, capture_output=True, text=True, check=True
+        ["make", "--no-print-directory", "-n", "-o", ".venv/.installed", "demo"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert dry.stdout.strip() == ".venv/bin/bridge demo"
     result = _bash("bridge demo", tmp_path, _env(tmp_path))
