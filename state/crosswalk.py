@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import secrets
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,13 +22,14 @@ from sqlmodel import Session, SQLModel, col, select
 
 from state.db import Database
 from state.errors import CrosswalkConflictError
-from state.models import CrosswalkRow, QuarantineRow, utc_now
+from state.models import CrosswalkRow, CrosswalkStampRow, QuarantineRow, utc_now
 from state.postgres import recordset_insert, recordset_rows, recordset_update
 
 # SQLite allows 32766 bound parameters; lookups stay far below it per statement.
 LOOKUP_CHUNK = 500
 _CROSSWALK = SQLModel.metadata.tables[CrosswalkRow.__tablename__]
 _QUARANTINE = SQLModel.metadata.tables[QuarantineRow.__tablename__]
+_STAMPS = SQLModel.metadata.tables[CrosswalkStampRow.__tablename__]
 EXPORT_FIELDS = ("kind", "scope", "legacy_id", "v1_id", "source_hash", "run_id", "created_at", "updated_at")
 ExportFormat = Literal["csv", "json"]
 
@@ -90,8 +92,18 @@ def upsert_entries(database: Database, session: Session, entries: Iterable[Cross
         insert_rows(session, _CROSSWALK, inserts, {"run_id": run_id, "created_at": now, "updated_at": now})
     if refreshed:
         _refresh(session, refreshed, {"run_id": run_id, "updated_at": now})
+    restamp(session, {scope for _kind, scope in groups})
     if _may_hold_open_entries(database, session):
         _resolve(session, groups, now)
+
+
+def restamp(session: Session, scopes: Collection[str]) -> None:
+    """Give each of ``scopes`` a fresh stamp, in the transaction that changes its entries (revision 0009). Delete
+    and insert: the same two statements on SQLite and PostgreSQL, and writers of a state take turns."""
+    if not scopes:
+        return
+    session.execute(delete(_STAMPS).where(_STAMPS.c.scope.in_(sorted(scopes))))
+    session.execute(insert(_STAMPS), [{"scope": scope, "stamp": secrets.token_hex(16)} for scope in sorted(scopes)])
 
 
 def _may_hold_open_entries(database: Database, session: Session) -> bool:
@@ -189,6 +201,14 @@ class Crosswalk:
                     col(CrosswalkRow.legacy_id) == legacy_id,
                 )
             )
+            restamp(session, [scope])
+
+    def stamp(self, scope: str = "") -> str:
+        """The scope's stamp: another one means its entries changed in between ("" when none was written since
+        revision 0009)."""
+        with self._db.read() as session:
+            found = session.execute(_STAMPS.select().with_only_columns(_STAMPS.c.stamp).where(_STAMPS.c.scope == scope))
+            return found.scalar() or ""
 
     def get(self, kind: str, legacy_id: str, scope: str = "") -> CrosswalkRow | None:
         """The whole entry for one legacy record, or None when it has not been migrated."""
@@ -253,6 +273,13 @@ class Crosswalk:
         with self._db.read() as session:
             rows = session.execute(statement)
             return [(kind, scope, legacy_id, v1_id, run_id) for kind, scope, legacy_id, v1_id, run_id in rows]
+
+    def v1_ids(self, kinds: Iterable[str]) -> set[str]:
+        """The v1 ids of every entry of ``kinds``."""
+        c = _CROSSWALK.c
+        statement = _CROSSWALK.select().with_only_columns(c.v1_id).where(c.kind.in_(list(kinds)))
+        with self._db.read() as session:
+            return set(session.execute(statement).scalars())
 
     def runs_of(self, kind: str, scope: str = "") -> dict[int | None, int]:
         """How many entries of ``kind`` in ``scope`` each run wrote (None: written outside any run)."""

@@ -1,5 +1,5 @@
-"""The state tables (schema revision 0008): runs, crosswalk, intents, quarantine, sessions, source records, and
-bridge mode's v1 marks and conflicts.
+"""The state tables (schema revision 0009): runs, crosswalk and its stamps, intents, quarantine, sessions, source
+records, and bridge mode's v1 marks and conflicts.
 
 These sqlmodel classes are what queries use; the schema itself is created and upgraded only by the alembic
 revisions in ``state/migrations/versions`` (see ``state.db``), so a change here needs a new revision there.
@@ -107,6 +107,19 @@ class CrosswalkRow(SQLModel, table=True):
     run_id: int | None = Field(default=None, foreign_key="runs.id")
     created_at: datetime = Field(sa_type=UtcDateTime)
     updated_at: datetime = Field(sa_type=UtcDateTime)
+
+
+class CrosswalkStampRow(SQLModel, table=True):
+    """A scope's crosswalk stamp (revision 0009): a fresh random value written by every transaction that changes
+    the scope's entries, so a reader tells a scope unchanged since it last looked without reading its entries
+    (bridge mode's quiet projects, ``bridge.engine.quiet``). Random, not a counter: a state restored from an old
+    copy and written again never shows a stamp seen before for other entries. A scope not written since 0009
+    has no row."""
+
+    __tablename__ = "crosswalk_stamps"
+
+    scope: str = Field(primary_key=True, max_length=200)
+    stamp: str = Field(max_length=32)
 
 
 class IntentRow(SQLModel, table=True):
@@ -231,6 +244,7 @@ STATE_TABLES = tuple(
     for row in (
         RunRow,
         CrosswalkRow,
+        CrosswalkStampRow,
         IntentRow,
         QuarantineRow,
         SessionRow,

@@ -30,7 +30,7 @@ from state.db import Database, corrupt_error, integrity_problems
 from state.errors import SchemaTooNewError, SchemaTooOldError, StateLocationError
 from state.models import STATE_TABLES
 
-REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009")
 """Every revision this bridge ships, oldest first (a test checks it against the alembic scripts)."""
 
 

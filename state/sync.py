@@ -13,11 +13,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, insert
-from sqlmodel import col, select
+from sqlalchemy import bindparam, delete, exists, insert
+from sqlmodel import SQLModel, col, select
 
 from state.db import Database
 from state.models import ConflictRow, CutoverRow, MarkRow, utc_now
+
+_MARKS = SQLModel.metadata.tables[MarkRow.__tablename__]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,22 +61,26 @@ class Marks:
             rows = session.exec(statement).all()
         return {(kind, legacy): Mark(kind, scope, legacy, v1_id, mark) for kind, legacy, v1_id, mark in rows}
 
+    def held(self, scope: str) -> bool:
+        """Whether ``scope`` holds any mark (not read: a sync asks it of every project it reads)."""
+        with self._db.read() as session:
+            return bool(session.execute(select(exists().where(_MARKS.c.scope == scope))).scalar())
+
     def put(self, marks: Sequence[Mark]) -> None:
         """Replace the marks of these records (one transaction)."""
         if not marks:
             return
         now = utc_now()
+        c = _MARKS.c
+        # Core on the table, one executemany: the ORM's DELETE matched its condition against the session's objects
+        # once per mark, 23 s for the 25,000 marks of a first sync on `medium`.
+        replaced = delete(_MARKS).where(
+            c.kind == bindparam("k"), c.scope == bindparam("s"), c.legacy_id == bindparam("l")
+        )
         with self._db.write() as session:
-            for mark in marks:
-                session.execute(
-                    delete(MarkRow).where(
-                        col(MarkRow.kind) == mark.kind,
-                        col(MarkRow.scope) == mark.scope,
-                        col(MarkRow.legacy_id) == mark.legacy_id,
-                    )
-                )
+            session.execute(replaced, [{"k": m.kind, "s": m.scope, "l": m.legacy_id} for m in marks])
             session.execute(
-                insert(MarkRow),
+                insert(_MARKS),
                 [
                     {
                         "kind": m.kind,

@@ -12,8 +12,6 @@ the one place that converts.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import pickle
 import sys
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -101,12 +99,10 @@ class Books:
         found = self._scope(scope).get((kind, legacy_id))
         return found is not None and found[1] == compact(digest)
 
-    def fingerprint(self, scope: str, *, hashes: bool) -> bytes:
-        """A digest of ``scope``'s crosswalk: every (kind, legacy id, v1 id), and each source hash when ``hashes``
-        (what a project's mappings can look up, and what its change detection compares)."""
-        entries = self._scope(scope).items()
-        found = sorted(entries) if hashes else sorted((key, v1_id) for key, (v1_id, _) in entries)
-        return hashlib.sha256(pickle.dumps(found, protocol=5)).digest()
+    def stamp(self, scope: str) -> str:
+        """``scope``'s crosswalk stamp in the state file: another one means its entries changed in between (by
+        this process or another), without reading them."""
+        return self.crosswalk.stamp(state_scope(scope))
 
     def legacy_ids(self, kind: str, scope: str) -> set[str]:
         """The legacy ids of ``kind`` in ``scope`` that have a v1 id (from this run or an earlier one)."""

@@ -298,7 +298,7 @@ class Guard:
         mark yet (the first sync after a `run`), and the ``scan`` ones; there the records never marked are
         marked too, and the others whose rows moved are counted per scope (drift; a record with an open
         conflict is counted there, not here)."""
-        whole = {scope for scope in read if not self._kept(scope)} | set(scan)
+        whole = {scope for scope in read if not self.store.marks.held(state_scope(scope))} | set(scan)
         by_scope: dict[str, set[tuple[str, str]]] = {scope: set() for scope in whole}
         for scope, kind, v1_id in written:
             by_scope.setdefault(scope, set()).add((kind, v1_id))

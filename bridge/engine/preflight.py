@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from bridge.clients.legacy import LegacyClient
 from bridge.clients.models import Identity, V1Record, WorkspaceRole
 from bridge.clients.v1 import V1Client
+from bridge.engine.kinds import crosswalk_kind
 from bridge.engine.source import Listed, read_lists
 from bridge.engine.tasks import run_all, task_group
 from bridge.errors import UsageError
@@ -136,7 +137,7 @@ async def preflight(legacy: LegacyClient, v1: V1Client, store: StateStore, legac
     before every run (and every step of a fleet's workflow). The checks come after the reads; only the state
     file is written.
     """
-    known = {v1_id for _kind, _scope, _legacy, v1_id, _run in store.crosswalk.links()}
+    known = store.crosswalk.v1_ids(crosswalk_kind(kind) for kind in (Kind.SPACE, Kind.PROJECT, Kind.CONTACT))
 
     async def read_target() -> tuple[Identity, float, list[int]]:
         identity, first = await _timed_identity(v1)

@@ -5,12 +5,12 @@ A project's processing is a function of what its reads answer, of the workspace 
 books; the reads it makes are decided by earlier answers (which accounts, which date windows are busy). So when
 every read the last processing made answers the same bytes now, and the rest is unchanged, processing it again
 would make the same reads, get the same answers and write nothing (what the last one wrote, it wrote): its tally
-is the last one's, settled (``settled``). The rest,
-the *context*, must be the same too: the day (the actuals' date windows follow it), the workspace library as
-planned from every project (``LibraryPlans``: a project's copies of it), the project's own library and record
-(read before its pipeline starts), the v1 ids of the workspace's crosswalk (what its mappings look up: contacts,
-library items) and the project's crosswalk with its source hashes (a conflict resolved, a record booked by
-another process). A project's records are drawn from nothing else (``View.inside``, ``View.library``).
+is the last one's, settled (``settled``). The rest, the *context*, must be the same too: the day (the actuals'
+date windows follow it), the workspace library as planned from every project (``LibraryPlans``: a project's
+copies of it), the project's own library and record (read before its pipeline starts), the workspace's
+crosswalk (what its mappings look up: contacts, library items) and the project's (a conflict resolved, a record
+booked by another process), each known by its stamp in the state file (``Crosswalk.stamp``), not read. A
+project's records are drawn from nothing else (``View.inside``, ``View.library``).
 
 Kept in the memory of one `bridge sync --watch`, not in the state: a fresh process maps everything once, and a
 stale entry can only cost a mapping, never skip one.
@@ -125,8 +125,8 @@ class QuietCycle:
         """A project's context: the workspace's part, its library, the books it is mapped and compared against."""
         digest = hashlib.sha256(self.shared)
         digest.update(pickle.dumps(library, protocol=5))
-        digest.update(self.books.fingerprint(WORKSPACE, hashes=False))
-        digest.update(self.books.fingerprint(library.project.id, hashes=True))
+        digest.update(self.books.stamp(WORKSPACE).encode())
+        digest.update(self.books.stamp(library.project.id).encode())
         return digest.digest()
 
     async def _still(self, project: str, context: bytes, answers: dict[ReadKey, httpx.Response]) -> Tally | None:

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from state import CrosswalkConflictError, CrosswalkEntry, QuarantineEntry, StateStore
+from state.journal import IntentSpec
 from tests.pg import StateTarget
 
 
@@ -43,6 +44,41 @@ def test_a_scopes_mappings_are_its_entries_with_their_source_hashes(store: State
     ]
     assert store.crosswalk.mappings("") == [("contacts", "42", "con_1", "h3")]
     assert store.crosswalk.mappings("P3") == []
+
+
+def test_a_scopes_stamp_changes_with_each_write_of_its_entries_and_only_then(store: StateStore) -> None:
+    """What a watch compares instead of a project's entries: any write to the scope gives another stamp (a hash
+    refreshed to the same v1 id, a removal, a completion through the journal); reads and other scopes do not."""
+    assert store.crosswalk.stamp("P1") == ""
+    store.crosswalk.put([CrosswalkEntry("lines", "L1", "lin_1", "P1", "h1")])
+    seen = [store.crosswalk.stamp("P1")]
+    untouched = store.crosswalk.stamp("")
+    store.crosswalk.put([CrosswalkEntry("contacts", "42", "con_1")])
+    store.crosswalk.lookup("lines", "L1", "P1")
+    store.crosswalk.mappings("P1")
+    assert store.crosswalk.stamp("P1") == seen[0]
+    assert store.crosswalk.stamp("") != untouched
+    store.crosswalk.put([CrosswalkEntry("lines", "L1", "lin_1", "P1", "h2")])
+    seen.append(store.crosswalk.stamp("P1"))
+    store.crosswalk.remove("lines", "L1", "P1")
+    seen.append(store.crosswalk.stamp("P1"))
+    intent = store.journal.record(IntentSpec("P1/L2", "lines", "POST", "/budget/lines", "key-L2", "{}", ("L2",), "P1"))
+    store.journal.complete(intent.step_key, [CrosswalkEntry("lines", "L2", "lin_2", "P1")])
+    seen.append(store.crosswalk.stamp("P1"))
+    assert "" not in seen
+    assert len(set(seen)) == 4
+
+
+def test_v1_ids_of_kinds_are_those_of_every_scope(store: StateStore) -> None:
+    store.crosswalk.put(
+        [
+            CrosswalkEntry("project", "P1", "prj_1"),
+            CrosswalkEntry("contact", "42", "con_1"),
+            CrosswalkEntry("line", "L1", "lin_1", "P1"),
+        ]
+    )
+    assert store.crosswalk.v1_ids(["project", "contact"]) == {"prj_1", "con_1"}
+    assert store.crosswalk.v1_ids([]) == set()
 
 
 def test_links_are_every_entry_with_the_run_that_wrote_it(store: StateStore) -> None:
