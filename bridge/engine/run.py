@@ -114,6 +114,7 @@ async def migrate(
     rebuild: bool = False,
     sync: QuietProjects | None = None,
     scan: Sequence[str] = (),
+    leave: frozenset[str] = frozenset(),
 ) -> Outcome:
     """Plan (``dry_run``) or run the migration the settings describe.
 
@@ -121,7 +122,8 @@ async def migrate(
     its own, run with ``settings.projects`` naming it). ``sync`` is bridge mode (`bridge sync`): updates and
     deletes only of records nobody changed on v1, the v1 rows written read back (``engine.guard``), and the
     projects that read as the last cycle found them not mapped again (the watch's ``QuietProjects``, which this
-    run updates); ``scan``: the scopes it reads back whole for drift if it writes nothing.
+    run updates); ``scan``: the scopes it reads back whole for drift if it writes nothing; ``leave``: projects
+    left out of a run of every project (the cut-over ones a sync only watches).
     ``rebuild`` (`bridge crosswalk rebuild`, a dry run) books into the state what every scope of the target
     already holds (``engine.adopt``). ``transports``,
     ``controls`` and ``observer`` are test seams (in-process emulator, a clock that never sleeps, a watcher of
@@ -154,6 +156,7 @@ async def migrate(
                     rebuild=rebuild,
                     sync=sync,
                     scan=scan,
+                    leave=leave,
                 )
     finally:
         store.close()
@@ -189,6 +192,7 @@ async def _migrate(
     rebuild: bool,
     sync: QuietProjects | None,
     scan: Sequence[str],
+    leave: frozenset[str],
 ) -> Outcome:
     checked = await preflight(legacy, v1, store, settings.legacy_url)
     migration = settings.migration if settings.migration != "default" else None
@@ -225,6 +229,7 @@ async def _migrate(
                 pipelines=pipelines,
                 lacking=lacking,
                 quiet=sync,
+                leave=leave,
             )
     except BaseException as exc:
         await books.aclose()
@@ -282,6 +287,7 @@ async def _write_everything(
     pipelines: bool,
     lacking: frozenset[Kind],
     quiet: QuietProjects | None,
+    leave: frozenset[str],
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read, and those
     of them ``quiet`` found quiet. The ``lacking`` kinds (the target's plan lacks their feature) are counted as
@@ -289,14 +295,13 @@ async def _write_everything(
     applier = documents.applier
     # ``--with contact-private``: the contacts' phone and address are carried (A101).
     private = choices.wants(Extra.CONTACT_PRIVATE)
-    source = await read_workspace(legacy, listed, settings.projects, contact_private=private)
+    source = await read_workspace(legacy, listed, settings.projects, leave, contact_private=private)
     read = tuple(library.project.id for library in source.projects)
-    stage = WorkspaceStage(
-        applier, source, whole=not settings.projects, choices=choices, lacking=lacking, documents=documents
-    )
+    whole = not settings.projects and not leave
+    stage = WorkspaceStage(applier, source, whole=whole, choices=choices, lacking=lacking, documents=documents)
     report.fold(Tally(stock=left_out(source, lacking)))
     started = time.monotonic()
-    if not settings.projects:
+    if whole:
         # Counted when the whole workspace is, as verify counts it (a run of some projects leaves it out).
         report.fold(Tally(stock=await workspace_stock(legacy, source.contacts, carried=documents.kinds)))
     writers = stage.writers()

@@ -167,7 +167,7 @@ async def run_cycle(
     cpu = time.process_time()
     watch = watch or Watch()
     quiet = watch.quiet
-    settings, watched = _selection(settings)
+    settings, leave, watched = _selection(settings)
     with stamping(_started(log.last)) as stamps:
         outcome = await migrate(
             settings,
@@ -177,6 +177,7 @@ async def run_cycle(
             controls=controls,
             sync=quiet,
             scan=_unverified(log.last) if watch.verifying is None else (),
+            leave=leave,
         )
     late: dict[str, Json] = {}
     for project, frozen in watched.items():
@@ -240,8 +241,9 @@ def _roots(store: StateStore, scope: str, outcome: Outcome, quiet: QuietProjects
     return found
 
 
-def _selection(settings: Settings) -> tuple[Settings, dict[str, datetime]]:
-    """The settings of the projects to keep in step, and the freeze instant of each cut-over one to watch."""
+def _selection(settings: Settings) -> tuple[Settings, frozenset[str], dict[str, datetime]]:
+    """The settings of the projects to keep in step, the cut-over projects a cycle of every project leaves out,
+    and the freeze instant of each cut-over one to watch."""
     # Opened as a run opens it: a state file of an older schema is upgraded (a cycle writes), not refused.
     store = open_state(str(settings.state), migration=settings.migration)
     try:
@@ -249,18 +251,14 @@ def _selection(settings: Settings) -> tuple[Settings, dict[str, datetime]]:
     finally:
         store.close()
     frozen = {project: row.frozen_at for project, row in cut.items() if row is not None}
-    if not frozen:
-        return settings, {}
     if not settings.projects:
-        raise UsageError(
-            f"projects {', '.join(sorted(frozen))} are cut over (only watched from now on): name the projects to "
-            "keep in step with --project, the cut-over ones included to watch them"
-        )
+        # Every project: those still in bridge mode kept in step, the cut-over ones watched.
+        return settings, frozenset(frozen), frozen
     kept = tuple(project for project in settings.projects if project not in frozen)
     if not kept:
         raise UsageError("every project named is cut over: name at least one still in bridge mode with --project")
     watched = {project: at for project, at in frozen.items() if project in settings.projects}
-    return settings.model_copy(update={"projects": kept}), watched
+    return settings.model_copy(update={"projects": kept}), frozenset(), watched
 
 
 def default_log(settings: Settings) -> Path:
