@@ -84,8 +84,9 @@ CUTOVER_PROOF: tuple[Assumption, ...] = (
         "what makes a project quiet",
         "A watch does not map again a project whose every read answers the bytes it answered when a cycle last "
         "wrote nothing in it, with the same day, workspace library plan, project library and record, and the "
-        "same crosswalk (the workspace's v1 ids, the project's entries and source hashes). Anything else a "
-        "project's records were drawn from would be missed; the engine draws them from nothing else.",
+        "same crosswalk of the workspace and of the project (each scope's stamp in the state, written anew by "
+        "every change of its entries, by any process). Anything else a project's records were drawn from would "
+        "be missed; the engine draws them from nothing else.",
         "the legacy surface has no modified-since filter or ETag; its bodies are deterministic for unchanged "
         "records (seen: byte-identical reads minutes apart).",
         ("engine.quiet",),
