@@ -6,6 +6,8 @@ For each size it serves the emulator (seed 42) on a loopback port with a capture
 - ``clean``: ``plan``, ``run``, ``verify`` on a fresh emulator;
 - ``dirty``: the same with the catalogue of bad source records (``--dirty``);
 - ``sync``: after the delta, ``sync --once`` twice, an actual deleted at the source in between;
+- ``cutover``: after the sync, the first project's ``cutover check``, ``freeze`` and ``finalize`` (signed with a
+  key made here), then a ``sync --once`` that keeps the others in step and only watches it;
 - ``delta``: after the clean run, the source changes (a line's rate, a new actual, a project renamed, a split
   part's description, two purchase orders edited: made in the emulator's store, so the rehearsal itself is not
   in the capture) and ``plan``, ``run``, ``verify`` again.
@@ -27,6 +29,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import httpx
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
 from bridge.emulator.app import create_app
 from bridge.emulator.control.serving import BackgroundServer
@@ -40,6 +44,24 @@ COMMANDS = (("plan", "--out", "plan.json"), ("run",), ("verify",))
 # (the cycle deletes its transaction on v1: transactions_delete).
 SYNC = (("sync", "--once"),)
 STEP_TIMEOUT_S = 1200
+KEY = "cutover-key.pem"
+
+
+def _cutover(project: str) -> tuple[tuple[str, ...], ...]:
+    """A project's cutover as runbook 09 makes it, then the cycle that follows it."""
+    at = ("--project", project)
+    finalize = ("cutover", "finalize", *at, "--quiet-period", "1s", "--key", KEY)
+    return ("cutover", "check", *at), ("cutover", "freeze", *at), finalize, ("sync", "--once")
+
+
+def _key(work: Path) -> None:
+    """The Ed25519 key finalize signs with, as `openssl genpkey -algorithm ed25519` writes it, readable by its
+    owner only (finalize refuses any other)."""
+    pem = Ed25519PrivateKey.generate().private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    path = work / KEY
+    path.unlink(missing_ok=True)
+    path.touch(mode=0o600)
+    path.write_bytes(pem)
 
 
 @contextmanager
@@ -145,6 +167,10 @@ def drive(size: Size, out: Path) -> None:
                 _delete_at_source(service)
                 _bridge(env, work, state, SYNC)
                 live.replace(out / f"{size}-sync.jsonl")
+                print(f"  {size} cutover")
+                _key(work)
+                _bridge(env, work, state, _cutover(service.list_projects(service.workspace("source"))[0].id))
+                live.replace(out / f"{size}-cutover.jsonl")
 
 
 def main() -> int:

@@ -123,7 +123,7 @@ async def migrate(
     deletes only of records nobody changed on v1, the v1 rows written read back (``engine.guard``), and the
     projects that read as the last cycle found them not mapped again (the watch's ``QuietProjects``, which this
     run updates); ``scan``: the scopes it reads back whole for drift if it writes nothing; ``leave``: projects
-    left out of a run of every project (the cut-over ones a sync only watches).
+    a run of every project reads but does not write (the cut-over ones a sync only watches).
     ``rebuild`` (`bridge crosswalk rebuild`, a dry run) books into the state what every scope of the target
     already holds (``engine.adopt``). ``transports``,
     ``controls`` and ``observer`` are test seams (in-process emulator, a clock that never sleeps, a watcher of
@@ -289,15 +289,18 @@ async def _write_everything(
     quiet: QuietProjects | None,
     leave: frozenset[str],
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Write the workspace stage, then (unless ``pipelines`` is off) every project; the projects read, and those
-    of them ``quiet`` found quiet. The ``lacking`` kinds (the target's plan lacks their feature) are counted as
-    not carried instead."""
+    """Write the workspace stage, then (unless ``pipelines`` is off) every project but those to ``leave``; the
+    projects written, and those of them ``quiet`` found quiet. The ``lacking`` kinds (the target's plan lacks
+    their feature) are counted as not carried instead."""
     applier = documents.applier
     # ``--with contact-private``: the contacts' phone and address are carried (A101).
     private = choices.wants(Extra.CONTACT_PRIVATE)
-    source = await read_workspace(legacy, listed, settings.projects, leave, contact_private=private)
-    read = tuple(library.project.id for library in source.projects)
-    whole = not settings.projects and not leave
+    source = await read_workspace(legacy, listed, settings.projects, contact_private=private)
+    # The projects to ``leave`` are read with the others (the workspace library is planned from every project, as
+    # the state it was written from was), but not written.
+    kept = tuple(library for library in source.projects if library.project.id not in leave)
+    read = tuple(library.project.id for library in kept)
+    whole = not settings.projects
     stage = WorkspaceStage(applier, source, whole=whole, choices=choices, lacking=lacking, documents=documents)
     report.fold(Tally(stock=left_out(source, lacking)))
     started = time.monotonic()
@@ -338,5 +341,5 @@ async def _write_everything(
             applier.executor.forget(project)
             report.fold(Tally(timings=((f"project:{project}", round(time.monotonic() - began, 3)),)))
 
-    await run_all(one(library) for library in source.projects)
+    await run_all(one(library) for library in kept)
     return read, tuple(sorted(found_quiet))

@@ -7,7 +7,7 @@ and lets go of it when done, so memory holds one budget per project in flight, n
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bridge.clients.legacy import LegacyClient
@@ -84,16 +84,11 @@ async def _library(legacy: LegacyClient, project: Project) -> ProjectLibrary:
 
 
 async def read_workspace(
-    legacy: LegacyClient,
-    listed: Listed,
-    only: Sequence[str] = (),
-    leave: Collection[str] = (),
-    *,
-    contact_private: bool = False,
+    legacy: LegacyClient, listed: Listed, only: Sequence[str] = (), *, contact_private: bool = False
 ) -> WorkspaceSource:
-    """The listed spaces and contacts, the selected projects (``only``, else all but those to ``leave``, in legacy
-    id order) and their libraries; ``contact_private`` as the operator chose it."""
-    chosen = sorted((p for p in listed.projects if p.id not in leave), key=lambda p: p.id)
+    """The listed spaces and contacts, the selected projects (all by default, in legacy id order) and their
+    libraries; ``contact_private`` as the operator chose it."""
+    chosen = sorted(listed.projects, key=lambda p: p.id)
     if only:
         known = {p.id for p in chosen}
         missing = sorted(set(only) - known)
