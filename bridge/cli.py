@@ -8,10 +8,12 @@ error, 3 stopped (run again), 4 fatal, 5 credentials refused, 70 a bug, 130 inte
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import gc
 import importlib
+import json
 import sys
 import tempfile
 import traceback
@@ -289,8 +291,12 @@ def cli() -> None:
 
 
 @cli.command("assumptions", epilog=exits.epilog("bridge assumptions"))
-def assumptions_command() -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the registry as JSON (id, topic, text, basis, used_by).")
+def assumptions_command(as_json: bool) -> None:
     """Print every guess about the parts the service's documents do not show (docs/assumptions.md embeds this)."""
+    if as_json:
+        click.echo(json.dumps([dataclasses.asdict(entry) for entry in assumptions.REGISTRY], indent=2))
+        return
     click.echo(assumptions.as_markdown(), nl=False)
 
 

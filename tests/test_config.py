@@ -5,6 +5,7 @@ and the fix: a misspelled key, plain http to another host, credentials in a URL,
 from __future__ import annotations
 
 import base64
+import json
 import pickle
 from pathlib import Path
 
@@ -243,6 +244,11 @@ def test_config_show_names_each_layer_and_never_shows_a_secret(tmp_path: Path) -
     assert code == 0, output
     cells = [[cell.strip() for cell in line.split("│")[1:4]] for line in output.splitlines() if line.count("│") == 4]
     rows = {name: (value, source) for name, value, source in cells}
+    # `--json` says the same, for a machine.
+    code, shown_json = _show(*args, "--json", env=env)
+    assert code == 0, shown_json
+    assert {row["setting"]: (row["value"], row["from"]) for row in json.loads(shown_json)} == rows
+    output += shown_json
     assert rows["legacy_key"] == (f"set (from file {key_file})", "option --legacy-key-file")
     assert rows["token"] == ("set (from BRIDGE_V1_TOKEN)", "environment BRIDGE_V1_TOKEN")
     assert rows["legacy_url"] == ("https://old.example/api/v1", "option --legacy-url")

@@ -6,6 +6,7 @@ checks), so a mistake shows here first; a secret is never shown, only where it w
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -51,19 +52,26 @@ def _value(settings: Settings, name: str, source: Source) -> str:
 
 @config_group.command("show")
 @setting_options
-def show_command(config_file: Path | None, **options: object) -> Ending:
+@click.option("--json", "as_json", is_flag=True, help="Print the settings as JSON (setting, value, from).")
+def show_command(config_file: Path | None, as_json: bool, **options: object) -> Ending:
     """Print each setting, its value (secrets masked) and where it came from: option, environment, TOML file,
     default; exit 2 when a required setting is missing (marked in the table)."""
     settings, sources = explain_settings(config_file, options)
     missing = {name: variable for name, variable in REQUIRED.items() if getattr(settings, name) in (None, "")}
-    table = Table(title="bridge settings", title_justify="left")
-    for header in ("setting", "value", "from"):
-        table.add_column(header)
-    for name, source in sources.items():
-        # Values are the operator's own, but a path or a name may still hold terminal control characters.
-        value = MISSING if name in missing else _value(settings, name, source)
-        table.add_row(name, Text(shown(value)), Text(shown(source)))
-    console().print(table)
+    rows = [
+        (name, MISSING if name in missing else _value(settings, name, source), str(source))
+        for name, source in sources.items()
+    ]
+    if as_json:
+        click.echo(json.dumps([{"setting": n, "value": v, "from": f} for n, v, f in rows], indent=2))
+    else:
+        table = Table(title="bridge settings", title_justify="left")
+        for header in ("setting", "value", "from"):
+            table.add_column(header)
+        for name, value, source in rows:
+            # Values are the operator's own, but a path or a name may still hold terminal control characters.
+            table.add_row(name, Text(shown(value)), Text(shown(source)))
+        console().print(table)
     if missing:
         named = ", ".join(f"{name} ({variable})" for name, variable in missing.items())
         raise ConfigError(f"required settings not set: {named}; set each in the environment or the --config file")

@@ -11,6 +11,7 @@ each subject or key that does not match. A key file that cannot be used is a Con
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from pathlib import Path
 
@@ -21,7 +22,16 @@ from bridge.commands import Ending
 from bridge.commands.options import connection_options, settings_from
 from bridge.commands.sync import duration
 from bridge.config import Settings
-from bridge.cutover.certificate import CertificateError, cosign, dumps, load_public_key, load_signing_key, loads, verify
+from bridge.cutover.certificate import (
+    CertificateError,
+    Verdict,
+    cosign,
+    dumps,
+    load_public_key,
+    load_signing_key,
+    loads,
+    verify,
+)
 from bridge.cutover.finalize import CutoverRefused, Seams, finalize, freeze, readiness
 from bridge.cutover.render import render_markdown
 from bridge.errors import UsageError
@@ -51,13 +61,19 @@ def _project(options: dict[str, object]) -> tuple[Settings, str]:
 
 @cutover_group.command("check")
 @connection_options
-def check_command(**options: object) -> Ending:
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON, and nothing else.")
+def check_command(as_json: bool, **options: object) -> Ending:
     """Readiness: no open conflict, quarantine empty, a plan of 0 requests, reconciled at zero tolerance."""
     settings, project = _project(options)
     checks, _ = uvloop.run(readiness(settings, project, Seams()))
+    ready = all(check.holds for check in checks)
+    if as_json:
+        listed = [{"check": check.name, "holds": check.holds, "found": check.found} for check in checks]
+        click.echo(json.dumps({"project": project, "ready": ready, "checks": listed}, indent=2))
+        return Ending.DONE if ready else Ending.DIFFERENCES
     for check in checks:
         click.echo(plain(f"{'ok  ' if check.holds else 'NOT '} {check.name}: {check.found}"))
-    if all(check.holds for check in checks):
+    if ready:
         click.echo(
             f"{plain(project)} is ready: declare the freeze with bridge cutover freeze --project {plain(project)}"
         )
@@ -147,17 +163,22 @@ def sign_command(certificate: Path, key_file: Path) -> Ending:
     type=click.Path(path_type=Path, file_okay=False, exists=True),
     help="Directory holding the subjects (default: the certificate's).",
 )
-def verify_command(certificate: Path, pubkeys: tuple[Path, ...], files: Path | None) -> Ending:
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON, and nothing else.")
+def verify_command(certificate: Path, pubkeys: tuple[Path, ...], files: Path | None, as_json: bool) -> Ending:
     """Check a certificate offline: every subject's digest from its file and every signature."""
     keys = [load_public_key(path) for path in pubkeys]
     try:
         envelope = loads(certificate.read_bytes(), certificate)
     except CertificateError as error:
-        click.echo(f"does not verify: {plain(str(error))}")
-        return Ending.MISMATCH
-    verdict = verify(envelope, files or certificate.parent, keys)
+        verdict, said = Verdict((), (), (str(error),)), "does not verify"
+    else:
+        verdict, said = verify(envelope, files or certificate.parent, keys), "does not match"
+    if as_json:
+        found = {"verified": verdict.holds, "subjects": verdict.subjects, "signers": verdict.signers}
+        click.echo(json.dumps(found | {"problems": verdict.problems}, indent=2))
+        return Ending.DONE if verdict.holds else Ending.MISMATCH
     for problem in verdict.problems:
-        click.echo(f"does not match: {plain(problem)}")
+        click.echo(f"{said}: {plain(problem)}")
     if not verdict.holds:
         return Ending.MISMATCH
     click.echo(f"verified: {len(verdict.subjects)} subject(s), {len(verdict.signers)} signature(s)")

@@ -73,6 +73,22 @@ def test_an_issued_certificate_verifies(made: tuple[Path, KeyPair, KeyPair]) -> 
     assert (result.exit_code, result.output) == (0, "verified: 5 subject(s), 1 signature(s)\n")
 
 
+def test_verify_json_gives_the_verdict_for_a_machine(made: tuple[Path, KeyPair, KeyPair]) -> None:
+    """`--json`: the verdict, the subjects and signers, and each problem, exit 0 or 1 as in text."""
+    certificate, run, _ = made
+    pubkey = ["--pubkey", str(run.public)]
+    result = CliRunner().invoke(cli, ["cutover", "verify", str(certificate), *pubkey, "--json"])
+    found = json.loads(result.output)
+    assert (result.exit_code, found["verified"], found["problems"]) == (0, True, [])
+    assert found["subjects"] == list(SUBJECTS)
+    assert len(found["signers"]) == 1
+    (certificate.parent / "plan.json").write_bytes(b'{"requests": 1}\n')
+    result = CliRunner().invoke(cli, ["cutover", "verify", str(certificate), *pubkey, "--json"])
+    found = json.loads(result.output)
+    assert (result.exit_code, found["verified"]) == (1, False)
+    assert found["problems"] == ["subject plan.json: the file's SHA-256 differs from the certificate's"]
+
+
 def test_the_payload_is_an_in_toto_statement_with_integers_as_strings(made: tuple[Path, KeyPair, KeyPair]) -> None:
     """The DSSE payload is an in-toto Statement v1 whose integers past 2^53 survive as exact strings."""
     certificate, _, _ = made

@@ -26,6 +26,12 @@ def test_check_freeze_finalize_signs_a_certificate_that_verifies_offline(served:
     assert "ok   no open conflict" in output
     assert "ok   a plan of 0 requests" in output
     assert code == 0, output
+    code, output = bridge(served, "cutover", "check", "--project", SMALL_PROJECT, "--json")
+    checked = json.loads(output)
+    assert (code, checked["project"], checked["ready"]) == (0, SMALL_PROJECT, True)
+    assert {"check": "a plan of 0 requests", "holds": True} in [
+        {"check": c["check"], "holds": c["holds"]} for c in checked["checks"]
+    ]
     assert bridge(served, "cutover", "freeze", "--project", SMALL_PROJECT)[0] == 0
     keys = keypair(tmp_path, "run")
     certificate = tmp_path / "out" / f"cutover-{SMALL_PROJECT}.intoto.json"
