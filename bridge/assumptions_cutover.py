@@ -101,4 +101,15 @@ CUTOVER_PROOF: tuple[Assumption, ...] = (
         "v1 publishes document metadata updates and deletes, but no content replacement.",
         ("verify.documents",),
     ),
+    Assumption(
+        "A130",
+        "the documents of a record a sync deletes",
+        "When a sync deletes a record on v1 (an actual deleted at the source), it deletes the documents the bridge "
+        "made of its files too (receipts, bank files; documents_delete), as legacy deletes a record's files with "
+        "it; a document renamed on v1 meanwhile goes with them. A file gone from a record that stays is left on "
+        "the target and counted as removed.",
+        "v1's transaction delete does not say what becomes of the documents linked to it, and the guard cannot "
+        "read documents back by project (A115).",
+        ("engine.apply", "engine.kinds"),
+    ),
 )

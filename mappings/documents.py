@@ -102,6 +102,11 @@ def file_of(document: str) -> str:
     return document.rpartition("@")[0]
 
 
+def record_of(document: str) -> str:
+    """The legacy id of the record a document's legacy id says it hangs on."""
+    return document.rpartition("@")[2].partition(":")[2]
+
+
 def attachment(kind: Kind, scope: str, file: File, link_kind: str, record_id: str) -> Attachment:
     """A legacy ``File`` hanging on ``record_id`` as a document to upload; MappingError names what is unusable."""
     file_id = file.id if isinstance(file.id, str) and file.id else None

@@ -278,6 +278,7 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("purchase-orders_linkTransaction", "PUT", f"{_ORDER}/transactions/{{transactionId}}"),
     _op("documents_list", "GET", "/documents"),
     _op("documents_get", "GET", "/documents/{documentId}"),
+    _op("documents_delete", "DELETE", "/documents/{documentId}"),
     _op("documents_getContent", "GET", "/documents/{documentId}/content"),
     _op("documents_upload", "POST", "/documents", DocumentUploadMetadata, multipart=True),
     _op("documents_update", "PATCH", "/documents/{documentId}", DocumentUpdate),

@@ -37,6 +37,7 @@ from bridge.engine.tasks import run_all
 from bridge.engine.wanted import Desired, JsonObject, Want, Wanted
 from bridge.engine.writes import Write
 from mappings.budget import chunks
+from mappings.documents import record_of
 from mappings.errors import MappingError
 from mappings.keys import source_hash
 from mappings.kinds import Kind
@@ -152,10 +153,17 @@ class Applier:
         if self.guard is None or target.spec.delete is None:
             return removed(self.books, target.kind, target.scope, seen)
         gone = self.books.legacy_ids(crosswalk_kind(target.kind), target.scope) - set(seen)
+        left = Tally()
+        if target.spec.cascade:
+            parent = crosswalk_kind(target.spec.needs[0])
+            kept = {legacy_id for legacy_id in gone if self.books.lookup(parent, target.scope, record_of(legacy_id))}
+            gone -= kept
+            left = Tally.of(target.kind, Fate.REMOVED, len(kept)) if kept else left
         guard = self.guard
-        return total(
-            [await guard.delete(target.kind, target.scope, target.params, legacy_id) for legacy_id in sorted(gone)]
-        )
+        deleted = [
+            await guard.delete(target.kind, target.scope, target.params, legacy_id) for legacy_id in sorted(gone)
+        ]
+        return left + total(deleted)
 
     async def _group(self, target: Target, group: Sequence[Want], *, settled: bool) -> Tally:
         """``settled``: the records the crosswalk knows stand as they are, whatever their source now says."""

@@ -136,6 +136,10 @@ class KindSpec:
     # The published operation that reads one record by its v1 id: bridge mode's guard reads the few records a
     # cycle updates or wrote one by one instead of listing their kind (``engine.guard``).
     fetch: str | None = None
+    # Deleted by bridge mode only with the record it hangs on (the first of ``needs``, named in its legacy id),
+    # as legacy deletes an actual's files with it: a document gone while its record stays is left on the
+    # target, since the guard cannot read documents back (A130).
+    cascade: bool = False
 
     @property
     def stored(self) -> str:
@@ -393,6 +397,8 @@ def _document(carried: Carried, scopes: Mapping[Kind, Scope]) -> KindSpec:
         ),
         reads=Reads.FILES,
         needs=(carried.target,),
+        delete="documents_delete",
+        cascade=True,
     )
 
 

@@ -108,6 +108,8 @@ WIRES = [
     _delete("budget_deleteLine", ("prj_1", "lin_1"), "/projects/prj_1/budget/lines/lin_1"),
     _delete("budget_deletePhase", ("prj_1", "phs_1"), "/projects/prj_1/budget/phases/phs_1"),
     _delete("contacts_delete", ("con_1",), "/contacts/con_1"),
+    # ... and the documents made of a deleted record's files (A130).
+    _delete("documents_delete", ("doc_1",), "/documents/doc_1"),
     _write("spaces_create", (), {"name": "Films"}, "/spaces", {"id": "spc_1", "name": "Films"}),
     _write("spaces_update", ("spc_1",), {"archived": True}, "/spaces/spc_1", {"id": "spc_1", "archived": True}),
     _write("projects_create", (), {"name": "Film"}, "/projects", PROJECT),

@@ -17,6 +17,8 @@ import httpx
 import pytest
 
 from bridge.sync.log import verify_chain
+from mappings.documents import record_of
+from state import open_state
 from tests.support.synced import bridge, entry, legacy, v1, writes
 from tests.support.world import SMALL_PROJECT, World
 
@@ -119,6 +121,39 @@ def test_a_delete_at_source_deletes_only_what_nobody_changed_onv1(served: World)
     code, output = bridge(served, "conflicts", "resolve", str(conflict["id"]), "--take", "legacy")
     assert code == 0, output
     assert _transaction(served, edited_v1).status_code == 404
+
+
+def test_an_actual_deleted_at_source_takes_its_receipt_documents_with_it(served: World) -> None:
+    """A130: the documents the bridge made of a deleted actual's files are deleted with its transaction, and
+    their crosswalk entries with them; the other actuals' receipts stay."""
+    store = open_state(str(served.state), read_only=True)
+    try:
+        receipts = [row for row in store.crosswalk.mappings(SMALL_PROJECT) if row[0] == "receipt"]
+        actuals = {
+            legacy: v1_id for kind, legacy, v1_id, _ in store.crosswalk.mappings(SMALL_PROJECT) if kind == "actual"
+        }
+    finally:
+        store.close()
+    actual = record_of(receipts[0][1])
+    documents = [v1_id for _, legacy, v1_id, _ in receipts if record_of(legacy) == actual]
+    others = [v1_id for _, legacy, v1_id, _ in receipts if record_of(legacy) != actual]
+    assert documents
+    assert others
+    with legacy(served) as old:
+        assert old.delete(f"/projects/{SMALL_PROJECT}/actuals/{actual}").status_code == 204
+    code, output = bridge(served, "sync", "--once", "--project", SMALL_PROJECT)
+    assert code == 0, output
+    assert _transaction(served, actuals[actual]).status_code == 404
+    with v1(served) as new:
+        assert [new.get(f"/documents/{v1_id}").status_code for v1_id in documents] == [404] * len(documents)
+        assert {new.get(f"/documents/{v1_id}").status_code for v1_id in others} == {200}
+    store = open_state(str(served.state), read_only=True)
+    try:
+        left = [legacy for kind, legacy, _, _ in store.crosswalk.mappings(SMALL_PROJECT) if kind == "receipt"]
+    finally:
+        store.close()
+    assert [legacy for legacy in left if record_of(legacy) == actual] == []
+    assert len(left) == len(others)
 
 
 def test_status_says_the_read_age_and_check_fails_on_a_conflict_or_an_old_read(served: World) -> None:
