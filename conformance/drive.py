@@ -135,10 +135,12 @@ def _change_orders(project: Project) -> None:
 
 
 def _delete_at_source(service: Service) -> None:
-    """An actual deleted in the legacy workspace (one with no parts and no order)."""
+    """An actual deleted in the legacy workspace (one with no parts and no order; with files where one has them:
+    the cycle then deletes the documents made of them too, documents_delete)."""
     workspace = service.workspace("source")
     project = service.list_projects(workspace)[0]
-    actual = next(a for a in project.actuals.values() if not a.subactuals and not a.purchase_order_id)
+    plain = [a for a in project.actuals.values() if not a.subactuals and not a.purchase_order_id]
+    actual = next((a for a in plain if workspace.files.files_of("actual", a.id)), plain[0])
     service.delete_actual(project, actual.id)
 
 
