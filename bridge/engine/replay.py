@@ -97,24 +97,29 @@ async def _replay(books: Books, executor: Executor, v1: V1Client, write: Write, 
         landed = await find_fan_out_items(v1, write)
         log.info("bridge.replay.found_on_target", kind=write.kind.value, step=write.step_key, entries=len(landed))
         return await executor.write(write, landed=landed, new=False)
-    if stale:
+    known = _spooled(executor, write) if stale else None
+    if known is not None:
         # An upload's document is one of a kind's unlinked look-alikes: those other records hold are not it.
         taken = books.v1_ids(crosswalk_kind(write.kind), write.scope) if write.op.multipart else set()
-        found = await find_on_target(v1, write, _spooled(executor, write), taken)
+        found = await find_on_target(v1, write, known, taken)
         if found is not None:
             derived = await find_derived(v1, write, found[0]) if len(found) == 1 else []
             return await _found(books, executor, write, found, derived)
     return await executor.write(write, new=False)
 
 
-def _spooled(executor: Executor, write: Write) -> dict[str, object]:
+def _spooled(executor: Executor, write: Write) -> dict[str, object] | None:
     """What the spool knows of an upload's file that its body does not say, to tell apart two files of one name
-    on the target: its size and SHA-256 (A103). Nothing for another write, or when the spool lost it."""
+    on the target: its size and SHA-256 (A103). Nothing for another write, or when the spool lost it; None when
+    the file was never downloaded: the spool keeps its SHA-256 before the upload goes, so it never went (found
+    by name and size, it took another record's look-alike)."""
     manifest = executor.spool.manifest(write.members[0]) if executor.spool is not None and write.op.multipart else None
     if manifest is None:
         return {}
     hashed = spec(write.kind).natural.hashed
-    return {"size": manifest.size, **({hashed: manifest.sha256} if hashed and manifest.sha256 else {})}
+    if hashed and not manifest.sha256:
+        return None
+    return {"size": manifest.size, **({hashed: manifest.sha256} if hashed else {})}
 
 
 async def _found(
