@@ -62,9 +62,9 @@ CUTOVER_PROOF: tuple[Assumption, ...] = (
         "records with no mark yet, and kinds bridge mode cannot read back",
         "A record written by `bridge run` before the first sync has no mark: its row is taken as drifted when its "
         "updatedAt is more than 2 s after the bridge's last write of it, and as unchanged when the kind has no "
-        "updatedAt (budget lines, phases: an edit made on v1 between that run and the first sync is not seen). "
-        "Kinds listed per parent (split items, documents, order links) are not checked: a split item edited on "
-        "v1 is overwritten by a legacy change of it.",
+        "updatedAt (budget lines, phases, split items: an edit made on v1 between that run and the first sync is "
+        "not seen). Split items are read in their transaction's row (items expanded); documents and order links "
+        "are not checked (v1 lists them by document and by order, not by project).",
         "the bridge keeps no v1 row from `run` (reading every row back would double a migration's reads).",
         ("engine.guard",),
     ),

@@ -151,6 +151,11 @@ def part_ids(actual: Actual) -> list[str]:
     return [f"{actual.id}#{index}" for index in range(len(actual.subactuals))]
 
 
+def actual_of(part_id: str) -> str:
+    """The legacy id of the actual a split part's legacy id (``part_ids``) names."""
+    return part_id.rpartition("#")[0]
+
+
 def _items(
     project_id: str, actual: Actual, currency: str, whole: Money, lookup: Lookup
 ) -> tuple[Mapped[TransactionItem], ...]:

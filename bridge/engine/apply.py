@@ -37,7 +37,6 @@ from bridge.engine.tasks import run_all
 from bridge.engine.wanted import Desired, JsonObject, Want, Wanted
 from bridge.engine.writes import Write
 from mappings.budget import chunks
-from mappings.documents import record_of
 from mappings.errors import MappingError
 from mappings.keys import source_hash
 from mappings.kinds import Kind
@@ -154,9 +153,9 @@ class Applier:
             return removed(self.books, target.kind, target.scope, seen)
         gone = self.books.legacy_ids(crosswalk_kind(target.kind), target.scope) - set(seen)
         left = Tally()
-        if target.spec.cascade:
-            parent = crosswalk_kind(target.spec.needs[0])
-            kept = {legacy_id for legacy_id in gone if self.books.lookup(parent, target.scope, record_of(legacy_id))}
+        if target.spec.cascade and target.spec.parent_of is not None:
+            parent, parent_of = crosswalk_kind(target.spec.needs[0]), target.spec.parent_of
+            kept = {legacy_id for legacy_id in gone if self.books.lookup(parent, target.scope, parent_of(legacy_id))}
             gone -= kept
             left = Tally.of(target.kind, Fate.REMOVED, len(kept)) if kept else left
         guard = self.guard

@@ -15,8 +15,9 @@ update or delete of a record it reads the record's row again:
 Records whose rows moved while legacy did not change them are counted as drifted when the scope is read back,
 and keep their old mark, so the drift stays visible until a person resolves it.
 
-Only kinds listed whole per scope are guarded (``guarded``); a kind listed per parent (split items, documents,
-order links) is not, and says so in A115.
+Kinds listed whole per scope are guarded (``guarded``), and a kind whose rows a guarded parent's rows hold (a
+transaction's split items, read with ``expand``: no read of their own); documents and order links are not, and
+A115 says so.
 """
 
 from __future__ import annotations
@@ -105,15 +106,34 @@ def _json(value: object) -> Json:
     return json.loads(json.dumps(value))  # type: ignore[no-any-return]
 
 
-def guarded(kind: KindSpec) -> bool:
-    """Whether the guard reads ``kind`` back: a kind bridge mode updates or deletes, listed whole per scope
-    (filtered by the project at most)."""
+def _listed(kind: KindSpec) -> bool:
+    """Whether ``kind`` is listed whole per scope (filtered by the project at most)."""
     natural = kind.natural
-    listed = natural.rows is None and set(natural.filters) <= {"projectId"} and natural.holds is None
-    return listed and kind.within is None and (kind.update is not None or kind.delete is not None)
+    return natural.rows is None and set(natural.filters) <= {"projectId"} and natural.holds is None
+
+
+def parent(kind: KindSpec) -> KindSpec | None:
+    """The kind whose rows hold ``kind``'s under ``natural.rows`` (a split item's transaction), when that kind is
+    listed whole and read alone: its rows are read with the field expanded."""
+    if kind.natural.rows is None or kind.parent_of is None or kind.natural.holds is not None:
+        return None
+    holder = spec(kind.needs[0])
+    return holder if _listed(holder) and holder.fetch is not None else None
+
+
+def guarded(kind: KindSpec) -> bool:
+    """Whether the guard reads ``kind`` back: a kind bridge mode updates or deletes, listed whole per scope or
+    held in the rows of a kind that is."""
+    readable = _listed(kind) or parent(kind) is not None
+    return readable and kind.within is None and (kind.update is not None or kind.delete is not None)
 
 
 GUARDED: tuple[KindSpec, ...] = tuple(kind for kind in KINDS if guarded(kind))
+# Per kind, the fields its rows are read with expanded: the rows of the guarded kinds they hold.
+EXPANDED: dict[Kind, tuple[str, ...]] = {
+    holder.kind: tuple(k.natural.rows or "" for k in GUARDED if parent(k) is holder)
+    for holder in filter(None, map(parent, GUARDED))
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +142,19 @@ class Verdict:
 
     clear: bool
     gone: bool = False
+
+
+def _expand(kind: KindSpec) -> list[tuple[str, str]]:
+    """The query that expands the rows of the guarded kinds ``kind``'s rows hold."""
+    fields = EXPANDED.get(kind.kind, ())
+    return [("expand", ",".join(fields))] if fields else []
+
+
+def _held(kind: KindSpec, row: Row | None) -> dict[str, Row]:
+    """The rows of ``kind`` a parent's ``row`` holds (under ``natural.rows``), by id."""
+    held = row.get(kind.natural.rows or "") if row is not None else None
+    found = held if isinstance(held, list) else []
+    return {str(item["id"]): item for item in found if isinstance(item, Mapping) and isinstance(item.get("id"), str)}
 
 
 def _updated_after(row: Row, written: datetime | None) -> bool:
@@ -163,39 +196,55 @@ class Guard:
         params = (project,) if BY_ID[natural.listed_by].parameters else ()
         return params, [*((name, project) for name in natural.filters), *natural.query]
 
-    async def row(self, kind: KindSpec, scope: str, v1_id: str) -> Row | None:
+    async def row(self, kind: KindSpec, scope: str, v1_id: str, legacy_id: str) -> Row | None:
         """One record's v1 row (None when gone): read alone while few of its kind in ``scope`` are (a cycle that
-        changed one record reads one row, not its project's listing), from the kind's listing after that."""
-        key = (kind.kind.value, scope)
-        if kind.fetch is None or key in self._rows or self._singles[key] >= SINGLE_READS:
+        changed one record reads one row, not its project's listing), from the kind's listing after that. A row
+        held by a parent's is read with its parent's."""
+        holder = parent(kind)
+        key = ((holder or kind).kind.value, scope)
+        if (holder or kind).fetch is None or key in self._rows or self._singles[key] >= SINGLE_READS:
             return (await self.rows(kind, scope)).get(v1_id)
         self._singles[key] += 1
-        return await self._fetch(kind, scope, v1_id)
+        if holder is None:
+            return await self._fetch(kind, scope, v1_id)
+        return _held(kind, await self._fetch(holder, scope, self._parent_id(kind, scope, legacy_id))).get(v1_id)
+
+    def _parent_id(self, kind: KindSpec, scope: str, legacy_id: str) -> str:
+        """The v1 id of the parent a record of ``kind`` is held by ("" when the crosswalk knows none)."""
+        holder, parent_of = parent(kind), kind.parent_of
+        if holder is None or parent_of is None:
+            return ""
+        return self.books.lookup(holder.stored, scope, parent_of(legacy_id)) or ""
 
     async def _fetch(self, kind: KindSpec, scope: str, v1_id: str) -> Row | None:
         """One row read alone (the kind declares its ``fetch``); None when v1 no longer holds it."""
         where = self._where(kind, scope)
-        if kind.fetch is None or where is None:
+        if kind.fetch is None or where is None or not v1_id:
             return None
         params = (*where[0], v1_id) if BY_ID[kind.fetch].parameters > 1 else (v1_id,)
         try:
-            found = await self.v1.read(kind.fetch, params)
+            found = await self.v1.read(kind.fetch, params, _expand(kind))
         except NotFound:
             return None
         return found if isinstance(found, Mapping) else None
 
     async def rows(self, kind: KindSpec, scope: str, *, fresh: bool = False) -> dict[str, Row]:
-        """``kind``'s v1 rows in ``scope`` by id, read once per cycle (again when ``fresh``)."""
+        """``kind``'s v1 rows in ``scope`` by id, read once per cycle (again when ``fresh``); a kind held by a
+        parent's rows, from them."""
+        holder = parent(kind)
+        if holder is not None:
+            found = await self.rows(holder, scope, fresh=fresh)
+            return {v1_id: row for held in found.values() for v1_id, row in _held(kind, held).items()}
         key = (kind.kind.value, scope)
         if fresh or key not in self._rows:
             where = self._where(kind, scope)
-            found: dict[str, Row] = {}
+            listed: dict[str, Row] = {}
             if where is not None:
-                async for page in self.v1.rows(kind.natural.listed_by, where[0], where[1]):
+                async for page in self.v1.rows(kind.natural.listed_by, where[0], [*where[1], *_expand(kind)]):
                     for row in page:
                         if isinstance(row, Mapping) and isinstance(row.get("id"), str):
-                            found[str(row["id"])] = row
-            self._rows[key] = found
+                            listed[str(row["id"])] = row
+            self._rows[key] = listed
         return self._rows[key]
 
     def _kept(self, scope: str) -> dict[tuple[str, str], Mark]:
@@ -224,7 +273,7 @@ class Guard:
         if not guarded(declared):
             return Verdict(clear=True)
         stored = declared.stored
-        row = await self.row(declared, scope, v1_id)
+        row = await self.row(declared, scope, v1_id, legacy_id)
         kept = _current(self._kept(scope).get((stored, legacy_id)))
         if (stored, legacy_id) in self._opened(scope):
             drifted = True
@@ -306,27 +355,40 @@ class Guard:
         drifted: dict[str, Counter[Kind]] = {scope: Counter() for scope in whole}
         for scope in sorted(by_scope):
             moved = drifted.get(scope, Counter())
-            reads = []
-            for declared in GUARDED:
-                if (declared.scope is Scope.WORKSPACE) != (scope == WORKSPACE):
-                    continue
-                touched = {v1_id for kind, v1_id in by_scope[scope] if kind == declared.stored}
-                if scope in whole or len(touched) > SINGLE_READS or declared.fetch is None:
-                    reads.append(self._reread(declared, scope, touched, moved))
-                elif touched:
-                    reads.append(self._fetched(declared, scope, touched))
-            # The kinds side by side: a listing is pages read one after another, and a project has several.
-            self.store.marks.put([found for marks in await run_all(reads) for found in marks])
+            reread: set[Kind] = set()
+            # The kinds side by side (a listing is pages read one after another, and a project has several); the
+            # kinds held in another's rows after it, from its rows when they were just read again.
+            for kinds in (
+                [declared for declared in GUARDED if parent(declared) is None],
+                [declared for declared in GUARDED if parent(declared) is not None],
+            ):
+                reads = []
+                for declared in kinds:
+                    if (declared.scope is Scope.WORKSPACE) != (scope == WORKSPACE):
+                        continue
+                    touched = {v1_id for kind, v1_id in by_scope[scope] if kind == declared.stored}
+                    holder = parent(declared)
+                    alone = (holder or declared).fetch is not None
+                    if scope in whole or len(touched) > SINGLE_READS or not alone:
+                        fresh = holder is None or holder.kind not in reread
+                        reads.append(self._reread(declared, scope, touched, moved, fresh=fresh))
+                        reread.add(declared.kind)
+                    elif touched:
+                        reads.append(self._fetched(declared, scope, touched))
+                self.store.marks.put([found for marks in await run_all(reads) for found in marks])
             self._marks.pop(scope, None)
         return drifted
 
-    async def _reread(self, declared: KindSpec, scope: str, touched: set[str], moved: Counter[Kind]) -> list[Mark]:
-        """A kind read back whole in ``scope``: the marks to keep, and its drift counted into ``moved``."""
+    async def _reread(
+        self, declared: KindSpec, scope: str, touched: set[str], moved: Counter[Kind], *, fresh: bool = True
+    ) -> list[Mark]:
+        """A kind read back whole in ``scope`` (its listing read again when ``fresh``): the marks to keep, and its
+        drift counted into ``moved``."""
         kept = self._kept(scope)
         opened = self._opened(scope)
         names = {v: legacy for legacy, v in self._v1_ids(declared, scope).items()}
         marks: list[Mark] = []
-        for v1_id, row in (await self.rows(declared, scope, fresh=True)).items():
+        for v1_id, row in (await self.rows(declared, scope, fresh=fresh)).items():
             legacy_id = names.get(v1_id)
             if legacy_id is None:
                 continue
@@ -342,7 +404,14 @@ class Guard:
         """The marks of the few records of a kind this cycle wrote in ``scope``, each read alone."""
         names = {v: legacy for legacy, v in self._v1_ids(declared, scope).items()}
         ids = sorted(v1_id for v1_id in touched if v1_id in names)
-        rows = await run_all(self._fetch(declared, scope, v1_id) for v1_id in ids)
+        holder = parent(declared)
+        if holder is None:
+            rows = await run_all(self._fetch(declared, scope, v1_id) for v1_id in ids)
+        else:  # each parent read once, with the rows it holds
+            parents = sorted({self._parent_id(declared, scope, names[v1_id]) for v1_id in ids})
+            found = await run_all(self._fetch(holder, scope, parent_id) for parent_id in parents)
+            held = {v1_id: row for one in found for v1_id, row in _held(declared, one).items()}
+            rows = [held.get(v1_id) for v1_id in ids]
         return [
             Mark(declared.stored, state_scope(scope), names[v1_id], v1_id, mark(row))
             for v1_id, row in zip(ids, rows, strict=True)

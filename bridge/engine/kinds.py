@@ -23,7 +23,8 @@ from enum import StrEnum
 from bridge.engine import remarks, wanted
 from bridge.engine.wanted import Records
 from mappings.actuals import BULK_KIND as TRANSACTION_BULK_KIND
-from mappings.documents import CARRIED, Carried
+from mappings.actuals import actual_of
+from mappings.documents import CARRIED, Carried, record_of
 from mappings.kinds import Kind
 from mappings.lines import BULK_KIND as LINE_BULK_KIND
 
@@ -136,9 +137,12 @@ class KindSpec:
     # The published operation that reads one record by its v1 id: bridge mode's guard reads the few records a
     # cycle updates or wrote one by one instead of listing their kind (``engine.guard``).
     fetch: str | None = None
-    # Deleted by bridge mode only with the record it hangs on (the first of ``needs``, named in its legacy id),
-    # as legacy deletes an actual's files with it: a document gone while its record stays is left on the
-    # target, since the guard cannot read documents back (A130).
+    # The legacy id of the record (of the first of ``needs``) a record of the kind hangs on, read from its own
+    # legacy id: its v1 id is the parent a split item is read and written under.
+    parent_of: Callable[[str], str] | None = None
+    # Deleted by bridge mode only with the record it hangs on (``parent_of``), as legacy deletes an actual's files
+    # with it: a document gone while its record stays is left on the target, since the guard cannot read
+    # documents back (A130).
     cascade: bool = False
 
     @property
@@ -296,6 +300,7 @@ KINDS: tuple[KindSpec, ...] = (
         written_with=Kind.ACTUAL,
         key_kind="split.fanout",
         money=("amount",),
+        parent_of=actual_of,
     ),
     KindSpec(
         Kind.PURCHASE_ORDER,
@@ -398,6 +403,7 @@ def _document(carried: Carried, scopes: Mapping[Kind, Scope]) -> KindSpec:
         reads=Reads.FILES,
         needs=(carried.target,),
         delete="documents_delete",
+        parent_of=record_of,
         cascade=True,
     )
 

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from bridge.sync.log import verify_chain
+from mappings.actuals import actual_of
 from mappings.documents import record_of
 from state import open_state
 from tests.support.synced import bridge, entry, legacy, v1, writes
@@ -154,6 +155,42 @@ def test_an_actual_deleted_at_source_takes_its_receipt_documents_with_it(served:
         store.close()
     assert [legacy for legacy in left if record_of(legacy) == actual] == []
     assert len(left) == len(others)
+
+
+def test_a_split_item_edited_on_both_sides_is_a_conflict_written_once_when_legacy_is_taken(served: World) -> None:
+    """Split items are guarded through their transaction's row (read with its items expanded): the v1 edit is
+    never overwritten; `resolve --take legacy` writes the part once, under its transaction."""
+    store = open_state(str(served.state), read_only=True)
+    try:
+        rows = store.crosswalk.mappings(SMALL_PROJECT)
+    finally:
+        store.close()
+    actuals = {legacy_id: v1_id for kind, legacy_id, v1_id, _ in rows if kind == "actual"}
+    part, item = next((legacy_id, v1_id) for kind, legacy_id, v1_id, _ in rows if kind == "split")
+    transaction = actuals[actual_of(part)]
+    with v1(served) as new:
+        edited = new.patch(f"/transactions/{transaction}/items/{item}", json={"description": "checked on v1"})
+        assert edited.is_success, edited.text
+    actual = served.service.workspace("source").projects[SMALL_PROJECT].actuals[actual_of(part)]
+    actual.subactuals[int(part.rpartition("#")[2])].description = "from legacy"
+    code, output = bridge(served, "sync", "--once", "--project", SMALL_PROJECT)
+    assert code == 1, output
+    assert "1 open conflicts" in bridge(served, "sync", "status")[1]
+
+    def description() -> object:
+        with v1(served) as new:
+            found = new.get(f"/transactions/{transaction}", params={"expand": "items"}).json()["items"]
+        return next(row["description"] for row in found if row["id"] == item)
+
+    assert description() == "checked on v1"
+    (conflict,) = json.loads(bridge(served, "conflicts", "list", "--json")[1])
+    assert (conflict["kind"], conflict["legacy_id"], conflict["v1"]["description"]) == ("split", part, "checked on v1")
+    before = writes(served)
+    code, output = bridge(served, "conflicts", "resolve", str(conflict["id"]), "--take", "legacy")
+    assert code == 0, output
+    assert (description(), writes(served) - before) == ("from legacy", 1)
+    assert bridge(served, "sync", "--once", "--project", SMALL_PROJECT)[0] == 0
+    assert writes(served) - before == 1
 
 
 def test_status_says_the_read_age_and_check_fails_on_a_conflict_or_an_old_read(served: World) -> None:
