@@ -153,9 +153,8 @@ class Applier:
             return removed(self.books, target.kind, target.scope, seen)
         gone = self.books.legacy_ids(crosswalk_kind(target.kind), target.scope) - set(seen)
         left = Tally()
-        if target.spec.cascade and target.spec.parent_of is not None:
-            parent, parent_of = crosswalk_kind(target.spec.needs[0]), target.spec.parent_of
-            kept = {legacy_id for legacy_id in gone if self.books.lookup(parent, target.scope, parent_of(legacy_id))}
+        if target.spec.cascade:
+            kept = {legacy_id for legacy_id in gone if self.books.parent(target.spec, target.scope, legacy_id)}
             gone -= kept
             left = Tally.of(target.kind, Fate.REMOVED, len(kept)) if kept else left
         guard = self.guard

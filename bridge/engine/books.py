@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from bridge.engine.groupcommit import GroupCommit
-from bridge.engine.kinds import crosswalk_kind
+from bridge.engine.kinds import KindSpec, crosswalk_kind
 from bridge.engine.plan import QuarantinedRecord
 from bridge.engine.writes import Write
 from mappings.refs import WORKSPACE
@@ -103,6 +103,13 @@ class Books:
         """``scope``'s crosswalk stamp in the state file: another one means its entries changed in between (by
         this process or another), without reading them."""
         return self.crosswalk.stamp(state_scope(scope))
+
+    def parent(self, declared: KindSpec, scope: str, legacy_id: str) -> str | None:
+        """The v1 id of the record a record of ``declared`` hangs on (``KindSpec.parent_of``: a split item's
+        transaction, a document's record); None when the kind hangs on none or the crosswalk knows it not."""
+        if declared.parent_of is None:
+            return None
+        return self.lookup(crosswalk_kind(declared.needs[0]), scope, declared.parent_of(legacy_id))
 
     def legacy_ids(self, kind: str, scope: str) -> set[str]:
         """The legacy ids of ``kind`` in ``scope`` that have a v1 id (from this run or an earlier one)."""

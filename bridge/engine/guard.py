@@ -129,11 +129,6 @@ def guarded(kind: KindSpec) -> bool:
 
 
 GUARDED: tuple[KindSpec, ...] = tuple(kind for kind in KINDS if guarded(kind))
-# Per kind, the fields its rows are read with expanded: the rows of the guarded kinds they hold.
-EXPANDED: dict[Kind, tuple[str, ...]] = {
-    holder.kind: tuple(k.natural.rows or "" for k in GUARDED if parent(k) is holder)
-    for holder in filter(None, map(parent, GUARDED))
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +141,7 @@ class Verdict:
 
 def _expand(kind: KindSpec) -> list[tuple[str, str]]:
     """The query that expands the rows of the guarded kinds ``kind``'s rows hold."""
-    fields = EXPANDED.get(kind.kind, ())
+    fields = [held.natural.rows for held in GUARDED if held.natural.rows and parent(held) is kind]
     return [("expand", ",".join(fields))] if fields else []
 
 
@@ -211,10 +206,7 @@ class Guard:
 
     def _parent_id(self, kind: KindSpec, scope: str, legacy_id: str) -> str:
         """The v1 id of the parent a record of ``kind`` is held by ("" when the crosswalk knows none)."""
-        holder, parent_of = parent(kind), kind.parent_of
-        if holder is None or parent_of is None:
-            return ""
-        return self.books.lookup(holder.stored, scope, parent_of(legacy_id)) or ""
+        return self.books.parent(kind, scope, legacy_id) or ""
 
     async def _fetch(self, kind: KindSpec, scope: str, v1_id: str) -> Row | None:
         """One row read alone (the kind declares its ``fetch``); None when v1 no longer holds it."""

@@ -17,7 +17,7 @@ from enum import StrEnum
 from bridge.clients.v1 import V1Client
 from bridge.clients.v1_requests import BY_ID
 from bridge.engine.books import Books, engine_scope
-from bridge.engine.guard import Guard, parent
+from bridge.engine.guard import Guard
 from bridge.engine.kinds import KINDS, KindSpec, Scope
 from bridge.errors import RecordError, UsageError
 from mappings.kinds import Kind
@@ -90,11 +90,10 @@ def _params(declared: KindSpec, operation: str, books: Books, conflict: Conflict
     transaction) or else its v1 project first, where it takes one."""
     if BY_ID[operation].parameters < 2:
         return (conflict.v1_id,)
-    holder = parent(declared)
-    if holder is not None and declared.parent_of is not None:
-        held_by = books.lookup(holder.stored, engine_scope(conflict.scope), declared.parent_of(conflict.legacy_id))
+    if declared.parent_of is not None:
+        held_by = books.parent(declared, engine_scope(conflict.scope), conflict.legacy_id)
         if held_by is None:
-            raise UsageError(f"the {holder.label} holding conflict {conflict.id}'s record is not in the crosswalk")
+            raise UsageError(f"the record holding conflict {conflict.id}'s {declared.label} is not in the crosswalk")
         return (held_by, conflict.v1_id)
     project = books.lookup(Kind.PROJECT.value, WORKSPACE, conflict.scope)
     if project is None:
